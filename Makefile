@@ -1,0 +1,46 @@
+# gpuwise — see README.md. `make test` is what CI runs.
+GO      ?= go
+PKGS    := ./...
+BENCH   ?= .
+BENCHTIME ?= 1x
+
+.PHONY: all build test unit lint demo bench fuzz tidy-check clean
+
+all: build
+
+build:
+	$(GO) build -o bin/gpuwise ./cmd/gpuwise
+	$(GO) build -o bin/gpuwise-lab ./cmd/gpuwise-lab
+
+## test: every tier (lint, unit with race detector on the core, CLI end-to-end).
+test: lint tidy-check unit
+
+unit:
+	$(GO) test -count=1 $(PKGS)
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+tidy-check:
+	@cp go.mod /tmp/gpuwise.go.mod.bak; cp go.sum /tmp/gpuwise.go.sum.bak; \
+	$(GO) mod tidy; \
+	if ! cmp -s go.mod /tmp/gpuwise.go.mod.bak || ! cmp -s go.sum /tmp/gpuwise.go.sum.bak; then \
+	  echo "go.mod/go.sum are not tidy: run go mod tidy"; \
+	  cp /tmp/gpuwise.go.mod.bak go.mod; cp /tmp/gpuwise.go.sum.bak go.sum; exit 1; fi
+
+demo:
+	$(GO) run ./cmd/gpuwise demo
+
+## bench: benchmarks with allocations; compare runs with benchstat.
+bench:
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchmem -count=6 ./internal/...
+
+## fuzz: a short run of every fuzz target.
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzRead -fuzztime=30s ./internal/snapshot
+	$(GO) test -run='^$$' -fuzz=FuzzParseOverrides -fuzztime=30s ./internal/pricing
+
+clean:
+	rm -rf bin

@@ -1,0 +1,94 @@
+package cluster
+
+import "time"
+
+// Capacity types of a node, as clouds and Karpenter name them.
+const (
+	OnDemand = "on-demand"
+	Spot     = "spot"
+	Reserved = "reserved"
+)
+
+// Node is one machine in the snapshot. GPU nodes carry their physical GPUs;
+// CPU-only nodes have none and are out of the cost report's scope.
+type Node struct {
+	Name         string            `json:"name"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	Taints       []Taint           `json:"taints,omitempty"`
+	Cloud        string            `json:"cloud,omitempty"`
+	Region       string            `json:"region,omitempty"`
+	Zone         string            `json:"zone,omitempty"`
+	InstanceType string            `json:"instance_type,omitempty"`
+	Capacity     string            `json:"capacity_type,omitempty"`
+	CPUMilli     int64             `json:"cpu_milli"`
+	MemoryBytes  int64             `json:"memory_bytes"`
+	// GPUModel is the normalized model name, e.g. "H100-80GB".
+	GPUModel string `json:"gpu_model,omitempty"`
+	GPUs     []GPU  `json:"gpus,omitempty"`
+	// MIGStrategy is "single", "mixed" or "" (MIG off).
+	MIGStrategy string `json:"mig_strategy,omitempty"`
+	// Created and Deleted bound the node's life; zero means beyond the window.
+	Created time.Time `json:"created,omitzero"`
+	Deleted time.Time `json:"deleted,omitzero"`
+}
+
+// Taint is a node taint.
+type Taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+// Sharing is how a physical GPU is offered to pods.
+type Sharing string
+
+// Ways a GPU is shared.
+const (
+	Exclusive   Sharing = "exclusive"
+	MIG         Sharing = "mig"
+	TimeSlicing Sharing = "time-slicing"
+)
+
+// GPU is one physical GPU and the units carved from it.
+type GPU struct {
+	Index     int     `json:"index"`
+	UUID      string  `json:"uuid,omitempty"`
+	Model     string  `json:"model"`
+	MemoryMiB int64   `json:"memory_mib,omitempty"`
+	Sharing   Sharing `json:"sharing"`
+	// Replicas is the time-slicing replica count (1 when not shared).
+	Replicas int    `json:"replicas,omitempty"`
+	Units    []Unit `json:"units"`
+}
+
+// UnitKind says what a GPU unit is.
+type UnitKind string
+
+// Kinds of GPU unit.
+const (
+	WholeGPU  UnitKind = "gpu"
+	MIGSlice  UnitKind = "mig"
+	TimeSlice UnitKind = "time-slice"
+)
+
+// Unit is what a pod is granted: a whole GPU, a MIG instance or a
+// time-slice replica. Its Fraction is its share of the physical GPU.
+type Unit struct {
+	ID   string   `json:"id"`
+	Kind UnitKind `json:"kind"`
+	// Profile is the MIG profile ("3g.40gb"); empty otherwise.
+	Profile       string `json:"profile,omitempty"`
+	ComputeSlices int    `json:"compute_slices,omitempty"`
+	MemorySlices  int    `json:"memory_slices,omitempty"`
+	// Fraction is set by Normalize; see DESIGN.md "GPU unit".
+	Fraction float64 `json:"fraction"`
+}
+
+// HasGPUs reports whether the node has at least one physical GPU.
+func (n *Node) HasGPUs() bool { return len(n.GPUs) > 0 }
+
+// CPUCores is the node's allocatable CPU in cores.
+func (n *Node) CPUCores() float64 { return float64(n.CPUMilli) / 1000 }
+
+// MemoryGiB is the node's allocatable memory in GiB.
+func (n *Node) MemoryGiB() float64 { return float64(n.MemoryBytes) / (1 << 30) }

@@ -1,0 +1,16 @@
+package cluster
+
+// Snapshot is a cluster and its usage summaries over a window: the
+// immutable input every engine computes on.
+type Snapshot struct {
+	Window Window `json:"window"`
+	// Source says where the snapshot came from ("sim seed 1", a
+	// kubeconfig context, a trace) for the report's data notes.
+	Source string `json:"source"`
+	// ActivityMetric names the DCGM field that activity came from.
+	ActivityMetric string `json:"activity_metric,omitempty"`
+	Nodes          []Node `json:"nodes"`
+	Pods           []Pod  `json:"pods"`
+	// Notes are data-quality notes from whoever built the snapshot.
+	Notes []string `json:"notes,omitempty"`
+}

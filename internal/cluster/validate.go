@@ -1,0 +1,135 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// UnitRef locates a unit: its node, GPU and position.
+type UnitRef struct {
+	Node *Node
+	GPU  *GPU
+	Unit *Unit
+}
+
+// Index maps names and IDs to the snapshot's objects.
+type Index struct {
+	Nodes map[string]*Node
+	Units map[string]UnitRef
+}
+
+// NewIndex indexes s. It does not validate; call Prepare for that.
+func NewIndex(s *Snapshot) *Index {
+	ix := &Index{Nodes: make(map[string]*Node, len(s.Nodes)), Units: map[string]UnitRef{}}
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		ix.Nodes[n.Name] = n
+		for j := range n.GPUs {
+			g := &n.GPUs[j]
+			for k := range g.Units {
+				ix.Units[g.Units[k].ID] = UnitRef{Node: n, GPU: g, Unit: &g.Units[k]}
+			}
+		}
+	}
+	return ix
+}
+
+// Prepare normalizes unit fractions and checks the snapshot's consistency,
+// returning every problem found (joined), each naming the object. A
+// snapshot that passes can be allocated without losing or inventing time.
+func Prepare(s *Snapshot) (*Index, error) {
+	var errs []error
+	if err := s.Window.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, prepareNodes(s)...)
+	ix := NewIndex(s)
+	errs = append(errs, checkPods(s, ix)...)
+	return ix, errors.Join(errs...)
+}
+
+func prepareNodes(s *Snapshot) []error {
+	var errs []error
+	nodes := map[string]bool{}
+	units := map[string]string{}
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		if n.Name == "" || nodes[n.Name] {
+			errs = append(errs, fmt.Errorf("node %q: empty or duplicate name", n.Name))
+		}
+		nodes[n.Name] = true
+		if n.CPUMilli < 0 || n.MemoryBytes < 0 {
+			errs = append(errs, fmt.Errorf("node %s: negative CPU or memory", n.Name))
+		}
+		for j := range n.GPUs {
+			g := &n.GPUs[j]
+			if err := g.Normalize(); err != nil {
+				errs = append(errs, fmt.Errorf("node %s: %w", n.Name, err))
+			}
+			for _, u := range g.Units {
+				if prev, dup := units[u.ID]; dup || u.ID == "" {
+					errs = append(errs, fmt.Errorf("node %s: GPU unit %q empty or already on node %s", n.Name, u.ID, prev))
+				}
+				units[u.ID] = n.Name
+			}
+		}
+	}
+	return errs
+}
+
+type hold struct {
+	pod        string
+	start, end time.Time
+}
+
+func checkPods(s *Snapshot, ix *Index) []error {
+	var errs []error
+	holders := map[string][]hold{}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if !p.End.IsZero() && p.End.Before(p.Start) {
+			errs = append(errs, fmt.Errorf("pod %s: ends %s before it starts %s", p.Key(), p.End.Format(time.RFC3339), p.Start.Format(time.RFC3339)))
+		}
+		if len(p.GPUs) > 0 && ix.Nodes[p.Node] == nil {
+			errs = append(errs, fmt.Errorf("pod %s: holds GPUs on node %q, which is not in the snapshot", p.Key(), p.Node))
+			continue
+		}
+		for _, h := range p.GPUs {
+			ref, ok := ix.Units[h.UnitID]
+			switch {
+			case !ok:
+				errs = append(errs, fmt.Errorf("pod %s: holds GPU unit %q, which no node has", p.Key(), h.UnitID))
+				continue
+			case ref.Node.Name != p.Node:
+				errs = append(errs, fmt.Errorf("pod %s: runs on node %s but holds unit %s of node %s", p.Key(), p.Node, h.UnitID, ref.Node.Name))
+				continue
+			}
+			start, end, _ := s.Window.Interval(p.Start, p.End)
+			holders[h.UnitID] = append(holders[h.UnitID], hold{p.Key(), start, end})
+		}
+	}
+	return append(errs, checkOverlaps(holders)...)
+}
+
+// checkOverlaps rejects a unit held by two pods at once: its time would be
+// counted twice and the bill would no longer reconcile.
+func checkOverlaps(holders map[string][]hold) []error {
+	var errs []error
+	ids := make([]string, 0, len(holders))
+	for id := range holders {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		hs := holders[id]
+		sort.Slice(hs, func(a, b int) bool { return hs[a].start.Before(hs[b].start) })
+		for k := 1; k < len(hs); k++ {
+			if hs[k].start.Before(hs[k-1].end) {
+				errs = append(errs, fmt.Errorf("GPU unit %s: held by pods %s and %s at the same time", id, hs[k-1].pod, hs[k].pod))
+			}
+		}
+	}
+	return errs
+}

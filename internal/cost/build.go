@@ -1,0 +1,148 @@
+package cost
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+// NewReport groups an allocation into a report.
+func NewReport(a *Allocation, opts Options) (*Report, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	s := a.Snapshot
+	monthFactor := HoursPerMonth / s.Window.Hours()
+	r := &Report{
+		Window: s.Window, WindowHours: s.Window.Hours(), Source: s.Source,
+		ActivityMetric: s.ActivityMetric, IdleThreshold: opts.IdleThreshold,
+		IdleShare: opts.IdleShare, By: opts.By,
+	}
+	r.Rows = groupRows(a.Lines, opts.By, monthFactor)
+	r.Totals = totals(a, monthFactor)
+	r.TopIdle = topIdle(a.Lines, s.Window.Hours(), monthFactor, opts.TopN)
+	r.Notes = notes(a, r)
+	return r, r.Reconcile()
+}
+
+func groupRows(lines []Line, by string, monthFactor float64) []Row {
+	key, _ := keyFunc(by)
+	idx := map[string]int{}
+	var rows []Row
+	pods := map[string]map[*cluster.Pod]bool{}
+	for i := range lines {
+		l := &lines[i]
+		k := key(l)
+		j, ok := idx[k]
+		if !ok {
+			j = len(rows)
+			idx[k] = j
+			rows = append(rows, Row{Key: k})
+			pods[k] = map[*cluster.Pod]bool{}
+		}
+		rows[j].addLine(l)
+		rows[j].Unpriced = rows[j].Unpriced || !l.Priced
+		if l.Pod != nil {
+			pods[k][l.Pod] = true
+		}
+	}
+	for i := range rows {
+		rows[i].Pods = len(pods[rows[i].Key])
+		rows[i].finish(monthFactor)
+	}
+	sortRows(rows)
+	return rows
+}
+
+func totals(a *Allocation, monthFactor float64) Totals {
+	var t Totals
+	var spotGPUHours float64
+	seenPods := map[*cluster.Pod]bool{}
+	for i := range a.Lines {
+		l := &a.Lines[i]
+		t.addLine(l)
+		if l.Pod == nil {
+			t.Nodes++
+			t.GPUs += len(l.Node.GPUs)
+			if l.Node.Capacity == cluster.Spot {
+				spotGPUHours += l.GPUHours.Provisioned
+			}
+			if !l.Priced {
+				t.UnpricedGPUHours += l.GPUHours.Provisioned
+			}
+			continue
+		}
+		if !seenPods[l.Pod] {
+			seenPods[l.Pod] = true
+			t.Pods++
+			if len(l.Pod.GPUs) > 0 {
+				t.GPUPods++
+			}
+		}
+	}
+	t.NodeCost = a.NodeCost
+	t.finish(monthFactor)
+	h := t.GPUHours
+	t.GPUUtilizationOfProvisioned = ratio(h.Active, h.Provisioned)
+	t.MeasuredShare = ratio(h.Allocated-h.Unmeasured, h.Allocated)
+	t.IdleShare = ratio(h.Idle, h.Allocated-h.Unmeasured)
+	t.UnallocatedShare = ratio(h.Unallocated, h.Provisioned)
+	t.SpotShare = ratio(spotGPUHours, h.Provisioned)
+	return t
+}
+
+func topIdle(lines []Line, windowHours, monthFactor float64, n int) []Workload {
+	idx := map[string]*Workload{}
+	active := map[string]float64{}
+	measured := map[string]float64{}
+	for i := range lines {
+		l := &lines[i]
+		if l.Pod == nil || len(l.Pod.GPUs) == 0 {
+			continue
+		}
+		k := l.Pod.WorkloadKey()
+		w := idx[k]
+		if w == nil {
+			w = &Workload{Key: k, Namespace: l.Pod.Namespace}
+			idx[k] = w
+		}
+		w.Pods++
+		w.AvgGPUs += l.GPUHours.Allocated / windowHours
+		w.IdleCost += l.GPUCost.AllocatedIdle
+		w.UnmeasuredGPU += l.GPUHours.Unmeasured
+		active[k] += l.GPUHours.Active
+		measured[k] += l.GPUHours.Allocated - l.GPUHours.Unmeasured
+	}
+	out := make([]Workload, 0, len(idx))
+	for k, w := range idx {
+		w.Utilization = ratio(active[k], measured[k])
+		w.MonthlyIdle = w.IdleCost * monthFactor
+		out = append(out, *w)
+	}
+	slices.SortFunc(out, func(a, b Workload) int {
+		if c := cmp.Compare(b.IdleCost, a.IdleCost); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Key, b.Key)
+	})
+	return out[:min(n, len(out))]
+}
+
+// Reconcile checks the report's invariant: the rows' dollars add up to the
+// priced nodes' cost for the window, to the cent, and so do the totals.
+func (r *Report) Reconcile() error {
+	var rows float64
+	for _, row := range r.Rows {
+		rows += row.TotalCost
+	}
+	const cent = 0.005
+	if d := rows - r.Totals.NodeCost; d > cent || d < -cent {
+		return fmt.Errorf("cost does not reconcile: rows sum to $%.4f, priced nodes cost $%.4f (off by $%.4f)", rows, r.Totals.NodeCost, d)
+	}
+	if d := r.Totals.TotalCost - r.Totals.NodeCost; d > cent || d < -cent {
+		return fmt.Errorf("cost does not reconcile: totals sum to $%.4f, priced nodes cost $%.4f", r.Totals.TotalCost, r.Totals.NodeCost)
+	}
+	return nil
+}
