@@ -1,0 +1,101 @@
+package render
+
+import (
+	_ "embed"
+	"html/template"
+	"io"
+	"strconv"
+
+	"github.com/gpuwise/gpuwise/internal/cost"
+)
+
+//go:embed page.html.tmpl
+var pageSource string
+
+// page is parsed once; html/template escapes every value by context.
+var page = template.Must(template.New("page").Funcs(template.FuncMap{"upperFirst": upperFirst}).Parse(pageSource))
+
+// htmlPage is what the template sees.
+type htmlPage struct {
+	Window string
+	Source string
+	Facts  []fact
+	Cost   grid
+	Idle   grid
+	// Lines are the cost grid's lines, each with its GPU dollar bar.
+	Lines []htmlLine
+	Notes []htmlNote
+}
+
+type htmlLine struct {
+	gridRow
+	Total bool
+	Bar   *bar
+}
+
+type htmlNote struct {
+	Warning bool
+	Text    string
+}
+
+// writeHTML writes one self-contained page: no scripts, no external
+// resources, inline CSS and SVG.
+func writeHTML(w io.Writer, r *cost.Report) error {
+	g := costGrid(r, 0)
+	p := htmlPage{
+		Window: windowSpan(r.Window) + " (" + windowHours(r.WindowHours) + ")",
+		Source: orUnknown(r.Source),
+		Facts:  headline(r),
+		Cost:   g,
+		Idle:   idleGrid(r),
+	}
+	for i, row := range g.Rows {
+		p.Lines = append(p.Lines, htmlLine{gridRow: row, Bar: newBar(r.Rows[i].GPUCost)})
+	}
+	p.Lines = append(p.Lines, htmlLine{gridRow: *g.Total, Total: true, Bar: newBar(r.Totals.GPUCost)})
+	for _, n := range sortedNotes(r) {
+		p.Notes = append(p.Notes, htmlNote{Warning: isWarning(n.Severity), Text: n.Text})
+	}
+	return page.Execute(w, p)
+}
+
+// barWidth is the SVG bar's width in pixels.
+const barWidth = 120
+
+// bar splits a row's GPU dollars into coloured segments.
+type bar struct {
+	Title    string
+	Segments []segment
+}
+
+type segment struct {
+	X, Width string
+	Class    string
+}
+
+// newBar draws active, allocated-idle, unmeasured and unallocated GPU
+// dollars as shares of the row's GPU dollars, or nil when it has none.
+func newBar(c cost.GPUCost) *bar {
+	total := c.Total()
+	if total <= 0 {
+		return nil
+	}
+	parts := []struct {
+		class string
+		v     float64
+	}{{"active", c.Active}, {"idle", c.AllocatedIdle}, {"unmeasured", c.Unmeasured}, {"unallocated", c.Unallocated}}
+	b := &bar{Title: "GPU $: active " + money(c.Active) + ", allocated-idle " + money(c.AllocatedIdle) +
+		", unmeasured " + money(c.Unmeasured) + ", unallocated " + money(c.Unallocated)}
+	x := 0.0
+	for _, p := range parts {
+		if p.v <= 0 {
+			continue
+		}
+		w := p.v / total * barWidth
+		b.Segments = append(b.Segments, segment{X: px(x), Width: px(w), Class: p.class})
+		x += w
+	}
+	return b
+}
+
+func px(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }

@@ -1,0 +1,72 @@
+package render
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/gpuwise/gpuwise/internal/cost"
+)
+
+// writeJSON writes the report as cost's json tags define it, keys in struct
+// order. This is the stable format documented in docs/report-format.md.
+func writeJSON(w io.Writer, r *cost.Report) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// csvHeader names the CSV columns; their order is part of the stable format.
+var csvHeader = []string{
+	"key", "pods",
+	"gpu_hours_provisioned", "gpu_hours_allocated", "gpu_hours_active",
+	"gpu_hours_idle", "gpu_hours_unmeasured", "gpu_hours_unallocated",
+	"gpu_utilization",
+	"gpu_cost_active_usd", "gpu_cost_allocated_idle_usd",
+	"gpu_cost_unmeasured_usd", "gpu_cost_unallocated_usd",
+	"cpu_cost_usd", "memory_cost_usd", "cpu_memory_unallocated_usd",
+	"total_cost_usd", "monthly_cost_usd",
+}
+
+// writeCSV writes one header row and one row per report row, numbers at
+// full precision so that sums made from the file match the report.
+func writeCSV(w io.Writer, r *cost.Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	for _, row := range r.Rows {
+		if err := cw.Write(csvRecord(row)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvRecord(row cost.Row) []string {
+	h, c := row.GPUHours, row.GPUCost
+	rec := []string{row.Key, strconv.Itoa(row.Pods)}
+	rec = appendFloats(rec, h.Provisioned, h.Allocated, h.Active, h.Idle, h.Unmeasured, h.Unallocated)
+	util := ""
+	if row.GPUUtilization != nil {
+		util = exact(*row.GPUUtilization)
+	}
+	rec = append(rec, util)
+	return appendFloats(rec, c.Active, c.AllocatedIdle, c.Unmeasured, c.Unallocated,
+		row.CPUCost, row.MemoryCost, row.CPUMemoryUnallocated, row.TotalCost, row.MonthlyCost)
+}
+
+func appendFloats(rec []string, vs ...float64) []string {
+	for _, v := range vs {
+		rec = append(rec, exact(v))
+	}
+	return rec
+}
+
+// exact is the shortest decimal that parses back to v.
+func exact(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

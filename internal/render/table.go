@@ -1,0 +1,147 @@
+package render
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/gpuwise/gpuwise/internal/cost"
+)
+
+const (
+	indent = "  "
+	// cellPadding is the gap between table columns.
+	cellPadding = 2
+	// minKeyWidth keeps keys readable however narrow the terminal.
+	minKeyWidth = 16
+)
+
+// painter adds ANSI colour when it is on.
+type painter bool
+
+const (
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiReset  = "\x1b[0m"
+)
+
+func (p painter) paint(code, s string) string {
+	if !p || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+// writeTable writes the terminal view: headline, cost table, idle
+// leaderboard and data-quality notes.
+func writeTable(w io.Writer, r *cost.Report, o Options) error {
+	var b bytes.Buffer
+	p := painter(o.Color)
+	writeHeadline(&b, r, p)
+	writeGrid(&b, costGrid(r, o.MaxRows), o.Width, p)
+	writeGrid(&b, idleGrid(r), o.Width, p)
+	writeNotes(&b, r, p)
+	_, err := w.Write(trimLines(b.Bytes()))
+	return err
+}
+
+func writeHeadline(b *bytes.Buffer, r *cost.Report, p painter) {
+	b.WriteString(p.paint(ansiBold, "GPU cost report") + "\n")
+	tw := tabwriter.NewWriter(b, 0, 0, cellPadding, ' ', 0)
+	for _, f := range headline(r) {
+		value := f.Value
+		if f.Idle {
+			value = p.paint(ansiRed, value)
+		}
+		io.WriteString(tw, indent+f.Label+"\t"+value+" "+f.Detail+"\n")
+	}
+	tw.Flush()
+}
+
+// writeGrid aligns numbers right with tabwriter. Keys are padded to one
+// width first so that AlignRight leaves them reading left to right, and
+// idle columns are painted in every cell so that the escape codes, which
+// tabwriter counts as text, widen each cell alike.
+func writeGrid(b *bytes.Buffer, g grid, width int, p painter) {
+	b.WriteString("\n" + p.paint(ansiBold, g.Title) + " (" + g.Caption + ")\n")
+	if len(g.Rows) == 0 {
+		b.WriteString(indent + "none\n")
+		return
+	}
+	head := gridRow{Key: strings.ToUpper(g.KeyTitle), Whole: true, Cells: make([]string, len(g.Cols))}
+	for i, c := range g.Cols {
+		head.Cells[i] = strings.ToUpper(c.Title)
+	}
+	rows := append([]gridRow{head}, g.lines()...)
+	keys := padKeys(rows, keyLimit(rows, width))
+	tw := tabwriter.NewWriter(b, 0, 0, cellPadding, ' ', tabwriter.AlignRight)
+	for i, row := range rows {
+		io.WriteString(tw, keys[i]+"\t")
+		for j, cell := range row.Cells {
+			if g.Cols[j].Idle {
+				cell = p.paint(ansiRed, cell)
+			}
+			io.WriteString(tw, cell+"\t")
+		}
+		io.WriteString(tw, "\n")
+	}
+	tw.Flush()
+}
+
+// keyLimit is how many runes a key may take so that a line fits width, or 0
+// when width is 0 (no limit).
+func keyLimit(rows []gridRow, width int) int {
+	if width <= 0 {
+		return 0
+	}
+	used := cellPadding
+	for j := range rows[0].Cells {
+		w := 0
+		for _, row := range rows {
+			w = max(w, utf8.RuneCountInString(row.Cells[j]))
+		}
+		used += w + cellPadding
+	}
+	return max(width-used, minKeyWidth)
+}
+
+// padKeys labels every row and pads the labels to one width.
+func padKeys(rows []gridRow, limit int) []string {
+	keys := make([]string, len(rows))
+	w := 0
+	for i, row := range rows {
+		keys[i] = row.label(limit)
+		w = max(w, utf8.RuneCountInString(keys[i]))
+	}
+	for i, k := range keys {
+		keys[i] = k + strings.Repeat(" ", w-utf8.RuneCountInString(k))
+	}
+	return keys
+}
+
+func writeNotes(b *bytes.Buffer, r *cost.Report, p painter) {
+	b.WriteString("\n" + p.paint(ansiBold, "Data quality") + "\n")
+	notes := sortedNotes(r)
+	if len(notes) == 0 {
+		b.WriteString(indent + "no notes\n")
+	}
+	for _, n := range notes {
+		if isWarning(n.Severity) {
+			b.WriteString(indent + p.paint(ansiYellow, "! "+n.Text) + "\n")
+			continue
+		}
+		b.WriteString(indent + "- " + n.Text + "\n")
+	}
+}
+
+// trimLines drops the spaces tabwriter leaves after empty trailing cells.
+func trimLines(text []byte) []byte {
+	lines := bytes.Split(text, []byte("\n"))
+	for i, l := range lines {
+		lines[i] = bytes.TrimRight(l, " ")
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
