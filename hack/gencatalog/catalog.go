@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/pricing"
+)
+
+// row is one catalog row, its fields already formatted.
+type row struct {
+	cloud, region, instanceType, gpuModel      string
+	gpuCount, vcpus, memoryGiB, onDemand, spot string
+	onDemandAsOf, spotAsOf, source             string
+}
+
+// catalogHeader must match internal/pricing's reader.
+var catalogHeader = []string{
+	"cloud", "region", "instance_type", "gpu_model", "gpu_count", "vcpus", "memory_gib",
+	"on_demand_usd_hr", "spot_usd_hr", "on_demand_as_of", "spot_as_of", "source",
+}
+
+// shortSources name the source data sets; the full references and their
+// terms are in NOTICE. An unknown source fails the run so that new data is
+// attributed before it ships.
+var shortSources = map[string]string{
+	"cristim/ec2-instances-info data/instances.json (vantage ec2instances.info) + on-demand: tsaol/aws-gpu data/all_gpu_instances.js": "ec2instances.info; on-demand tsaol/aws-gpu",
+	"cristim/ec2-instances-info data/azure-instances.json (vantage azure)":                                                            "ec2instances.info",
+	"tsaol/aws-gpu data/all_gpu_instances.js (vantage-derived)":                                                                       "tsaol/aws-gpu",
+}
+
+// azureGPUMemoryGB fills the per-GPU memory that the source leaves empty
+// for Azure sizes whose GPU comes in several memory sizes, from the Azure
+// VM size documentation.
+var azureGPUMemoryGB = map[string]float64{
+	"standard_nc24ads_a100_v4": 80, "standard_nc48ads_a100_v4": 80, "standard_nc96ads_a100_v4": 80,
+	"standard_nd96amsr_a100_v4": 80, "standard_nd96asr_a100_v4": 40,
+	"standard_nc40ads_h100_v5": 94, "standard_nc80adis_h100_v5": 94, "standard_ncc40ads_h100_v5": 94,
+	"standard_nd96isr_h100_v5": 80,
+	"standard_nc6s_v3":         16, "standard_nc12s_v3": 16, "standard_nc24s_v3": 16, "standard_nc24rs_v3": 16,
+	"standard_nd40rs_v2": 32,
+}
+
+// sourceColumns are the columns of gpu_prices.csv that the catalog uses.
+var sourceColumns = []string{
+	"cloud", "region", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpus", "memory_gib",
+	"on_demand_usd_hr", "spot_usd_hr", "on_demand_as_of", "spot_as_of", "source",
+}
+
+// readSource reads gpu_prices.csv by column name and reports every bad row.
+func readSource(r io.Reader) ([]row, error) {
+	cr := csv.NewReader(r)
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, errors.New("no header")
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, h := range sourceColumns {
+		if _, ok := col[h]; !ok {
+			return nil, fmt.Errorf("missing column %q", h)
+		}
+	}
+	var rows []row
+	var probs []error
+	for i, rec := range recs[1:] {
+		get := func(name string) string { return strings.TrimSpace(rec[col[name]]) }
+		rw, err := convert(get)
+		if err != nil {
+			probs = append(probs, fmt.Errorf("line %d: %w", i+2, err))
+			continue
+		}
+		rows = append(rows, rw)
+	}
+	return rows, errors.Join(probs...)
+}
+
+// convert builds one catalog row from a source row.
+func convert(get func(string) string) (row, error) {
+	source, ok := shortSources[get("source")]
+	if !ok {
+		return row{}, fmt.Errorf("unknown source %q; add it to shortSources and NOTICE", get("source"))
+	}
+	model, err := gpuModel(get("cloud"), get("instance_type"), get("gpu_model"), get("gpu_memory_gb"))
+	if err != nil {
+		return row{}, err
+	}
+	return row{
+		cloud: get("cloud"), region: get("region"), instanceType: get("instance_type"), gpuModel: model,
+		gpuCount: get("gpu_count"), vcpus: get("vcpus"), memoryGiB: get("memory_gib"),
+		onDemand: get("on_demand_usd_hr"), spot: get("spot_usd_hr"),
+		onDemandAsOf: get("on_demand_as_of"), spotAsOf: get("spot_as_of"), source: source,
+	}, nil
+}
+
+// gpuModel normalizes a model name, filling the memory size where the
+// model's name depends on it and the source lacks it.
+func gpuModel(cloud, instanceType, model, memory string) (string, error) {
+	mem := 0.0
+	if memory != "" {
+		v, err := strconv.ParseFloat(memory, 64)
+		if err != nil {
+			return "", fmt.Errorf("gpu_memory_gb %q: %w", memory, err)
+		}
+		mem = v
+	}
+	needsMemory := pricing.NormalizeGPUModel(model, 1) != pricing.NormalizeGPUModel(model, 0)
+	if needsMemory && mem == 0 {
+		mem = azureGPUMemoryGB[strings.ToLower(instanceType)]
+		if cloud != "azure" || mem == 0 {
+			return "", fmt.Errorf("%s %s: %s needs a memory size; add it to azureGPUMemoryGB", cloud, instanceType, model)
+		}
+	}
+	return pricing.NormalizeGPUModel(model, mem), nil
+}
+
+// writeCatalog writes rows sorted by cloud, region and instance type.
+func writeCatalog(w io.Writer, rows []row) error {
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		return a.cloud+"\x00"+a.region+"\x00"+a.instanceType < b.cloud+"\x00"+b.region+"\x00"+b.instanceType
+	})
+	if _, err := io.WriteString(w, "# Generated by hack/gencatalog from gpu_prices.csv; do not edit. "+
+		"Sources, terms and caveats: NOTICE.\n"); err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(catalogHeader); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := cw.Write([]string{r.cloud, r.region, r.instanceType, r.gpuModel, r.gpuCount, r.vcpus,
+			r.memoryGiB, r.onDemand, r.spot, r.onDemandAsOf, r.spotAsOf, r.source}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
