@@ -13,6 +13,8 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	ct "github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 func sample() *cluster.Snapshot {
@@ -94,7 +96,18 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// Whatever decodes must be safe to check.
-		cluster.Prepare(s)
+		// Whatever decodes must be safe to check, and whatever passes the
+		// check must allocate and reconcile without panicking.
+		if _, err := cluster.Prepare(s); err != nil {
+			return
+		}
+		opts := cost.DefaultOptions(pricing.Embedded())
+		a, err := cost.Allocate(s, opts)
+		if err != nil {
+			t.Fatalf("Allocate on a prepared snapshot: %v", err)
+		}
+		if _, err := cost.NewReport(a, opts); err != nil {
+			t.Fatalf("NewReport on a prepared snapshot: %v", err)
+		}
 	})
 }
