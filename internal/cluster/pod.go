@@ -48,11 +48,11 @@ type Toleration struct {
 
 // Container holds requests, limits and measured usage of one container.
 type Container struct {
-	Name             string `json:"name"`
-	CPURequestMilli  int64  `json:"cpu_request_milli,omitempty"`
-	CPULimitMilli    int64  `json:"cpu_limit_milli,omitempty"`
-	MemoryRequest    int64  `json:"memory_request_bytes,omitempty"`
-	MemoryLimit      int64  `json:"memory_limit_bytes,omitempty"`
+	Name            string `json:"name"`
+	CPURequestMilli int64  `json:"cpu_request_milli,omitempty"`
+	CPULimitMilli   int64  `json:"cpu_limit_milli,omitempty"`
+	MemoryRequest   int64  `json:"memory_request_bytes,omitempty"`
+	MemoryLimit     int64  `json:"memory_limit_bytes,omitempty"`
 	// GPURequests maps an extended resource name ("nvidia.com/gpu",
 	// "nvidia.com/mig-3g.40gb", "nvidia.com/gpu.shared") to its count;
 	// request equals limit for extended resources.

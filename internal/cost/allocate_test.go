@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
