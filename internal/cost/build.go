@@ -32,6 +32,7 @@ func groupRows(lines []Line, by string, monthFactor float64) []Row {
 	idx := map[string]int{}
 	var rows []Row
 	pods := map[string]map[*cluster.Pod]bool{}
+	priced := map[string]bool{}
 	for i := range lines {
 		l := &lines[i]
 		k := key(l)
@@ -43,13 +44,18 @@ func groupRows(lines []Line, by string, monthFactor float64) []Row {
 			pods[k] = map[*cluster.Pod]bool{}
 		}
 		rows[j].addLine(l)
-		rows[j].Unpriced = rows[j].Unpriced || !l.Priced
+		if l.Priced {
+			priced[k] = true
+		} else {
+			rows[j].UnpricedGPUHours += l.GPUHours.Allocated + l.GPUHours.Unallocated
+		}
 		if l.Pod != nil {
 			pods[k][l.Pod] = true
 		}
 	}
 	for i := range rows {
 		rows[i].Pods = len(pods[rows[i].Key])
+		rows[i].Unpriced = !priced[rows[i].Key]
 		rows[i].finish(monthFactor)
 	}
 	sortRows(rows)

@@ -32,7 +32,12 @@ type Row struct {
 	Key      string `json:"key"`
 	Pods     int    `json:"pods"`
 	Costs           // inlined dollar and hour fields
-	Unpriced bool   `json:"unpriced,omitempty"`
+	// Unpriced is true when every line of the row is on an unpriced node:
+	// its dollars are absent, not zero.
+	Unpriced bool `json:"unpriced,omitempty"`
+	// UnpricedGPUHours are the row's allocated and unallocated GPU-hours
+	// on unpriced nodes, whose dollars are missing from the row.
+	UnpricedGPUHours float64 `json:"unpriced_gpu_hours,omitempty"`
 }
 
 // Costs are the dollar and hour fields shared by rows and totals.

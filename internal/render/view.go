@@ -195,8 +195,11 @@ func costCells(cols []costColumn, pods int, c *cost.Costs, unpriced bool) []stri
 }
 
 func unpricedMark(row *cost.Row) string {
-	if row.Unpriced {
+	switch {
+	case row.Unpriced:
 		return "(unpriced)"
+	case row.UnpricedGPUHours > 0:
+		return "(partly unpriced)"
 	}
 	return ""
 }
