@@ -22,6 +22,7 @@ type Gauge struct {
 	Max      float64
 	zero     float64  // seconds at exactly 0
 	buckets  []bucket // sorted by index
+	hint     int      // position of the last bucket hit: usage repeats
 }
 
 type bucket struct {
@@ -47,15 +48,38 @@ func (g *Gauge) Add(v, seconds float64) {
 	g.addBucket(gaugeIndex(v), seconds)
 }
 
+// gaugeIndex is ceil(log2(v) × 16), computed from v's binary exponent and
+// a table of the 16 bucket edges within one octave: no logarithm per sample.
 func gaugeIndex(v float64) int32 {
-	return int32(math.Ceil(math.Log2(v) * gaugeBucketsPerOctave))
+	frac, exp := math.Frexp(v) // v = frac × 2^exp, frac in [0.5, 1)
+	k := 0
+	for frac > octaveEdges[k] {
+		k++
+	}
+	return int32(exp-1)*gaugeBucketsPerOctave + int32(k)
 }
+
+// octaveEdges[k] = 2^((k-16)/16) is the upper edge of sub-bucket k for a
+// fraction in [0.5, 1): the first k with frac ≤ octaveEdges[k] gives bucket
+// 16·(exp−1)+k.
+var octaveEdges = func() [gaugeBucketsPerOctave + 1]float64 {
+	var e [gaugeBucketsPerOctave + 1]float64
+	for k := range e {
+		e[k] = math.Exp2(float64(k-gaugeBucketsPerOctave)/gaugeBucketsPerOctave)
+	}
+	return e
+}()
 
 // upper is the upper edge of bucket i.
 func upper(i int32) float64 { return math.Exp2(float64(i) / gaugeBucketsPerOctave) }
 
 func (g *Gauge) addBucket(idx int32, seconds float64) {
+	if g.hint < len(g.buckets) && g.buckets[g.hint].index == idx {
+		g.buckets[g.hint].seconds += seconds
+		return
+	}
 	i, found := slices.BinarySearchFunc(g.buckets, idx, func(b bucket, t int32) int { return int(b.index - t) })
+	g.hint = i
 	if found {
 		g.buckets[i].seconds += seconds
 		return

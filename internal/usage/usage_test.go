@@ -130,3 +130,19 @@ func BenchmarkGaugeAdd(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 }
+
+func TestGaugeIndexMatchesLog2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200000 {
+		v := math.Exp(rng.NormFloat64() * 20)
+		want := int32(math.Ceil(math.Log2(v) * gaugeBucketsPerOctave))
+		if got := gaugeIndex(v); got != want && math.Abs(math.Log2(v)*gaugeBucketsPerOctave-math.Round(math.Log2(v)*gaugeBucketsPerOctave)) > 1e-9 {
+			t.Fatalf("gaugeIndex(%v) = %d, want %d", v, got, want)
+		}
+	}
+	for _, v := range []float64{1, 2, 0.5, 1024} {
+		if got, want := gaugeIndex(v), int32(math.Log2(v)*gaugeBucketsPerOctave); got != want {
+			t.Errorf("gaugeIndex(%v) = %d, want %d (powers of two are bucket edges)", v, got, want)
+		}
+	}
+}
