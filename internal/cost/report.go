@@ -29,9 +29,9 @@ type Report struct {
 
 // Row is one group's sums.
 type Row struct {
-	Key      string `json:"key"`
-	Pods     int    `json:"pods"`
-	Costs           // inlined dollar and hour fields
+	Key   string `json:"key"`
+	Pods  int    `json:"pods"`
+	Costs        // inlined dollar and hour fields
 	// Unpriced is true when every line of the row is on an unpriced node:
 	// its dollars are absent, not zero.
 	Unpriced bool `json:"unpriced,omitempty"`

@@ -65,7 +65,7 @@ func gaugeIndex(v float64) int32 {
 var octaveEdges = func() [gaugeBucketsPerOctave + 1]float64 {
 	var e [gaugeBucketsPerOctave + 1]float64
 	for k := range e {
-		e[k] = math.Exp2(float64(k-gaugeBucketsPerOctave)/gaugeBucketsPerOctave)
+		e[k] = math.Exp2(float64(k-gaugeBucketsPerOctave) / gaugeBucketsPerOctave)
 	}
 	return e
 }()
