@@ -4,7 +4,7 @@ PKGS    := ./...
 BENCH   ?= .
 BENCHTIME ?= 1x
 
-.PHONY: all build test unit lint demo bench fuzz tidy-check clean
+.PHONY: all build test unit smoke lint demo bench fuzz tidy-check clean
 
 all: build
 
@@ -12,11 +12,21 @@ build:
 	$(GO) build -o bin/gpuwise ./cmd/gpuwise
 	$(GO) build -o bin/gpuwise-lab ./cmd/gpuwise-lab
 
-## test: every tier (lint, unit with race detector on the core, CLI end-to-end).
-test: lint tidy-check unit
+## test: every tier: lint, go.mod tidiness, unit tests under the race
+## detector (CLI tests run the commands in-process), then the README's
+## commands as a newcomer types them.
+test: lint tidy-check unit smoke
 
 unit:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -race -count=1 $(PKGS)
+
+## smoke: the README promises these work on a fresh machine.
+smoke:
+	$(GO) run ./cmd/gpuwise demo > /dev/null
+	$(GO) run ./cmd/gpuwise demo -o json | $(GO) run ./hack/checkreport
+	@if [ -d ../shared/data/genai2026 ]; then \
+	  $(GO) run ./cmd/gpuwise-lab replay-genai --dir ../shared/data/genai2026 -o json | $(GO) run ./hack/checkreport; \
+	else echo "smoke: ../shared/data/genai2026 not found; trace replay not checked"; exit 1; fi
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
