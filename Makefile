@@ -4,7 +4,7 @@ PKGS    := ./...
 BENCH   ?= .
 BENCHTIME ?= 1x
 
-.PHONY: all build test unit smoke lint demo bench fuzz tidy-check clean
+.PHONY: all build test unit smoke integration lint demo bench fuzz tidy-check clean
 
 all: build
 
@@ -15,7 +15,14 @@ build:
 ## test: every tier: lint, go.mod tidiness, unit tests under the race
 ## detector (CLI tests run the commands in-process), then the README's
 ## commands as a newcomer types them.
-test: lint tidy-check unit smoke
+test: lint tidy-check unit smoke integration
+
+## integration: tiers against real components (real kube-apiserver +
+## scheduler + KWOK, real Prometheus). Each tier lives in mk/*.mk and adds
+## itself to INTEGRATION; its hack/ script installs what it needs.
+INTEGRATION :=
+-include mk/*.mk
+integration: $(INTEGRATION)
 
 unit:
 	$(GO) test -race -count=1 $(PKGS)

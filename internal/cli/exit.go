@@ -11,6 +11,17 @@ const (
 	ExitInternal = 1 // a bug: please report it
 	ExitUsage    = 2 // bad flags or options
 	ExitInput    = 3 // an input file (snapshot, prices) is unreadable or invalid
+	// ExitUnreachable: the Kubernetes API or Prometheus could not be reached
+	// (connection refused, DNS, TLS handshake, timeout) or answered 5xx.
+	ExitUnreachable = 4
+	// ExitDenied: credentials missing, invalid or expired (401), or RBAC
+	// forbids a read the command needs (403).
+	ExitDenied = 5
+	// ExitPartial: the result was written but some data could not be read;
+	// the output says which.
+	ExitPartial = 6
+	// ExitFindings: `audit --fail-on` found a finding at or above the level.
+	ExitFindings = 8
 )
 
 // exitError carries an exit code with its error.
@@ -27,6 +38,9 @@ func usageErrorf(format string, args ...any) error {
 }
 
 func inputError(err error) error { return &exitError{ExitInput, err} }
+
+// withCode attaches an exit code to err.
+func withCode(code int, err error) error { return &exitError{code, err} }
 
 // ExitCode maps an error to its exit code.
 func ExitCode(err error) int {
