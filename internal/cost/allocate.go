@@ -163,6 +163,11 @@ func holdingHours(p *cluster.Pod, heldSec float64, ix *cluster.Index, threshold 
 		h.Active += f * hd.Activity.ActiveSeconds * k / 3600
 		h.Idle += f * hd.Activity.IdleSeconds(threshold) * k / 3600
 		h.Unmeasured += f * (heldSec - measured) / 3600
+		if sm := hd.SMActive; sm != nil && sm.Seconds > 0 {
+			smMeasured := math.Min(sm.Seconds, heldSec)
+			h.SMActive += f * sm.ActiveSeconds * smMeasured / sm.Seconds / 3600
+			h.SMMeasured += f * smMeasured / 3600
+		}
 	}
 	return h
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	ct "github.com/gpuwise/gpuwise/internal/cluster/clustertest"
 	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
 // fakePrices prices every node at $2 per GPU-hour, $0.05 per core-hour and
@@ -208,4 +209,22 @@ func hasNote(r *Report, substr string) bool {
 		}
 	}
 	return false
+}
+
+func TestSMUtilizationBesideEngineActivity(t *testing.T) {
+	p := ct.Pod("ml", "train").On("n1").Holds("n1/gpu0", 0.8, 10*hour).Obj()
+	p.GPUs[0].SMActive = &usage.Activity{}
+	p.GPUs[0].SMActive.Add(0.3, 10*hour)
+	s := &cluster.Snapshot{Window: ct.Window(10),
+		Nodes: []cluster.Node{ct.Node("n1").GPUs(2, "H100-80GB").Obj()},
+		Pods:  []cluster.Pod{p, ct.Pod("ml", "other").On("n1").Holds("n1/gpu1", 0.5, 10*hour).Obj()}}
+	r := report(t, s, nil)
+	// Only the first pod reports SM activity, so SM utilization is its 30%,
+	// while engine utilization averages both pods: (0.8 + 0.5) / 2.
+	if sm := r.Totals.SMUtilization; sm == nil || math.Abs(*sm-0.3) > 1e-12 {
+		t.Errorf("SM utilization = %v, want 0.3", sm)
+	}
+	if u := r.Totals.GPUUtilization; u == nil || math.Abs(*u-0.65) > 1e-12 {
+		t.Errorf("GPU utilization = %v, want 0.65", u)
+	}
 }

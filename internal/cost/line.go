@@ -16,6 +16,10 @@ type Hours struct {
 	Unmeasured float64 `json:"unmeasured"`
 	// Unallocated is provisioned time no pod held.
 	Unallocated float64 `json:"unallocated"`
+	// SMActive weights held time by DCGM_FI_PROF_SM_ACTIVE, over the
+	// holdings that report it (SMMeasured); zero where no series has it.
+	SMActive   float64 `json:"sm_active"`
+	SMMeasured float64 `json:"sm_measured"`
 }
 
 func (h *Hours) add(o Hours) {
@@ -25,6 +29,8 @@ func (h *Hours) add(o Hours) {
 	h.Idle += o.Idle
 	h.Unmeasured += o.Unmeasured
 	h.Unallocated += o.Unallocated
+	h.SMActive += o.SMActive
+	h.SMMeasured += o.SMMeasured
 }
 
 // GPUCost splits GPU dollars. Active + AllocatedIdle + Unmeasured is what

@@ -49,8 +49,11 @@ type Costs struct {
 	CPUMemoryUnallocated float64  `json:"cpu_memory_unallocated_usd"`
 	TotalCost            float64  `json:"total_cost_usd"`
 	GPUUtilization       *float64 `json:"gpu_utilization"`
-	MonthlyCost          float64  `json:"monthly_cost_usd"`
-	MonthlyGPUIdle       float64  `json:"monthly_gpu_idle_usd"`
+	// SMUtilization is SM_ACTIVE-weighted over allocated time that reports
+	// it; the graphics-engine metric behind GPUUtilization overstates use.
+	SMUtilization  *float64 `json:"sm_utilization"`
+	MonthlyCost    float64  `json:"monthly_cost_usd"`
+	MonthlyGPUIdle float64  `json:"monthly_gpu_idle_usd"`
 }
 
 func (c *Costs) addLine(l *Line) {
@@ -64,6 +67,7 @@ func (c *Costs) addLine(l *Line) {
 
 func (c *Costs) finish(monthFactor float64) {
 	c.GPUUtilization = ratio(c.GPUHours.Active, c.GPUHours.Allocated-c.GPUHours.Unmeasured)
+	c.SMUtilization = ratio(c.GPUHours.SMActive, c.GPUHours.SMMeasured)
 	c.MonthlyCost = c.TotalCost * monthFactor
 	c.MonthlyGPUIdle = (c.GPUCost.AllocatedIdle + c.GPUCost.Unallocated) * monthFactor
 }

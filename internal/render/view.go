@@ -28,7 +28,7 @@ func headline(r *cost.Report) []fact {
 		{Label: "GPUs", Value: fmt.Sprint(t.GPUs),
 			Detail: fmt.Sprintf("on %d GPU nodes; %d pods, %d of them with GPUs", t.Nodes, t.Pods, t.GPUPods)},
 		{Label: "GPU utilization", Value: percent(t.GPUUtilization),
-			Detail: "of allocated GPU-hours (active/allocated, measured); " + percent(t.GPUUtilizationOfProvisioned) + " of provisioned"},
+			Detail: "of allocated GPU-hours (active/allocated, measured); " + percent(t.GPUUtilizationOfProvisioned) + " of provisioned" + smDetail(t.SMUtilization)},
 		{Label: "Measured", Value: percent(t.MeasuredShare),
 			Detail: fmt.Sprintf("of allocated GPU-hours have usage data (activity from %s, source %s)", orUnknown(r.ActivityMetric), orUnknown(r.Source))},
 		{Label: "Idle GPU-hours", Value: hours(h.Idle),
@@ -38,6 +38,14 @@ func headline(r *cost.Report) []fact {
 		{Label: "Idle cost", Value: monthly(t.MonthlyGPUIdle), Detail: "(GPU allocated-but-idle + unallocated)", Idle: true},
 		{Label: "Spot", Value: percent(t.SpotShare), Detail: "of provisioned GPU-hours on spot capacity"},
 	}
+}
+
+// smDetail shows SM activity beside engine activity where it was measured.
+func smDetail(sm *float64) string {
+	if sm == nil {
+		return ""
+	}
+	return "; SM active " + percent(sm)
 }
 
 func orUnknown(s string) string {
