@@ -70,7 +70,7 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newReplayGenAICmd(stdout))
+	root.AddCommand(newReplayGenAICmd(stdout), newSimCmd(stdout))
 	err := root.Execute()
 	if err != nil {
 		fmt.Fprintf(stderr, "gpuwise-lab: %v\n", err)

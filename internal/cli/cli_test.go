@@ -103,6 +103,10 @@ func TestSavedSnapshotReportsTheSame(t *testing.T) {
 
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
+	// No kubeconfig anywhere: a report without --from or --prometheus reads
+	// the live cluster and must say how to point it at one.
+	t.Setenv("HOME", dir)
+	t.Setenv("KUBECONFIG", "")
 	corrupt := filepath.Join(dir, "corrupt.json.gz")
 	os.WriteFile(corrupt, []byte{0x1f, 0x8b, 1, 2, 3}, 0o644)
 	badPrices := filepath.Join(dir, "prices.yaml")
@@ -117,7 +121,8 @@ func TestExitCodes(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{"report without a source", []string{"report"}, ExitUsage, "pass --from FILE"},
+		{"report without a source or kubeconfig", []string{"report"}, ExitUsage, "kubeconfig: none found (pass --kubeconfig"},
+		{"report with two sources", []string{"report", "--from", "x", "--prometheus", "http://127.0.0.1:1"}, ExitUsage, "not both"},
 		{"unknown format", []string{"demo", "-o", "yaml"}, ExitUsage, `"yaml" is not one of`},
 		{"unknown grouping and share listed together", []string{"demo", "--by", "team", "--idle-share", "all"}, ExitUsage, `idle share: "all"`},
 		{"threshold out of range", []string{"demo", "--idle-threshold", "2"}, ExitUsage, "outside [0, 1]"},

@@ -43,6 +43,7 @@ func newRoot(s Streams) *cobra.Command {
 	root.SetErr(s.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.AddCommand(newDemoCmd(s), newReportCmd(s))
+	root.AddCommand(newAuditCmd(s), newCollectCmd(s))
 	return root
 }
 

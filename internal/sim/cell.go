@@ -24,6 +24,10 @@ type cell struct {
 	names  map[string]bool // pod keys in use
 	acts   slab[usage.Activity]
 	gauges slab[usage.Gauge]
+	// sink, when set, receives every sample as it is generated (the
+	// metrics exporter); it draws no random numbers, so it cannot change
+	// the snapshot.
+	sink sampleSink
 }
 
 // built is a finished cell: what Generate assembles.

@@ -95,7 +95,11 @@ func Generate(cfg Config) (*cluster.Snapshot, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("simulation config: %w", err)
 	}
-	cells := generateCells(cfg)
+	return assemble(cfg, generateCells(cfg))
+}
+
+// assemble joins the cells into the snapshot and prepares it.
+func assemble(cfg Config, cells []built) (*cluster.Snapshot, error) {
 	s := &cluster.Snapshot{
 		Window:         cluster.Window{Start: cfg.Start, End: cfg.Start.Add(cfg.Window)},
 		Source:         fmt.Sprintf("simulated cluster (seed %d, scale %d)", cfg.Seed, cfg.Scale),

@@ -38,6 +38,15 @@
 // at 0.5–0.8 of it, framebuffer MiB, and per container CPU cores and
 // memory working-set bytes.
 //
+// # Metrics
+//
+// WriteOpenMetrics writes the same simulation as dcgm-exporter, cAdvisor and
+// kube-state-metrics history (OpenMetrics, for `promtool tsdb
+// create-blocks-from openmetrics`) and returns the snapshot as ground truth;
+// Exposition and Handler serve the latest values on a /metrics endpoint.
+// The exporter sees every sample as it is generated and draws no random
+// numbers, so the snapshot stays byte for byte Generate's.
+//
 // It is an adapter: it may import core packages (cluster, usage), never the
 // reverse.
 package sim

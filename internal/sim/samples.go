@@ -198,28 +198,39 @@ func (c *cell) stream(p *cluster.Pod, l *load, from, to int64) {
 		a := l.curve.next(unix0+t, dt)
 		for i := range p.GPUs {
 			if h := &p.GPUs[i]; h.Activity != nil {
-				l.addGPU(h, i, a, dt, rnd)
+				v, fb := l.addGPU(h, i, a, dt, rnd)
+				if c.sink != nil {
+					c.sink.gpu(p, i, unix0+t, v, v*l.sm, fb)
+				}
 			}
 		}
 		for j := range p.Containers {
 			ct := &p.Containers[j]
-			ct.CPU.Add(l.ctrs[j].cpu.at(a, rnd), dt)
-			ct.Memory.Add(l.ctrs[j].mem.at(a, rnd), dt)
+			cpu := l.ctrs[j].cpu.at(a, rnd)
+			mem := l.ctrs[j].mem.at(a, rnd)
+			ct.CPU.Add(cpu, dt)
+			ct.Memory.Add(mem, dt)
+			if c.sink != nil {
+				c.sink.container(p, j, unix0+t, dt, cpu, mem)
+			}
 		}
 	}
 }
 
 // addGPU adds one sample to a holding: the pod's activity with a little
-// per-GPU jitter, SM_ACTIVE and framebuffer.
-func (l *load) addGPU(h *cluster.Holding, i int, a, dt float64, rnd *noise) {
-	v := a
+// per-GPU jitter, SM_ACTIVE and framebuffer. It returns the activity and
+// framebuffer it added, for the metrics exporter.
+func (l *load) addGPU(h *cluster.Holding, i int, a, dt float64, rnd *noise) (v, fb float64) {
+	v = a
 	if l.share != nil {
 		v *= l.share[i]
 	}
 	v = min(max(v+0.02*(rnd.next()-0.5), 0), 1)
+	fb = min(l.fbBase+l.fbSwing*v, l.fbCap)
 	h.Activity.Add(v, dt)
 	h.SMActive.Add(v*l.sm, dt)
-	h.FramebufferMiB.Add(min(l.fbBase+l.fbSwing*v, l.fbCap), dt)
+	h.FramebufferMiB.Add(fb, dt)
+	return v, fb
 }
 
 // measure gives a holding its series, from the cell's slabs.

@@ -1,0 +1,113 @@
+package audit
+
+import (
+	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+// timeSliceReplicas is the sharing the dev rule prices its saving at.
+const timeSliceReplicas = 4
+
+func (a *auditor) devWholeGPU(p *cluster.Pod) *hit {
+	if !matchAny(a.o.DevNamespaces, p.Namespace) {
+		return nil
+	}
+	whole := a.wholeUnits(p)
+	if whole == 0 {
+		return nil
+	}
+	h := &hit{severity: Warning,
+		message: fmt.Sprintf("whole GPUs requested in dev/notebook namespace %s; a time-slice or MIG slice usually suffices", p.Namespace),
+		evidence: []string{fmt.Sprintf("%d whole GPU(s) on node %s", whole, orNone(p.Node)),
+			fmt.Sprintf("impact: the saving if %d notebooks share each GPU by time-slicing", timeSliceReplicas)},
+		fix: "# enable time-slicing on a dev pool (device-plugin config, renameByDefault: true), then request a shared unit:\n" +
+			patchCommand(p, map[string]any{"containers": []any{map[string]any{"name": firstGPUContainer(p),
+				"resources": map[string]any{
+					"limits":   map[string]any{"nvidia.com/gpu": nil, "nvidia.com/gpu.shared": 1},
+					"requests": map[string]any{"nvidia.com/gpu": nil}}}}}),
+	}
+	if n := a.nodes[p.Node]; n != nil {
+		if price := a.price(n); price != nil {
+			h.usd = usd(float64(whole) * price.GPUUSDPerHour * (1 - 1.0/timeSliceReplicas) * HoursPerMonth)
+		}
+	}
+	return h
+}
+
+// wholeUnits counts whole GPUs a pod holds, or, unbound, requests as
+// nvidia.com/gpu.
+func (a *auditor) wholeUnits(p *cluster.Pod) int64 {
+	var n int64
+	if len(p.GPUs) > 0 {
+		ix := a.unitKinds()
+		for _, h := range p.GPUs {
+			if ix[h.UnitID] == cluster.WholeGPU {
+				n++
+			}
+		}
+		return n
+	}
+	if p.Node != "" {
+		return 0
+	}
+	for _, c := range p.Containers {
+		n += c.GPURequests["nvidia.com/gpu"]
+	}
+	return n
+}
+
+func (a *auditor) unitKinds() map[string]cluster.UnitKind {
+	if a.kinds == nil {
+		a.kinds = map[string]cluster.UnitKind{}
+		for _, n := range a.s.Nodes {
+			for _, g := range n.GPUs {
+				for _, u := range g.Units {
+					a.kinds[u.ID] = u.Kind
+				}
+			}
+		}
+	}
+	return a.kinds
+}
+
+func firstGPUContainer(p *cluster.Pod) string {
+	for _, c := range p.Containers {
+		if len(c.GPURequests) > 0 {
+			return c.Name
+		}
+	}
+	return "main"
+}
+
+const (
+	gib       = int64(1) << 30
+	roundCPU  = 2000 // whole cores from 2 up
+	roundMemB = 4 * gib
+)
+
+func (a *auditor) roundRequests(p *cluster.Pod) *hit {
+	if !p.RequestsGPU() {
+		return nil
+	}
+	var ev []string
+	for _, c := range p.Containers {
+		if c.CPURequestMilli >= roundCPU && c.CPURequestMilli%1000 == 0 {
+			ev = append(ev, fmt.Sprintf("container %s: CPU request %d cores", c.Name, c.CPURequestMilli/1000))
+		}
+		if c.MemoryRequest >= roundMemB && c.MemoryRequest%gib == 0 {
+			ev = append(ev, fmt.Sprintf("container %s: memory request %dGi", c.Name, c.MemoryRequest/gib))
+		}
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return &hit{severity: Info,
+		message:  "GPU pods with round-number CPU/memory requests, likely guessed; size them from measured usage",
+		evidence: ev,
+		fix: "# measure first: a VPA in recommendation-only mode (or gpuwise recommend with Prometheus usage)\n" +
+			fmt.Sprintf("apiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {name: %s, namespace: %s}\n"+
+				"spec:\n  targetRef: {apiVersion: apps/v1, kind: %s, name: %s}\n  updatePolicy: {updateMode: \"Off\"}\n",
+				p.Owner.Name, p.Namespace, p.Owner.Kind, p.Owner.Name),
+	}
+}

@@ -1,0 +1,136 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable writes findings for people: one summary row per finding,
+// then each finding's evidence and remediation.
+func WriteTable(w io.Writer, r *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEVERITY\tRULE\tOBJECT\t$/MONTH\tFINDING")
+	for _, f := range r.Findings {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, f.Object, money(f.MonthlyUSD), f.Message)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	s := r.Summary
+	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; $%.2f/month at stake where priced. Source: %s\n",
+		s.Critical, s.Warning, s.Info, s.MonthlyUSD, r.Source)
+	for i, f := range r.Findings {
+		fmt.Fprintf(w, "\n[%d] %s %s %s\n", i+1, f.Rule, f.Severity, f.Object)
+		for _, e := range f.Evidence {
+			fmt.Fprintf(w, "    evidence: %s\n", e)
+		}
+		fmt.Fprintf(w, "    fix:\n")
+		for _, line := range strings.Split(strings.TrimRight(f.Remediation, "\n"), "\n") {
+			fmt.Fprintf(w, "      %s\n", line)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}
+
+func money(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+// SARIF 2.1.0, the subset CI systems read.
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	InformationURI string      `json:"informationUri"`
+	Version        string      `json:"version"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifRule struct {
+	ID               string    `json:"id"`
+	Name             string    `json:"name"`
+	ShortDescription sarifText `json:"shortDescription"`
+	Default          struct {
+		Level string `json:"level"`
+	} `json:"defaultConfiguration"`
+}
+
+type sarifResult struct {
+	RuleID     string          `json:"ruleId"`
+	Level      string          `json:"level"`
+	Message    sarifText       `json:"message"`
+	Locations  []sarifLocation `json:"locations"`
+	Properties map[string]any  `json:"properties"`
+}
+
+type sarifLocation struct {
+	Logical []sarifLogical `json:"logicalLocations"`
+}
+
+type sarifLogical struct {
+	FullyQualifiedName string `json:"fullyQualifiedName"`
+	Kind               string `json:"kind"`
+}
+
+func sarifLevel(s Severity) string {
+	switch s {
+	case Critical:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "note"
+}
+
+// WriteSARIF writes r as a SARIF 2.1.0 log with one run; objects are
+// logical locations since findings are about cluster objects, not files.
+func WriteSARIF(w io.Writer, r *Result, version string) error {
+	d := sarifDriver{Name: "gpuwise", InformationURI: "https://github.com/gpuwise/gpuwise/blob/main/docs/audit.md", Version: version}
+	for _, rule := range Rules {
+		sr := sarifRule{ID: rule.ID, Name: rule.Name, ShortDescription: sarifText{rule.Summary}}
+		sr.Default.Level = sarifLevel(rule.Severity)
+		d.Rules = append(d.Rules, sr)
+	}
+	results := []sarifResult{}
+	for _, f := range r.Findings {
+		props := map[string]any{"evidence": f.Evidence, "remediation": f.Remediation, "severity": f.Severity.String()}
+		if f.MonthlyUSD != nil {
+			props["monthly_usd"] = *f.MonthlyUSD
+		}
+		results = append(results, sarifResult{RuleID: f.Rule, Level: sarifLevel(f.Severity),
+			Message:    sarifText{f.Object + ": " + f.Message},
+			Locations:  []sarifLocation{{Logical: []sarifLogical{{FullyQualifiedName: f.Object, Kind: "resource"}}}},
+			Properties: props})
+	}
+	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0",
+		Runs: []sarifRun{{Tool: sarifTool{Driver: d}, Results: results}}}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(log)
+}

@@ -1,0 +1,112 @@
+package kube
+
+import (
+	"context"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+// pageSize bounds each list response so large clusters are read in
+// chunks the API server can serve from its watch cache.
+const pageSize = 500
+
+// objects is everything Snapshot reads, cluster-wide, already converted
+// page by page so the API objects of a large cluster are never all held
+// in memory at once.
+type objects struct {
+	nodes      []cluster.Node
+	pools      map[string]map[string][]string
+	nodeNotes  []string
+	pods       []cluster.Pod
+	rsOwners   []appsv1.ReplicaSet
+	jobsOwners []batchv1.Job
+}
+
+// listAll pages through one resource: fetch returns one page and its
+// continue token.
+func listAll(ctx context.Context, fetch func(context.Context, metav1.ListOptions) (string, error)) error {
+	opts := metav1.ListOptions{Limit: pageSize}
+	for {
+		next, err := fetch(ctx, opts)
+		if err != nil {
+			return err
+		}
+		if next == "" {
+			return nil
+		}
+		opts.Continue = next
+	}
+}
+
+type step struct {
+	resource string
+	fetch    func(context.Context, metav1.ListOptions) (string, error)
+}
+
+// list reads nodes, then the ReplicaSets and Jobs owners resolve through,
+// then pods (converted with those owners).
+func (c *Client) list(ctx context.Context, now time.Time) (*objects, error) {
+	o := &objects{pools: map[string]map[string][]string{}}
+	var own *owners
+	for _, s := range c.steps(o, &own, now) {
+		if s.resource == "pods" {
+			own = newOwners(o.rsOwners, o.jobsOwners)
+			o.rsOwners, o.jobsOwners = nil, nil
+		}
+		if err := listAll(ctx, s.fetch); err != nil {
+			return nil, classify(err, "list", s.resource, c.Server)
+		}
+	}
+	return o, nil
+}
+
+func (c *Client) steps(o *objects, own **owners, now time.Time) []step {
+	cs := c.Interface
+	return []step{
+		{"nodes", func(ctx context.Context, lo metav1.ListOptions) (string, error) {
+			l, err := cs.CoreV1().Nodes().List(ctx, lo)
+			if err != nil {
+				return "", err
+			}
+			for i := range l.Items {
+				n, pools, notes := convertNode(&l.Items[i])
+				o.nodes = append(o.nodes, n)
+				o.pools[n.Name] = pools
+				o.nodeNotes = append(o.nodeNotes, notes...)
+			}
+			return l.Continue, nil
+		}},
+		{"replicasets.apps", func(ctx context.Context, lo metav1.ListOptions) (string, error) {
+			l, err := cs.AppsV1().ReplicaSets(metav1.NamespaceAll).List(ctx, lo)
+			if err != nil {
+				return "", err
+			}
+			o.rsOwners = append(o.rsOwners, l.Items...)
+			return l.Continue, nil
+		}},
+		{"jobs.batch", func(ctx context.Context, lo metav1.ListOptions) (string, error) {
+			l, err := cs.BatchV1().Jobs(metav1.NamespaceAll).List(ctx, lo)
+			if err != nil {
+				return "", err
+			}
+			o.jobsOwners = append(o.jobsOwners, l.Items...)
+			return l.Continue, nil
+		}},
+		{"pods", func(ctx context.Context, lo metav1.ListOptions) (string, error) {
+			l, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, lo)
+			if err != nil {
+				return "", err
+			}
+			for i := range l.Items {
+				p := &l.Items[i]
+				o.pods = append(o.pods, convertPod(p, (*own).of(p), now))
+			}
+			return l.Continue, nil
+		}},
+	}
+}

@@ -1,0 +1,240 @@
+package prom
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+// Options steer what Build reads.
+type Options struct {
+	Window cluster.Window
+	// Step is the resolution of usage series (default 5m): each point
+	// stands for Step seconds. Use at least the scrape interval.
+	Step time.Duration
+	// InfoStep is the resolution of kube-state-metrics facts (default 1h).
+	InfoStep time.Duration
+	// MaxSteps caps the points per series of one request (default: one
+	// day of steps, at most MaxPoints).
+	MaxSteps int
+	// ShardSize is how many nodes one usage query covers (default 16).
+	ShardSize int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Step <= 0 {
+		o.Step = 5 * time.Minute
+	}
+	if o.InfoStep <= 0 {
+		o.InfoStep = time.Hour
+	}
+	if o.MaxSteps <= 0 {
+		o.MaxSteps = int(24 * time.Hour / o.Step)
+	}
+	if o.ShardSize <= 0 {
+		o.ShardSize = 16
+	}
+	return o
+}
+
+// Activity metrics in order of preference; GPU_UTIL is in percent.
+var activityMetrics = []string{
+	"DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+	"DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO",
+	"DCGM_FI_DEV_GPU_UTIL",
+}
+
+// PartialError says the snapshot was built but some queries failed; the
+// snapshot's notes say what is missing.
+type PartialError struct {
+	Failed []error
+	Total  int
+}
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("%d of %d prometheus queries failed; first: %v", len(e.Failed), e.Total, e.Failed[0])
+}
+
+func (e *PartialError) Unwrap() []error { return e.Failed }
+
+// Build reads the window's history and returns the snapshot. When some
+// queries fail it still returns the snapshot, with a *PartialError; when
+// nothing usable could be read it returns only the error.
+func Build(ctx context.Context, c *Client, opts Options) (*cluster.Snapshot, error) {
+	opts = opts.withDefaults()
+	b := &builder{c: c, opts: opts, w: opts.Window}
+	if err := b.discover(ctx); err != nil {
+		return nil, err
+	}
+	if n := b.readFacts(ctx); n > 0 && len(b.failed) == n {
+		return nil, b.failed[0] // not one kube-state-metrics query passed
+	}
+	b.buildNodes()
+	b.readUsage(ctx)
+	s := b.snapshot()
+	if len(b.failed) > 0 {
+		return s, &PartialError{Failed: b.failed, Total: b.queries}
+	}
+	return s, nil
+}
+
+// builder holds what Build has read so far.
+type builder struct {
+	c         *Client
+	opts      Options
+	w         cluster.Window
+	failed    []error
+	queries   int
+	conflicts int // DCGM holdings dropped for overlapping another
+
+	nodeInfo  map[string]map[string]string // node → kube_node_info labels
+	inventory []map[string]string          // DCGM activity label sets
+	metric    string                       // activity metric in use
+
+	nodeFacts map[string]*facts
+	podFacts  map[string]*facts
+
+	nodes []cluster.Node
+	units unitIndex
+	gpus  *gpuUsage
+	ctrs  *ctrUsage
+}
+
+// discover lists nodes and DCGM series. It is also the reachability probe:
+// its errors end the build.
+func (b *builder) discover(ctx context.Context) error {
+	b.nodeInfo = map[string]map[string]string{}
+	err := b.c.Series(ctx, b.w.Start, b.w.End, []string{"kube_node_info"}, func(l map[string]string) {
+		if n := l["node"]; n != "" {
+			b.nodeInfo[n] = l
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("listing nodes: %w", err)
+	}
+	if len(b.nodeInfo) == 0 {
+		return &Error{Kind: Bad, URL: b.c.URL(), Query: "kube_node_info",
+			Err:  fmt.Errorf("no kube-state-metrics node series between %s and %s", b.w.Start.Format(time.RFC3339), b.w.End.Format(time.RFC3339)),
+			Hint: "is kube-state-metrics scraped by this Prometheus, and does the window hold data?"}
+	}
+	for _, m := range activityMetrics {
+		var sets []map[string]string
+		err := b.c.Series(ctx, b.w.Start, b.w.End, []string{m}, func(l map[string]string) { sets = append(sets, l) })
+		if err != nil {
+			return fmt.Errorf("listing DCGM series: %w", err)
+		}
+		if len(sets) > 0 {
+			b.metric, b.inventory = m, sets
+			return nil
+		}
+	}
+	return nil
+}
+
+var (
+	nodeFactMetrics = []string{"kube_node_labels", "kube_node_status_allocatable", "kube_node_spec_taint",
+		"kube_node_created", "kube_node_deletion_timestamp"}
+	podFactMetrics = []string{"kube_pod_info", "kube_pod_owner", "kube_replicaset_owner", "kube_job_owner",
+		"kube_pod_labels", "kube_pod_start_time", "kube_pod_completion_time",
+		"kube_pod_container_resource_requests", "kube_pod_container_resource_limits",
+		"kube_pod_container_status_last_terminated_reason", "kube_pod_container_status_restarts_total"}
+)
+
+// readFacts reads kube-state-metrics series keeping the last value of
+// each. kube_pod_info, whose first and last points bound a pod's life when
+// kube-state-metrics has no timestamp for it, is read at InfoStep; the
+// other facts only need their last value and are read a day per point.
+// It returns the number of queries.
+func (b *builder) readFacts(ctx context.Context) int {
+	b.nodeFacts, b.podFacts = map[string]*facts{}, map[string]*facts{}
+	var tasks []Task
+	add := func(into map[string]*facts, m string) {
+		f := newFacts()
+		into[m] = f
+		if m == "kube_pod_info" {
+			q := fmt.Sprintf("last_over_time(%s[%s])", m, lookback(b.opts.InfoStep))
+			tasks = append(tasks, b.spanTasks(q, b.opts.InfoStep, b.infoSteps(), f.open)...)
+			return
+		}
+		step := max(24*time.Hour, b.opts.InfoStep)
+		q := fmt.Sprintf("last_over_time(%s[%s])", m, lookback(step))
+		tasks = append(tasks, b.endAlignedTasks(q, step, f.open)...)
+	}
+	for _, m := range nodeFactMetrics {
+		add(b.nodeFacts, m)
+	}
+	for _, m := range podFactMetrics {
+		add(b.podFacts, m)
+	}
+	b.run(ctx, tasks)
+	return len(tasks)
+}
+
+// infoSteps is how many info steps one facts request covers: a day, so
+// that an answer for every container's requests stays small.
+func (b *builder) infoSteps() int { return max(int(24*time.Hour/b.opts.InfoStep), 1) }
+
+// endAlignedTasks reads a query at a coarse step on a grid that ends at
+// the window's end, so that the last points are read; the first point may
+// reach up to a step before the window.
+func (b *builder) endAlignedTasks(q string, step time.Duration, open func() Batch) []Task {
+	n := int((b.w.End.Sub(b.w.Start) + step - 1) / step)
+	start := b.w.End.Add(-time.Duration(n) * step)
+	var out []Task
+	for _, sp := range Split(start, b.w.End, step, 30) {
+		out = append(out, Task{Query: q, From: sp.From, To: sp.To, Step: step, Open: open})
+	}
+	return out
+}
+
+// spanTasks splits one query over the window.
+func (b *builder) spanTasks(q string, step time.Duration, maxSteps int, open func() Batch) []Task {
+	var out []Task
+	for _, sp := range Split(b.w.Start, b.w.End, step, maxSteps) {
+		out = append(out, Task{Query: q, From: sp.From, To: sp.To, Step: step, Open: open})
+	}
+	return out
+}
+
+func (b *builder) run(ctx context.Context, tasks []Task) {
+	b.queries += len(tasks)
+	b.failed = append(b.failed, b.c.Run(ctx, tasks)...)
+}
+
+// lookback is a range selector length just under step, so that a sample
+// exactly one step before an evaluation point is not read twice (ranges
+// are closed on the left before Prometheus 3).
+func lookback(step time.Duration) string {
+	return strconv.FormatInt(step.Milliseconds()-1, 10) + "ms"
+}
+
+// shards cuts names into groups of size and returns a quoted regex for each.
+func shards(names []string, size int) []string {
+	sort.Strings(names)
+	var out []string
+	for i := 0; i < len(names); i += size {
+		group := names[i:min(i+size, len(names))]
+		quoted := make([]string, len(group))
+		for k, n := range group {
+			quoted[k] = regexpQuote(n)
+		}
+		out = append(out, strconv.Quote(strings.Join(quoted, "|")))
+	}
+	return out
+}
+
+func regexpQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,226 @@
+package prom
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// lexer reads JSON values straight from a buffered stream. It knows just
+// enough JSON for Prometheus API answers and allocates nothing per point:
+// encoding/json's Decoder.Token boxes every token, which made it the
+// bottleneck of ingest.
+type lexer struct {
+	r   *bufio.Reader
+	buf []byte // scratch for the current string or number
+}
+
+func newLexer(r io.Reader) *lexer { return &lexer{r: bufio.NewReaderSize(r, 64<<10)} }
+
+// peek returns the next non-space byte without consuming it.
+func (l *lexer) peek() (byte, error) {
+	for {
+		c, err := l.r.ReadByte()
+		if err != nil {
+			return 0, unexpected(err)
+		}
+		if c != ' ' && c != '\n' && c != '\r' && c != '\t' {
+			return c, l.r.UnreadByte()
+		}
+	}
+}
+
+func unexpected(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// delim consumes the byte want.
+func (l *lexer) delim(want byte) error {
+	c, err := l.peek()
+	if err != nil {
+		return err
+	}
+	if c != want {
+		return fmt.Errorf("got %q, want %q", c, want)
+	}
+	l.r.ReadByte()
+	return nil
+}
+
+// more reports whether a container has another element, consuming the
+// comma between elements.
+func (l *lexer) more() (bool, error) {
+	c, err := l.peek()
+	switch {
+	case err != nil:
+		return false, err
+	case c == ']' || c == '}':
+		return false, nil
+	case c == ',':
+		l.r.ReadByte()
+	}
+	return true, nil
+}
+
+// stringBytes reads a string; the bytes are valid until the next read.
+func (l *lexer) stringBytes() ([]byte, error) {
+	if err := l.delim('"'); err != nil {
+		return nil, err
+	}
+	l.buf = append(l.buf[:0], '"')
+	escaped := false
+	for {
+		c, err := l.r.ReadByte()
+		if err != nil {
+			return nil, unexpected(err)
+		}
+		l.buf = append(l.buf, c)
+		switch {
+		case c == '\\':
+			escaped = true
+			next, err := l.r.ReadByte()
+			if err != nil {
+				return nil, unexpected(err)
+			}
+			l.buf = append(l.buf, next)
+		case c == '"':
+			if !escaped {
+				return l.buf[1 : len(l.buf)-1], nil
+			}
+			var s string
+			if err := json.Unmarshal(l.buf, &s); err != nil {
+				return nil, err
+			}
+			l.buf = append(l.buf[:0], s...)
+			return l.buf, nil
+		}
+	}
+}
+
+func (l *lexer) string() (string, error) {
+	b, err := l.stringBytes()
+	return string(b), err
+}
+
+// number reads a JSON number.
+func (l *lexer) number() (float64, error) {
+	if _, err := l.peek(); err != nil {
+		return 0, err
+	}
+	l.buf = l.buf[:0]
+	for {
+		c, err := l.r.ReadByte()
+		if err != nil {
+			return 0, unexpected(err)
+		}
+		if !(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E') {
+			l.r.UnreadByte()
+			break
+		}
+		l.buf = append(l.buf, c)
+	}
+	v, err := strconv.ParseFloat(string(l.buf), 64)
+	if err != nil {
+		return 0, fmt.Errorf("number %q: %w", l.buf, err)
+	}
+	return v, nil
+}
+
+// null consumes a literal null, reporting whether it was there.
+func (l *lexer) null() (bool, error) {
+	c, err := l.peek()
+	if err != nil || c != 'n' {
+		return false, err
+	}
+	var lit [4]byte
+	if _, err := io.ReadFull(l.r, lit[:]); err != nil {
+		return false, unexpected(err)
+	}
+	if string(lit[:]) != "null" {
+		return false, fmt.Errorf("got %q, want null", lit)
+	}
+	return true, nil
+}
+
+// skip consumes one value of any shape.
+func (l *lexer) skip() error {
+	c, err := l.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case '"':
+		_, err := l.stringBytes()
+		return err
+	case '{':
+		return l.object(func(string) error { return l.skip() })
+	case '[':
+		return l.array(l.skip)
+	case 't', 'f', 'n':
+		for {
+			c, err := l.r.ReadByte()
+			if err != nil {
+				return unexpected(err)
+			}
+			if c < 'a' || c > 'z' {
+				return l.r.UnreadByte()
+			}
+		}
+	}
+	_, err = l.number()
+	return err
+}
+
+// object walks an object, calling f with the lexer at each value.
+func (l *lexer) object(f func(key string) error) error {
+	if err := l.delim('{'); err != nil {
+		return err
+	}
+	for {
+		ok, err := l.more()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return l.delim('}')
+		}
+		key, err := l.string()
+		if err != nil {
+			return err
+		}
+		if err := l.delim(':'); err != nil {
+			return err
+		}
+		if err := f(key); err != nil {
+			return err
+		}
+	}
+}
+
+// array walks an array; null counts as an empty one.
+func (l *lexer) array(f func() error) error {
+	if isNull, err := l.null(); err != nil || isNull {
+		return err
+	}
+	if err := l.delim('['); err != nil {
+		return err
+	}
+	for {
+		ok, err := l.more()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return l.delim(']')
+		}
+		if err := f(); err != nil {
+			return err
+		}
+	}
+}

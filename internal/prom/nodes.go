@@ -1,0 +1,252 @@
+package prom
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/pricing"
+)
+
+// unitIndex finds a node's units and how DCGM values on them scale.
+type unitIndex struct {
+	replicas map[string]int             // node → time-slicing replicas
+	units    map[string]cluster.UnitRef // unit ID → unit
+}
+
+// buildNodes turns node facts and the DCGM inventory into nodes with
+// their GPUs and units.
+func (b *builder) buildNodes() {
+	byNode := map[string]*cluster.Node{}
+	names := make([]string, 0, len(b.nodeInfo))
+	for n := range b.nodeInfo {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		byNode[name] = &cluster.Node{Name: name, Cloud: cloudOf(b.nodeInfo[name]["provider_id"])}
+	}
+	b.nodeFacts["kube_node_labels"].each(func(f *fact) {
+		if n := byNode[f.labels["node"]]; n != nil {
+			n.Labels = objectLabels(f.labels)
+		}
+	})
+	b.applyNodeFacts(byNode)
+	gpus := inventoryByNode(b.inventory)
+	b.units = unitIndex{replicas: map[string]int{}, units: map[string]cluster.UnitRef{}}
+	for _, name := range names {
+		n := byNode[name]
+		describe(n)
+		n.GPUs = buildGPUs(n, gpus[name])
+		if r := atoi(n.Labels["nvidia.com/gpu.replicas"]); r > 1 {
+			b.units.replicas[name] = r
+		}
+		b.nodes = append(b.nodes, *n)
+	}
+	for i := range b.nodes {
+		n := &b.nodes[i]
+		for j := range n.GPUs {
+			g := &n.GPUs[j]
+			for k := range g.Units {
+				b.units.units[g.Units[k].ID] = cluster.UnitRef{Node: n, GPU: g, Unit: &g.Units[k]}
+			}
+		}
+	}
+}
+
+func (b *builder) applyNodeFacts(byNode map[string]*cluster.Node) {
+	get := func(m string, fn func(n *cluster.Node, f *fact)) {
+		b.nodeFacts[m].each(func(f *fact) {
+			if n := byNode[f.labels["node"]]; n != nil {
+				fn(n, f)
+			}
+		})
+	}
+	get("kube_node_status_allocatable", func(n *cluster.Node, f *fact) {
+		switch f.labels["resource"] {
+		case "cpu":
+			n.CPUMilli = int64(math.Round(f.value * 1000))
+		case "memory":
+			n.MemoryBytes = int64(f.value)
+		}
+	})
+	get("kube_node_spec_taint", func(n *cluster.Node, f *fact) {
+		n.Taints = append(n.Taints, cluster.Taint{Key: f.labels["key"], Value: f.labels["value"], Effect: f.labels["effect"]})
+	})
+	get("kube_node_created", func(n *cluster.Node, f *fact) { n.Created = unixTime(f.value) })
+	get("kube_node_deletion_timestamp", func(n *cluster.Node, f *fact) { n.Deleted = unixTime(f.value) })
+}
+
+// describe fills a node's cloud facts and GPU model from its labels.
+func describe(n *cluster.Node) {
+	l := n.Labels
+	n.Region, n.Zone = l["topology.kubernetes.io/region"], l["topology.kubernetes.io/zone"]
+	n.InstanceType = first(l, "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
+	n.Capacity = capacityOf(l, n.Cloud)
+	if l["nvidia.com/mig.strategy"] == "mixed" || l["nvidia.com/mig.strategy"] == "single" {
+		n.MIGStrategy = l["nvidia.com/mig.strategy"]
+	}
+	if p := l["nvidia.com/gpu.product"]; p != "" {
+		n.GPUModel = gpuModel(p, atoi(l["nvidia.com/gpu.memory"]))
+	}
+}
+
+func capacityOf(l map[string]string, cloud string) string {
+	switch {
+	case l["karpenter.sh/capacity-type"] != "":
+		return l["karpenter.sh/capacity-type"]
+	case strings.EqualFold(l["eks.amazonaws.com/capacityType"], "SPOT"),
+		l["kubernetes.azure.com/scalesetpriority"] == "spot", l["cloud.google.com/gke-spot"] == "true":
+		return cluster.Spot
+	case cloud != "":
+		return cluster.OnDemand
+	}
+	return ""
+}
+
+// cloudOf reads the provider from a node's spec.providerID.
+func cloudOf(providerID string) string {
+	scheme, _, ok := strings.Cut(providerID, "://")
+	if !ok {
+		return ""
+	}
+	switch scheme {
+	case "aws", "azure":
+		return scheme
+	case "gce":
+		return "gcp"
+	}
+	return ""
+}
+
+// gpuModel normalizes a GPU feature discovery product ("NVIDIA-A100-SXM4-40GB")
+// and memory in MiB to the catalog's model name ("A100-40GB").
+func gpuModel(product string, memMiB int) string {
+	p := strings.TrimPrefix(strings.TrimPrefix(product, "NVIDIA-"), "NVIDIA ")
+	family, _, _ := strings.Cut(strings.ReplaceAll(p, " ", "-"), "-")
+	return pricing.NormalizeGPUModel(family, math.Round(float64(memMiB)/1024))
+}
+
+// dcgmGPU is what the DCGM series say about one physical GPU.
+type dcgmGPU struct {
+	uuid string
+	mig  map[int]string // GPU instance ID → profile
+}
+
+func inventoryByNode(sets []map[string]string) map[string]map[int]*dcgmGPU {
+	out := map[string]map[int]*dcgmGPU{}
+	for _, l := range sets {
+		host, idx, err := hostAndIndex(l)
+		if err != nil {
+			continue
+		}
+		if out[host] == nil {
+			out[host] = map[int]*dcgmGPU{}
+		}
+		g := out[host][idx]
+		if g == nil {
+			g = &dcgmGPU{uuid: first(l, "UUID", "uuid"), mig: map[int]string{}}
+			out[host][idx] = g
+		}
+		if prof := l["GPU_I_PROFILE"]; prof != "" {
+			if gi, err := strconv.Atoi(l["GPU_I_ID"]); err == nil {
+				g.mig[gi] = prof
+			}
+		}
+	}
+	return out
+}
+
+func hostAndIndex(l map[string]string) (string, int, error) {
+	host := first(l, "Hostname", "hostname")
+	idx, err := strconv.Atoi(l["gpu"])
+	if host == "" || err != nil || idx < 0 || idx > 1024 {
+		return "", 0, fmt.Errorf("DCGM series without host or GPU index: %v", l)
+	}
+	return host, idx, nil
+}
+
+// buildGPUs lays out a node's GPUs: as many as GPU feature discovery
+// counts (or DCGM shows), time-sliced when the node advertises replicas,
+// carved into the MIG instances DCGM reports, whole otherwise.
+func buildGPUs(n *cluster.Node, seen map[int]*dcgmGPU) []cluster.GPU {
+	count := atoi(n.Labels["nvidia.com/gpu.count"])
+	for idx := range seen {
+		count = max(count, idx+1)
+	}
+	replicas := max(atoi(n.Labels["nvidia.com/gpu.replicas"]), 1)
+	mem := int64(atoi(n.Labels["nvidia.com/gpu.memory"]))
+	out := make([]cluster.GPU, count)
+	for i := range out {
+		g := cluster.GPU{Index: i, Model: n.GPUModel, MemoryMiB: mem, Sharing: cluster.Exclusive, Replicas: 1}
+		base := fmt.Sprintf("%s/gpu%d", n.Name, i)
+		d := seen[i]
+		if d != nil {
+			g.UUID = d.uuid
+		}
+		switch {
+		case replicas > 1:
+			g.Sharing, g.Replicas = cluster.TimeSlicing, replicas
+			for r := range replicas {
+				g.Units = append(g.Units, cluster.Unit{ID: fmt.Sprintf("%s/ts-%d", base, r), Kind: cluster.TimeSlice})
+			}
+		case d != nil && len(d.mig) > 0:
+			g.Sharing = cluster.MIG
+			g.Units = migUnits(base, d.mig, mem)
+		default:
+			g.Units = []cluster.Unit{{ID: base, Kind: cluster.WholeGPU}}
+		}
+		out[i] = g
+	}
+	return out
+}
+
+func migUnits(base string, mig map[int]string, memMiB int64) []cluster.Unit {
+	ids := make([]int, 0, len(mig))
+	for gi := range mig {
+		ids = append(ids, gi)
+	}
+	sort.Ints(ids)
+	units := make([]cluster.Unit, 0, len(ids))
+	for _, gi := range ids {
+		prof := mig[gi]
+		c, m := migSlices(prof, memMiB)
+		units = append(units, cluster.Unit{ID: migUnitID(base, prof, gi), Kind: cluster.MIGSlice,
+			Profile: prof, ComputeSlices: c, MemorySlices: m})
+	}
+	return units
+}
+
+func migUnitID(base, prof string, gi int) string { return fmt.Sprintf("%s/mig-%s-%d", base, prof, gi) }
+
+// migSlices reads "3g.40gb" as 3 compute slices and 40 GB of the GPU's
+// memory in eighths (4 on an 80 GB GPU).
+func migSlices(prof string, memMiB int64) (compute, memory int) {
+	c, m, ok := strings.Cut(strings.TrimSuffix(prof, "gb"), "g.")
+	compute, memory = atoi(c), 1
+	gb, err := strconv.ParseFloat(m, 64)
+	if ok && err == nil && memMiB > 0 {
+		gpuGB := math.Round(float64(memMiB) / 1024)
+		memory = max(int(math.Round(gb*8/gpuGB)), 1)
+	}
+	return max(compute, 1), memory
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func unixTime(sec float64) time.Time {
+	if sec <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(int64(math.Round(sec * 1000))).UTC()
+}

@@ -1,0 +1,157 @@
+package prom
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+// podFacts gathers what kube-state-metrics says about one pod.
+type podFacts struct {
+	pod        cluster.Pod
+	seenFirst  float64
+	seenLast   float64
+	ctrs       map[string]*cluster.Container
+	ownerKind  string
+	ownerName  string
+	restarts   int
+	oomCounted bool
+}
+
+// buildPods turns pod facts into pods, resolving owners through
+// ReplicaSets and Jobs.
+func (b *builder) buildPods() []*podFacts {
+	pods := map[string]*podFacts{}
+	get := func(l map[string]string) *podFacts {
+		ns, name := l["namespace"], l["pod"]
+		if ns == "" || name == "" {
+			return nil
+		}
+		k := ns + "/" + name
+		if pods[k] == nil {
+			pods[k] = &podFacts{pod: cluster.Pod{Namespace: ns, Name: name}, seenFirst: math.Inf(1), ctrs: map[string]*cluster.Container{}}
+		}
+		return pods[k]
+	}
+	each := func(m string, fn func(p *podFacts, f *fact)) {
+		b.podFacts[m].each(func(f *fact) {
+			if p := get(f.labels); p != nil {
+				fn(p, f)
+			}
+		})
+	}
+	each("kube_pod_info", func(p *podFacts, f *fact) {
+		p.pod.Node, p.pod.UID = f.labels["node"], f.labels["uid"]
+		p.seenFirst, p.seenLast = min(p.seenFirst, f.first), max(p.seenLast, f.last)
+	})
+	each("kube_pod_owner", func(p *podFacts, f *fact) { p.ownerKind, p.ownerName = f.labels["owner_kind"], f.labels["owner_name"] })
+	each("kube_pod_labels", func(p *podFacts, f *fact) { p.pod.Labels = objectLabels(f.labels) })
+	each("kube_pod_start_time", func(p *podFacts, f *fact) { p.pod.Start = unixTime(f.value) })
+	each("kube_pod_completion_time", func(p *podFacts, f *fact) { p.pod.End = unixTime(f.value) })
+	each("kube_pod_container_resource_requests", func(p *podFacts, f *fact) { p.request(f, true) })
+	each("kube_pod_container_resource_limits", func(p *podFacts, f *fact) { p.request(f, false) })
+	each("kube_pod_container_status_restarts_total", func(p *podFacts, f *fact) { p.restarts += int(f.value) })
+	each("kube_pod_container_status_last_terminated_reason", func(p *podFacts, f *fact) {
+		p.oomCounted = p.oomCounted || f.labels["reason"] == "OOMKilled"
+	})
+	owners := b.ownerChains()
+	out := make([]*podFacts, 0, len(pods))
+	for _, p := range pods {
+		if math.IsInf(p.seenFirst, 1) {
+			continue // requests without kube_pod_info: not a pod we can place
+		}
+		p.finish(b.w, b.opts.InfoStep, owners)
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].pod.Key() < out[j].pod.Key() })
+	return out
+}
+
+// request records one requests or limits series of a container.
+func (p *podFacts) request(f *fact, isRequest bool) {
+	name := f.labels["container"]
+	c := p.ctrs[name]
+	if c == nil {
+		c = &cluster.Container{Name: name}
+		p.ctrs[name] = c
+	}
+	r := resourceName(f.labels["resource"])
+	switch {
+	case r == "cpu" && isRequest:
+		c.CPURequestMilli = int64(math.Round(f.value * 1000))
+	case r == "cpu":
+		c.CPULimitMilli = int64(math.Round(f.value * 1000))
+	case r == "memory" && isRequest:
+		c.MemoryRequest = int64(f.value)
+	case r == "memory":
+		c.MemoryLimit = int64(f.value)
+	case strings.HasPrefix(r, "nvidia.com/") && isRequest && f.value > 0:
+		if c.GPURequests == nil {
+			c.GPURequests = map[string]int64{}
+		}
+		c.GPURequests[r] = int64(f.value)
+	}
+}
+
+// owner is a controller and its own owner.
+type owner struct{ kind, name string }
+
+// ownerChains maps "namespace/Kind/name" of ReplicaSets and Jobs to their
+// owners.
+func (b *builder) ownerChains() map[string]owner {
+	out := map[string]owner{}
+	add := func(m, kind, label string) {
+		b.podFacts[m].each(func(f *fact) {
+			if k := f.labels["owner_kind"]; k != "" && k != "<none>" {
+				out[f.labels["namespace"]+"/"+kind+"/"+f.labels[label]] = owner{k, f.labels["owner_name"]}
+			}
+		})
+	}
+	add("kube_replicaset_owner", "ReplicaSet", "replicaset")
+	add("kube_job_owner", "Job", "job_name")
+	return out
+}
+
+func (p *podFacts) finish(w cluster.Window, infoStep time.Duration, owners map[string]owner) {
+	o := owner{p.ownerKind, p.ownerName}
+	for range 3 { // ReplicaSet → Deployment, Job → CronJob
+		up, ok := owners[p.pod.Namespace+"/"+o.kind+"/"+o.name]
+		if !ok {
+			break
+		}
+		o = up
+	}
+	if o.kind == "" || o.kind == "<none>" {
+		o = owner{"Pod", p.pod.Name}
+	}
+	p.pod.Owner = cluster.Owner{Kind: o.kind, Name: o.name}
+	if p.pod.Start.IsZero() {
+		p.pod.Start = unixTime(p.seenFirst)
+	}
+	// A pod deleted while running has no completion time: it ended within
+	// one info step after it was last seen.
+	if last := unixTime(p.seenLast).Add(infoStep); p.pod.End.IsZero() && last.Before(w.End) {
+		p.pod.End = last
+	}
+	if !p.pod.End.IsZero() && p.pod.End.Before(p.pod.Start) {
+		p.pod.End = p.pod.Start // a clock skew between kubelet and apiserver
+	}
+	p.pod.Phase = "Running"
+	if !p.pod.End.IsZero() {
+		p.pod.Phase = "Succeeded"
+	}
+	if p.oomCounted {
+		p.pod.OOMKills = max(p.restarts, 1)
+	}
+	names := make([]string, 0, len(p.ctrs))
+	for n := range p.ctrs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p.pod.Containers = append(p.pod.Containers, *p.ctrs[n])
+	}
+}

@@ -1,0 +1,251 @@
+package prom
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/gpuwise/gpuwise/internal/usage"
+)
+
+// holdKey is one pod on one GPU unit.
+type holdKey struct{ pod, unit string }
+
+// gpuSeries is the accumulated usage of one holding.
+type gpuSeries struct {
+	act, sm *usage.Activity
+	fb      *usage.Gauge
+}
+
+// gpuUsage is every holding's usage: one gpuSeries per holding.
+type gpuUsage struct {
+	mu    sync.Mutex
+	holds map[holdKey]*gpuSeries
+	// hosts are the nodes that sent any DCGM series.
+	hosts map[string]bool
+}
+
+// ctrSeries is the accumulated usage of one container.
+type ctrSeries struct {
+	cpu, mem *usage.Gauge
+	resets   int
+}
+
+type ctrUsage struct {
+	mu   sync.Mutex
+	ctrs map[string]*ctrSeries // namespace/pod/container
+}
+
+// field names which accumulator of a holding a query feeds.
+type field int
+
+const (
+	activityField field = iota
+	smField
+	fbField
+)
+
+// readUsage reads DCGM and cAdvisor series at Step resolution, node shard
+// by node shard and day by day.
+func (b *builder) readUsage(ctx context.Context) {
+	b.gpus = &gpuUsage{holds: map[holdKey]*gpuSeries{}, hosts: map[string]bool{}}
+	b.ctrs = &ctrUsage{ctrs: map[string]*ctrSeries{}}
+	var gpuNodes, all []string
+	for _, n := range b.nodes {
+		all = append(all, n.Name)
+		if n.HasGPUs() {
+			gpuNodes = append(gpuNodes, n.Name)
+		}
+	}
+	var tasks []Task
+	step, lb := b.opts.Step, lookback(b.opts.Step)
+	if b.metric != "" {
+		scale := 1.0
+		if b.metric == "DCGM_FI_DEV_GPU_UTIL" {
+			scale = 0.01
+		}
+		for _, re := range shards(gpuNodes, b.opts.ShardSize) {
+			for _, m := range []struct {
+				name  string
+				f     field
+				scale float64
+			}{{b.metric, activityField, scale}, {"DCGM_FI_PROF_SM_ACTIVE", smField, 1}, {"DCGM_FI_DEV_FB_USED", fbField, 1}} {
+				q := fmt.Sprintf(`avg_over_time(%[1]s{Hostname=~%[2]s}[%[3]s]) or avg_over_time(%[1]s{hostname=~%[2]s}[%[3]s])`, m.name, re, lb)
+				f, sc := m.f, m.scale
+				tasks = append(tasks, b.spanTasks(q, step, b.opts.MaxSteps, func() Batch { return b.newGPUBatch(f, sc) })...)
+			}
+		}
+	}
+	for _, re := range shards(all, b.opts.ShardSize) {
+		sel := fmt.Sprintf(`{container!="",container!="POD",node=~%s}`, re)
+		mem := fmt.Sprintf("avg_over_time(container_memory_working_set_bytes%s[%s])", sel, lb)
+		tasks = append(tasks, b.spanTasks(mem, step, b.opts.MaxSteps, func() Batch { return b.newMemBatch() })...)
+		cpu := fmt.Sprintf("last_over_time(container_cpu_usage_seconds_total%s[%s])", sel, lb)
+		tasks = append(tasks, b.counterTasks(cpu)...)
+	}
+	b.run(ctx, tasks)
+}
+
+// gpuBatch collects one request's DCGM points per holding.
+type gpuBatch struct {
+	b      *builder
+	f      field
+	scale  float64
+	step   float64
+	series map[holdKey]*gpuSeries
+	hosts  map[string]bool
+}
+
+func (b *builder) newGPUBatch(f field, scale float64) Batch {
+	return &gpuBatch{b: b, f: f, scale: scale, step: b.opts.Step.Seconds(), series: map[holdKey]*gpuSeries{}, hosts: map[string]bool{}}
+}
+
+func (g *gpuBatch) Series(l map[string]string) PointFunc {
+	host, idx, err := hostAndIndex(l)
+	if err != nil {
+		return nil
+	}
+	g.hosts[host] = true
+	pod, ns := first(l, "pod", "pod_name"), first(l, "namespace", "pod_namespace")
+	if pod == "" || ns == "" {
+		return nil // a device series with no pod: the unit was free
+	}
+	unit := unitID(host, idx, l)
+	if _, ok := g.b.units.units[unit]; !ok {
+		return nil
+	}
+	scale := g.scale
+	if r := g.b.units.replicas[host]; r > 1 && l["vgpu"] != "" && g.f != fbField {
+		scale *= float64(r) // a share of the device, as a share of the replica
+	}
+	k := holdKey{ns + "/" + pod, unit}
+	s := g.series[k]
+	if s == nil {
+		s = &gpuSeries{}
+		g.series[k] = s
+	}
+	dt := g.step
+	switch g.f {
+	case activityField:
+		if s.act == nil {
+			s.act = new(usage.Activity)
+		}
+		a := s.act
+		return func(_, v float64) { a.Add(v*scale, dt) }
+	case smField:
+		if s.sm == nil {
+			s.sm = new(usage.Activity)
+		}
+		a := s.sm
+		return func(_, v float64) { a.Add(v*scale, dt) }
+	}
+	if s.fb == nil {
+		s.fb = new(usage.Gauge)
+	}
+	gauge := s.fb
+	return func(_, v float64) { gauge.Add(v, dt) }
+}
+
+func (g *gpuBatch) Commit() {
+	u := g.b.gpus
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for h := range g.hosts {
+		u.hosts[h] = true
+	}
+	for k, s := range g.series {
+		have := u.holds[k]
+		if have == nil {
+			have = &gpuSeries{}
+			u.holds[k] = have
+		}
+		have.act = mergeActivity(have.act, s.act)
+		have.sm = mergeActivity(have.sm, s.sm)
+		have.fb = mergeGauge(have.fb, s.fb)
+	}
+}
+
+func mergeActivity(into, from *usage.Activity) *usage.Activity {
+	switch {
+	case from == nil || from.Samples == 0:
+		return into
+	case into == nil:
+		return from
+	}
+	into.Merge(from)
+	return into
+}
+
+func mergeGauge(into, from *usage.Gauge) *usage.Gauge {
+	switch {
+	case from == nil || from.Samples == 0:
+		return into
+	case into == nil:
+		return from
+	}
+	into.Merge(from)
+	return into
+}
+
+// unitID names the unit a DCGM series measures, as buildGPUs names it.
+func unitID(host string, idx int, l map[string]string) string {
+	base := fmt.Sprintf("%s/gpu%d", host, idx)
+	if v := l["vgpu"]; v != "" {
+		return base + "/ts-" + v
+	}
+	if prof := l["GPU_I_PROFILE"]; prof != "" {
+		return migUnitID(base, prof, atoi(l["GPU_I_ID"]))
+	}
+	return base
+}
+
+func ctrKey(l map[string]string) string {
+	return first(l, "namespace") + "/" + first(l, "pod") + "/" + first(l, "container")
+}
+
+// memBatch collects working-set points per container.
+type memBatch struct {
+	b      *builder
+	series map[string]*usage.Gauge
+}
+
+func (b *builder) newMemBatch() Batch { return &memBatch{b: b, series: map[string]*usage.Gauge{}} }
+
+func (m *memBatch) Series(l map[string]string) PointFunc {
+	k := ctrKey(l)
+	g := m.series[k]
+	if g == nil { // a restarted container is a new series of the same container
+		g = new(usage.Gauge)
+		m.series[k] = g
+	}
+	dt := m.b.opts.Step.Seconds()
+	return func(_, v float64) { g.Add(v, dt) }
+}
+
+func (m *memBatch) Commit() {
+	m.b.ctrs.commit(func(c map[string]*ctrSeries) {
+		for k, g := range m.series {
+			s := c[k]
+			s.mem = mergeGauge(s.mem, g)
+		}
+	}, keys(m.series))
+}
+
+func (u *ctrUsage) commit(fn func(map[string]*ctrSeries), ks []string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, k := range ks {
+		if u.ctrs[k] == nil {
+			u.ctrs[k] = &ctrSeries{}
+		}
+	}
+	fn(u.ctrs)
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
