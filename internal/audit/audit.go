@@ -55,7 +55,8 @@ type auditor struct {
 }
 
 // Run checks every rule against s. Findings come back sorted by
-// severity (worst first), then rule, then object.
+// severity (worst first), then money at stake (most first; unpriced
+// after priced), then rule, then object.
 func Run(s *cluster.Snapshot, o Options) *Result {
 	a := &auditor{s: s, o: o, nodes: map[string]*cluster.Node{}, prices: map[string]*pricing.NodePrice{}}
 	for i := range s.Nodes {
@@ -64,20 +65,38 @@ func Run(s *cluster.Snapshot, o Options) *Result {
 	var fs []Finding
 	fs = append(fs, a.nodeRules()...)
 	fs = append(fs, a.podRules()...)
+	sortFindings(fs)
+	if fs == nil {
+		fs = []Finding{}
+	}
+	notes := append(append([]string{}, s.Notes...), a.notes...)
+	return &Result{Source: s.Source, Findings: fs, Summary: summarize(fs), Notes: notes}
+}
+
+// sortFindings orders findings worst first, then by money at stake (most
+// first; unpriced after priced), then rule, then object.
+func sortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		if fs[i].Severity != fs[j].Severity {
 			return fs[i].Severity > fs[j].Severity
+		}
+		if mi, mj := monthly(fs[i]), monthly(fs[j]); mi != mj {
+			return mi > mj
 		}
 		if fs[i].Rule != fs[j].Rule {
 			return fs[i].Rule < fs[j].Rule
 		}
 		return fs[i].Object < fs[j].Object
 	})
-	if fs == nil {
-		fs = []Finding{}
+}
+
+// monthly is the finding's $/month, or -1 when it has none, so priced
+// findings sort first.
+func monthly(f Finding) float64 {
+	if f.MonthlyUSD == nil {
+		return -1
 	}
-	notes := append(append([]string{}, s.Notes...), a.notes...)
-	return &Result{Source: s.Source, Findings: fs, Summary: summarize(fs), Notes: notes}
+	return *f.MonthlyUSD
 }
 
 // price returns the node's price, nil when unpriced (noted once).
