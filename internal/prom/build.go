@@ -24,7 +24,21 @@ type Options struct {
 	MaxSteps int
 	// ShardSize is how many nodes one usage query covers (default 16).
 	ShardSize int
+	// Read is how usage series are read: "raw" reads raw samples with
+	// instant queries of range vectors, each sample standing for the time
+	// to the series' next one (at most Step); "range" reads query_range at
+	// Step, each point standing for Step; "auto" (the default) probes the
+	// samples of the last probeSteps steps of each source (DCGM,
+	// cAdvisor) and reads it raw when they come about once a step.
+	Read string
 }
+
+// Ways of reading usage series.
+const (
+	ReadAuto  = "auto"
+	ReadRaw   = "raw"
+	ReadRange = "range"
+)
 
 func (o Options) withDefaults() Options {
 	if o.Step <= 0 {
@@ -38,6 +52,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ShardSize <= 0 {
 		o.ShardSize = 16
+	}
+	if o.Read == "" {
+		o.Read = ReadAuto
 	}
 	return o
 }
@@ -67,6 +84,9 @@ func (e *PartialError) Unwrap() []error { return e.Failed }
 // nothing usable could be read it returns only the error.
 func Build(ctx context.Context, c *Client, opts Options) (*cluster.Snapshot, error) {
 	opts = opts.withDefaults()
+	if opts.Read != ReadAuto && opts.Read != ReadRaw && opts.Read != ReadRange {
+		return nil, fmt.Errorf("prometheus read %q: want auto, raw or range", opts.Read)
+	}
 	b := &builder{c: c, opts: opts, w: opts.Window}
 	if err := b.discover(ctx); err != nil {
 		return nil, err
@@ -95,6 +115,8 @@ type builder struct {
 	nodeInfo  map[string]map[string]string // node → kube_node_info labels
 	inventory []map[string]string          // DCGM activity label sets
 	metric    string                       // activity metric in use
+	gpuRead   string                       // how DCGM series were read
+	ctrRead   string                       // how cAdvisor series were read
 
 	nodeFacts map[string]*facts
 	podFacts  map[string]*facts

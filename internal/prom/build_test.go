@@ -37,13 +37,17 @@ func fakeCluster(t *testing.T, failOn string, failStatus int) *httptest.Server {
 }
 
 func build(t *testing.T, srv *httptest.Server) (*cluster.Snapshot, error) {
+	return buildReading(t, srv, "")
+}
+
+func buildReading(t *testing.T, srv *httptest.Server, read string) (*cluster.Snapshot, error) {
 	t.Helper()
 	c, err := New(Config{URL: srv.URL, Retries: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	return Build(context.Background(), c, Options{Window: cluster.Window{Start: start, End: start.Add(48 * time.Hour)}})
+	return Build(context.Background(), c, Options{Window: cluster.Window{Start: start, End: start.Add(48 * time.Hour)}, Read: read})
 }
 
 func TestBuildMarksPartialReads(t *testing.T) {
@@ -90,5 +94,17 @@ func TestBuildMarksPartialReads(t *testing.T) {
 				t.Errorf("notes %q do not mark the snapshot partial", notes)
 			}
 		})
+	}
+}
+
+func TestBuildMarksPartialRawReads(t *testing.T) {
+	t.Parallel()
+	s, err := buildReading(t, fakeCluster(t, "container_cpu_usage_seconds_total", 503), ReadRaw)
+	var partial *PartialError
+	if s == nil || !errors.As(err, &partial) {
+		t.Fatalf("snapshot %v, err %v; want a partial snapshot", s != nil, err)
+	}
+	if _, err := buildReading(t, fakeCluster(t, "", 0), "sometimes"); err == nil || !strings.Contains(err.Error(), "want auto, raw or range") {
+		t.Errorf("err %v, want a bad read mode rejected", err)
 	}
 }

@@ -2,6 +2,7 @@ package prom
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,28 +70,24 @@ func (l *lexer) more() (bool, error) {
 }
 
 // stringBytes reads a string; the bytes are valid until the next read.
+// A string without escapes is returned from the reader's buffer as is.
 func (l *lexer) stringBytes() ([]byte, error) {
 	if err := l.delim('"'); err != nil {
 		return nil, err
 	}
-	l.buf = append(l.buf[:0], '"')
-	escaped := false
+	chunk, err := l.r.ReadSlice('"')
+	if err == nil && bytes.IndexByte(chunk, '\\') < 0 {
+		return chunk[:len(chunk)-1], nil
+	}
+	// Escapes, or longer than the buffer: gather the whole literal.
+	l.buf = append(append(l.buf[:0], '"'), chunk...)
 	for {
-		c, err := l.r.ReadByte()
-		if err != nil {
-			return nil, unexpected(err)
-		}
-		l.buf = append(l.buf, c)
 		switch {
-		case c == '\\':
-			escaped = true
-			next, err := l.r.ReadByte()
-			if err != nil {
-				return nil, unexpected(err)
-			}
-			l.buf = append(l.buf, next)
-		case c == '"':
-			if !escaped {
+		case err == bufio.ErrBufferFull:
+		case err != nil:
+			return nil, unexpected(err)
+		case !escapedQuote(l.buf):
+			if bytes.IndexByte(l.buf, '\\') < 0 {
 				return l.buf[1 : len(l.buf)-1], nil
 			}
 			var s string
@@ -100,7 +97,19 @@ func (l *lexer) stringBytes() ([]byte, error) {
 			l.buf = append(l.buf[:0], s...)
 			return l.buf, nil
 		}
+		chunk, err = l.r.ReadSlice('"')
+		l.buf = append(l.buf, chunk...)
 	}
+}
+
+// escapedQuote reports whether the quote that ends b is escaped: preceded
+// by an odd number of backslashes.
+func escapedQuote(b []byte) bool {
+	n := 0
+	for i := len(b) - 2; i >= 0 && b[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
 }
 
 func (l *lexer) string() (string, error) {
@@ -108,10 +117,25 @@ func (l *lexer) string() (string, error) {
 	return string(b), err
 }
 
-// number reads a JSON number.
+// number reads a JSON number, from the reader's buffer when it holds the
+// whole number.
 func (l *lexer) number() (float64, error) {
 	if _, err := l.peek(); err != nil {
 		return 0, err
+	}
+	if b, _ := l.r.Peek(l.r.Buffered()); len(b) > 0 {
+		n := 0
+		for n < len(b) && isNumberByte(b[n]) {
+			n++
+		}
+		if n < len(b) {
+			v, err := strconv.ParseFloat(string(b[:n]), 64)
+			if err != nil {
+				return 0, fmt.Errorf("number %q: %w", b[:n], err)
+			}
+			l.r.Discard(n)
+			return v, nil
+		}
 	}
 	l.buf = l.buf[:0]
 	for {
@@ -119,7 +143,7 @@ func (l *lexer) number() (float64, error) {
 		if err != nil {
 			return 0, unexpected(err)
 		}
-		if !(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E') {
+		if !isNumberByte(c) {
 			l.r.UnreadByte()
 			break
 		}
@@ -130,6 +154,10 @@ func (l *lexer) number() (float64, error) {
 		return 0, fmt.Errorf("number %q: %w", l.buf, err)
 	}
 	return v, nil
+}
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'
 }
 
 // null consumes a literal null, reporting whether it was there.

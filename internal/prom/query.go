@@ -28,6 +28,19 @@ type Task struct {
 	From, To time.Time
 	Step     time.Duration
 	Open     func() Batch
+	// Raw makes the task an instant query at To of a query that selects
+	// a range vector (/api/v1/query): Prometheus answers the raw samples,
+	// with no per-step evaluation. A Batch that is also a WeightedBatch
+	// then gets each sample weighted by the time to the series' next
+	// sample, at most Cap (the series' last sample: the gap before it).
+	Raw bool
+	Cap time.Duration
+}
+
+// WeightedBatch is a Batch whose points each stand for a span of time.
+type WeightedBatch interface {
+	Batch
+	Weighted(labels map[string]string) func(v, dt float64)
 }
 
 // Span is a run of evaluation points, both ends included.
@@ -62,7 +75,11 @@ func (c *Client) Run(ctx context.Context, tasks []Task) []error {
 	for range min(c.cfg.Concurrency, len(tasks)) {
 		wg.Go(func() {
 			for t := range next {
-				if err := c.rangeQuery(ctx, t); err != nil {
+				query := c.rangeQuery
+				if t.Raw {
+					query = c.rawQuery
+				}
+				if err := query(ctx, t); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
 					mu.Unlock()
@@ -95,6 +112,66 @@ func (c *Client) rangeQuery(ctx context.Context, t Task) error {
 		b.Commit()
 	}
 	return err
+}
+
+// rawQuery reads a range vector's raw samples with an instant query.
+func (c *Client) rawQuery(ctx context.Context, t Task) error {
+	form := url.Values{"query": {t.Query}, "time": {unix(t.To)}}
+	var b Batch
+	err := c.get(ctx, "/api/v1/query", form, t.Query, func(r io.Reader) error {
+		b = t.Open()
+		wb, ok := b.(WeightedBatch)
+		if !ok || t.Cap <= 0 {
+			_, err := decodeMatrix(r, b.Series)
+			return err
+		}
+		w := &weigher{cap: t.Cap.Seconds()}
+		_, err := decodeMatrix(r, func(l map[string]string) PointFunc {
+			w.flush()
+			w.add = wb.Weighted(l)
+			if w.add == nil {
+				return nil
+			}
+			return w.point
+		})
+		w.flush()
+		return err
+	})
+	if err == nil {
+		b.Commit()
+	}
+	return err
+}
+
+// weigher turns one series' raw samples into weighted points: each sample
+// stands for the time to the next one, at most cap (a longer gap is not
+// measured); the last stands for the gap before it, at most cap, or cap
+// when it is alone.
+type weigher struct {
+	cap          float64
+	add          func(v, dt float64)
+	have         bool
+	prevT, prevV float64
+	gap          float64
+}
+
+func (w *weigher) point(t, v float64) {
+	if w.have {
+		w.gap = t - w.prevT
+		w.add(w.prevV, min(w.gap, w.cap))
+	}
+	w.prevT, w.prevV, w.have = t, v, true
+}
+
+func (w *weigher) flush() {
+	if w.have {
+		dt := w.cap
+		if w.gap > 0 {
+			dt = min(w.gap, w.cap)
+		}
+		w.add(w.prevV, dt)
+	}
+	w.have, w.gap, w.add = false, 0, nil
 }
 
 // Series lists the label sets of the series matching any of matchers

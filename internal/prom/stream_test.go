@@ -2,8 +2,10 @@ package prom
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -148,4 +150,37 @@ func BenchmarkIngest(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "samples/s")
+}
+
+// TestLexerEdges: escapes, strings longer than the read buffer and values
+// split across reads decode the same as from one buffer.
+func TestLexerEdges(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 100<<10)
+	body := `{"status":"success","data":{"resultType":"matrix","result":[` +
+		`{"metric":{"pod":"a\"b\\\\","long":"` + long + `","e":"q\\\"\u00e9"},"values":[[1.5,"2"],[1e3,"-3.25e-1"]]}]}}`
+	for name, r := range map[string]func() io.Reader{
+		"one buffer": func() io.Reader { return strings.NewReader(body) },
+		"byte reads": func() io.Reader { return iotest.OneByteReader(strings.NewReader(body)) },
+		"half reads": func() io.Reader { return iotest.HalfReader(strings.NewReader(body)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got []point
+			var labels map[string]string
+			_, err := decodeMatrix(r(), func(l map[string]string) PointFunc {
+				labels = l
+				return func(ts, v float64) { got = append(got, point{l["pod"], ts, v}) }
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []point{{`a"b\\`, 1.5, 2}, {`a"b\\`, 1000, -0.325}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("points (-want +got):\n%s", diff)
+			}
+			if labels["long"] != long || labels["e"] != `q\"é` {
+				t.Errorf("labels long=%d bytes e=%q, want %d bytes and %q", len(labels["long"]), labels["e"], len(long), `q\"é`)
+			}
+		})
+	}
 }

@@ -3,7 +3,9 @@ package prom
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
@@ -64,26 +66,111 @@ func (b *builder) readUsage(ctx context.Context) {
 		if b.metric == "DCGM_FI_DEV_GPU_UTIL" {
 			scale = 0.01
 		}
-		for _, re := range shards(gpuNodes, b.opts.ShardSize) {
-			for _, m := range []struct {
-				name  string
-				f     field
-				scale float64
-			}{{b.metric, activityField, scale}, {"DCGM_FI_PROF_SM_ACTIVE", smField, 1}, {"DCGM_FI_DEV_FB_USED", fbField, 1}} {
-				q := fmt.Sprintf(`avg_over_time(%[1]s{Hostname=~%[2]s}[%[3]s]) or avg_over_time(%[1]s{hostname=~%[2]s}[%[3]s])`, m.name, re, lb)
-				f, sc := m.f, m.scale
-				tasks = append(tasks, b.spanTasks(q, step, b.opts.MaxSteps, func() Batch { return b.newGPUBatch(f, sc) })...)
+		if b.gpuRead = b.readMode(ctx, b.metric); b.gpuRead == ReadRaw {
+			tasks = append(tasks, b.rawGPUTasks(gpuNodes, scale)...)
+		} else {
+			for _, re := range shards(gpuNodes, b.opts.ShardSize) {
+				for _, m := range b.dcgmMetrics(scale) {
+					q := fmt.Sprintf(`avg_over_time(%[1]s{Hostname=~%[2]s}[%[3]s]) or avg_over_time(%[1]s{hostname=~%[2]s}[%[3]s])`, m.name, re, lb)
+					f, sc := m.f, m.scale
+					tasks = append(tasks, b.spanTasks(q, step, b.opts.MaxSteps, func() Batch { return b.newGPUBatch(f, sc) })...)
+				}
 			}
 		}
 	}
-	for _, re := range shards(all, b.opts.ShardSize) {
+	ctrShards := shards(all, b.opts.ShardSize)
+	if len(ctrShards) > 0 {
+		b.ctrRead = b.readMode(ctx, fmt.Sprintf(`container_memory_working_set_bytes{container!="",container!="POD",node=~%s}`, ctrShards[0]))
+	}
+	for _, re := range ctrShards {
 		sel := fmt.Sprintf(`{container!="",container!="POD",node=~%s}`, re)
+		if b.ctrRead == ReadRaw {
+			tasks = append(tasks, b.rawCtrTasks(sel)...)
+			continue
+		}
 		mem := fmt.Sprintf("avg_over_time(container_memory_working_set_bytes%s[%s])", sel, lb)
 		tasks = append(tasks, b.spanTasks(mem, step, b.opts.MaxSteps, func() Batch { return b.newMemBatch() })...)
 		cpu := fmt.Sprintf("last_over_time(container_cpu_usage_seconds_total%s[%s])", sel, lb)
 		tasks = append(tasks, b.counterTasks(cpu)...)
 	}
 	b.run(ctx, tasks)
+}
+
+type dcgmMetric struct {
+	name  string
+	f     field
+	scale float64
+}
+
+func (b *builder) dcgmMetrics(scale float64) []dcgmMetric {
+	return []dcgmMetric{{b.metric, activityField, scale}, {"DCGM_FI_PROF_SM_ACTIVE", smField, 1}, {"DCGM_FI_DEV_FB_USED", fbField, 1}}
+}
+
+// Raw tasks read the same samples as query_range would: the span of
+// evaluation points From…To of query_range reads the samples in
+// (From−Step, To], so the task for it is an instant query at To of a range
+// of To−From+Step−1ms (ranges are closed on the left before Prometheus 3).
+// Counter spans reach one step further back for the sample that turns the
+// first one into a rate. rawRange is the range selector of such a task.
+func (b *builder) rawRange(from, to time.Time) string {
+	return "[" + strconv.FormatInt(to.Sub(from).Milliseconds()-1, 10) + "ms]"
+}
+
+func (b *builder) rawGPUTasks(gpuNodes []string, scale float64) []Task {
+	var tasks []Task
+	step := b.opts.Step
+	spans := Split(b.w.Start, b.w.End, step, b.opts.MaxSteps)
+	// A range vector cannot be or-ed: one selector per host label the
+	// inventory uses; a series with both is read through Hostname.
+	var hostSels []string
+	for _, l := range b.inventory {
+		if l["Hostname"] != "" {
+			hostSels = append(hostSels, `Hostname=~%s`)
+			break
+		}
+	}
+	for _, l := range b.inventory {
+		if l["Hostname"] == "" && l["hostname"] != "" {
+			hostSels = append(hostSels, `hostname=~%s,Hostname=""`)
+			break
+		}
+	}
+	for _, re := range shards(gpuNodes, b.opts.ShardSize) {
+		for _, m := range b.dcgmMetrics(scale) {
+			for _, hs := range hostSels {
+				sel := m.name + "{" + fmt.Sprintf(hs, re) + "}"
+				f, sc := m.f, m.scale
+				for _, sp := range spans {
+					from := sp.From.Add(-step)
+					tasks = append(tasks, Task{Query: sel + b.rawRange(from, sp.To), From: from, To: sp.To, Step: step,
+						Raw: true, Cap: step, Open: func() Batch { return b.newGPUBatch(f, sc) }})
+				}
+			}
+		}
+	}
+	return tasks
+}
+
+func (b *builder) rawCtrTasks(sel string) []Task {
+	var tasks []Task
+	step := b.opts.Step
+	for i, sp := range Split(b.w.Start, b.w.End, step, b.opts.MaxSteps) {
+		from := sp.From.Add(-step)
+		tasks = append(tasks, Task{Query: "container_memory_working_set_bytes" + sel + b.rawRange(from, sp.To),
+			From: from, To: sp.To, Step: step, Raw: true, Cap: step, Open: func() Batch { return b.newMemBatch() }})
+		// query_range turns points after the window's start into rates,
+		// and in later spans points after the previous span, seeded by
+		// the last sample a step before.
+		cut := b.w.Start
+		if i > 0 {
+			cut = sp.From.Add(-step)
+		}
+		from = cut.Add(-step)
+		c := float64(cut.UnixMilli()+1) / 1000
+		tasks = append(tasks, Task{Query: "container_cpu_usage_seconds_total" + sel + b.rawRange(from, sp.To),
+			From: from, To: sp.To, Step: step, Raw: true, Open: func() Batch { return b.newCPUBatch(c) }})
+	}
+	return tasks
 }
 
 // gpuBatch collects one request's DCGM points per holding.
@@ -101,6 +188,16 @@ func (b *builder) newGPUBatch(f field, scale float64) Batch {
 }
 
 func (g *gpuBatch) Series(l map[string]string) PointFunc {
+	add := g.Weighted(l)
+	if add == nil {
+		return nil
+	}
+	dt := g.step
+	return func(_, v float64) { add(v, dt) }
+}
+
+// Weighted returns where a series' points go, each standing for dt seconds.
+func (g *gpuBatch) Weighted(l map[string]string) func(v, dt float64) {
 	host, idx, err := hostAndIndex(l)
 	if err != nil {
 		return nil
@@ -124,26 +221,25 @@ func (g *gpuBatch) Series(l map[string]string) PointFunc {
 		s = &gpuSeries{}
 		g.series[k] = s
 	}
-	dt := g.step
 	switch g.f {
 	case activityField:
 		if s.act == nil {
 			s.act = new(usage.Activity)
 		}
 		a := s.act
-		return func(_, v float64) { a.Add(v*scale, dt) }
+		return func(v, dt float64) { a.Add(v*scale, dt) }
 	case smField:
 		if s.sm == nil {
 			s.sm = new(usage.Activity)
 		}
 		a := s.sm
-		return func(_, v float64) { a.Add(v*scale, dt) }
+		return func(v, dt float64) { a.Add(v*scale, dt) }
 	}
 	if s.fb == nil {
 		s.fb = new(usage.Gauge)
 	}
 	gauge := s.fb
-	return func(_, v float64) { gauge.Add(v, dt) }
+	return gauge.Add
 }
 
 func (g *gpuBatch) Commit() {
@@ -212,14 +308,20 @@ type memBatch struct {
 func (b *builder) newMemBatch() Batch { return &memBatch{b: b, series: map[string]*usage.Gauge{}} }
 
 func (m *memBatch) Series(l map[string]string) PointFunc {
+	add := m.Weighted(l)
+	dt := m.b.opts.Step.Seconds()
+	return func(_, v float64) { add(v, dt) }
+}
+
+// Weighted returns where a series' points go, each standing for dt seconds.
+func (m *memBatch) Weighted(l map[string]string) func(v, dt float64) {
 	k := ctrKey(l)
 	g := m.series[k]
 	if g == nil { // a restarted container is a new series of the same container
 		g = new(usage.Gauge)
 		m.series[k] = g
 	}
-	dt := m.b.opts.Step.Seconds()
-	return func(_, v float64) { g.Add(v, dt) }
+	return g.Add
 }
 
 func (m *memBatch) Commit() {

@@ -57,9 +57,19 @@ func report(t *testing.T, args ...string) (*cost.Report, string, int) {
 	return &r, errb.String(), code
 }
 
+// TestReportFromPrometheusMatchesGroundTruth checks every way of reading
+// usage series (--prometheus-read): raw samples, query_range, and auto,
+// the default, which reads this history raw (one sample a step).
 func TestReportFromPrometheusMatchesGroundTruth(t *testing.T) {
+	for _, read := range []string{"auto", "raw", "range"} {
+		t.Run(read, func(t *testing.T) { checkGroundTruth(t, read) })
+	}
+}
+
+func checkGroundTruth(t *testing.T, read string) {
 	url, truthFile := state(t)
-	got, stderr, code := report(t, "report", "--prometheus", url, "--window", window, "--end", end, "-o", "json", "--by", "namespace")
+	got, stderr, code := report(t, "report", "--prometheus", url, "--window", window, "--end", end, "-o", "json", "--by", "namespace",
+		"--prometheus-read", read)
 	if code != cli.ExitOK {
 		t.Fatalf("report --prometheus: exit %d: %s", code, stderr)
 	}
