@@ -47,7 +47,7 @@ func (f *promFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.step, "step", 5*time.Minute, "resolution of usage series from Prometheus; at least the scrape interval")
 	fs.StringVar(&f.end, "end", "", "window end for --prometheus, RFC 3339 (default: now, rounded down to --step)")
 	fs.IntVar(&f.shardSize, "prometheus-shard-size", 16, "nodes per usage query")
-	fs.StringVar(&f.read, "prometheus-read", prom.ReadAuto, "how usage series are read: raw (raw samples by instant queries of range vectors; no per-step evaluation in Prometheus), range (query_range at --step), or auto: raw where samples come about once a --step, range where they are denser")
+	fs.StringVar(&f.read, "prometheus-read", prom.ReadAuto, "how usage series are read: remote (raw samples by remote read, /api/v1/read with streamed XOR chunks), raw (raw samples by instant queries of range vectors; no per-step evaluation in Prometheus), range (query_range at --step), or auto: raw samples where they come about once a --step (by remote read when the server supports it), range where they are denser")
 	fs.StringVar(&f.gzip, "prometheus-gzip", "auto", "ask for gzip answers: auto (on unless Prometheus is on a loopback address), on, off")
 }
 
@@ -68,8 +68,8 @@ func (f *promFlags) config() (prom.Config, error) {
 	if f.step < time.Second {
 		probs = append(probs, fmt.Sprintf("step: %s is shorter than 1s", f.step))
 	}
-	if f.read != prom.ReadAuto && f.read != prom.ReadRaw && f.read != prom.ReadRange {
-		probs = append(probs, fmt.Sprintf("prometheus-read: %q is not auto, raw or range", f.read))
+	if f.read != prom.ReadAuto && f.read != prom.ReadRemote && f.read != prom.ReadRaw && f.read != prom.ReadRange {
+		probs = append(probs, fmt.Sprintf("prometheus-read: %q is not auto, remote, raw or range", f.read))
 	}
 	if f.retries < 0 || f.concurrency < 1 || f.shardSize < 1 {
 		probs = append(probs, "prometheus-retries must be ≥ 0, prometheus-concurrency and prometheus-shard-size ≥ 1")

@@ -29,7 +29,10 @@ type Options struct {
 	// to the series' next one (at most Step); "range" reads query_range at
 	// Step, each point standing for Step; "auto" (the default) probes the
 	// samples of the last probeSteps steps of each source (DCGM,
-	// cAdvisor) and reads it raw when they come about once a step.
+	// cAdvisor) and reads it raw when they come about once a step, by
+	// remote read if the server answers it with streamed chunks. "remote"
+	// reads the raw samples by remote read (/api/v1/read, streamed XOR
+	// chunks), the whole window per request, with the same weighting.
 	Read string
 }
 
@@ -38,6 +41,10 @@ const (
 	ReadAuto  = "auto"
 	ReadRaw   = "raw"
 	ReadRange = "range"
+	// ReadRemote reads what ReadRaw reads by remote read (POST
+	// /api/v1/read, streamed XOR chunks): Prometheus sends its stored
+	// chunks as they are, with no JSON to write or parse.
+	ReadRemote = "remote"
 )
 
 func (o Options) withDefaults() Options {
@@ -84,8 +91,8 @@ func (e *PartialError) Unwrap() []error { return e.Failed }
 // nothing usable could be read it returns only the error.
 func Build(ctx context.Context, c *Client, opts Options) (*cluster.Snapshot, error) {
 	opts = opts.withDefaults()
-	if opts.Read != ReadAuto && opts.Read != ReadRaw && opts.Read != ReadRange {
-		return nil, fmt.Errorf("prometheus read %q: want auto, raw or range", opts.Read)
+	if opts.Read != ReadAuto && opts.Read != ReadRaw && opts.Read != ReadRange && opts.Read != ReadRemote {
+		return nil, fmt.Errorf("prometheus read %q: want auto, remote, raw or range", opts.Read)
 	}
 	b := &builder{c: c, opts: opts, w: opts.Window}
 	if err := b.discover(ctx); err != nil {
@@ -117,6 +124,7 @@ type builder struct {
 	metric    string                       // activity metric in use
 	gpuRead   string                       // how DCGM series were read
 	ctrRead   string                       // how cAdvisor series were read
+	remoteOK  *bool                        // whether the remote-read probe passed
 
 	nodeFacts map[string]*facts
 	podFacts  map[string]*facts

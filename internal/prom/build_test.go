@@ -104,7 +104,7 @@ func TestBuildMarksPartialRawReads(t *testing.T) {
 	if s == nil || !errors.As(err, &partial) {
 		t.Fatalf("snapshot %v, err %v; want a partial snapshot", s != nil, err)
 	}
-	if _, err := buildReading(t, fakeCluster(t, "", 0), "sometimes"); err == nil || !strings.Contains(err.Error(), "want auto, raw or range") {
+	if _, err := buildReading(t, fakeCluster(t, "", 0), "sometimes"); err == nil || !strings.Contains(err.Error(), "want auto, remote, raw or range") {
 		t.Errorf("err %v, want a bad read mode rejected", err)
 	}
 }

@@ -122,6 +122,23 @@ func (c *Client) URL() string { return c.base.String() }
 // get calls an API path with form values and hands the body of a 200
 // answer to read. It retries transient failures and classifies the rest.
 func (c *Client) get(ctx context.Context, path string, form url.Values, query string, read func(io.Reader) error) error {
+	return c.do(ctx, path, query, func(ctx context.Context, endpoint string) (*http.Request, error) {
+		req, err := newRequest(ctx, endpoint, strings.NewReader(form.Encode()))
+		if err == nil {
+			c.authorize(req)
+		}
+		return req, err
+	}, func(_ string, r io.Reader) error { return read(r) })
+}
+
+func newRequest(ctx context.Context, endpoint string, body io.Reader) (*http.Request, error) {
+	return http.NewRequestWithContext(ctx, http.MethodPost, endpoint, body)
+}
+
+// do sends the request newReq builds (afresh for every attempt) and hands
+// the content type and body of a 200 answer to read. It retries transient
+// failures and classifies the rest.
+func (c *Client) do(ctx context.Context, path, query string, newReq func(context.Context, string) (*http.Request, error), read func(string, io.Reader) error) error {
 	var last error
 	for attempt := 0; attempt <= c.cfg.Retries; attempt++ {
 		if attempt > 0 {
@@ -129,7 +146,7 @@ func (c *Client) get(ctx context.Context, path string, form url.Values, query st
 				return last
 			}
 		}
-		err := c.once(ctx, path, form, query, read)
+		err := c.once(ctx, path, query, newReq, read)
 		if err == nil || !retryable(err) {
 			return err
 		}
@@ -154,7 +171,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (c *Client) once(ctx context.Context, path string, form url.Values, query string, read func(io.Reader) error) error {
+func (c *Client) once(ctx context.Context, path, query string, newReq func(context.Context, string) (*http.Request, error), read func(string, io.Reader) error) error {
 	select {
 	case c.limiter <- struct{}{}:
 	case <-ctx.Done():
@@ -162,11 +179,10 @@ func (c *Client) once(ctx context.Context, path string, form url.Values, query s
 	}
 	defer func() { <-c.limiter }()
 	endpoint := c.base.String() + path
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	req, err := newReq(ctx, endpoint)
 	if err != nil {
 		return &Error{Kind: Unreachable, URL: endpoint, Query: query, Err: err}
 	}
-	c.authorize(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return &Error{Kind: Unreachable, URL: endpoint, Query: query, Err: err}
@@ -175,7 +191,7 @@ func (c *Client) once(ctx context.Context, path string, form url.Values, query s
 	if resp.StatusCode != http.StatusOK {
 		return statusError(resp, endpoint, query)
 	}
-	if err := read(resp.Body); err != nil {
+	if err := read(resp.Header.Get("Content-Type"), resp.Body); err != nil {
 		return &Error{Kind: kindOfReadError(err), URL: endpoint, Query: query, Err: err}
 	}
 	return nil

@@ -1,7 +1,8 @@
 // Package prom is the Prometheus adapter: it reads DCGM-exporter, cAdvisor
 // and kube-state-metrics history over the Prometheus HTTP API
 // (/api/v1/query_range, /api/v1/query for raw samples of range vectors,
-// /api/v1/series; also Thanos, Mimir and VictoriaMetrics) and builds a
+// /api/v1/read for the same samples as streamed XOR chunks, /api/v1/series;
+// also Thanos, Mimir and VictoriaMetrics) and builds a
 // cluster.Snapshot from it alone.
 //
 // Queries are split by time (at most a day of steps, and never more than

@@ -15,10 +15,36 @@ const probeSteps = 12
 // Prometheus evaluates nothing), range otherwise or when the probe finds
 // nothing. Prometheus' cost of either is mostly writing the answer, so raw
 // samples scraped many times a step would cost more than query_range.
+//
+// Where raw is right, auto reads it by remote read (ReadRemote) when the
+// server answers a remote-read probe with streamed XOR chunks (Prometheus
+// ≥ 2.13; Thanos, Mimir or VictoriaMetrics may not), and over the JSON API
+// otherwise.
 func (b *builder) readMode(ctx context.Context, sel string) string {
 	if b.opts.Read != ReadAuto {
 		return b.opts.Read
 	}
+	if m := b.densityMode(ctx, sel); m != ReadRaw || !b.remoteReadWorks(ctx) {
+		return m
+	}
+	return ReadRemote
+}
+
+// remoteReadWorks probes remote read once per build: kube_node_info over
+// the window's last step.
+func (b *builder) remoteReadWorks(ctx context.Context) bool {
+	if b.remoteOK == nil {
+		end := b.w.End.UnixMilli()
+		ok := b.c.RemoteReadWorks(ctx, end-b.opts.Step.Milliseconds(), end,
+			[]Matcher{{MatchEqual, "__name__", "kube_node_info"}})
+		b.remoteOK = &ok
+	}
+	return *b.remoteOK
+}
+
+// densityMode is raw when the samples sel selects come no more than about
+// once a step, range otherwise.
+func (b *builder) densityMode(ctx context.Context, sel string) string {
 	q := fmt.Sprintf("count_over_time(%s[%s])", sel, lookback(probeSteps*b.opts.Step))
 	p := &probe{}
 	// A failed probe is no failed read: query_range is always right.

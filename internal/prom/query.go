@@ -35,6 +35,14 @@ type Task struct {
 	// sample, at most Cap (the series' last sample: the gap before it).
 	Raw bool
 	Cap time.Duration
+	// Remote reads a Raw task's samples in (From, To] by remote read
+	// (streamed XOR chunks) of the series Matchers select, instead of by
+	// Query, which then only names the task in errors.
+	Remote   bool
+	Matchers []Matcher
+	// Parts, for a Remote task, are Raw tasks over the same series read
+	// by this one request, each into its own Batch (see remoteQuery).
+	Parts []Task
 }
 
 // WeightedBatch is a Batch whose points each stand for a span of time.
@@ -76,7 +84,10 @@ func (c *Client) Run(ctx context.Context, tasks []Task) []error {
 		wg.Go(func() {
 			for t := range next {
 				query := c.rangeQuery
-				if t.Raw {
+				switch {
+				case t.Raw && t.Remote:
+					query = c.remoteQuery
+				case t.Raw:
 					query = c.rawQuery
 				}
 				if err := query(ctx, t); err != nil {

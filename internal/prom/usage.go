@@ -66,7 +66,7 @@ func (b *builder) readUsage(ctx context.Context) {
 		if b.metric == "DCGM_FI_DEV_GPU_UTIL" {
 			scale = 0.01
 		}
-		if b.gpuRead = b.readMode(ctx, b.metric); b.gpuRead == ReadRaw {
+		if b.gpuRead = b.readMode(ctx, b.metric); b.gpuRead == ReadRaw || b.gpuRead == ReadRemote {
 			tasks = append(tasks, b.rawGPUTasks(gpuNodes, scale)...)
 		} else {
 			for _, re := range shards(gpuNodes, b.opts.ShardSize) {
@@ -84,8 +84,8 @@ func (b *builder) readUsage(ctx context.Context) {
 	}
 	for _, re := range ctrShards {
 		sel := fmt.Sprintf(`{container!="",container!="POD",node=~%s}`, re)
-		if b.ctrRead == ReadRaw {
-			tasks = append(tasks, b.rawCtrTasks(sel)...)
+		if b.ctrRead == ReadRaw || b.ctrRead == ReadRemote {
+			tasks = append(tasks, b.rawCtrTasks(sel, re)...)
 			continue
 		}
 		mem := fmt.Sprintf("avg_over_time(container_memory_working_set_bytes%s[%s])", sel, lb)
@@ -94,6 +94,16 @@ func (b *builder) readUsage(ctx context.Context) {
 		tasks = append(tasks, b.counterTasks(cpu)...)
 	}
 	b.run(ctx, tasks)
+}
+
+// unquote turns a quoted shard regex back into the bare regex that a
+// remote-read matcher takes.
+func unquote(re string) string {
+	s, err := strconv.Unquote(re)
+	if err != nil {
+		return re
+	}
+	return s
 }
 
 type dcgmMetric struct {
@@ -125,38 +135,51 @@ func (b *builder) rawGPUTasks(gpuNodes []string, scale float64) []Task {
 	var hostSels []string
 	for _, l := range b.inventory {
 		if l["Hostname"] != "" {
-			hostSels = append(hostSels, `Hostname=~%s`)
+			hostSels = append(hostSels, "Hostname")
 			break
 		}
 	}
 	for _, l := range b.inventory {
 		if l["Hostname"] == "" && l["hostname"] != "" {
-			hostSels = append(hostSels, `hostname=~%s,Hostname=""`)
+			hostSels = append(hostSels, "hostname")
 			break
 		}
 	}
+	remote := b.gpuRead == ReadRemote
 	for _, re := range shards(gpuNodes, b.opts.ShardSize) {
 		for _, m := range b.dcgmMetrics(scale) {
 			for _, hs := range hostSels {
-				sel := m.name + "{" + fmt.Sprintf(hs, re) + "}"
+				sel := m.name + "{Hostname=~" + re + "}"
+				ms := []Matcher{{MatchEqual, "__name__", m.name}, {MatchRegexp, "Hostname", unquote(re)}}
+				if hs == "hostname" {
+					sel = m.name + "{hostname=~" + re + `,Hostname=""}`
+					ms = []Matcher{{MatchEqual, "__name__", m.name}, {MatchRegexp, "hostname", unquote(re)}, {MatchEqual, "Hostname", ""}}
+				}
 				f, sc := m.f, m.scale
+				var group []Task
 				for _, sp := range spans {
 					from := sp.From.Add(-step)
-					tasks = append(tasks, Task{Query: sel + b.rawRange(from, sp.To), From: from, To: sp.To, Step: step,
+					group = append(group, Task{Query: sel + b.rawRange(from, sp.To), From: from, To: sp.To, Step: step,
 						Raw: true, Cap: step, Open: func() Batch { return b.newGPUBatch(f, sc) }})
 				}
+				tasks = append(tasks, b.remoteGroup(remote, sel, ms, group)...)
 			}
 		}
 	}
 	return tasks
 }
 
-func (b *builder) rawCtrTasks(sel string) []Task {
+func (b *builder) rawCtrTasks(sel, re string) []Task {
 	var tasks []Task
 	step := b.opts.Step
+	matchers := func(name string) []Matcher {
+		return []Matcher{{MatchEqual, "__name__", name}, {MatchNotEqual, "container", ""},
+			{MatchNotEqual, "container", "POD"}, {MatchRegexp, "node", unquote(re)}}
+	}
+	var mem, cpu []Task
 	for i, sp := range Split(b.w.Start, b.w.End, step, b.opts.MaxSteps) {
 		from := sp.From.Add(-step)
-		tasks = append(tasks, Task{Query: "container_memory_working_set_bytes" + sel + b.rawRange(from, sp.To),
+		mem = append(mem, Task{Query: "container_memory_working_set_bytes" + sel + b.rawRange(from, sp.To),
 			From: from, To: sp.To, Step: step, Raw: true, Cap: step, Open: func() Batch { return b.newMemBatch() }})
 		// query_range turns points after the window's start into rates,
 		// and in later spans points after the previous span, seeded by
@@ -167,10 +190,23 @@ func (b *builder) rawCtrTasks(sel string) []Task {
 		}
 		from = cut.Add(-step)
 		c := float64(cut.UnixMilli()+1) / 1000
-		tasks = append(tasks, Task{Query: "container_cpu_usage_seconds_total" + sel + b.rawRange(from, sp.To),
+		cpu = append(cpu, Task{Query: "container_cpu_usage_seconds_total" + sel + b.rawRange(from, sp.To),
 			From: from, To: sp.To, Step: step, Raw: true, Open: func() Batch { return b.newCPUBatch(c) }})
 	}
-	return tasks
+	remote := b.ctrRead == ReadRemote
+	tasks = append(tasks, b.remoteGroup(remote, "container_memory_working_set_bytes"+sel, matchers("container_memory_working_set_bytes"), mem)...)
+	return append(tasks, b.remoteGroup(remote, "container_cpu_usage_seconds_total"+sel, matchers("container_cpu_usage_seconds_total"), cpu)...)
+}
+
+// remoteGroup returns raw tasks as they are, or, to read by remote read,
+// as one task over the whole window whose parts they are: the report is
+// the one reading each alone gives (see remoteQuery).
+func (b *builder) remoteGroup(remote bool, sel string, ms []Matcher, parts []Task) []Task {
+	if !remote || len(parts) == 0 {
+		return parts
+	}
+	return []Task{{Query: sel + " (remote read)", From: parts[0].From, To: parts[len(parts)-1].To, Step: b.opts.Step,
+		Raw: true, Remote: true, Matchers: ms, Parts: parts}}
 }
 
 // gpuBatch collects one request's DCGM points per holding.

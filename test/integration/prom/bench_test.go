@@ -31,12 +31,15 @@ func TestStreamingVersusQuantileOverTime(t *testing.T) {
 	base, truth := state(t)
 	pid := promPID(t)
 
-	var streamWall time.Duration
+	walls := map[string]time.Duration{}
 	var cpu1 float64
 	var hwm1 int64
-	// query_range first, then the default (auto: raw samples on this
-	// history, one sample a step); see --prometheus-read.
-	for _, read := range []string{"range", "auto"} {
+	// query_range first, then raw samples over the JSON API, by remote
+	// read (streamed XOR chunks), and the default (auto: raw samples by
+	// remote read on this history, one sample a step, from a Prometheus);
+	// see --prometheus-read.
+	modes := []string{"range", "raw", "remote", "auto"}
+	for _, read := range modes {
 		cpu0, _ := procStats(pid)
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -46,7 +49,8 @@ func TestStreamingVersusQuantileOverTime(t *testing.T) {
 			cli.Streams{Out: &out, Err: &errb}); code != cli.ExitOK {
 			t.Fatalf("exit %d: %s", code, errb.String())
 		}
-		streamWall = time.Since(start)
+		streamWall := time.Since(start)
+		walls[read] = streamWall
 		var after runtime.MemStats
 		runtime.ReadMemStats(&after)
 		cpu1, hwm1 = procStats(pid)
@@ -62,7 +66,9 @@ func TestStreamingVersusQuantileOverTime(t *testing.T) {
 
 	t.Logf("per-container quantile_over_time: %d queries (%d failed), %s wall, Prometheus CPU %.1fs, Prometheus peak RSS %d MiB",
 		len(queries), failed, quantWall.Round(time.Millisecond), cpu2-cpu1, hwm2>>10)
-	t.Logf("speed-up (auto): %.1fx", quantWall.Seconds()/streamWall.Seconds())
+	for _, read := range modes {
+		t.Logf("speed-up (%s): %.1fx", read, quantWall.Seconds()/walls[read].Seconds())
+	}
 }
 
 func promPID(t *testing.T) int {

@@ -58,10 +58,11 @@ func report(t *testing.T, args ...string) (*cost.Report, string, int) {
 }
 
 // TestReportFromPrometheusMatchesGroundTruth checks every way of reading
-// usage series (--prometheus-read): raw samples, query_range, and auto,
-// the default, which reads this history raw (one sample a step).
+// usage series (--prometheus-read): raw samples by remote read (streamed
+// XOR chunks) and over the JSON API, query_range, and auto, the default,
+// which reads this history raw (one sample a step) by remote read.
 func TestReportFromPrometheusMatchesGroundTruth(t *testing.T) {
-	for _, read := range []string{"auto", "raw", "range"} {
+	for _, read := range []string{"auto", "remote", "raw", "range"} {
 		t.Run(read, func(t *testing.T) { checkGroundTruth(t, read) })
 	}
 }

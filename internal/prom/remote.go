@@ -1,0 +1,470 @@
+package prom
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+)
+
+// Remote read (POST /api/v1/read) with the STREAMED_XOR_CHUNKS answer:
+// Prometheus sends the TSDB's stored chunks without decoding them, in
+// frames of uvarint length, big-endian CRC32 (Castagnoli) of the payload,
+// and a protobuf ChunkedReadResponse. The protobuf messages (prompb's
+// remote.proto and types.proto) are encoded and decoded by hand.
+
+// Label matcher types (prompb.LabelMatcher_Type).
+const (
+	MatchEqual     = 0
+	MatchNotEqual  = 1
+	MatchRegexp    = 2
+	MatchNotRegexp = 3
+)
+
+// Matcher is one label matcher of a remote-read query. A Regexp value is
+// the bare (anchored by Prometheus) regular expression, not a quoted one.
+type Matcher struct {
+	Type        int
+	Name, Value string
+}
+
+const (
+	remoteReadPath     = "/api/v1/read"
+	streamedChunksType = "application/x-streamed-protobuf; proto=prometheus.ChunkedReadResponse"
+	// maxFrame bounds one frame: Prometheus sends at most
+	// --storage.remote.read-max-bytes-in-frame (1 MiB by default) plus
+	// one chunk.
+	maxFrame = 64 << 20
+)
+
+// Protobuf wire types.
+const (
+	wireVarint = 0
+	wireI64    = 1
+	wireBytes  = 2
+	wireI32    = 5
+)
+
+func appendTag(b []byte, field, wire int) []byte {
+	return binary.AppendUvarint(b, uint64(field)<<3|uint64(wire))
+}
+
+func appendBytesField(b []byte, field int, v []byte) []byte {
+	b = appendTag(b, field, wireBytes)
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+func appendVarintField(b []byte, field int, v uint64) []byte {
+	if v == 0 {
+		return b // proto3 default
+	}
+	return binary.AppendUvarint(appendTag(b, field, wireVarint), v)
+}
+
+// encodeReadRequest is the protobuf ReadRequest of one query over
+// [startMs, endMs] (both included) accepting only streamed XOR chunks.
+func encodeReadRequest(startMs, endMs int64, ms []Matcher) []byte {
+	var q []byte
+	q = appendVarintField(q, 1, uint64(startMs))
+	q = appendVarintField(q, 2, uint64(endMs))
+	for _, m := range ms {
+		var mb []byte
+		mb = appendVarintField(mb, 1, uint64(m.Type))
+		mb = appendBytesField(mb, 2, []byte(m.Name))
+		mb = appendBytesField(mb, 3, []byte(m.Value))
+		q = appendBytesField(q, 3, mb)
+	}
+	var req []byte
+	req = appendBytesField(req, 1, q)
+	req = appendBytesField(req, 2, []byte{1}) // packed accepted_response_types: STREAMED_XOR_CHUNKS
+	return req
+}
+
+// field is one protobuf field read by nextField: its number, wire type,
+// and either its varint value or its bytes.
+type pbField struct {
+	num  int
+	wire int
+	v    uint64
+	b    []byte
+}
+
+// nextField reads the field at the start of b and returns the rest.
+func nextField(b []byte) (pbField, []byte, error) {
+	tag, n := binary.Uvarint(b)
+	if n <= 0 {
+		return pbField{}, nil, errors.New("protobuf: bad tag")
+	}
+	b = b[n:]
+	f := pbField{num: int(tag >> 3), wire: int(tag & 7)}
+	switch f.wire {
+	case wireVarint:
+		f.v, n = binary.Uvarint(b)
+		if n <= 0 {
+			return f, nil, errors.New("protobuf: bad varint")
+		}
+		return f, b[n:], nil
+	case wireI64:
+		if len(b) < 8 {
+			return f, nil, errors.New("protobuf: truncated fixed64")
+		}
+		f.v = binary.LittleEndian.Uint64(b)
+		return f, b[8:], nil
+	case wireI32:
+		if len(b) < 4 {
+			return f, nil, errors.New("protobuf: truncated fixed32")
+		}
+		f.v = uint64(binary.LittleEndian.Uint32(b))
+		return f, b[4:], nil
+	case wireBytes:
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) {
+			return f, nil, errors.New("protobuf: truncated bytes")
+		}
+		f.b = b[n : n+int(l)]
+		return f, b[n+int(l):], nil
+	}
+	return f, nil, fmt.Errorf("protobuf: unsupported wire type %d", f.wire)
+}
+
+// snappyLiteral is a valid snappy block holding b as literals only: the
+// request is small and only Prometheus needs to read it.
+func snappyLiteral(b []byte) []byte {
+	out := binary.AppendUvarint(make([]byte, 0, len(b)+16), uint64(len(b)))
+	for len(b) > 0 {
+		n := min(len(b), 1<<16)
+		if n <= 60 {
+			out = append(out, byte(n-1)<<2)
+		} else {
+			out = append(out, 61<<2, byte(n-1), byte((n-1)>>8))
+		}
+		out = append(out, b[:n]...)
+		b = b[n:]
+	}
+	return out
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errUnsupportedRead says the server did not answer with streamed chunks.
+var errUnsupportedRead = errors.New("remote read: server did not answer with streamed XOR chunks")
+
+// decodeChunkedRead reads a streamed remote-read answer. Each series'
+// samples with startMs ≤ t ≤ endMs go, in time order and without NaNs
+// (stale markers are gaps), to the PointFunc onSeries returned for it; a
+// series split over consecutive frames is one series.
+func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var (
+		buf      []byte
+		prevLbls []byte // encoded labels of the current series
+		add      PointFunc
+		lastT    int64 = math.MinInt64
+	)
+	point := func(t int64, v float64) {
+		if t < startMs || t > endMs || t <= lastT {
+			return
+		}
+		lastT = t
+		if add != nil && !math.IsNaN(v) {
+			add(float64(t)/1000, v)
+		}
+	}
+	for {
+		size, err := binary.ReadUvarint(br)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("remote read frame length: %w", noEOF(err))
+		}
+		if size > maxFrame {
+			return fmt.Errorf("remote read frame of %d bytes exceeds %d", size, maxFrame)
+		}
+		var crc [4]byte
+		if _, err := io.ReadFull(br, crc[:]); err != nil {
+			return fmt.Errorf("remote read frame checksum: %w", noEOF(err))
+		}
+		if cap(buf) < int(size) {
+			buf = make([]byte, size)
+		}
+		buf = buf[:size]
+		if _, err := io.ReadFull(br, buf); err != nil {
+			return fmt.Errorf("remote read frame: %w", noEOF(err))
+		}
+		if got, want := crc32.Checksum(buf, castagnoli), binary.BigEndian.Uint32(crc[:]); got != want {
+			return fmt.Errorf("remote read frame: CRC32 %08x, want %08x", got, want)
+		}
+		for rest := buf; len(rest) > 0; {
+			var f pbField
+			if f, rest, err = nextField(rest); err != nil {
+				return err
+			}
+			if f.num != 1 || f.wire != wireBytes { // query_index: one query per request
+				continue
+			}
+			lbls, chunks, err := splitSeries(f.b)
+			if err != nil {
+				return err
+			}
+			if prevLbls == nil || !bytes.Equal(lbls, prevLbls) {
+				l, err := decodeLabelPairs(lbls)
+				if err != nil {
+					return err
+				}
+				prevLbls = append(prevLbls[:0:0], lbls...)
+				if prevLbls == nil {
+					prevLbls = []byte{}
+				}
+				add, lastT = onSeries(l), math.MinInt64
+			}
+			for _, c := range chunks {
+				if err := decodeChunk(c, startMs, endMs, point); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// splitSeries returns a ChunkedSeries' labels (their fields, encoded, in
+// order) and its chunks.
+func splitSeries(b []byte) (lbls []byte, chunks [][]byte, err error) {
+	for len(b) > 0 {
+		start := b
+		var f pbField
+		if f, b, err = nextField(b); err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case f.num == 1 && f.wire == wireBytes:
+			lbls = append(lbls, start[:len(start)-len(b)]...)
+		case f.num == 2 && f.wire == wireBytes:
+			chunks = append(chunks, f.b)
+		}
+	}
+	return lbls, chunks, nil
+}
+
+func decodeLabelPairs(b []byte) (map[string]string, error) {
+	l := map[string]string{}
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return nil, err
+		}
+		b = rest
+		var name, value string
+		for p := f.b; len(p) > 0; {
+			var g pbField
+			if g, p, err = nextField(p); err != nil {
+				return nil, err
+			}
+			switch g.num {
+			case 1:
+				name = string(g.b)
+			case 2:
+				value = string(g.b)
+			}
+		}
+		l[name] = value
+	}
+	return l, nil
+}
+
+// decodeChunk decodes one Chunk message; chunks entirely outside
+// [startMs, endMs] and non-XOR chunks (native histograms) are skipped.
+func decodeChunk(b []byte, startMs, endMs int64, fn func(t int64, v float64)) error {
+	var (
+		minT, maxT int64
+		typ        uint64
+		data       []byte
+	)
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return err
+		}
+		b = rest
+		switch f.num {
+		case 1:
+			minT = int64(f.v)
+		case 2:
+			maxT = int64(f.v)
+		case 3:
+			typ = f.v
+		case 4:
+			data = f.b
+		}
+	}
+	if typ != 1 || maxT < startMs || minT > endMs {
+		return nil
+	}
+	return decodeXOR(data, fn)
+}
+
+// remoteQuery reads a task's samples in (From, To] by remote read. A task
+// with Parts reads them all in one request, from the first part's From to
+// the last one's To, and hands every sample to each part whose (From, To]
+// holds it, as if each part had been read alone: one Batch per part, each
+// committed once the whole answer was read. Prometheus then looks each
+// series up once, not once a part, and re-encodes only the chunks cut by
+// the request's ends.
+func (c *Client) remoteQuery(ctx context.Context, t Task) error {
+	parts := t.Parts
+	if len(parts) == 0 {
+		parts = []Task{t}
+	}
+	startMs, endMs := parts[0].From.UnixMilli()+1, parts[0].To.UnixMilli()
+	for _, p := range parts[1:] {
+		startMs, endMs = min(startMs, p.From.UnixMilli()+1), max(endMs, p.To.UnixMilli())
+	}
+	body := snappyLiteral(encodeReadRequest(startMs, endMs, t.Matchers))
+	var pr *partRouter
+	err := c.postRemoteRead(ctx, body, t.Query, func(r io.Reader) error {
+		pr = newPartRouter(parts)
+		err := decodeChunkedRead(r, startMs, endMs, pr.series)
+		pr.finishSeries()
+		return err
+	})
+	if err == nil {
+		for _, b := range pr.batches {
+			b.Commit()
+		}
+	}
+	return err
+}
+
+// partRouter hands one series' samples to the parts of a task whose
+// (From, To] holds them. Parts are in time order and overlap at most
+// their neighbours.
+type partRouter struct {
+	parts    []Task
+	batches  []Batch
+	from, to []float64 // Unix seconds
+	labels   map[string]string
+	sinks    []partSink
+	first    int // the first part the series' next sample may reach
+}
+
+type partSink struct {
+	open bool
+	fn   PointFunc
+	w    *weigher
+}
+
+func newPartRouter(parts []Task) *partRouter {
+	p := &partRouter{parts: parts, batches: make([]Batch, len(parts)), from: make([]float64, len(parts)),
+		to: make([]float64, len(parts)), sinks: make([]partSink, len(parts))}
+	for i, t := range parts {
+		p.batches[i] = t.Open()
+		p.from[i] = float64(t.From.UnixMilli()) / 1000
+		p.to[i] = float64(t.To.UnixMilli()) / 1000
+	}
+	return p
+}
+
+func (p *partRouter) series(l map[string]string) PointFunc {
+	p.finishSeries()
+	p.labels, p.first = l, 0
+	clear(p.sinks)
+	return p.point
+}
+
+func (p *partRouter) point(t, v float64) {
+	for p.first < len(p.parts) && t > p.to[p.first] {
+		p.finish(p.first)
+		p.first++
+	}
+	for i := p.first; i < len(p.parts) && t > p.from[i]; i++ {
+		if t > p.to[i] {
+			continue
+		}
+		s := &p.sinks[i]
+		if !s.open {
+			p.openSink(i)
+		}
+		if s.fn != nil {
+			s.fn(t, v)
+		}
+	}
+}
+
+// openSink asks part i's batch where the series goes, on its first sample
+// in the part, as reading the part alone would.
+func (p *partRouter) openSink(i int) {
+	s := &p.sinks[i]
+	s.open = true
+	b := p.batches[i]
+	wb, ok := b.(WeightedBatch)
+	if !ok || p.parts[i].Cap <= 0 {
+		s.fn = b.Series(p.labels)
+		return
+	}
+	if add := wb.Weighted(p.labels); add != nil {
+		s.w = &weigher{cap: p.parts[i].Cap.Seconds(), add: add}
+		s.fn = s.w.point
+	}
+}
+
+// finish ends the series in part i: its last sample is weighed.
+func (p *partRouter) finish(i int) {
+	if w := p.sinks[i].w; w != nil {
+		w.flush()
+	}
+	p.sinks[i] = partSink{open: true}
+}
+
+func (p *partRouter) finishSeries() {
+	for i := p.first; i < len(p.parts); i++ {
+		p.finish(i)
+	}
+	p.first = len(p.parts)
+}
+
+// RemoteReadWorks tells whether the server answers remote read with
+// streamed XOR chunks, by reading ms over [startMs, endMs]. Prometheus
+// does (since 2.13); a server that answers 404/405, only SAMPLES, or
+// anything else does not.
+func (c *Client) RemoteReadWorks(ctx context.Context, startMs, endMs int64, ms []Matcher) bool {
+	body := snappyLiteral(encodeReadRequest(startMs, endMs, ms))
+	err := c.postRemoteRead(ctx, body, "remote read probe", func(r io.Reader) error {
+		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil })
+	})
+	return err == nil
+}
+
+func (c *Client) postRemoteRead(ctx context.Context, body []byte, query string, read func(io.Reader) error) error {
+	return c.do(ctx, remoteReadPath, query, func(ctx context.Context, endpoint string) (*http.Request, error) {
+		req, err := newRequest(ctx, endpoint, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		c.authorize(req)
+		req.Header.Set("Content-Type", "application/x-protobuf")
+		req.Header.Set("Content-Encoding", "snappy")
+		req.Header.Set("Accept", streamedChunksType)
+		req.Header.Set("X-Prometheus-Remote-Read-Version", "0.1.0")
+		return req, nil
+	}, func(contentType string, r io.Reader) error {
+		if !strings.HasPrefix(contentType, "application/x-streamed-protobuf") {
+			return &apiError{kind: Bad, msg: fmt.Sprintf("%v (content type %q)", errUnsupportedRead, contentType)}
+		}
+		return read(r)
+	})
+}
