@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -98,11 +99,27 @@ func Build(ctx context.Context, c *Client, opts Options) (*cluster.Snapshot, err
 	if err := b.discover(ctx); err != nil {
 		return nil, err
 	}
+	// cAdvisor series need only the node names: they are read while the
+	// facts, then the DCGM series, are (the client's limit on requests in
+	// flight holds for all of them together).
+	b.gpus = &gpuUsage{holds: map[holdKey]*gpuSeries{}, hosts: map[string]bool{}}
+	b.ctrs = &ctrUsage{ctrs: map[string]*ctrSeries{}}
+	ctrCtx, cancelCtr := context.WithCancel(ctx)
+	defer cancelCtr()
+	ctrDone := make(chan ctrRun, 1)
+	go func() { ctrDone <- b.readCtrUsage(ctrCtx, b.nodeNames()) }()
 	if n := b.readFacts(ctx); n > 0 && len(b.failed) == n {
+		cancelCtr()
+		<-ctrDone
 		return nil, b.failed[0] // not one kube-state-metrics query passed
 	}
 	b.buildNodes()
-	b.readUsage(ctx)
+	b.readGPUUsage(ctx)
+	// Failures are listed facts first, then DCGM, then cAdvisor, as
+	// before the reads overlapped.
+	cr := <-ctrDone
+	b.queries += cr.queries
+	b.failed = append(b.failed, cr.failed...)
 	s := b.snapshot()
 	if len(b.failed) > 0 {
 		return s, &PartialError{Failed: b.failed, Total: b.queries}
@@ -125,6 +142,7 @@ type builder struct {
 	gpuRead   string                       // how DCGM series were read
 	ctrRead   string                       // how cAdvisor series were read
 	remoteOK  *bool                        // whether the remote-read probe passed
+	probeMu   sync.Mutex                   // guards remoteOK: usage reads overlap
 
 	nodeFacts map[string]*facts
 	podFacts  map[string]*facts

@@ -1,8 +1,6 @@
 package prom
 
 import (
-	"strings"
-
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
@@ -25,9 +23,17 @@ func (b *builder) counterTasks(q string) []Task {
 // cpuBatch turns CPU counter points into rates: each rate stands for the
 // time since the previous point; a drop is a counter reset.
 type cpuBatch struct {
-	b      *builder
-	cut    float64 // points before cut only seed the previous value
-	series map[string]*cpuState
+	b   *builder
+	cut float64 // points before cut only seed the previous value
+	// series are the request's series in the order they came, each with
+	// its container: a container's series (one per restart) merge in that
+	// order, so the sums do not depend on map iteration.
+	series []ctrState
+}
+
+type ctrState struct {
+	ctr string
+	s   *cpuState
 }
 
 type cpuState struct {
@@ -39,12 +45,12 @@ type cpuState struct {
 }
 
 func (b *builder) newCPUBatch(cut float64) Batch {
-	return &cpuBatch{b: b, cut: cut, series: map[string]*cpuState{}}
+	return &cpuBatch{b: b, cut: cut}
 }
 
 func (c *cpuBatch) Series(l map[string]string) PointFunc {
 	s := &cpuState{}
-	c.series[ctrKey(l)+"\x00"+seriesKey(l)] = s
+	c.series = append(c.series, ctrState{ctrKey(l), s})
 	return func(t, v float64) {
 		if s.seeded && t >= c.cut && t > s.prevT {
 			inc := v - s.prevV
@@ -58,26 +64,16 @@ func (c *cpuBatch) Series(l map[string]string) PointFunc {
 }
 
 func (c *cpuBatch) Commit() {
-	c.b.ctrs.commit(func(m map[string]*ctrSeries) {
-		for k, s := range c.series {
-			cs := m[ctrOf(k)]
-			g := s.g
-			cs.cpu = mergeGauge(cs.cpu, &g)
-			cs.resets += s.resets
-		}
-	}, ctrKeys(c.series))
-}
-
-// ctrOf is the container part of a cpuBatch key.
-func ctrOf(k string) string {
-	c, _, _ := strings.Cut(k, "\x00")
-	return c
-}
-
-func ctrKeys(m map[string]*cpuState) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, ctrOf(k))
+	ks := make([]string, len(c.series))
+	for i, cs := range c.series {
+		ks[i] = cs.ctr
 	}
-	return out
+	c.b.ctrs.commit(func(m map[string]*ctrSeries) {
+		for _, cs := range c.series {
+			into := m[cs.ctr]
+			g := cs.s.g
+			into.cpu = mergeGauge(into.cpu, &g)
+			into.resets += cs.s.resets
+		}
+	}, ks)
 }

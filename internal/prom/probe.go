@@ -33,6 +33,8 @@ func (b *builder) readMode(ctx context.Context, sel string) string {
 // remoteReadWorks probes remote read once per build: kube_node_info over
 // the window's last step.
 func (b *builder) remoteReadWorks(ctx context.Context) bool {
+	b.probeMu.Lock()
+	defer b.probeMu.Unlock()
 	if b.remoteOK == nil {
 		end := b.w.End.UnixMilli()
 		ok := b.c.RemoteReadWorks(ctx, end-b.opts.Step.Milliseconds(), end,

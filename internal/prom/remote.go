@@ -168,16 +168,10 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc) e
 		prevLbls []byte // encoded labels of the current series
 		add      PointFunc
 		lastT    int64 = math.MinInt64
+		lbls     []byte
+		chunks   [][]byte
+		xs       []xorSample // one chunk's samples, reused
 	)
-	point := func(t int64, v float64) {
-		if t < startMs || t > endMs || t <= lastT {
-			return
-		}
-		lastT = t
-		if add != nil && !math.IsNaN(v) {
-			add(float64(t)/1000, v)
-		}
-	}
 	for {
 		size, err := binary.ReadUvarint(br)
 		if err == io.EOF {
@@ -211,8 +205,7 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc) e
 			if f.num != 1 || f.wire != wireBytes { // query_index: one query per request
 				continue
 			}
-			lbls, chunks, err := splitSeries(f.b)
-			if err != nil {
+			if lbls, chunks, err = splitSeries(f.b, lbls[:0], chunks[:0]); err != nil {
 				return err
 			}
 			if prevLbls == nil || !bytes.Equal(lbls, prevLbls) {
@@ -227,7 +220,26 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc) e
 				add, lastT = onSeries(l), math.MinInt64
 			}
 			for _, c := range chunks {
-				if err := decodeChunk(c, startMs, endMs, point); err != nil {
+				data, ok, err := chunkData(c, startMs, endMs)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				xs, err = appendXOR(xs[:0], data)
+				// The samples before a fault are handed on, as they
+				// were read; the error then fails the request.
+				for _, s := range xs {
+					if s.t < startMs || s.t > endMs || s.t <= lastT {
+						continue
+					}
+					lastT = s.t
+					if add != nil && !math.IsNaN(s.v) {
+						add(float64(s.t)/1000, s.v)
+					}
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -242,12 +254,15 @@ func noEOF(err error) error {
 	return err
 }
 
-// splitSeries returns a ChunkedSeries' labels (their fields, encoded, in
-// order) and its chunks.
-func splitSeries(b []byte) (lbls []byte, chunks [][]byte, err error) {
+// splitSeries appends a ChunkedSeries' labels (their fields, encoded, in
+// order) to lbls and its chunks to chunks.
+func splitSeries(b, lbls []byte, chunks [][]byte) ([]byte, [][]byte, error) {
 	for len(b) > 0 {
 		start := b
-		var f pbField
+		var (
+			f   pbField
+			err error
+		)
 		if f, b, err = nextField(b); err != nil {
 			return nil, nil, err
 		}
@@ -262,7 +277,15 @@ func splitSeries(b []byte) (lbls []byte, chunks [][]byte, err error) {
 }
 
 func decodeLabelPairs(b []byte) (map[string]string, error) {
-	l := map[string]string{}
+	n := 0
+	for p := b; len(p) > 0; n++ { // count the pairs to size the map
+		_, rest, err := nextField(p)
+		if err != nil {
+			return nil, err
+		}
+		p = rest
+	}
+	l := make(map[string]string, n)
 	for len(b) > 0 {
 		f, rest, err := nextField(b)
 		if err != nil {
@@ -290,15 +313,24 @@ func decodeLabelPairs(b []byte) (map[string]string, error) {
 // decodeChunk decodes one Chunk message; chunks entirely outside
 // [startMs, endMs] and non-XOR chunks (native histograms) are skipped.
 func decodeChunk(b []byte, startMs, endMs int64, fn func(t int64, v float64)) error {
+	data, ok, err := chunkData(b, startMs, endMs)
+	if err != nil || !ok {
+		return err
+	}
+	return decodeXOR(data, fn)
+}
+
+// chunkData returns one Chunk message's XOR data, or ok false for a chunk
+// entirely outside [startMs, endMs] or not XOR (native histograms).
+func chunkData(b []byte, startMs, endMs int64) (data []byte, ok bool, err error) {
 	var (
 		minT, maxT int64
 		typ        uint64
-		data       []byte
 	)
 	for len(b) > 0 {
 		f, rest, err := nextField(b)
 		if err != nil {
-			return err
+			return nil, false, err
 		}
 		b = rest
 		switch f.num {
@@ -313,9 +345,9 @@ func decodeChunk(b []byte, startMs, endMs int64, fn func(t int64, v float64)) er
 		}
 	}
 	if typ != 1 || maxT < startMs || minT > endMs {
-		return nil
+		return nil, false, nil
 	}
-	return decodeXOR(data, fn)
+	return data, true, nil
 }
 
 // remoteQuery reads a task's samples in (From, To] by remote read. A task

@@ -47,14 +47,11 @@ const (
 	fbField
 )
 
-// readUsage reads DCGM and cAdvisor series at Step resolution, node shard
-// by node shard and day by day.
-func (b *builder) readUsage(ctx context.Context) {
-	b.gpus = &gpuUsage{holds: map[holdKey]*gpuSeries{}, hosts: map[string]bool{}}
-	b.ctrs = &ctrUsage{ctrs: map[string]*ctrSeries{}}
-	var gpuNodes, all []string
+// readGPUUsage reads DCGM series at Step resolution, node shard by node
+// shard and day by day. It needs the nodes and units (buildNodes).
+func (b *builder) readGPUUsage(ctx context.Context) {
+	var gpuNodes []string
 	for _, n := range b.nodes {
-		all = append(all, n.Name)
 		if n.HasGPUs() {
 			gpuNodes = append(gpuNodes, n.Name)
 		}
@@ -78,6 +75,31 @@ func (b *builder) readUsage(ctx context.Context) {
 			}
 		}
 	}
+	b.run(ctx, tasks)
+}
+
+// nodeNames are the nodes discover found, as buildNodes names them.
+func (b *builder) nodeNames() []string {
+	all := make([]string, 0, len(b.nodeInfo))
+	for n := range b.nodeInfo {
+		all = append(all, n)
+	}
+	return all
+}
+
+// ctrRun is what readCtrUsage did: its requests and their failures.
+type ctrRun struct {
+	queries int
+	failed  []error
+}
+
+// readCtrUsage reads cAdvisor series at Step resolution, node shard by
+// node shard and day by day. It needs only the node names, so it runs
+// alongside the facts and DCGM reads; it sets b.ctrRead and fills b.ctrs
+// and nothing else of the builder.
+func (b *builder) readCtrUsage(ctx context.Context, all []string) ctrRun {
+	var tasks []Task
+	lb := lookback(b.opts.Step)
 	ctrShards := shards(all, b.opts.ShardSize)
 	if len(ctrShards) > 0 {
 		b.ctrRead = b.readMode(ctx, fmt.Sprintf(`container_memory_working_set_bytes{container!="",container!="POD",node=~%s}`, ctrShards[0]))
@@ -89,11 +111,11 @@ func (b *builder) readUsage(ctx context.Context) {
 			continue
 		}
 		mem := fmt.Sprintf("avg_over_time(container_memory_working_set_bytes%s[%s])", sel, lb)
-		tasks = append(tasks, b.spanTasks(mem, step, b.opts.MaxSteps, func() Batch { return b.newMemBatch() })...)
+		tasks = append(tasks, b.spanTasks(mem, b.opts.Step, b.opts.MaxSteps, func() Batch { return b.newMemBatch() })...)
 		cpu := fmt.Sprintf("last_over_time(container_cpu_usage_seconds_total%s[%s])", sel, lb)
 		tasks = append(tasks, b.counterTasks(cpu)...)
 	}
-	b.run(ctx, tasks)
+	return ctrRun{queries: len(tasks), failed: b.c.Run(ctx, tasks)}
 }
 
 // unquote turns a quoted shard regex back into the bare regex that a

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
+	"slices"
 )
 
 // Prometheus' XOR chunk (tsdb/chunkenc, the Gorilla encoding), as remote
@@ -74,60 +76,99 @@ func (r *bitReader) ReadByte() (byte, error) {
 // decodeXOR hands every sample of an XOR chunk to fn: timestamp in
 // milliseconds and value (stale markers and other NaNs included).
 func decodeXOR(data []byte, fn func(t int64, v float64)) error {
+	var buf []xorSample
+	buf, err := appendXOR(buf, data)
+	for _, s := range buf {
+		fn(s.t, s.v)
+	}
+	return err
+}
+
+// xorSample is one decoded sample: timestamp in ms and value.
+type xorSample struct {
+	t int64
+	v float64
+}
+
+// appendXOR appends every sample of an XOR chunk to out (stale markers and
+// other NaNs included). On a malformed chunk it returns the samples
+// decoded before the fault with the error. The hot loop reads bits from a
+// local copy of the reader so that nothing escapes and nothing is called
+// through an interface per sample.
+func appendXOR(out []xorSample, data []byte) ([]xorSample, error) {
 	if len(data) < 2 {
-		return errXOR
+		return out, errXOR
 	}
 	n := int(binary.BigEndian.Uint16(data))
 	if n == 0 {
-		return nil
+		return out, nil
 	}
-	r := &bitReader{b: data[2:], end: uint(len(data)-2) * 8}
-	t, err := binary.ReadVarint(r)
-	if err != nil {
-		return fmt.Errorf("xor chunk: first timestamp: %w", errXOR)
+	b := data[2:]
+	// The first timestamp, value and delta are byte aligned.
+	t, k := binary.Varint(b)
+	if k <= 0 {
+		return out, fmt.Errorf("xor chunk: first timestamp: %w", errXOR)
 	}
-	vb, err := r.bits(64)
-	if err != nil {
-		return err
+	if len(b)-k < 8 {
+		return out, errXOR
 	}
-	fn(t, math.Float64frombits(vb))
+	vb := binary.BigEndian.Uint64(b[k:])
+	k += 8
+	out = slices.Grow(out, n)
+	out = append(out, xorSample{t, math.Float64frombits(vb)})
 	if n == 1 {
-		return nil
+		return out, nil
 	}
-	ud, err := binary.ReadUvarint(r)
-	if err != nil {
-		return fmt.Errorf("xor chunk: first delta: %w", errXOR)
+	ud, m := binary.Uvarint(b[k:])
+	if m <= 0 {
+		return out, fmt.Errorf("xor chunk: first delta: %w", errXOR)
 	}
+	k += m
+	r := bitReader{b: b, pos: uint(k) * 8, end: uint(len(b)) * 8}
 	delta := int64(ud)
 	var leading, trailing uint
+	var err error
 	for i := 1; i < n; i++ {
 		if i > 1 {
-			dod, err := readDoD(r)
+			dod, err := readDoD(&r)
 			if err != nil {
-				return err
+				return out, err
 			}
 			delta += dod
 		}
 		t += delta
-		if vb, leading, trailing, err = readXORValue(r, vb, leading, trailing); err != nil {
-			return err
+		if vb, leading, trailing, err = readXORValue(&r, vb, leading, trailing); err != nil {
+			return out, err
 		}
-		fn(t, math.Float64frombits(vb))
+		out = append(out, xorSample{t, math.Float64frombits(vb)})
 	}
-	return nil
+	return out, nil
 }
 
 func readDoD(r *bitReader) (int64, error) {
 	var prefix int
-	for prefix < 4 {
-		b, err := r.bit()
-		if err != nil {
-			return 0, err
+	if r.pos+4 <= r.end { // peek the (at most 4-bit) prefix at once
+		p, _ := r.bits(4)
+		prefix = bits.LeadingZeros8(^uint8(p << 4))
+		if prefix > 4 {
+			prefix = 4
 		}
-		if !b {
-			break
+		used := uint(prefix + 1)
+		if prefix == 4 {
+			used = 4
 		}
-		prefix++
+		r.pos -= 4 - used
+	} else {
+		for prefix < 4 {
+			b, err := r.bit()
+			if err != nil {
+				return 0, err
+			}
+			if !b {
+				break
+			}
+			prefix++
+		}
 	}
 	var sz uint
 	switch prefix {

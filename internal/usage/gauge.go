@@ -33,7 +33,8 @@ type bucket struct {
 // Add records one sample v standing for seconds of time. Negative values
 // are clamped to 0; NaN and non-positive durations are ignored.
 func (g *Gauge) Add(v, seconds float64) {
-	if math.IsNaN(v) || math.IsInf(v, 0) || !(seconds > 0) || math.IsInf(seconds, 0) {
+	// x-x == 0 holds for finite x only: one test each for NaN and ±Inf.
+	if v-v != 0 || !(seconds > 0) || seconds-seconds != 0 {
 		return
 	}
 	v = max(v, 0)
@@ -52,7 +53,7 @@ func (g *Gauge) Add(v, seconds float64) {
 // a table of the 16 bucket edges within one octave: no logarithm per sample.
 func gaugeIndex(v float64) int32 {
 	frac, exp := math.Frexp(v) // v = frac × 2^exp, frac in [0.5, 1)
-	k := 0
+	k := int(octaveStart[int(frac*2*octaveCells)-octaveCells])
 	for frac > octaveEdges[k] {
 		k++
 	}
@@ -70,21 +71,64 @@ var octaveEdges = func() [gaugeBucketsPerOctave + 1]float64 {
 	return e
 }()
 
+// octaveCells cuts [0.5, 1) into equal cells; octaveStart[j] is the first
+// sub-bucket whose upper edge reaches cell j's lower end, (cells+j)/(2·cells):
+// every edge before it is below any fraction in the cell, so the search in
+// gaugeIndex starts there and takes at most a step or two.
+const octaveCells = 256
+
+var octaveStart = func() [octaveCells]uint8 {
+	var s [octaveCells]uint8
+	for j := range s {
+		lo := float64(octaveCells+j) / (2 * octaveCells)
+		k := 0
+		for lo > octaveEdges[k] {
+			k++
+		}
+		s[j] = uint8(k)
+	}
+	return s
+}()
+
 // upper is the upper edge of bucket i.
 func upper(i int32) float64 { return math.Exp2(float64(i) / gaugeBucketsPerOctave) }
 
 func (g *Gauge) addBucket(idx int32, seconds float64) {
-	if g.hint < len(g.buckets) && g.buckets[g.hint].index == idx {
-		g.buckets[g.hint].seconds += seconds
+	bs := g.buckets
+	if h := g.hint; h < len(bs) {
+		// Usage repeats or moves to a neighbouring bucket.
+		switch hi := bs[h].index; {
+		case hi == idx:
+			bs[h].seconds += seconds
+			return
+		case hi < idx && h+1 < len(bs) && bs[h+1].index == idx:
+			g.hint = h + 1
+			bs[h+1].seconds += seconds
+			return
+		case hi > idx && h > 0 && bs[h-1].index == idx:
+			g.hint = h - 1
+			bs[h-1].seconds += seconds
+			return
+		}
+	}
+	lo, hi := 0, len(bs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bs[m].index < idx {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	g.hint = lo
+	if lo < len(bs) && bs[lo].index == idx {
+		bs[lo].seconds += seconds
 		return
 	}
-	i, found := slices.BinarySearchFunc(g.buckets, idx, func(b bucket, t int32) int { return int(b.index - t) })
-	g.hint = i
-	if found {
-		g.buckets[i].seconds += seconds
-		return
+	if bs == nil {
+		bs = make([]bucket, 0, 8)
 	}
-	g.buckets = slices.Insert(g.buckets, i, bucket{idx, seconds})
+	g.buckets = slices.Insert(bs, lo, bucket{idx, seconds})
 }
 
 // Merge adds b's state to g.

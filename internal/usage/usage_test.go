@@ -146,3 +146,27 @@ func TestGaugeIndexMatchesLog2(t *testing.T) {
 		}
 	}
 }
+
+func TestGaugeIndexMatchesLinearSearch(t *testing.T) {
+	linear := func(v float64) int32 {
+		frac, exp := math.Frexp(v)
+		k := 0
+		for frac > octaveEdges[k] {
+			k++
+		}
+		return int32(exp-1)*gaugeBucketsPerOctave + int32(k)
+	}
+	vs := []float64{math.SmallestNonzeroFloat64, 1e-300, 0.5, 1, 2, 3, 1e9, math.MaxFloat64}
+	for k := range octaveEdges {
+		e := octaveEdges[k]
+		vs = append(vs, e, math.Nextafter(e, 0), math.Nextafter(e, 2), e*8, math.Nextafter(e, 2)*1024)
+	}
+	for i := 0; i < 100000; i++ {
+		vs = append(vs, math.Exp2(float64(i)/997-50))
+	}
+	for _, v := range vs {
+		if got, want := gaugeIndex(v), linear(v); got != want {
+			t.Fatalf("gaugeIndex(%g) = %d, want %d", v, got, want)
+		}
+	}
+}
