@@ -151,6 +151,7 @@ func costColumns(showUnmeasured bool) []costColumn {
 	cols := []costColumn{
 		num("pods", func(p int, _ *cost.Costs) string { return fmt.Sprint(p) }),
 		num("GPU-h alloc", func(_ int, c *cost.Costs) string { return hours(c.GPUHours.Allocated) }),
+		num("GPU-h unalloc", func(_ int, c *cost.Costs) string { return hours(c.GPUHours.Unallocated) }),
 		num("util", func(_ int, c *cost.Costs) string { return percent(c.GPUUtilization) }),
 		usd("active $", false, func(c *cost.Costs) float64 { return c.GPUCost.Active }),
 		usd("alloc idle $", true, func(c *cost.Costs) float64 { return c.GPUCost.AllocatedIdle }),
