@@ -2,17 +2,6 @@ package cluster
 
 import "fmt"
 
-// sliceGeometry is the MIG geometry of a GPU family: compute and memory
-// slices per GPU (7 and 8 for A100/H100/H200/B200; 4 and 4 for A30).
-type sliceGeometry struct{ compute, memory int }
-
-func geometryFor(model string) sliceGeometry {
-	if model == "A30" || model == "A30-24GB" {
-		return sliceGeometry{4, 4}
-	}
-	return sliceGeometry{7, 8}
-}
-
 // Normalize sets every unit's Fraction from its kind: 1 for a whole GPU,
 // 1/replicas for a time-slice replica, and max(compute/C, memory/M) for a
 // MIG instance, scaled down when a GPU's layout would sum past 1 (4g+3g is
@@ -51,7 +40,7 @@ func (g *GPU) normalizeTimeSliced() error {
 }
 
 func (g *GPU) normalizeMIG() error {
-	geo := geometryFor(g.Model)
+	geoC, geoM := MIGGeometry(g.Model)
 	var compute, memory int
 	var sum float64
 	for i := range g.Units {
@@ -61,11 +50,11 @@ func (g *GPU) normalizeMIG() error {
 		}
 		compute += u.ComputeSlices
 		memory += u.MemorySlices
-		u.Fraction = max(float64(u.ComputeSlices)/float64(geo.compute), float64(u.MemorySlices)/float64(geo.memory))
+		u.Fraction = max(float64(u.ComputeSlices)/float64(geoC), float64(u.MemorySlices)/float64(geoM))
 		sum += u.Fraction
 	}
-	if compute > geo.compute || memory > geo.memory {
-		return fmt.Errorf("gpu %d: MIG layout uses %d/%d compute and %d/%d memory slices", g.Index, compute, geo.compute, memory, geo.memory)
+	if compute > geoC || memory > geoM {
+		return fmt.Errorf("gpu %d: MIG layout uses %d/%d compute and %d/%d memory slices", g.Index, compute, geoC, memory, geoM)
 	}
 	if sum > 1 {
 		for i := range g.Units {

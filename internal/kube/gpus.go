@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // Resource names and GFD labels; ../shared/reference/gpu-formats.md §1, §2, §6.
@@ -152,7 +153,7 @@ func (b *gpuBuilder) model(counts map[string]int64) {
 			}
 		}
 	}
-	model, gb := modelName(product, b.memMiB)
+	model, gb := pricing.ModelFromProduct(product, b.memMiB)
 	if model == "" {
 		b.notef("no %s label (is GPU feature discovery running?); GPU model unknown, pricing by instance type only", lblProduct)
 	}
@@ -224,12 +225,12 @@ func (b *gpuBuilder) hami(vgpus int64) {
 func (b *gpuBuilder) singleMIG(devices int64) {
 	product := b.node.Labels[lblProduct]
 	_, profile, _ := strings.Cut(product, "-MIG-")
-	c, m, ok := parseProfile(profile, b.node.GPUModel, b.totalGB)
+	c, m, ok := cluster.ParseMIGProfile(profile, b.node.GPUModel, b.totalGB)
 	if !ok {
 		b.notef("MIG single strategy with product %q (invalid or mixed layout); %d devices not modelled", product, devices)
 		return
 	}
-	geoC, geoM := geometry(b.node.GPUModel)
+	geoC, geoM := cluster.MIGGeometry(b.node.GPUModel)
 	perGPU := int64(min(geoC/c, geoM/m))
 	var g *cluster.GPU
 	for k := range devices {
@@ -260,7 +261,7 @@ func (b *gpuBuilder) mixedMIG(counts map[string]int64) {
 		if !ok {
 			continue
 		}
-		c, m, ok := parseProfile(profile, b.node.GPUModel, b.totalGB)
+		c, m, ok := cluster.ParseMIGProfile(profile, b.node.GPUModel, b.totalGB)
 		if !ok {
 			b.notef("resource %s is not a MIG profile gpuwise understands; ignored", name)
 			continue
@@ -275,7 +276,7 @@ func (b *gpuBuilder) mixedMIG(counts map[string]int64) {
 		}
 		return insts[i].memory > insts[j].memory
 	})
-	geoC, geoM := geometry(b.node.GPUModel)
+	geoC, geoM := cluster.MIGGeometry(b.node.GPUModel)
 	type room struct{ gpu, compute, memory int }
 	var rooms []room
 	for _, in := range insts {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
@@ -52,14 +54,14 @@ func TestNodeFacts(t *testing.T) {
 		{"L4", "NVIDIA-L4", 23034, "L4"},
 	}
 	for _, tt := range tests {
-		if got := gpuModel(tt.product, tt.memMiB); got != tt.want {
-			t.Errorf("%s: gpuModel = %q, want %q", tt.name, got, tt.want)
+		if got, _ := pricing.ModelFromProduct(tt.product, int64(tt.memMiB)); got != tt.want {
+			t.Errorf("%s: ModelFromProduct = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 	for prof, want := range map[string][2]int{"1g.10gb": {1, 1}, "3g.40gb": {3, 4}, "7g.80gb": {7, 8}, "1g.20gb": {1, 2}} {
-		c, m := migSlices(prof, 81920)
+		c, m, _ := cluster.ParseMIGProfile(prof, "A100-80GB", 80)
 		if c != want[0] || m != want[1] {
-			t.Errorf("migSlices(%q) = %d, %d; want %v", prof, c, m, want)
+			t.Errorf("ParseMIGProfile(%q) = %d, %d; want %v", prof, c, m, want)
 		}
 	}
 	if got := cloudOf("aws:///us-east-1a/i-0abc"); got != "aws" {

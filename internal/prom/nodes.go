@@ -91,7 +91,7 @@ func describe(n *cluster.Node) {
 		n.MIGStrategy = l["nvidia.com/mig.strategy"]
 	}
 	if p := l["nvidia.com/gpu.product"]; p != "" {
-		n.GPUModel = gpuModel(p, atoi(l["nvidia.com/gpu.memory"]))
+		n.GPUModel, _ = pricing.ModelFromProduct(p, int64(atoi(l["nvidia.com/gpu.memory"])))
 	}
 }
 
@@ -121,14 +121,6 @@ func cloudOf(providerID string) string {
 		return "gcp"
 	}
 	return ""
-}
-
-// gpuModel normalizes a GPU feature discovery product ("NVIDIA-A100-SXM4-40GB")
-// and memory in MiB to the catalog's model name ("A100-40GB").
-func gpuModel(product string, memMiB int) string {
-	p := strings.TrimPrefix(strings.TrimPrefix(product, "NVIDIA-"), "NVIDIA ")
-	family, _, _ := strings.Cut(strings.ReplaceAll(p, " ", "-"), "-")
-	return pricing.NormalizeGPUModel(family, math.Round(float64(memMiB)/1024))
 }
 
 // dcgmGPU is what the DCGM series say about one physical GPU.
@@ -196,7 +188,7 @@ func buildGPUs(n *cluster.Node, seen map[int]*dcgmGPU) []cluster.GPU {
 			}
 		case d != nil && len(d.mig) > 0:
 			g.Sharing = cluster.MIG
-			g.Units = migUnits(base, d.mig, mem)
+			g.Units = migUnits(base, d.mig, n.GPUModel, mem)
 		default:
 			g.Units = []cluster.Unit{{ID: base, Kind: cluster.WholeGPU}}
 		}
@@ -205,7 +197,7 @@ func buildGPUs(n *cluster.Node, seen map[int]*dcgmGPU) []cluster.GPU {
 	return out
 }
 
-func migUnits(base string, mig map[int]string, memMiB int64) []cluster.Unit {
+func migUnits(base string, mig map[int]string, model string, memMiB int64) []cluster.Unit {
 	ids := make([]int, 0, len(mig))
 	for gi := range mig {
 		ids = append(ids, gi)
@@ -214,7 +206,10 @@ func migUnits(base string, mig map[int]string, memMiB int64) []cluster.Unit {
 	units := make([]cluster.Unit, 0, len(ids))
 	for _, gi := range ids {
 		prof := mig[gi]
-		c, m := migSlices(prof, memMiB)
+		c, m, ok := cluster.ParseMIGProfile(prof, model, float64(memMiB)/1024)
+		if !ok {
+			c, m = 1, 1 // an unknown name still holds a slice; Prepare checks the layout
+		}
 		units = append(units, cluster.Unit{ID: migUnitID(base, prof, gi), Kind: cluster.MIGSlice,
 			Profile: prof, ComputeSlices: c, MemorySlices: m})
 	}
@@ -222,19 +217,6 @@ func migUnits(base string, mig map[int]string, memMiB int64) []cluster.Unit {
 }
 
 func migUnitID(base, prof string, gi int) string { return fmt.Sprintf("%s/mig-%s-%d", base, prof, gi) }
-
-// migSlices reads "3g.40gb" as 3 compute slices and 40 GB of the GPU's
-// memory in eighths (4 on an 80 GB GPU).
-func migSlices(prof string, memMiB int64) (compute, memory int) {
-	c, m, ok := strings.Cut(strings.TrimSuffix(prof, "gb"), "g.")
-	compute, memory = atoi(c), 1
-	gb, err := strconv.ParseFloat(m, 64)
-	if ok && err == nil && memMiB > 0 {
-		gpuGB := math.Round(float64(memMiB) / 1024)
-		memory = max(int(math.Round(gb*8/gpuGB)), 1)
-	}
-	return max(compute, 1), memory
-}
 
 func atoi(s string) int {
 	n, err := strconv.Atoi(s)

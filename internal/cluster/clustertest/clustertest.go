@@ -55,30 +55,13 @@ func (b *NodeBuilder) MIG(model string, profiles ...string) *NodeBuilder {
 	i := len(b.n.GPUs)
 	g := cluster.GPU{Index: i, Model: model, Sharing: cluster.MIG, Replicas: 1}
 	for k, p := range profiles {
-		var c, m int
-		var mem string
-		fmt.Sscanf(p, "%dg.%s", &c, &mem)
-		m = memorySlices(c, p)
+		// Test profiles use the 80 GB family's names (1g.10gb … 7g.80gb).
+		c, m, _ := cluster.ParseMIGProfile(p, model, 80)
 		g.Units = append(g.Units, cluster.Unit{ID: fmt.Sprintf("%s/gpu%d/%s-%d", b.n.Name, i, p, k),
 			Kind: cluster.MIGSlice, Profile: p, ComputeSlices: c, MemorySlices: m})
 	}
 	b.n.GPUs = append(b.n.GPUs, g)
 	return b
-}
-
-// memorySlices knows the 80 GB family's names; enough for tests.
-func memorySlices(compute int, profile string) int {
-	switch profile {
-	case "1g.10gb":
-		return 1
-	case "1g.20gb", "2g.20gb":
-		return 2
-	case "3g.40gb", "4g.40gb":
-		return 4
-	case "7g.80gb":
-		return 8
-	}
-	return compute
 }
 
 // TimeSliced adds one GPU shared by time-slicing into replicas units;

@@ -1,12 +1,10 @@
-package kube
+package pricing
 
 import (
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // formTokens end a GFD product's family name: "NVIDIA-A100-SXM4-80GB"
@@ -69,9 +67,10 @@ func snapGB(mib int64) float64 {
 	return math.Round(gib)
 }
 
-// modelName normalizes a GFD product and memory label to the catalog's
-// model names ("H100-80GB", "L4").
-func modelName(product string, memMiB int64) (model string, memGB float64) {
+// ModelFromProduct normalizes a GPU feature discovery product label
+// ("NVIDIA-H100-80GB-HBM3") and memory label in MiB to the catalog's model
+// name ("H100-80GB") and the GPU's memory in GB (0 when unknown).
+func ModelFromProduct(product string, memMiB int64) (model string, memGB float64) {
 	family, memGB := parseProduct(product)
 	if family == "" {
 		return "", 0
@@ -79,38 +78,5 @@ func modelName(product string, memMiB int64) (model string, memGB float64) {
 	if memGB == 0 && memMiB > 0 {
 		memGB = snapGB(memMiB)
 	}
-	return pricing.NormalizeGPUModel(family, memGB), memGB
-}
-
-// profileRE matches a MIG profile as advertised in a resource name:
-// "3g.40gb", "1g.10gb.me", "1c.3g.20gb".
-var profileRE = regexp.MustCompile(`^(?:\d+c\.)?(\d+)g\.(\d+)gb(?:[.+][a-z.]+)?$`)
-
-// geometry is a MIG GPU's compute and memory slices (A30: 4 and 4).
-func geometry(model string) (compute, memory int) {
-	if strings.HasPrefix(model, "A30") {
-		return 4, 4
-	}
-	return 7, 8
-}
-
-// parseProfile returns a profile's compute and memory slices on a GPU of
-// model with totalGB of memory (0: unknown, use the standard shapes).
-func parseProfile(profile, model string, totalGB float64) (compute, memory int, ok bool) {
-	m := profileRE.FindStringSubmatch(profile)
-	if m == nil {
-		return 0, 0, false
-	}
-	compute, _ = strconv.Atoi(m[1])
-	gb, _ := strconv.ParseFloat(m[2], 64)
-	geoC, geoM := geometry(model)
-	if compute < 1 || compute > geoC || gb <= 0 {
-		return 0, 0, false
-	}
-	if totalGB > 0 {
-		memory = int(math.Round(gb / (totalGB / float64(geoM))))
-	} else {
-		memory = map[int]int{1: 1, 2: 2, 3: 4, 4: 4, 7: 8}[compute]
-	}
-	return compute, min(max(memory, 1), geoM), true
+	return NormalizeGPUModel(family, memGB), memGB
 }
