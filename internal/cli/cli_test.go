@@ -122,7 +122,7 @@ func TestExitCodes(t *testing.T) {
 		wantErr  string
 	}{
 		{"report without a source or kubeconfig", []string{"report"}, ExitUsage, "kubeconfig: none found (pass --kubeconfig"},
-		{"report with two sources", []string{"report", "--from", "x", "--prometheus", "http://127.0.0.1:1"}, ExitUsage, "not both"},
+		{"report with two sources", []string{"report", "--from", "x", "--prometheus", "http://127.0.0.1:1"}, ExitUsage, "one source at a time"},
 		{"unknown format", []string{"demo", "-o", "yaml"}, ExitUsage, `"yaml" is not one of`},
 		{"unknown grouping and share listed together", []string{"demo", "--by", "team", "--idle-share", "all"}, ExitUsage, `idle share: "all"`},
 		{"threshold out of range", []string{"demo", "--idle-threshold", "2"}, ExitUsage, "outside [0, 1]"},
