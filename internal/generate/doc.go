@@ -1,0 +1,27 @@
+// Package generate owns the artefacts gpuwise writes for a platform engineer
+// to review and apply: strategic-merge resource patches per workload,
+// VerticalPodAutoscaler objects in recommendation-only mode, NVIDIA
+// device-plugin time-slicing configs and mig-parted MIG layouts (each as a
+// ConfigMap plus a commands file with the ClusterPolicy patch and the node
+// labels). It never applies anything and never talks to a cluster.
+//
+// Inputs are the plain values in types.go; engines (rightsize, packing,
+// plan) convert their results into them. Each generator validates its whole
+// input first and returns every problem, naming the object, joined into one
+// error; output is deterministic (maps sorted, input order kept elsewhere).
+// Generated device-plugin and mig-parted configs are re-read through strict
+// mirrors of the upstream schemas (schema_deviceplugin.go,
+// schema_migparted.go) before they are returned, because neither upstream
+// module is available to import.
+//
+// Every generator returns []File (path → bytes). Callers render them with
+// WriteStream (one multi-document YAML stream on stdout, each document
+// preceded by a "# file: PATH" comment; shell command files are written as
+// comments so the stream stays valid YAML) or WriteDir (one file per path
+// under a directory, so the "kubectl … -f PATH" commands in the headers work
+// from that directory).
+//
+// It may import k8s.io/api, k8s.io/apimachinery, sigs.k8s.io/yaml and the
+// core package gpushape (MIG layout validity); it must not import client-go,
+// adapters (kube, prom, sim), or read flags or the environment.
+package generate
