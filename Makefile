@@ -58,6 +58,7 @@ bench:
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzRead -fuzztime=30s ./internal/snapshot
 	$(GO) test -run='^$$' -fuzz=FuzzParseOverrides -fuzztime=30s ./internal/pricing
+	$(GO) test -run='^$$' -fuzz=FuzzParsePolicy -fuzztime=30s ./internal/config
 
 clean:
 	rm -rf bin

@@ -86,16 +86,28 @@ const (
 	roundMemB = 4 * gib
 )
 
+// RoundCPU reports a CPU request that looks guessed rather than measured:
+// whole cores, from 2 up.
+func RoundCPU(milli int64) bool { return milli >= roundCPU && milli%1000 == 0 }
+
+// RoundMemory reports a memory request that looks guessed: whole GiB, from
+// 4Gi up.
+func RoundMemory(bytes int64) bool { return bytes >= roundMemB && bytes%gib == 0 }
+
+// InNamespaces reports whether a namespace matches any of the globs
+// (path.Match syntax), as the dev-namespace rule matches DevNamespaces.
+func InNamespaces(globs []string, namespace string) bool { return matchAny(globs, namespace) }
+
 func (a *auditor) roundRequests(p *cluster.Pod) *hit {
 	if !p.RequestsGPU() {
 		return nil
 	}
 	var ev []string
 	for _, c := range p.Containers {
-		if c.CPURequestMilli >= roundCPU && c.CPURequestMilli%1000 == 0 {
+		if RoundCPU(c.CPURequestMilli) {
 			ev = append(ev, fmt.Sprintf("container %s: CPU request %d cores", c.Name, c.CPURequestMilli/1000))
 		}
-		if c.MemoryRequest >= roundMemB && c.MemoryRequest%gib == 0 {
+		if RoundMemory(c.MemoryRequest) {
 			ev = append(ev, fmt.Sprintf("container %s: memory request %dGi", c.Name, c.MemoryRequest/gib))
 		}
 	}

@@ -62,5 +62,5 @@ func runDemo(o *demoOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(s.Out, r, format, s)
+	return writeReport(s.Out, r, snap, opts.Prices, format, s)
 }

@@ -25,8 +25,11 @@ func buildReport(s *cluster.Snapshot, opts cost.Options) (*cost.Report, error) {
 	return r, nil
 }
 
-func writeReport(w io.Writer, r *cost.Report, f render.Format, s Streams) error {
-	if err := render.Report(w, r, f, render.Options{Color: s.OutIsTTY}); err != nil {
+// writeReport renders the report with the recommendations summary of
+// the same snapshot (see recommendationSummary).
+func writeReport(w io.Writer, r *cost.Report, snap *cluster.Snapshot, prices cost.Pricer, f render.Format, s Streams) error {
+	o := render.Options{Color: s.OutIsTTY, Recommendations: recommendationSummary(snap, prices)}
+	if err := render.Report(w, r, f, o); err != nil {
 		return fmt.Errorf("writing %s report: %w", f, err)
 	}
 	return nil

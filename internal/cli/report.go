@@ -44,7 +44,7 @@ func runReport(ctx context.Context, o *reportOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	if err := writeReport(s.Out, r, format, s); err != nil {
+	if err := writeReport(s.Out, r, snap, opts.Prices, format, s); err != nil {
 		return err
 	}
 	return partial

@@ -50,6 +50,24 @@ type Options struct {
 	// MaxRows caps the grouped rows in table and markdown; 0 shows all.
 	// Totals always cover every row.
 	MaxRows int
+	// Recommendations, when set, adds the recommendations summary: one
+	// headline line in the human formats, a "recommendations" object in
+	// JSON. CSV has no place for it.
+	Recommendations *Recommendations
+}
+
+// Recommendations summarises `gpuwise recommend` on the same snapshot
+// with the default policy (docs/report-format.md).
+type Recommendations struct {
+	// MonthlySavingsUSD is the priced recommendations' total $/month.
+	MonthlySavingsUSD float64 `json:"monthly_savings_usd"`
+	// Count is the recommendations (GPU shapes and containers); Unpriced
+	// of them have no dollar figure and are not in the total; Skipped
+	// workloads or containers had too little data.
+	Count    int    `json:"count"`
+	Unpriced int    `json:"unpriced"`
+	Skipped  int    `json:"skipped"`
+	Command  string `json:"command"`
 }
 
 // Report writes r to w in format f.
@@ -62,13 +80,13 @@ func Report(w io.Writer, r *cost.Report, f Format, o Options) error {
 	case Table:
 		err = writeTable(w, r, o)
 	case JSON:
-		err = writeJSON(w, r)
+		err = writeJSON(w, r, o.Recommendations)
 	case CSV:
 		err = writeCSV(w, r)
 	case Markdown:
 		err = writeMarkdown(w, r, o)
 	case HTML:
-		err = writeHTML(w, r)
+		err = writeHTML(w, r, o)
 	default:
 		_, err = ParseFormat(string(f))
 	}

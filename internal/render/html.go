@@ -40,12 +40,12 @@ type htmlNote struct {
 
 // writeHTML writes one self-contained page: no scripts, no external
 // resources, inline CSS and SVG.
-func writeHTML(w io.Writer, r *cost.Report) error {
+func writeHTML(w io.Writer, r *cost.Report, o Options) error {
 	g := costGrid(r, 0)
 	p := htmlPage{
 		Window: windowSpan(r.Window) + " (" + windowHours(r.WindowHours) + ")",
 		Source: orUnknown(r.Source),
-		Facts:  headline(r),
+		Facts:  headline(r, o.Recommendations),
 		Cost:   g,
 		Idle:   idleGrid(r),
 	}

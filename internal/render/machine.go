@@ -11,8 +11,16 @@ import (
 
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
-func writeJSON(w io.Writer, r *cost.Report) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+func writeJSON(w io.Writer, r *cost.Report, rec *Recommendations) error {
+	var v any = r
+	if rec != nil {
+		// The report's fields, then "recommendations".
+		v = struct {
+			*cost.Report
+			Recommendations *Recommendations `json:"recommendations"`
+		}{r, rec}
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -19,11 +19,12 @@ type fact struct {
 	Idle bool
 }
 
-// headline answers "how bad is it?" in eight lines.
-func headline(r *cost.Report) []fact {
+// headline answers "how bad is it?" in eight lines, and a ninth with the
+// recommendations' saving when there are any.
+func headline(r *cost.Report, rec *Recommendations) []fact {
 	t := &r.Totals
 	h := t.GPUHours
-	return []fact{
+	facts := []fact{
 		{Label: "Window", Value: windowHours(r.WindowHours), Detail: "(" + windowSpan(r.Window) + ")"},
 		{Label: "GPUs", Value: fmt.Sprint(t.GPUs),
 			Detail: fmt.Sprintf("on %d GPU nodes; %d pods, %d of them with GPUs", t.Nodes, t.Pods, t.GPUPods)},
@@ -38,6 +39,18 @@ func headline(r *cost.Report) []fact {
 		{Label: "Idle cost", Value: monthly(t.MonthlyGPUIdle), Detail: "(GPU allocated-but-idle + unallocated)", Idle: true},
 		{Label: "Spot", Value: percent(t.SpotShare), Detail: "of provisioned GPU-hours on spot capacity"},
 	}
+	if rec != nil {
+		detail := fmt.Sprintf("saved by %d recommendations (GPU shapes, CPU/memory requests)", rec.Count)
+		if rec.Unpriced > 0 {
+			detail += fmt.Sprintf(", %d of them unpriced (not counted)", rec.Unpriced)
+		}
+		value := monthly(rec.MonthlySavingsUSD)
+		if rec.Count == 0 {
+			value, detail = "none", fmt.Sprintf("%d workloads or containers lacked the usage data to size them", rec.Skipped)
+		}
+		facts = append(facts, fact{Label: "Recommendations", Value: value, Detail: detail + "; see `" + rec.Command + "`"})
+	}
+	return facts
 }
 
 // smDetail shows SM activity beside engine activity where it was measured.

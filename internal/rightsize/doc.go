@@ -3,4 +3,9 @@
 // cheaper GPU model) from the usage in a snapshot. Every recommendation
 // carries its evidence, a confidence and its $/month; too little data
 // gives no recommendation and says why. It never applies anything.
+// Decision rules and formulas: docs/recommendations.md.
+//
+// Pure core: it imports cluster, usage, pricing, cost (node → price spec),
+// gpushape and audit (round-number and namespace tests) and the standard
+// library only; no I/O, no clock.
 package rightsize

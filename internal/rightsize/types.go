@@ -4,16 +4,19 @@ import "time"
 
 // Result is every recommendation for a snapshot, and what was skipped.
 type Result struct {
-	Window     time.Duration
-	Containers []ContainerRec
-	GPU        []GPURec
+	Window     time.Duration  `json:"-"`
+	Containers []ContainerRec `json:"containers"`
+	GPU        []GPURec       `json:"gpu"`
 	// Skipped lists workloads or containers without a recommendation and
 	// why (too little data, unknown GPU model, unpriced node…).
-	Skipped []Skip
+	Skipped []Skip `json:"skipped"`
 	// MonthlySavingsUSD sums the priced recommendations' savings (CPU and
 	// memory plus GPU shape); unpriced ones are counted in Unpriced.
-	MonthlySavingsUSD float64
-	Unpriced          int
+	MonthlySavingsUSD float64 `json:"monthly_savings_usd"`
+	Unpriced          int     `json:"unpriced"`
+	// Notes are data notes: unpriced nodes, GPU models planned from live
+	// node data.
+	Notes []string `json:"notes"`
 }
 
 // Confidence says how far a recommendation can be trusted, from the data
@@ -31,39 +34,43 @@ const (
 type Evidence struct {
 	// Window is the analysis window; Observed the usage time behind the
 	// numbers (summed over the workload's pods).
-	Window   time.Duration
-	Observed time.Duration
+	Window   time.Duration `json:"-"`
+	Observed time.Duration `json:"-"`
 	// Samples is the number of pods × containers merged; Coverage the
 	// share of the workload's allocated time that had usage data (0–1).
-	Pods     int
-	Coverage float64
+	Pods     int     `json:"pods"`
+	Coverage float64 `json:"coverage"`
 	// Percentiles of the measured quantity, keyed "p50", "p95", "p99",
 	// "max" (cores, bytes, MiB or activity 0–1 as the field says).
-	Percentiles map[string]float64
+	Percentiles map[string]float64 `json:"percentiles,omitempty"`
+	// Span is the wall-clock time the data covers: Observed divided by
+	// the workload's average concurrent pods. Confidence is read from it.
+	Span time.Duration `json:"-"`
 }
 
 // ContainerRec is a CPU and memory recommendation for one container of a
 // workload (all its pods merged).
 type ContainerRec struct {
-	Workload  string // "namespace/Kind/name", as cluster.Pod.WorkloadKey
-	Namespace string
-	OwnerKind string
-	OwnerName string
-	Container string
+	Workload  string `json:"workload"` // "namespace/Kind/name", as cluster.Pod.WorkloadKey
+	Namespace string `json:"namespace"`
+	OwnerKind string `json:"owner_kind"`
+	OwnerName string `json:"owner_name"`
+	Container string `json:"container,omitempty"`
 
-	CurrentCPUMilli    int64
-	CurrentMemoryBytes int64 // request
-	CurrentMemoryLimit int64 // 0: none
-	CPUMilli           int64 // recommended request
-	MemoryBytes        int64 // recommended request (= limit)
-	RoundNumber        bool  // the current request looks guessed (8 cores, 64Gi)
-	OOMBumped          bool
-	CPUEvidence        Evidence
-	MemoryEvidence     Evidence
-	Confidence         Confidence
-	MonthlySavingsUSD  float64 // negative when the container needs more
-	Priced             bool
-	Reason             string // one line a human reads
+	CurrentCPUMilli    int64      `json:"current_cpu_milli"`
+	CurrentCPULimit    int64      `json:"current_cpu_limit_milli"` // 0: none
+	CurrentMemoryBytes int64      `json:"current_memory_bytes"`    // request
+	CurrentMemoryLimit int64      `json:"current_memory_limit"`    // 0: none
+	CPUMilli           int64      `json:"cpu_milli"`               // recommended request
+	MemoryBytes        int64      `json:"memory_bytes"`            // recommended request (= limit)
+	RoundNumber        bool       `json:"round_number"`            // the current request looks guessed (8 cores, 64Gi)
+	OOMBumped          bool       `json:"oom_bumped"`
+	CPUEvidence        Evidence   `json:"cpu_evidence"`
+	MemoryEvidence     Evidence   `json:"memory_evidence"`
+	Confidence         Confidence `json:"confidence"`
+	MonthlySavingsUSD  float64    `json:"monthly_savings_usd"` // negative when the container needs more
+	Priced             bool       `json:"priced"`
+	Reason             string     `json:"reason"` // one line a human reads
 }
 
 // GPUAction is what to do with a workload's GPUs.
@@ -79,61 +86,82 @@ const (
 
 // GPURec is a GPU shape recommendation for one workload.
 type GPURec struct {
-	Workload  string
-	Namespace string
-	OwnerKind string
-	OwnerName string
+	Workload  string `json:"workload"`
+	Namespace string `json:"namespace"`
+	OwnerKind string `json:"owner_kind"`
+	OwnerName string `json:"owner_name"`
 	// Pods is the workload's average concurrent pod count over the window.
-	Pods       float64
-	GPUsPerPod int
+	Pods       float64 `json:"pods"`
+	GPUsPerPod int     `json:"gpus_per_pod"`
 	// CurrentModel and CurrentResource are what each pod holds now
 	// ("H100-80GB", "nvidia.com/gpu").
-	CurrentModel    string
-	CurrentResource string
+	CurrentModel    string `json:"current_model"`
+	CurrentResource string `json:"current_resource"`
 
-	Action GPUAction
+	Action GPUAction `json:"action"`
 	// Profile is the MIG profile for UseMIG ("1g.10gb"); Resource is the
 	// extended resource the pods should request afterwards
 	// ("nvidia.com/mig-1g.10gb", "nvidia.com/gpu.shared", "nvidia.com/gpu").
-	Profile  string
-	Resource string
+	Profile  string `json:"profile,omitempty"`
+	Resource string `json:"resource,omitempty"`
 	// Replicas is the time-slicing replica count per GPU for UseTimeSlice.
-	Replicas int
+	Replicas int `json:"replicas,omitempty"`
 	// TargetModel is the GPU model for CheaperModel (and the model the MIG
 	// profile is cut from for UseMIG).
-	TargetModel string
+	TargetModel string `json:"target_model,omitempty"`
 	// Fraction is the share of one physical GPU each pod needs afterwards.
-	Fraction float64
+	Fraction float64 `json:"fraction"`
 
 	// PeakFramebufferMiB, NeedMiB (= peak × headroom) and P95Activity are
 	// the numbers the decision used.
-	PeakFramebufferMiB float64
-	NeedMiB            float64
-	P95Activity        float64
-	Evidence           Evidence
-	Confidence         Confidence
-	MonthlySavingsUSD  float64
-	Priced             bool
-	Reason             string
+	PeakFramebufferMiB float64    `json:"peak_framebuffer_mib"`
+	NeedMiB            float64    `json:"need_mib"`
+	P95Activity        float64    `json:"p95_activity"`
+	Evidence           Evidence   `json:"evidence"`
+	Confidence         Confidence `json:"confidence"`
+	MonthlySavingsUSD  float64    `json:"monthly_savings_usd"`
+	Priced             bool       `json:"priced"`
+	Reason             string     `json:"reason"`
 	// Alternatives are the other options that fit, best first, for the
 	// reader who prefers less change.
-	Alternatives []Alternative
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+
+	// CurrentFraction is the share of a physical GPU each pod holds now.
+	CurrentFraction float64 `json:"current_fraction"`
+	// TargetInstanceType is the cheapest instance type of TargetModel in
+	// the node's cloud and region that holds one pod (CheaperModel).
+	TargetInstanceType string `json:"target_instance_type,omitempty"`
+	// Container is the container that requests the GPU.
+	Container string `json:"container,omitempty"`
+	// Nodes are the nodes the workload's pods ran on, with how many of its
+	// pods each ran at the end of the window (or, when none ran then, in
+	// the window): where MIG layouts and time-slicing configs would go.
+	Nodes []NodePods `json:"nodes"`
+}
+
+// NodePods is a node and a workload's pod count on it.
+type NodePods struct {
+	Node string `json:"node"`
+	Pods int    `json:"pods"`
 }
 
 // Alternative is an option not chosen and what it would save.
 type Alternative struct {
-	Action            GPUAction
-	Profile           string
-	TargetModel       string
-	Replicas          int
-	MonthlySavingsUSD float64
-	Reason            string
+	Action            GPUAction `json:"action"`
+	Profile           string    `json:"profile,omitempty"`
+	TargetModel       string    `json:"target_model,omitempty"`
+	Replicas          int       `json:"replicas,omitempty"`
+	MonthlySavingsUSD float64   `json:"monthly_savings_usd"`
+	Reason            string    `json:"reason"`
+	// Fraction and TargetInstanceType as in GPURec.
+	Fraction           float64 `json:"fraction"`
+	TargetInstanceType string  `json:"target_instance_type,omitempty"`
 }
 
 // Skip is a workload or container left without a recommendation.
 type Skip struct {
-	Workload  string
-	Container string // empty for a GPU shape skip
-	Kind      string // "cpu-memory" or "gpu"
-	Reason    string
+	Workload  string `json:"workload"`
+	Container string `json:"container,omitempty"` // empty for a GPU shape skip
+	Kind      string `json:"kind"`                // "cpu-memory" or "gpu"
+	Reason    string `json:"reason"`
 }

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
+
+func TestRecommendGolden(t *testing.T) {
+	for _, f := range []string{"table", "json"} {
+		out, errOut, code := run(t, "recommend", "--demo", "-o", f)
+		if code != ExitOK {
+			t.Fatalf("recommend -o %s: exit %d: %s", f, code, errOut)
+		}
+		golden(t, "recommend."+f, out)
+	}
+}
+
+// The demo cluster shows every GPU action, and the report's
+// recommendations line carries the same total as recommend.
+func TestRecommendDemoCoversEveryAction(t *testing.T) {
+	out, _, code := run(t, "recommend", "--demo", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var r struct {
+		Total float64 `json:"monthly_savings_usd"`
+		GPU   []struct {
+			Action rightsize.GPUAction `json:"action"`
+		} `json:"gpu"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[rightsize.GPUAction]int{}
+	for _, g := range r.GPU {
+		seen[g.Action]++
+	}
+	for _, a := range []rightsize.GPUAction{rightsize.KeepWhole, rightsize.UseMIG, rightsize.UseTimeSlice, rightsize.CheaperModel} {
+		if seen[a] == 0 {
+			t.Errorf("the demo has no %s recommendation (%v)", a, seen)
+		}
+	}
+	report, _, _ := run(t, "report", "--demo", "-o", "json")
+	var rep struct {
+		Rec struct {
+			Total float64 `json:"monthly_savings_usd"`
+		} `json:"recommendations"`
+	}
+	if err := json.Unmarshal([]byte(report), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rec.Total != r.Total || r.Total <= 0 {
+		t.Errorf("report says $%v/month, recommend $%v", rep.Rec.Total, r.Total)
+	}
+}
+
+func TestRecommendFormatsAndErrors(t *testing.T) {
+	for _, f := range []string{"yaml", "csv"} {
+		out, _, code := run(t, "recommend", "--demo", "-o", f)
+		if code != ExitOK || !strings.Contains(out, "inference/Deployment/fraud-scorer") {
+			t.Errorf("-o %s: exit %d, output lacks a workload", f, code)
+		}
+	}
+	if _, _, code := run(t, "recommend", "--demo", "-o", "xml"); code != ExitUsage {
+		t.Errorf("-o xml: exit %d, want %d", code, ExitUsage)
+	}
+	bad := filepath.Join(t.TempDir(), "policy.yaml")
+	os.WriteFile(bad, []byte("cpu: {percentile: 1.5}\ngpu: {memoryHeadroom: -0.2}\n"), 0o644)
+	_, errOut, code := run(t, "recommend", "--demo", "--policy", bad)
+	if code != ExitInput || !strings.Contains(errOut, "cpu.percentile") || !strings.Contains(errOut, "gpu.memoryHeadroom") {
+		t.Errorf("bad policy: exit %d, stderr %q", code, errOut)
+	}
+	if _, _, code := run(t, "recommend", "--demo", "--policy", filepath.Join(t.TempDir(), "missing.yaml")); code != ExitInput {
+		t.Errorf("missing policy: exit %d, want %d", code, ExitInput)
+	}
+}
+
+func TestGenerateGolden(t *testing.T) {
+	for _, kind := range []string{"resources", "vpa", "timeslicing", "mig"} {
+		out, errOut, code := run(t, "generate", kind, "--demo")
+		if code != ExitOK {
+			t.Fatalf("generate %s: exit %d: %s", kind, code, errOut)
+		}
+		golden(t, "generate-"+kind+".yaml", out)
+	}
+	dir := t.TempDir()
+	if _, errOut, code := run(t, "generate", "mig", "--demo", "-d", dir); code != ExitOK {
+		t.Fatalf("generate mig -d: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mig-parted", "configmap.yaml")); err != nil {
+		t.Errorf("generate -d wrote no mig-parted/configmap.yaml: %v", err)
+	}
+}
