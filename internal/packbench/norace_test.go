@@ -1,0 +1,5 @@
+//go:build !race
+
+package packbench
+
+const raceEnabled = false

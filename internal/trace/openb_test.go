@@ -1,0 +1,205 @@
+package trace
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// realOpenBDir is the shared copy of the openb trace, relative to this package.
+const realOpenBDir = "../../../shared/data/openb"
+
+const podHeader = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+
+func TestReadOpenBPods(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		in      string
+		want    []OpenBPod
+		wantErr []string // substrings, in order
+	}{
+		{
+			name: "fractional pod with a model list and a pending pod never scheduled",
+			in: podHeader +
+				"p0,6000,12288,1,460,V100M16||V100M32,LS,Running,10,20,10\n" +
+				"p1,88000,327680,8,1000,,BE,Pending,5,9,\n",
+			want: []OpenBPod{
+				{Name: "p0", CPUMilli: 6000, MemoryMiB: 12288, NumGPU: 1, GPUMilli: 460, GPUSpec: []string{"V100M16", "V100M32"},
+					QoS: "LS", Phase: "Running", Created: 10, Deleted: 20, Scheduled: 10},
+				{Name: "p1", CPUMilli: 88000, MemoryMiB: 327680, NumGPU: 8, GPUMilli: 1000,
+					QoS: "BE", Phase: "Pending", Created: 5, Deleted: 9, Scheduled: OpenBNever},
+			},
+		},
+		{
+			name:    "a non-integer names its line and column",
+			in:      podHeader + "p0,6000,12288,1,460,,LS,Running,0,1,0\n" + "p1,6000,12288,1,abc,,LS,Running,0,1,0\n",
+			wantErr: []string{`openb pods line 3: gpu_milli "abc": not an integer`},
+		},
+		{
+			name:    "negative, empty name and short row are all reported",
+			in:      podHeader + ",-1,12288,1,460,,LS,Running,0,1,0\n" + "p1,1\n",
+			wantErr: []string{`line 2: name "": empty`, `line 2: cpu_milli "-1": negative`, `line 3: has 2 fields, want 11`},
+		},
+		{
+			name:    "wrong header",
+			in:      "name,cpu\np0,1\n",
+			wantErr: []string{`openb pods line 1: header is "name,cpu", want name,cpu_milli`},
+		},
+		{
+			name:    "empty file",
+			in:      "",
+			wantErr: []string{"openb pods: empty file"},
+		},
+		{
+			name:    "bare quote",
+			in:      podHeader + "p\"0,1,1,1,1,,LS,Running,0,1,0\n",
+			wantErr: []string{`openb pods line 2: bare " in non-quoted-field`},
+		},
+		{
+			name:    "stops after ten errors",
+			in:      podHeader + strings.Repeat("p,x,1,1,1,,LS,Running,0,1,0\n", 30),
+			wantErr: []string{"line 2:", "line 11:", "stopped after 10 errors"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ReadOpenBPods(strings.NewReader(tt.in))
+			checkErrs(t, err, tt.wantErr)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("pods (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReadOpenBNodes(t *testing.T) {
+	t.Parallel()
+	const header = "sn,cpu_milli,memory_mib,gpu,model\n"
+	tests := []struct {
+		name    string
+		in      string
+		want    []OpenBNode
+		wantErr []string
+	}{
+		{
+			name: "GPU and CPU-only nodes",
+			in:   header + "n0,64000,262144,2,P100\n" + "n1,32000,262144,0,\n",
+			want: []OpenBNode{
+				{Name: "n0", CPUMilli: 64000, MemoryMiB: 262144, GPUs: 2, Model: "P100"},
+				{Name: "n1", CPUMilli: 32000, MemoryMiB: 262144},
+			},
+		},
+		{
+			name:    "GPUs without a model",
+			in:      header + "n0,64000,262144,2,\n",
+			wantErr: []string{`openb nodes line 2: model "": empty on a node with 2 GPUs`},
+		},
+		{
+			name:    "overflow",
+			in:      header + "n0,99999999999999999999,262144,2,T4\n",
+			wantErr: []string{`openb nodes line 2: cpu_milli "99999999999999999999": out of range`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ReadOpenBNodes(strings.NewReader(tt.in))
+			checkErrs(t, err, tt.wantErr)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("nodes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// checkErrs wants err to contain each of want in order, or to be nil when
+// want is empty.
+func checkErrs(t *testing.T, err error, want []string) {
+	t.Helper()
+	if len(want) == 0 {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("no error, want %q", want)
+	}
+	msg := err.Error()
+	for _, w := range want {
+		i := strings.Index(msg, w)
+		if i < 0 {
+			t.Fatalf("error %q lacks %q", err, w)
+		}
+		msg = msg[i+len(w):]
+	}
+}
+
+func TestReadOpenBRealData(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat(realOpenBDir); err != nil {
+		t.Fatalf("openb trace not found at %s (it lives in the shared data directory beside the repository): %v", realOpenBDir, err)
+	}
+	nodes := readFile(t, "openb_node_list_gpu_node.csv", ReadOpenBNodes)
+	gpus := 0
+	for _, n := range nodes {
+		gpus += n.GPUs
+	}
+	if len(nodes) != 1213 || gpus != 6212 {
+		t.Errorf("GPU node list: %d nodes, %d GPUs; want 1213, 6212", len(nodes), gpus)
+	}
+	all := readFile(t, "openb_node_list_all_node.csv", ReadOpenBNodes)
+	if len(all) != 1523 {
+		t.Errorf("all-node list: %d nodes, want 1523", len(all))
+	}
+	pods := readFile(t, "openb_pod_list_default.csv", ReadOpenBPods)
+	var frac, never int
+	for _, p := range pods {
+		if p.NumGPU == 1 && p.GPUMilli < 1000 {
+			frac++
+		}
+		if p.Scheduled == OpenBNever {
+			never++
+		}
+	}
+	if len(pods) != 8152 || frac != 3078 || never != 897 {
+		t.Errorf("pods: %d, fractional %d, never scheduled %d; want 8152, 3078, 897", len(pods), frac, never)
+	}
+}
+
+func readFile[T any](t *testing.T, name string, read func(io.Reader) ([]T, error)) []T {
+	t.Helper()
+	f, err := os.Open(filepath.Join(realOpenBDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func FuzzReadOpenBPods(f *testing.F) {
+	f.Add(podHeader + "p0,6000,12288,1,460,V100M16|V100M32,LS,Running,10,20,10\n")
+	f.Add(podHeader + "p\"0,1,1,1,1,,LS,Running,0,1,\n\"a\n")
+	f.Add("\ufeff" + podHeader + ",,,,,,,,,,\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		pods, err := ReadOpenBPods(strings.NewReader(in))
+		if err != nil && pods != nil {
+			t.Fatalf("pods %v returned with error %v", pods, err)
+		}
+		for _, p := range pods {
+			if p.CPUMilli < 0 || p.MemoryMiB < 0 || p.NumGPU < 0 || p.GPUMilli < 0 {
+				t.Fatalf("negative request accepted: %+v", p)
+			}
+		}
+	})
+}
