@@ -70,7 +70,8 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newReplayGenAICmd(stdout), newSimCmd(stdout))
+	root.AddCommand(newReplayGenAICmd(stdout), newSimCmd(stdout), newPackbenchCmd(stdout))
+	root.AddCommand(newConsolidateCmd(stdout))
 	err := root.Execute()
 	if err != nil {
 		fmt.Fprintf(stderr, "gpuwise-lab: %v\n", err)

@@ -25,7 +25,7 @@ func newGenerateCmd(s Streams) *cobra.Command {
 			"Without -d the files are printed as one multi-document YAML stream.",
 		Args: cobra.NoArgs,
 	}
-	gen.AddCommand(newGenerateResourcesCmd(s), newGenerateVPACmd(s), newGenerateTimeSlicingCmd(s), newGenerateMIGCmd(s))
+	gen.AddCommand(newGenerateResourcesCmd(s), newGenerateVPACmd(s), newGenerateTimeSlicingCmd(s), newGenerateMIGCmd(s), newGeneratePlanCmd(s))
 	return gen
 }
 

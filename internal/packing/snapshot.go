@@ -1,0 +1,285 @@
+package packing
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/gpushape"
+	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
+
+// Pricer prices a node; *pricing.Catalog is one.
+type Pricer interface {
+	Price(n pricing.NodeSpec) (pricing.NodePrice, error)
+}
+
+// Shapes says which GPU shapes the planner packs.
+type Shapes string
+
+// Shape sources.
+const (
+	// CurrentShapes packs what every pod holds now: consolidation alone.
+	CurrentShapes Shapes = "current"
+	// RecommendedShapes packs right-sized shapes (rightsize.Result):
+	// MIG profiles, time-slice shares, cheaper models, and right-sized
+	// CPU and memory requests.
+	RecommendedShapes Shapes = "recommended"
+)
+
+// DevClass is the time-slice class of right-sized dev workloads; a
+// time-sliced GPU never mixes it with another class.
+const DevClass = "dev"
+
+// SnapshotOptions steer FromSnapshot.
+type SnapshotOptions struct {
+	Prices Pricer
+	Shapes Shapes
+	// Recs are the right-sizing results for RecommendedShapes.
+	Recs *rightsize.Result
+}
+
+// FromSnapshot builds the packing problem of a prepared snapshot (unit
+// fractions set by cluster.Prepare): the GPU nodes alive at the window's
+// end, and the pods running on them then. DaemonSet pods are not planned:
+// their requests are taken off each node's capacity, since they run on
+// every node that stays. Pods without a controller are pinned to their
+// node. CPU-only nodes and their pods are outside the plan.
+func FromSnapshot(s *cluster.Snapshot, o SnapshotOptions) (*Problem, error) {
+	switch o.Shapes {
+	case CurrentShapes, "":
+	case RecommendedShapes:
+		if o.Recs == nil {
+			return nil, fmt.Errorf("recommended shapes need right-sizing results")
+		}
+	default:
+		return nil, fmt.Errorf("shapes %q: want current or recommended", o.Shapes)
+	}
+	b := &builder{s: s, o: o, ix: cluster.NewIndex(s), nodes: map[string]int{}, models: map[string]bool{}}
+	b.addNodes()
+	b.addPods()
+	b.p.Notes = append(b.p.Notes, b.notes...)
+	return &b.p, nil
+}
+
+type builder struct {
+	s      *cluster.Snapshot
+	o      SnapshotOptions
+	ix     *cluster.Index
+	p      Problem
+	nodes  map[string]int // name → index in p.Nodes
+	models map[string]bool
+	notes  []string
+}
+
+func (b *builder) addNodes() {
+	end := b.s.Window.End
+	for i := range b.s.Nodes {
+		n := &b.s.Nodes[i]
+		if !n.HasGPUs() || (!n.Deleted.IsZero() && n.Deleted.Before(end)) {
+			continue
+		}
+		pn := Node{Name: n.Name, Pool: poolOf(n), Model: modelOf(n), GPUs: len(n.GPUs), CPUMilli: n.CPUMilli,
+			MemoryBytes: n.MemoryBytes, Labels: n.Labels, Taints: n.Taints}
+		if b.o.Prices != nil {
+			if price, err := b.o.Prices.Price(cost.NodeSpec(n)); err == nil {
+				pn.USDPerHour, pn.Priced = price.NodeUSDPerHour, true
+			}
+		}
+		if m, notes, _, ok := gpushape.FromNode(n); ok && m.MIGCapable() {
+			if b.p.Models == nil {
+				b.p.Models = map[string]gpushape.Model{}
+			}
+			if _, seen := b.p.Models[pn.Model]; !seen {
+				b.p.Models[pn.Model] = m
+				b.notes = append(b.notes, notes...)
+			}
+		}
+		b.nodes[n.Name] = len(b.p.Nodes)
+		b.models[pn.Model] = true
+		b.p.Nodes = append(b.p.Nodes, pn)
+	}
+}
+
+func modelOf(n *cluster.Node) string {
+	if n.GPUModel != "" {
+		return n.GPUModel
+	}
+	return n.GPUs[0].Model
+}
+
+// poolOf names a node's pool: instance type, capacity type and GPU model.
+func poolOf(n *cluster.Node) string {
+	it := n.InstanceType
+	if it == "" {
+		it = "unknown-type"
+	}
+	return strings.Join([]string{it, orDash(n.Capacity), modelOf(n)}, "/")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (b *builder) addPods() {
+	recs := map[string]*rightsize.GPURec{}
+	ctrs := map[string]map[string]*rightsize.ContainerRec{}
+	if b.o.Shapes == RecommendedShapes {
+		for i := range b.o.Recs.GPU {
+			recs[b.o.Recs.GPU[i].Workload] = &b.o.Recs.GPU[i]
+		}
+		for i := range b.o.Recs.Containers {
+			c := &b.o.Recs.Containers[i]
+			if ctrs[c.Workload] == nil {
+				ctrs[c.Workload] = map[string]*rightsize.ContainerRec{}
+			}
+			ctrs[c.Workload][c.Container] = c
+		}
+	}
+	for i := range b.s.Pods {
+		pod := &b.s.Pods[i]
+		ni, ok := b.nodes[pod.Node]
+		if !ok || !pod.End.IsZero() || (pod.Phase != "" && pod.Phase != "Running") {
+			continue
+		}
+		cpu, mem := requests(pod, ctrs[pod.WorkloadKey()])
+		if pod.Owner.Kind == "DaemonSet" {
+			n := &b.p.Nodes[ni]
+			n.CPUMilli, n.MemoryBytes = max(n.CPUMilli-cpu, 0), max(n.MemoryBytes-mem, 0)
+			continue
+		}
+		b.p.Workloads = append(b.p.Workloads, b.workload(pod, &b.p.Nodes[ni], recs[pod.WorkloadKey()], cpu, mem))
+	}
+}
+
+// requests sums a pod's CPU and memory requests, right-sized where a
+// container recommendation exists.
+func requests(pod *cluster.Pod, recs map[string]*rightsize.ContainerRec) (cpu, mem int64) {
+	for _, c := range pod.Containers {
+		if r := recs[c.Name]; r != nil {
+			cpu, mem = cpu+r.CPUMilli, mem+r.MemoryBytes
+			continue
+		}
+		cpu, mem = cpu+c.CPURequestMilli, mem+c.MemoryRequest
+	}
+	return cpu, mem
+}
+
+func (b *builder) workload(pod *cluster.Pod, n *Node, rec *rightsize.GPURec, cpu, mem int64) Workload {
+	w := Workload{ID: pod.Key(), Group: pod.WorkloadKey(), Node: pod.Node, CPUMilli: cpu, MemoryBytes: mem,
+		Tolerations: pod.Tolerations, NodeSelector: pod.NodeSelector}
+	cur, why := b.currentDemand(pod)
+	w.Demand = cur
+	if cur.Kind != NoGPU {
+		w.Models = []string{n.Model}
+	}
+	if why != "" {
+		w.Pinned, w.PinReason = true, why
+	}
+	if pod.Owner.Name == "" || pod.Owner.Kind == "Pod" {
+		w.Pinned, w.PinReason = true, "bare pod: no controller would recreate it after a move"
+	}
+	w.ActiveGPUs, w.Measured = b.active(pod)
+	if rec != nil && !w.Pinned {
+		b.applyRec(&w, rec, n)
+	}
+	return w
+}
+
+// currentDemand reads the shape a pod holds now from its GPU units; a
+// shape the planner cannot move (several MIG instances, units on several
+// kinds) pins the pod, with the reason.
+func (b *builder) currentDemand(pod *cluster.Pod) (Demand, string) {
+	var whole int
+	var d Demand
+	for _, h := range pod.GPUs {
+		ref, ok := b.ix.Units[h.UnitID]
+		if !ok {
+			continue
+		}
+		switch ref.Unit.Kind {
+		case cluster.WholeGPU:
+			whole++
+			d = Demand{Kind: Whole, GPUs: whole}
+		case cluster.MIGSlice:
+			if d.Kind != "" {
+				return d, "holds several MIG instances or mixed GPU units; gpuwise does not move such pods"
+			}
+			d = Demand{Kind: MIG, Profile: gpushape.CanonicalProfile(ref.Unit.Profile)}
+		case cluster.TimeSlice:
+			if d.Kind != "" {
+				return d, "holds several time-slice replicas; gpuwise does not move such pods"
+			}
+			d = Demand{Kind: TimeSlice, Replicas: max(ref.GPU.Replicas, 2)}
+		}
+	}
+	if d.Kind == "" {
+		return Demand{Kind: NoGPU}, ""
+	}
+	if d.Kind == Whole && whole != len(pod.GPUs) {
+		return d, "holds whole GPUs and shared units together; gpuwise does not move such pods"
+	}
+	return d, ""
+}
+
+// active is the pod's busy GPU-equivalents: Σ unit fraction × mean
+// activity; unmeasured when any unit has no activity series.
+func (b *builder) active(pod *cluster.Pod) (float64, bool) {
+	if len(pod.GPUs) == 0 {
+		return 0, false
+	}
+	var sum float64
+	for _, h := range pod.GPUs {
+		ref, ok := b.ix.Units[h.UnitID]
+		if !ok || h.Activity == nil {
+			return 0, false
+		}
+		m := h.Activity.Mean()
+		if math.IsNaN(m) {
+			return 0, false
+		}
+		sum += ref.Unit.Fraction * m
+	}
+	return sum, true
+}
+
+// applyRec sets the right-sized shape; a target model no node has keeps
+// the current shape and says so.
+func (b *builder) applyRec(w *Workload, r *rightsize.GPURec, n *Node) {
+	model := r.TargetModel
+	if model == "" {
+		model = n.Model
+	}
+	w.Current = w.Demand
+	switch r.Action {
+	case rightsize.UseMIG:
+		if !b.models[model] {
+			w.Note = fmt.Sprintf("recommended MIG %s on %s, but no node has that model: current shape kept", r.Profile, model)
+			return
+		}
+		w.Demand, w.Models = Demand{Kind: MIG, Profile: gpushape.CanonicalProfile(r.Profile)}, []string{model}
+	case rightsize.UseTimeSlice:
+		w.Demand = Demand{Kind: TimeSlice, Replicas: r.Replicas, Class: DevClass}
+		if w.Current.Kind == TimeSlice {
+			w.Current.Class = DevClass // a dev pod already shared: same class
+		}
+	case rightsize.CheaperModel:
+		if !b.models[model] {
+			w.Note = fmt.Sprintf("recommended cheaper model %s, but no node has it: current shape kept (add a %s pool to take this saving)", model, model)
+			return
+		}
+		w.Demand, w.Models = Demand{Kind: Whole, GPUs: max(r.GPUsPerPod, 1)}, []string{model}
+	default:
+		return
+	}
+	if w.Demand == w.Current {
+		w.Current = Demand{}
+	}
+	w.Note = r.Reason
+}
