@@ -197,20 +197,32 @@ var (
 // each. kube_pod_info, whose first and last points bound a pod's life when
 // kube-state-metrics has no timestamp for it, is read at InfoStep; the
 // other facts only need their last value and are read a day per point.
-// It returns the number of queries.
+// Where remote read works (see factsByRemoteRead), each metric is one
+// remote-read request over the whole window instead, its raw
+// samples mapped onto the same grids: no PromQL evaluation and no JSON for
+// Prometheus. It returns the number of queries.
 func (b *builder) readFacts(ctx context.Context) int {
 	b.nodeFacts, b.podFacts = map[string]*facts{}, map[string]*facts{}
+	remote := b.factsByRemoteRead(ctx)
 	var tasks []Task
 	add := func(into map[string]*facts, m string) {
 		f := newFacts()
 		into[m] = f
-		if m == "kube_pod_info" {
-			q := fmt.Sprintf("last_over_time(%s[%s])", m, lookback(b.opts.InfoStep))
-			tasks = append(tasks, b.spanTasks(q, b.opts.InfoStep, b.infoSteps(), f.open)...)
+		step, anchor := b.opts.InfoStep, b.w.Start
+		if m != "kube_pod_info" {
+			step = max(24*time.Hour, b.opts.InfoStep)
+			anchor = b.endAlignedStart(step)
+		}
+		if remote {
+			tasks = append(tasks, Task{Query: m + " (remote read)", From: anchor.Add(-step), To: b.w.End, Step: step,
+				Raw: true, Remote: true, Ends: true, Matchers: []Matcher{{MatchEqual, "__name__", m}}, Open: f.openRaw(anchor, step)})
 			return
 		}
-		step := max(24*time.Hour, b.opts.InfoStep)
 		q := fmt.Sprintf("last_over_time(%s[%s])", m, lookback(step))
+		if m == "kube_pod_info" {
+			tasks = append(tasks, b.spanTasks(q, step, b.infoSteps(), f.open)...)
+			return
+		}
 		tasks = append(tasks, b.endAlignedTasks(q, step, f.open)...)
 	}
 	for _, m := range nodeFactMetrics {
@@ -223,6 +235,19 @@ func (b *builder) readFacts(ctx context.Context) int {
 	return len(tasks)
 }
 
+// factsByRemoteRead tells whether the facts are read by remote read: with
+// --prometheus-read remote, or auto when the server passes the remote-read
+// probe. raw and range read them over the JSON API.
+func (b *builder) factsByRemoteRead(ctx context.Context) bool {
+	switch b.opts.Read {
+	case ReadRemote:
+		return true
+	case ReadAuto:
+		return b.remoteReadWorks(ctx)
+	}
+	return false
+}
+
 // infoSteps is how many info steps one facts request covers: a day, so
 // that an answer for every container's requests stays small.
 func (b *builder) infoSteps() int { return max(int(24*time.Hour/b.opts.InfoStep), 1) }
@@ -231,13 +256,18 @@ func (b *builder) infoSteps() int { return max(int(24*time.Hour/b.opts.InfoStep)
 // the window's end, so that the last points are read; the first point may
 // reach up to a step before the window.
 func (b *builder) endAlignedTasks(q string, step time.Duration, open func() Batch) []Task {
-	n := int((b.w.End.Sub(b.w.Start) + step - 1) / step)
-	start := b.w.End.Add(-time.Duration(n) * step)
 	var out []Task
-	for _, sp := range Split(start, b.w.End, step, 30) {
+	for _, sp := range Split(b.endAlignedStart(step), b.w.End, step, 30) {
 		out = append(out, Task{Query: q, From: sp.From, To: sp.To, Step: step, Open: open})
 	}
 	return out
+}
+
+// endAlignedStart is the first point of the grid of step that ends at the
+// window's end and covers the window.
+func (b *builder) endAlignedStart(step time.Duration) time.Time {
+	n := int((b.w.End.Sub(b.w.Start) + step - 1) / step)
+	return b.w.End.Add(-time.Duration(n) * step)
 }
 
 // spanTasks splits one query over the window.

@@ -6,8 +6,9 @@
 // cluster.Snapshot from it alone.
 //
 // Queries are split by time (at most a day of steps, and never more than
-// Prometheus' 11,000 points, per request) and by node shards, so that no
-// single query is heavy; responses are decoded as a stream straight into
+// Prometheus' 11,000 points, per request; a remote read takes the whole
+// window, which Prometheus streams series by series) and by node shards,
+// so that no single query is heavy; responses are decoded as a stream straight into
 // usage accumulators, so memory grows with the number of series, not
 // samples. Each query_range point stands for one query step, each raw
 // sample for the time to its series' next one (at most a step); missing

@@ -1,9 +1,11 @@
 package prom
 
 import (
+	"math"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // fact is the last value of one series over the window and when it was
@@ -25,6 +27,31 @@ func newFacts() *facts { return &facts{series: map[string]*fact{}} }
 
 func (f *facts) open() Batch { return &factBatch{into: f, series: map[string]*fact{}} }
 
+// openRaw returns batches for the series' raw samples (remote read). A
+// sample counts as seen at the first point of the grid anchor + k·step at
+// or after it, where last_over_time(…[step−1ms]) evaluated on that grid
+// (what open's query_range answers hold) first sees it, so first, last
+// and value are those of the query_range read.
+func (f *facts) openRaw(anchor time.Time, step time.Duration) func() Batch {
+	g := grid{anchorMs: anchor.UnixMilli(), stepMs: step.Milliseconds()}
+	return func() Batch { return &factBatch{into: f, series: map[string]*fact{}, grid: g} }
+}
+
+// grid maps a raw sample's time to the evaluation point that sees it; a
+// zero grid leaves times as they are.
+type grid struct{ anchorMs, stepMs int64 }
+
+func (g grid) point(t float64) float64 {
+	if g.stepMs <= 0 {
+		return t
+	}
+	ms := int64(math.Round(t*1000)) - g.anchorMs
+	// Samples reach back less than a step before the anchor, so the
+	// dividend is never negative.
+	k := (ms + g.stepMs - 1) / g.stepMs
+	return float64(g.anchorMs+k*g.stepMs) / 1000
+}
+
 // each calls fn for every series, in key order.
 func (f *facts) each(fn func(*fact)) {
 	keys := make([]string, 0, len(f.series))
@@ -40,16 +67,21 @@ func (f *facts) each(fn func(*fact)) {
 type factBatch struct {
 	into   *facts
 	series map[string]*fact
+	grid   grid
 }
 
 func (b *factBatch) Series(l map[string]string) PointFunc {
+	// Raw series carry their metric name; last_over_time drops it.
+	delete(l, "__name__")
 	k := seriesKey(l)
 	s := b.series[k]
 	if s == nil {
 		s = &fact{labels: l, first: -1}
 		b.series[k] = s
 	}
+	g := b.grid
 	return func(t, v float64) {
+		t = g.point(t)
 		if s.first < 0 {
 			s.first = t
 		}

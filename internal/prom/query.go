@@ -37,12 +37,15 @@ type Task struct {
 	Cap time.Duration
 	// Remote reads a Raw task's samples in (From, To] by remote read
 	// (streamed XOR chunks) of the series Matchers select, instead of by
-	// Query, which then only names the task in errors.
+	// Query, which then only names the task in errors. One request reads
+	// the whole span, however long.
 	Remote   bool
 	Matchers []Matcher
-	// Parts, for a Remote task, are Raw tasks over the same series read
-	// by this one request, each into its own Batch (see remoteQuery).
-	Parts []Task
+	// Ends, for a Remote task, hands each series only its first and last
+	// sample in (From, To] (NaNs left out): all that a Batch keeping a
+	// series' first sighting and last value needs, with most chunks left
+	// undecoded.
+	Ends bool
 }
 
 // WeightedBatch is a Batch whose points each stand for a span of time.
@@ -131,27 +134,34 @@ func (c *Client) rawQuery(ctx context.Context, t Task) error {
 	var b Batch
 	err := c.get(ctx, "/api/v1/query", form, t.Query, func(r io.Reader) error {
 		b = t.Open()
-		wb, ok := b.(WeightedBatch)
-		if !ok || t.Cap <= 0 {
-			_, err := decodeMatrix(r, b.Series)
-			return err
-		}
-		w := &weigher{cap: t.Cap.Seconds()}
-		_, err := decodeMatrix(r, func(l map[string]string) PointFunc {
-			w.flush()
-			w.add = wb.Weighted(l)
-			if w.add == nil {
-				return nil
-			}
-			return w.point
-		})
-		w.flush()
+		onSeries, flush := weighSeries(b, t.Cap)
+		_, err := decodeMatrix(r, onSeries)
+		flush()
 		return err
 	})
 	if err == nil {
 		b.Commit()
 	}
 	return err
+}
+
+// weighSeries returns where a raw answer's series go: for a WeightedBatch and
+// a positive cap, through a weigher (flush weighs the last series' last
+// sample; call it after the answer), else to the batch's Series.
+func weighSeries(b Batch, cap time.Duration) (onSeries SeriesFunc, flush func()) {
+	wb, ok := b.(WeightedBatch)
+	if !ok || cap <= 0 {
+		return b.Series, func() {}
+	}
+	w := &weigher{cap: cap.Seconds()}
+	return func(l map[string]string) PointFunc {
+		w.flush()
+		w.add = wb.Weighted(l)
+		if w.add == nil {
+			return nil
+		}
+		return w.point
+	}, w.flush
 }
 
 // weigher turns one series' raw samples into weighted points: each sample

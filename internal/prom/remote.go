@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"net/http"
 	"strings"
 )
@@ -160,22 +159,24 @@ var errUnsupportedRead = errors.New("remote read: server did not answer with str
 // decodeChunkedRead reads a streamed remote-read answer. Each series'
 // samples with startMs ≤ t ≤ endMs go, in time order and without NaNs
 // (stale markers are gaps), to the PointFunc onSeries returned for it; a
-// series split over consecutive frames is one series.
-func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc) error {
+// series split over consecutive frames is one series. With ends, only
+// each series' first and last such sample are decoded and handed on (see
+// Task.Ends).
+func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, ends bool) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
 		buf      []byte
 		prevLbls []byte // encoded labels of the current series
-		add      PointFunc
-		lastT    int64 = math.MinInt64
+		seen     bool   // whether there is a current series
+		names    = interned{}
 		lbls     []byte
 		chunks   [][]byte
-		xs       []xorSample // one chunk's samples, reused
+		s        = seriesDecoder{startMs: startMs, endMs: endMs, ends: ends}
 	)
 	for {
 		size, err := binary.ReadUvarint(br)
 		if err == io.EOF {
-			return nil
+			return s.finish()
 		}
 		if err != nil {
 			return fmt.Errorf("remote read frame length: %w", noEOF(err))
@@ -208,39 +209,26 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc) e
 			if lbls, chunks, err = splitSeries(f.b, lbls[:0], chunks[:0]); err != nil {
 				return err
 			}
-			if prevLbls == nil || !bytes.Equal(lbls, prevLbls) {
-				l, err := decodeLabelPairs(lbls)
+			if !seen || !bytes.Equal(lbls, prevLbls) {
+				l, err := decodeLabelPairs(lbls, names)
 				if err != nil {
 					return err
 				}
-				prevLbls = append(prevLbls[:0:0], lbls...)
-				if prevLbls == nil {
-					prevLbls = []byte{}
+				prevLbls, seen = append(prevLbls[:0], lbls...), true
+				if err := s.finish(); err != nil {
+					return err
 				}
-				add, lastT = onSeries(l), math.MinInt64
+				s.start(onSeries(l))
 			}
 			for _, c := range chunks {
-				data, ok, err := chunkData(c, startMs, endMs)
+				ch, ok, err := chunkData(c, startMs, endMs)
 				if err != nil {
 					return err
 				}
-				if !ok {
-					continue
-				}
-				xs, err = appendXOR(xs[:0], data)
-				// The samples before a fault are handed on, as they
-				// were read; the error then fails the request.
-				for _, s := range xs {
-					if s.t < startMs || s.t > endMs || s.t <= lastT {
-						continue
+				if ok {
+					if err := s.chunk(ch); err != nil {
+						return err
 					}
-					lastT = s.t
-					if add != nil && !math.IsNaN(s.v) {
-						add(float64(s.t)/1000, s.v)
-					}
-				}
-				if err != nil {
-					return err
 				}
 			}
 		}
@@ -276,7 +264,9 @@ func splitSeries(b, lbls []byte, chunks [][]byte) ([]byte, [][]byte, error) {
 	return lbls, chunks, nil
 }
 
-func decodeLabelPairs(b []byte) (map[string]string, error) {
+// decodeLabelPairs decodes a series' labels; their strings come from, or
+// go to, strs.
+func decodeLabelPairs(b []byte, strs interned) (map[string]string, error) {
 	n := 0
 	for p := b; len(p) > 0; n++ { // count the pairs to size the map
 		_, rest, err := nextField(p)
@@ -300,9 +290,9 @@ func decodeLabelPairs(b []byte) (map[string]string, error) {
 			}
 			switch g.num {
 			case 1:
-				name = string(g.b)
+				name = strs.get(g.b)
 			case 2:
-				value = string(g.b)
+				value = strs.get(g.b)
 			}
 		}
 		l[name] = value
@@ -310,163 +300,78 @@ func decodeLabelPairs(b []byte) (map[string]string, error) {
 	return l, nil
 }
 
-// decodeChunk decodes one Chunk message; chunks entirely outside
-// [startMs, endMs] and non-XOR chunks (native histograms) are skipped.
-func decodeChunk(b []byte, startMs, endMs int64, fn func(t int64, v float64)) error {
-	data, ok, err := chunkData(b, startMs, endMs)
-	if err != nil || !ok {
-		return err
+// interned holds the label names and values of one answer: most repeat
+// from series to series (names, namespaces, nodes, models), so each is
+// allocated once. Bounded: past maxInterned it starts afresh.
+type interned map[string]string
+
+const maxInterned = 1 << 14
+
+func (s interned) get(b []byte) string {
+	if v, ok := s[string(b)]; ok {
+		return v
 	}
-	return decodeXOR(data, fn)
+	if len(s) >= maxInterned {
+		clear(s)
+	}
+	v := string(b)
+	s[v] = v
+	return v
 }
 
-// chunkData returns one Chunk message's XOR data, or ok false for a chunk
-// entirely outside [startMs, endMs] or not XOR (native histograms).
-func chunkData(b []byte, startMs, endMs int64) (data []byte, ok bool, err error) {
-	var (
-		minT, maxT int64
-		typ        uint64
-	)
+// xorChunk is one XOR chunk of a series: its time range and its data.
+type xorChunk struct {
+	minT, maxT int64
+	data       []byte
+}
+
+// chunkData returns one Chunk message's XOR chunk, or ok false for a
+// chunk entirely outside [startMs, endMs] or not XOR (native histograms).
+func chunkData(b []byte, startMs, endMs int64) (c xorChunk, ok bool, err error) {
+	var typ uint64
 	for len(b) > 0 {
 		f, rest, err := nextField(b)
 		if err != nil {
-			return nil, false, err
+			return c, false, err
 		}
 		b = rest
 		switch f.num {
 		case 1:
-			minT = int64(f.v)
+			c.minT = int64(f.v)
 		case 2:
-			maxT = int64(f.v)
+			c.maxT = int64(f.v)
 		case 3:
 			typ = f.v
 		case 4:
-			data = f.b
+			c.data = f.b
 		}
 	}
-	if typ != 1 || maxT < startMs || minT > endMs {
-		return nil, false, nil
+	if typ != 1 || c.maxT < startMs || c.minT > endMs {
+		return c, false, nil
 	}
-	return data, true, nil
+	return c, true, nil
 }
 
-// remoteQuery reads a task's samples in (From, To] by remote read. A task
-// with Parts reads them all in one request, from the first part's From to
-// the last one's To, and hands every sample to each part whose (From, To]
-// holds it, as if each part had been read alone: one Batch per part, each
-// committed once the whole answer was read. Prometheus then looks each
-// series up once, not once a part, and re-encodes only the chunks cut by
-// the request's ends.
+// remoteQuery reads a raw task's samples in (From, To] by remote read, in
+// one request however long the span: Prometheus looks each series up once
+// and re-encodes only the chunks cut by the span's ends. Each series'
+// samples are weighed as rawQuery weighs them (see Task.Cap), so one
+// request over the whole window gives each series one accumulator.
 func (c *Client) remoteQuery(ctx context.Context, t Task) error {
-	parts := t.Parts
-	if len(parts) == 0 {
-		parts = []Task{t}
-	}
-	startMs, endMs := parts[0].From.UnixMilli()+1, parts[0].To.UnixMilli()
-	for _, p := range parts[1:] {
-		startMs, endMs = min(startMs, p.From.UnixMilli()+1), max(endMs, p.To.UnixMilli())
-	}
+	startMs, endMs := t.From.UnixMilli()+1, t.To.UnixMilli()
 	body := snappyLiteral(encodeReadRequest(startMs, endMs, t.Matchers))
-	var pr *partRouter
+	var b Batch
 	err := c.postRemoteRead(ctx, body, t.Query, func(r io.Reader) error {
-		pr = newPartRouter(parts)
-		err := decodeChunkedRead(r, startMs, endMs, pr.series)
-		pr.finishSeries()
+		b = t.Open()
+		onSeries, flush := weighSeries(b, t.Cap)
+		err := decodeChunkedRead(r, startMs, endMs, onSeries, t.Ends)
+		flush()
 		return err
 	})
 	if err == nil {
-		for _, b := range pr.batches {
-			b.Commit()
-		}
+		b.Commit()
 	}
 	return err
-}
-
-// partRouter hands one series' samples to the parts of a task whose
-// (From, To] holds them. Parts are in time order and overlap at most
-// their neighbours.
-type partRouter struct {
-	parts    []Task
-	batches  []Batch
-	from, to []float64 // Unix seconds
-	labels   map[string]string
-	sinks    []partSink
-	first    int // the first part the series' next sample may reach
-}
-
-type partSink struct {
-	open bool
-	fn   PointFunc
-	w    *weigher
-}
-
-func newPartRouter(parts []Task) *partRouter {
-	p := &partRouter{parts: parts, batches: make([]Batch, len(parts)), from: make([]float64, len(parts)),
-		to: make([]float64, len(parts)), sinks: make([]partSink, len(parts))}
-	for i, t := range parts {
-		p.batches[i] = t.Open()
-		p.from[i] = float64(t.From.UnixMilli()) / 1000
-		p.to[i] = float64(t.To.UnixMilli()) / 1000
-	}
-	return p
-}
-
-func (p *partRouter) series(l map[string]string) PointFunc {
-	p.finishSeries()
-	p.labels, p.first = l, 0
-	clear(p.sinks)
-	return p.point
-}
-
-func (p *partRouter) point(t, v float64) {
-	for p.first < len(p.parts) && t > p.to[p.first] {
-		p.finish(p.first)
-		p.first++
-	}
-	for i := p.first; i < len(p.parts) && t > p.from[i]; i++ {
-		if t > p.to[i] {
-			continue
-		}
-		s := &p.sinks[i]
-		if !s.open {
-			p.openSink(i)
-		}
-		if s.fn != nil {
-			s.fn(t, v)
-		}
-	}
-}
-
-// openSink asks part i's batch where the series goes, on its first sample
-// in the part, as reading the part alone would.
-func (p *partRouter) openSink(i int) {
-	s := &p.sinks[i]
-	s.open = true
-	b := p.batches[i]
-	wb, ok := b.(WeightedBatch)
-	if !ok || p.parts[i].Cap <= 0 {
-		s.fn = b.Series(p.labels)
-		return
-	}
-	if add := wb.Weighted(p.labels); add != nil {
-		s.w = &weigher{cap: p.parts[i].Cap.Seconds(), add: add}
-		s.fn = s.w.point
-	}
-}
-
-// finish ends the series in part i: its last sample is weighed.
-func (p *partRouter) finish(i int) {
-	if w := p.sinks[i].w; w != nil {
-		w.flush()
-	}
-	p.sinks[i] = partSink{open: true}
-}
-
-func (p *partRouter) finishSeries() {
-	for i := p.first; i < len(p.parts); i++ {
-		p.finish(i)
-	}
-	p.first = len(p.parts)
 }
 
 // RemoteReadWorks tells whether the server answers remote read with
@@ -476,7 +381,7 @@ func (p *partRouter) finishSeries() {
 func (c *Client) RemoteReadWorks(ctx context.Context, startMs, endMs int64, ms []Matcher) bool {
 	body := snappyLiteral(encodeReadRequest(startMs, endMs, ms))
 	err := c.postRemoteRead(ctx, body, "remote read probe", func(r io.Reader) error {
-		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil })
+		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil }, false)
 	})
 	return err == nil
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
 // bitWriter and encodeXOR write Prometheus' XOR chunk format for tests
@@ -46,7 +48,7 @@ type sample struct {
 	V float64
 }
 
-func encodeXOR(t *testing.T, samples []sample) []byte {
+func encodeXOR(t testing.TB, samples []sample) []byte {
 	t.Helper()
 	w := &bitWriter{}
 	w.write(uint64(len(samples)), 16)
@@ -191,7 +193,7 @@ func TestDecodeChunkedReadFromPrometheus(t *testing.T) {
 	err = decodeChunkedRead(bytes.NewReader(b), 1793523600001, 1793527200000, func(l map[string]string) PointFunc {
 		labels = append(labels, l)
 		return func(ts, v float64) { got = append(got, sample{int64(math.Round(ts * 1000)), v}) }
-	})
+	}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +254,7 @@ func TestDecodeChunkedReadFrames(t *testing.T) {
 	err := decodeChunkedRead(bytes.NewReader(body), 1, 900000, func(map[string]string) PointFunc {
 		calls++
 		return func(ts, v float64) { got = append(got, sample{int64(ts * 1000), v}) }
-	})
+	}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,13 +266,55 @@ func TestDecodeChunkedReadFrames(t *testing.T) {
 
 	bad := bytes.Clone(body)
 	bad[len(bad)-1] ^= 0xff
-	err = decodeChunkedRead(bytes.NewReader(bad), 0, 900000, func(map[string]string) PointFunc { return nil })
+	err = decodeChunkedRead(bytes.NewReader(bad), 0, 900000, func(map[string]string) PointFunc { return nil }, false)
 	if err == nil || !strings.Contains(err.Error(), "CRC32") {
 		t.Errorf("corrupted frame: error %v, want a CRC32 mismatch", err)
 	}
-	err = decodeChunkedRead(bytes.NewReader(body[:len(body)-3]), 0, 900000, func(map[string]string) PointFunc { return nil })
+	err = decodeChunkedRead(bytes.NewReader(body[:len(body)-3]), 0, 900000, func(map[string]string) PointFunc { return nil }, false)
 	if err == nil {
 		t.Error("truncated answer: no error")
+	}
+}
+
+// TestDecodeChunkedReadEnds: with ends, each series gets the first and
+// the last of the samples the full decode hands on, and nothing between.
+func TestDecodeChunkedReadEnds(t *testing.T) {
+	t.Parallel()
+	s := func(ts int64, v float64) sample { return sample{ts * 1000, v} }
+	a := [][2]string{{"pod", "a"}}
+	body := frame(pbSeries(a, pbChunk(0, 600000, encodeXOR(t, []sample{s(0, 1), s(300, 2), s(600, 3)})),
+		pbChunk(900000, 1500000, encodeXOR(t, []sample{s(900, 4), s(1200, 5), s(1500, 6)}))))
+	// a's last chunk, in the next frame, ends in a stale marker; b's last
+	// chunk holds only one; c has one sample; d's chunk is out of range.
+	body = append(body, frame(pbSeries(a, pbChunk(1800000, 2100000, encodeXOR(t, []sample{s(1800, 7), s(2100, staleNaN)}))))...)
+	body = append(body, frame(pbSeries([][2]string{{"pod", "b"}}, pbChunk(300000, 600000, encodeXOR(t, []sample{s(300, 8), s(600, 9)})),
+		pbChunk(900000, 900000, encodeXOR(t, []sample{s(900, staleNaN)}))))...)
+	body = append(body, frame(pbSeries([][2]string{{"pod", "c"}}, pbChunk(600000, 600000, encodeXOR(t, []sample{s(600, 10)}))))...)
+	body = append(body, frame(pbSeries([][2]string{{"pod", "d"}}, pbChunk(9000000, 9000000, encodeXOR(t, []sample{s(9000, 11)}))))...)
+	read := func(ends bool) map[string][]sample {
+		got := map[string][]sample{}
+		err := decodeChunkedRead(bytes.NewReader(body), 1, 3000000, func(l map[string]string) PointFunc {
+			pod := l["pod"]
+			return func(ts, v float64) { got[pod] = append(got[pod], sample{int64(math.Round(ts * 1000)), v}) }
+		}, ends)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	all, ends := read(false), read(true)
+	want := map[string][]sample{}
+	for pod, ss := range all {
+		want[pod] = []sample{ss[0]}
+		if len(ss) > 1 {
+			want[pod] = append(want[pod], ss[len(ss)-1])
+		}
+	}
+	if diff := cmp.Diff(map[string][]sample{"a": {s(300, 2), s(1800, 7)}, "b": {s(300, 8), s(600, 9)}, "c": {s(600, 10)}}, want); diff != "" {
+		t.Fatalf("full decode's ends (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, ends); diff != "" {
+		t.Errorf("ends (-want +got):\n%s", diff)
 	}
 }
 
@@ -521,69 +565,124 @@ func TestAutoPrefersRemoteRead(t *testing.T) {
 	}
 }
 
-// seriesBatch records the plain points of each series.
-type seriesBatch struct {
-	got       *[]string
-	committed *int
-	name      string
-}
-
-func (s seriesBatch) Series(l map[string]string) PointFunc {
-	return func(t, v float64) { *s.got = append(*s.got, fmt.Sprintf("%s %s %g@%g", s.name, l["pod"], v, t)) }
-}
-func (s seriesBatch) Commit() { *s.committed++ }
-
-// TestRemoteQueryParts: one request read into parts gives each part what
-// reading it alone gives: weighted parts end a series at their end (its
-// last sample there stands for the gap before it), and overlapping parts
-// both get the samples they share.
-func TestRemoteQueryParts(t *testing.T) {
+// TestRemoteGroupReadsTheWindowOnce: the days of a raw read become one
+// remote-read request over their union, read into the first day's batch,
+// whose weighting runs across the days' ends.
+func TestRemoteGroupReadsTheWindowOnce(t *testing.T) {
 	t.Parallel()
 	s := func(ts int64, v float64) sample { return sample{ts * 1000, v} }
+	// a: one sample a step, crossing the day end at 900 s; b: a gap
+	// across it (its 600 s sample stands for a step, not for the time to
+	// 900 s, as a day read alone would weigh it).
 	body := frame(pbSeries([][2]string{{"pod", "a"}}, pbChunk(0, 1800000, encodeXOR(t, []sample{s(0, 1), s(300, 2), s(600, 3), s(900, 4), s(1200, 5), s(1800, 6)}))))
-	body = append(body, frame(pbSeries([][2]string{{"pod", "b"}}, pbChunk(1500000, 1500000, encodeXOR(t, []sample{s(1500, 9)}))))...)
+	body = append(body, frame(pbSeries([][2]string{{"pod", "b"}}, pbChunk(0, 1500000, encodeXOR(t, []sample{s(0, 8), s(600, 9), s(1500, 10)}))))...)
 	srv, _, reqBody := remoteServer(t, 200, streamedChunksType, body)
 	c, err := New(Config{URL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var weightedGot []weighted
-	var plain []string
-	wc, pc := false, 0
-	w := func() Batch { return recBatch{&weightedGot, &wc} }
-	p := func(name string) func() Batch { return func() Batch { return seriesBatch{&plain, &pc, name} } }
+	var got []weighted
+	committed := false
 	sec := func(s int64) time.Time { return time.Unix(s, 0) }
-	tasks := []Task{
-		{Query: "gauge", Raw: true, Remote: true, Parts: []Task{
-			{From: sec(-1), To: sec(900), Cap: 5 * time.Minute, Open: w},
-			{From: sec(900), To: sec(1800), Cap: 5 * time.Minute, Open: w}}},
-		{Query: "counter", Raw: true, Remote: true, Parts: []Task{
-			{From: sec(-1), To: sec(900), Open: p("p1")},
-			{From: sec(600), To: sec(1800), Open: p("p2")}}},
+	open := func() Batch { return recBatch{&got, &committed} }
+	b := &builder{opts: Options{Step: 5 * time.Minute}}
+	days := []Task{
+		{From: sec(-1), To: sec(900), Raw: true, Cap: 5 * time.Minute, Open: open},
+		{From: sec(900), To: sec(1800), Raw: true, Cap: 5 * time.Minute, Open: open},
 	}
-	c.cfg.Concurrency = 1
-	if errs := c.Run(context.Background(), tasks[:1]); len(errs) > 0 {
+	if raw := b.remoteGroup(false, "m", nil, days); len(raw) != 2 {
+		t.Fatalf("raw read: %d tasks, want the 2 days", len(raw))
+	}
+	tasks := b.remoteGroup(true, "m", []Matcher{{MatchEqual, "__name__", "m"}}, days)
+	if len(tasks) != 1 {
+		t.Fatalf("%d tasks, want 1", len(tasks))
+	}
+	if errs := c.Run(context.Background(), tasks); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if errs := c.Run(context.Background(), tasks[1:]); len(errs) > 0 {
-		t.Fatal(errs)
+	want := []weighted{
+		{"a", 1, 300}, {"a", 2, 300}, {"a", 3, 300}, {"a", 4, 300}, {"a", 5, 300}, {"a", 6, 300},
+		{"b", 8, 300}, {"b", 9, 300}, {"b", 10, 300},
 	}
-	wantW := []weighted{
-		{"a", 1, 300}, {"a", 2, 300}, {"a", 3, 300}, {"a", 4, 300}, // part 1: the last stands for the gap before it
-		{"a", 5, 300}, {"a", 6, 300}, // part 2: 1200 → 1800 is capped
-		{"b", 9, 300},
-	}
-	if diff := cmp.Diff(wantW, weightedGot); diff != "" || !wc {
-		t.Errorf("weighted points (-want +got):\n%s\ncommitted %v", diff, wc)
-	}
-	wantP := []string{"p1 a 1@0", "p1 a 2@300", "p1 a 3@600", "p1 a 4@900", "p2 a 4@900", "p2 a 5@1200",
-		"p2 a 6@1800", "p2 b 9@1500"}
-	// p1 and p2 both get 900: p1 in order first.
-	if diff := cmp.Diff(wantP, plain); diff != "" || pc != 2 {
-		t.Errorf("points (-want +got):\n%s\n%d commits, want 2", diff, pc)
+	if diff := cmp.Diff(want, got); diff != "" || !committed {
+		t.Errorf("weighted points (-want +got):\n%s\ncommitted %v", diff, committed)
 	}
 	qs, _ := decodeReadRequest(t, readSnappyLiterals(t, *reqBody))
 	if len(qs) != 1 || qs[0].Start != -999 || qs[0].End != 1800000 {
 		t.Errorf("request %v, want one query over [-999, 1800000]", qs)
 	}
+}
+
+// BenchmarkDecodeXOR decodes 120-sample chunks (Prometheus' size) of
+// 5-minute samples: a GPU activity ratio and a working set in bytes.
+func BenchmarkDecodeXOR(b *testing.B) {
+	var chunks [][]byte
+	for _, v := range []func(i int) float64{
+		func(i int) float64 { return 0.2 + 0.05*math.Sin(float64(i)) },
+		func(i int) float64 { return float64(1<<30 + (i*7919)%(1<<24)) },
+	} {
+		var ss []sample
+		for i := range 120 {
+			ss = append(ss, sample{1793523600000 + int64(i)*300000 + int64(i%3), v(i)})
+		}
+		chunks = append(chunks, encodeXOR(b, ss))
+	}
+	var buf []xorSample
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for _, c := range chunks {
+			var err error
+			if buf, err = appendXOR(buf[:0], c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*240)/b.Elapsed().Seconds(), "samples/s")
+}
+
+// activityBatch weighs each series into its own usage.Activity, as the
+// DCGM batches of Build do.
+type activityBatch struct{ n *int64 }
+
+func (a activityBatch) Series(map[string]string) PointFunc { return nil }
+func (a activityBatch) Commit()                            {}
+func (a activityBatch) Weighted(map[string]string) func(v, dt float64) {
+	acc := new(usage.Activity)
+	return func(v, dt float64) { acc.Add(v, dt); *a.n++ }
+}
+
+// BenchmarkRemoteIngest is a remote-read answer of 100 series × 14 days
+// at 5 minutes (120-sample chunks, one frame a series, dcgm-exporter's
+// labels) read as remoteQuery reads it: frames, CRC, labels, XOR chunks,
+// weighing, activity accumulators. samples/s on one core.
+func BenchmarkRemoteIngest(b *testing.B) {
+	const series, samples = 100, 14 * 288
+	var body []byte
+	for s := range series {
+		l := [][2]string{{"DCGM_FI_DRIVER_VERSION", "570.124.06"}, {"GPU_I_ID", ""}, {"Hostname", fmt.Sprintf("node-%d", s/8)},
+			{"UUID", fmt.Sprintf("GPU-%08x-0000-0000-0000-000000000000", s)}, {"__name__", "DCGM_FI_PROF_GR_ENGINE_ACTIVE"},
+			{"container", "main"}, {"device", fmt.Sprintf("nvidia%d", s%8)}, {"gpu", strconv.Itoa(s % 8)},
+			{"modelName", "NVIDIA H100 80GB HBM3"}, {"namespace", "ml"}, {"pod", fmt.Sprintf("train-%d", s)}}
+		var chunks [][]byte
+		for c := 0; c < samples; c += 120 {
+			var ss []sample
+			for i := c; i < min(c+120, samples); i++ {
+				ss = append(ss, sample{1793491200000 + int64(i)*300000, 0.2 + 0.05*math.Sin(float64(i*(s+1)))})
+			}
+			chunks = append(chunks, pbChunk(ss[0].T, ss[len(ss)-1].T, encodeXOR(b, ss)))
+		}
+		body = append(body, frame(pbSeries(l, chunks...))...)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	var n int64
+	for b.Loop() {
+		onSeries, flush := weighSeries(activityBatch{&n}, 5*time.Minute)
+		if err := decodeChunkedRead(bytes.NewReader(body), 0, math.MaxInt64, onSeries, false); err != nil {
+			b.Fatal(err)
+		}
+		flush()
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "samples/s")
 }

@@ -220,15 +220,22 @@ func (b *builder) rawCtrTasks(sel, re string) []Task {
 	return append(tasks, b.remoteGroup(remote, "container_cpu_usage_seconds_total"+sel, matchers("container_cpu_usage_seconds_total"), cpu)...)
 }
 
-// remoteGroup returns raw tasks as they are, or, to read by remote read,
-// as one task over the whole window whose parts they are: the report is
-// the one reading each alone gives (see remoteQuery).
-func (b *builder) remoteGroup(remote bool, sel string, ms []Matcher, parts []Task) []Task {
-	if !remote || len(parts) == 0 {
-		return parts
+// remoteGroup returns raw tasks, one a day, as they are, or, to read by
+// remote read, as one task over the whole window: days are contiguous
+// ((From, To] of one ends where the next begins), so the first day's
+// batch, with its weighting cap and its CPU seed, reads on to the window's
+// end and each series gets one accumulator. A sample is weighed by the
+// time to the series' next one even across a day's end, where a day read
+// alone weighs its last sample by the gap before it: with one sample a
+// step the two are equal, and the report matches the raw one to float
+// rounding (the sums are taken in another order).
+func (b *builder) remoteGroup(remote bool, sel string, ms []Matcher, days []Task) []Task {
+	if !remote || len(days) == 0 {
+		return days
 	}
-	return []Task{{Query: sel + " (remote read)", From: parts[0].From, To: parts[len(parts)-1].To, Step: b.opts.Step,
-		Raw: true, Remote: true, Matchers: ms, Parts: parts}}
+	first := days[0]
+	return []Task{{Query: sel + " (remote read)", From: first.From, To: days[len(days)-1].To, Step: b.opts.Step,
+		Raw: true, Cap: first.Cap, Open: first.Open, Remote: true, Matchers: ms}}
 }
 
 // gpuBatch collects one request's DCGM points per holding.

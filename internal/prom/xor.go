@@ -26,45 +26,72 @@ import (
 
 var errXOR = errors.New("xor chunk: truncated or malformed")
 
-// bitReader reads a byte slice as a stream of bits, most significant first.
+// bitReader reads a byte slice as a stream of bits, most significant
+// first, through a 64-bit buffer refilled a word at a time: a read is a
+// shift, not a byte-by-byte walk.
 type bitReader struct {
-	b   []byte
-	pos uint // bits read
-	end uint // len(b) * 8
+	b []byte
+	i int    // the next byte of b to buffer
+	w uint64 // buffered bits, left-aligned; the bits below them are 0 or the stream's next ones
+	n uint   // buffered bits
+}
+
+// fill buffers at least 57 bits, or all that are left. It is kept out of
+// line so that the reads that call it when the buffer runs low inline.
+//
+//go:noinline
+func (r *bitReader) fill() {
+	if r.i+8 <= len(r.b) {
+		// The bits past the whole bytes taken are the stream's next
+		// ones: OR-ing them in again later changes nothing.
+		r.w |= binary.BigEndian.Uint64(r.b[r.i:]) >> r.n
+		k := (64 - r.n) >> 3
+		r.i += int(k)
+		r.n += k << 3
+		return
+	}
+	for r.n <= 56 && r.i < len(r.b) {
+		r.w |= uint64(r.b[r.i]) << (56 - r.n)
+		r.i++
+		r.n += 8
+	}
 }
 
 // bits reads n ≤ 64 bits.
 func (r *bitReader) bits(n uint) (uint64, error) {
-	if n == 0 {
-		return 0, nil
+	if n > 56 {
+		return r.wide(n)
 	}
-	if r.pos+n > r.end {
-		return 0, errXOR
+	if r.n < n {
+		if r.fill(); r.n < n {
+			return 0, errXOR
+		}
 	}
-	i, off := r.pos>>3, r.pos&7
-	if off+n <= 64 && int(i)+8 <= len(r.b) { // one 8-byte load
-		r.pos += n
-		return binary.BigEndian.Uint64(r.b[i:]) << off >> (64 - n), nil
-	}
-	var v uint64
-	for n > 0 {
-		off := r.pos & 7
-		avail := 8 - off
-		take := min(avail, n)
-		cur := uint64(r.b[r.pos>>3]>>(avail-take)) & (1<<take - 1)
-		v = v<<take | cur
-		r.pos += take
-		n -= take
-	}
+	v := r.w >> (64 - n) // 0 for n = 0
+	r.w <<= n
+	r.n -= n
 	return v, nil
 }
 
-func (r *bitReader) bit() (bool, error) {
-	if r.pos >= r.end {
-		return false, errXOR
+// wide reads 56 < n ≤ 64 bits, more than one fill guarantees.
+func (r *bitReader) wide(n uint) (uint64, error) {
+	hi, err := r.bits(n - 32)
+	if err != nil {
+		return 0, err
 	}
-	b := r.b[r.pos>>3]>>(7-r.pos&7)&1 == 1
-	r.pos++
+	lo, err := r.bits(32)
+	return hi<<32 | lo, err
+}
+
+func (r *bitReader) bit() (bool, error) {
+	if r.n == 0 {
+		if r.fill(); r.n == 0 {
+			return false, errXOR
+		}
+	}
+	b := r.w>>63 == 1
+	r.w <<= 1
+	r.n--
 	return b, nil
 }
 
@@ -124,21 +151,46 @@ func appendXOR(out []xorSample, data []byte) ([]xorSample, error) {
 		return out, fmt.Errorf("xor chunk: first delta: %w", errXOR)
 	}
 	k += m
-	r := bitReader{b: b, pos: uint(k) * 8, end: uint(len(b)) * 8}
+	r := bitReader{b: b, i: k}
 	delta := int64(ud)
 	var leading, trailing uint
 	var err error
 	for i := 1; i < n; i++ {
+		// The common cases are read inline: an unchanged delta ('0'), an
+		// unchanged value ('0') and a value in the previous window
+		// ('10' + its bits); readDoD and readXORValue do the rest.
+		if r.n < 24 {
+			r.fill()
+		}
 		if i > 1 {
-			dod, err := readDoD(&r)
-			if err != nil {
-				return out, err
+			if r.n > 0 && r.w>>63 == 0 {
+				r.w <<= 1
+				r.n--
+			} else {
+				dod, err := readDoD(&r)
+				if err != nil {
+					return out, err
+				}
+				delta += dod
 			}
-			delta += dod
 		}
 		t += delta
-		if vb, leading, trailing, err = readXORValue(&r, vb, leading, trailing); err != nil {
-			return out, err
+		if r.n < 24 {
+			r.fill()
+		}
+		sig := 64 - leading - trailing
+		switch top := r.w >> 62; {
+		case top < 2 && r.n > 0:
+			r.w <<= 1
+			r.n--
+		case top == 2 && sig <= 54 && r.n >= 2+sig:
+			vb ^= r.w << 2 >> (64 - sig) << trailing
+			r.w <<= 2 + sig
+			r.n -= 2 + sig
+		default:
+			if vb, leading, trailing, err = readXORValue(&r, vb, leading, trailing); err != nil {
+				return out, err
+			}
 		}
 		out = append(out, xorSample{t, math.Float64frombits(vb)})
 	}
@@ -146,47 +198,37 @@ func appendXOR(out []xorSample, data []byte) ([]xorSample, error) {
 }
 
 func readDoD(r *bitReader) (int64, error) {
-	var prefix int
-	if r.pos+4 <= r.end { // peek the (at most 4-bit) prefix at once
-		p, _ := r.bits(4)
-		prefix = bits.LeadingZeros8(^uint8(p << 4))
-		if prefix > 4 {
-			prefix = 4
-		}
-		used := uint(prefix + 1)
-		if prefix == 4 {
-			used = 4
-		}
-		r.pos -= 4 - used
-	} else {
-		for prefix < 4 {
-			b, err := r.bit()
-			if err != nil {
-				return 0, err
-			}
-			if !b {
-				break
-			}
-			prefix++
-		}
+	if r.n < 4 {
+		r.fill()
 	}
+	// The prefix is up to 4 one bits ended by a zero; bits past the
+	// buffered ones are 0, so the count stops there.
+	prefix := uint(bits.LeadingZeros64(^r.w))
 	var sz uint
-	switch prefix {
-	case 0:
-		return 0, nil
-	case 1:
+	switch {
+	case prefix == 0:
+		sz = 0
+	case prefix == 1:
 		sz = 14
-	case 2:
+	case prefix == 2:
 		sz = 17
-	case 3:
+	case prefix == 3:
 		sz = 20
 	default:
-		v, err := r.bits(64)
-		return int64(v), err
+		prefix, sz = 4, 64
+	}
+	used := min(prefix+1, 4)
+	if used > r.n {
+		return 0, errXOR
+	}
+	r.w <<= used
+	r.n -= used
+	if sz == 0 {
+		return 0, nil
 	}
 	v, err := r.bits(sz)
-	if err != nil {
-		return 0, err
+	if err != nil || sz == 64 {
+		return int64(v), err
 	}
 	if v > 1<<(sz-1) { // two's complement in sz bits
 		return int64(v) - 1<<sz, nil

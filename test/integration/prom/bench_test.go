@@ -4,27 +4,36 @@ package prom_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
-	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/gpuwise/gpuwise/internal/cli"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/prom"
 	"github.com/gpuwise/gpuwise/internal/snapshot"
+	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
 // TestStreamingVersusQuantileOverTime compares, on the same Prometheus and
 // data, gpuwise's streaming ingest with the per-container
-// quantile_over_time(0.95, …[14d]) approach (one query per container for
-// CPU, memory and, for GPU pods, activity), 4 queries in flight each.
+// quantile_over_time approach (one query per container for CPU p95 and
+// memory p99 and, for GPU pods, one for activity p95), 4 queries in
+// flight each, and checks that gpuwise's snapshot yields those statistics.
 // It is a measurement, not a check, built only with the prombench tag:
 // `make bench-prom` runs it, the integration tier does not.
 func TestStreamingVersusQuantileOverTime(t *testing.T) {
@@ -39,8 +48,12 @@ func TestStreamingVersusQuantileOverTime(t *testing.T) {
 	// remote read on this history, one sample a step, from a Prometheus);
 	// see --prometheus-read.
 	modes := []string{"range", "raw", "remote", "auto"}
+	if m := os.Getenv("PROM_BENCH_MODES"); m != "" {
+		modes = strings.Split(m, ",")
+	}
 	for _, read := range modes {
 		cpu0, _ := procStats(pid)
+		self0, _ := procStats(os.Getpid())
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
 		start := time.Now()
@@ -54,21 +67,28 @@ func TestStreamingVersusQuantileOverTime(t *testing.T) {
 		var after runtime.MemStats
 		runtime.ReadMemStats(&after)
 		cpu1, hwm1 = procStats(pid)
-		t.Logf("gpuwise streaming ingest (--prometheus-read %s): %s wall, Prometheus CPU %.1fs, Prometheus peak RSS so far %d MiB, gpuwise heap allocated %d MiB (peak heap in use ≤ %d MiB)",
-			read, streamWall.Round(time.Millisecond), cpu1-cpu0, hwm1>>10, (after.TotalAlloc-before.TotalAlloc)>>20, after.HeapSys>>20)
+		self1, _ := procStats(os.Getpid())
+		t.Logf("gpuwise streaming ingest (--prometheus-read %s): %s wall, gpuwise CPU %.2fs, Prometheus CPU %.2fs, Prometheus peak RSS so far %d MiB, gpuwise heap allocated %d MiB (peak heap in use ≤ %d MiB)",
+			read, streamWall.Round(time.Millisecond), self1-self0, cpu1-cpu0, hwm1>>10, (after.TotalAlloc-before.TotalAlloc)>>20, after.HeapSys>>20)
 	}
 
+	if os.Getenv("PROM_BENCH_QUANTILE") == "0" {
+		return // the streaming side alone, e.g. to profile it
+	}
 	queries := quantileQueries(t, truth)
+	self0, _ := procStats(os.Getpid())
 	start := time.Now()
-	failed := runQueries(base, queries)
+	answers, failed := runQueries(base, queries)
 	quantWall := time.Since(start)
 	cpu2, hwm2 := procStats(pid)
+	self1, _ := procStats(os.Getpid())
 
-	t.Logf("per-container quantile_over_time: %d queries (%d failed), %s wall, Prometheus CPU %.1fs, Prometheus peak RSS %d MiB",
-		len(queries), failed, quantWall.Round(time.Millisecond), cpu2-cpu1, hwm2>>10)
+	t.Logf("per-container quantile_over_time: %d queries (%d failed), %s wall, client CPU %.2fs, Prometheus CPU %.2fs, Prometheus peak RSS %d MiB",
+		len(queries), failed, quantWall.Round(time.Millisecond), self1-self0, cpu2-cpu1, hwm2>>10)
 	for _, read := range modes {
 		t.Logf("speed-up (%s): %.1fx", read, quantWall.Seconds()/walls[read].Seconds())
 	}
+	compareOutputs(t, base, queries, answers)
 }
 
 func promPID(t *testing.T) int {
@@ -102,41 +122,56 @@ func procStats(pid int) (cpu float64, hwmKiB int64) {
 	return cpu, hwmKiB
 }
 
-// quantileQueries are KRR-style per-container queries over the window.
-func quantileQueries(t *testing.T, truth string) []string {
+// quantileQuery is one KRR-style query and the statistic it answers.
+type quantileQuery struct {
+	query string
+	pod   string // namespace/name
+	ctr   string // "" for the pod's GPU activity
+	stat  string // "cpu p95", "memory p99", "gpu activity p95"
+}
+
+// quantileQueries are KRR-style per-container queries over the window, one
+// per container and statistic: the statistics gpuwise's recommendations
+// take from the same history (CPU p95 of the rate between consecutive
+// samples, working-set p99, and for GPU pods activity p95). irate over
+// 15m at a 5m subquery step is the rate of the latest sample interval,
+// gpuwise's definition; rate over 15m would be a 15-minute moving average
+// (a lower p95), and rate over 5m misses samples off the 5m grid. Both
+// cost Prometheus the same.
+func quantileQueries(t *testing.T, truth string) []quantileQuery {
 	s, err := snapshot.ReadFile(truth)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var qs []string
+	var qs []quantileQuery
 	for _, p := range s.Pods {
+		key := p.Namespace + "/" + p.Name
 		for _, c := range p.Containers {
 			sel := fmt.Sprintf(`{namespace=%q,pod=%q,container=%q}`, p.Namespace, p.Name, c.Name)
 			qs = append(qs,
-				fmt.Sprintf("quantile_over_time(0.95, rate(container_cpu_usage_seconds_total%s[15m])[14d:5m])", sel),
-				fmt.Sprintf("quantile_over_time(0.95, container_memory_working_set_bytes%s[14d])", sel))
+				quantileQuery{fmt.Sprintf("quantile_over_time(0.95, irate(container_cpu_usage_seconds_total%s[15m])[14d:5m])", sel), key, c.Name, "cpu p95"},
+				quantileQuery{fmt.Sprintf("quantile_over_time(0.99, container_memory_working_set_bytes%s[14d])", sel), key, c.Name, "memory p99"})
 		}
 		if len(p.GPUs) > 0 {
-			qs = append(qs, fmt.Sprintf(`quantile_over_time(0.95, DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=%q,pod=%q}[14d])`, p.Namespace, p.Name))
+			qs = append(qs, quantileQuery{fmt.Sprintf(`quantile_over_time(0.95, DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=%q,pod=%q}[14d])`, p.Namespace, p.Name), key, "", "gpu activity p95"})
 		}
 	}
 	return qs
 }
 
-func runQueries(base string, qs []string) (failed int) {
+// runQueries runs the queries 4 at a time (gpuwise's default concurrency)
+// and returns each one's first value (NaN when none) and the failures.
+func runQueries(base string, qs []quantileQuery) (answers []float64, failed int) {
 	at := strconv.FormatInt(time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC).Unix(), 10)
-	next := make(chan string)
+	answers = make([]float64, len(qs))
+	next := make(chan int)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			for q := range next {
-				resp, err := http.PostForm(base+"/api/v1/query", url.Values{"query": {q}, "time": {at}})
-				ok := err == nil && resp.StatusCode == http.StatusOK
-				if err == nil {
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-				}
+			for i := range next {
+				v, ok := instant(base, qs[i].query, at)
+				answers[i] = v
 				if !ok {
 					mu.Lock()
 					failed++
@@ -145,10 +180,153 @@ func runQueries(base string, qs []string) (failed int) {
 			}
 		})
 	}
-	for _, q := range qs {
-		next <- q
+	for i := range qs {
+		next <- i
 	}
 	close(next)
 	wg.Wait()
-	return failed
+	return answers, failed
+}
+
+func instant(base, q, at string) (float64, bool) {
+	resp, err := http.PostForm(base+"/api/v1/query", url.Values{"query": {q}, "time": {at}})
+	if err != nil {
+		return math.NaN(), false
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || resp.StatusCode != http.StatusOK {
+		return math.NaN(), false
+	}
+	if len(r.Data.Result) == 0 {
+		return math.NaN(), true
+	}
+	str, _ := r.Data.Result[0].Value[1].(string)
+	v, err := strconv.ParseFloat(str, 64)
+	return v, err == nil
+}
+
+// compareOutputs checks that gpuwise's streaming ingest yields the
+// statistics the quantile queries answered: same work, compared. gpuwise
+// keeps histograms (a working-set or CPU quantile is its bucket's upper
+// edge, ≤ 4.4% above; activity in 1% buckets), Prometheus interpolates
+// between samples: they agree to the histogram's resolution.
+func compareOutputs(t *testing.T, base string, qs []quantileQuery, answers []float64) {
+	c, err := prom.New(prom.Config{URL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := time.Parse(time.RFC3339, end)
+	s, err := prom.Build(context.Background(), c, prom.Options{Window: cluster.Window{Start: e.Add(-14 * 24 * time.Hour), End: e}, Read: prom.ReadRemote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := map[string]*cluster.Pod{}
+	for i := range s.Pods {
+		pods[s.Pods[i].Namespace+"/"+s.Pods[i].Name] = &s.Pods[i]
+	}
+	logStateSize(t, s)
+	diffs := map[string][]float64{}
+	for i, q := range qs {
+		p, want := pods[q.pod], answers[i]
+		if p == nil || math.IsNaN(want) {
+			continue
+		}
+		got := math.NaN()
+		switch q.stat {
+		case "cpu p95", "memory p99":
+			for _, ctr := range p.Containers {
+				if ctr.Name == q.ctr && ctr.CPU != nil && q.stat == "cpu p95" {
+					got = ctr.CPU.Quantile(0.95)
+				}
+				if ctr.Name == q.ctr && ctr.Memory != nil && q.stat == "memory p99" {
+					got = ctr.Memory.Quantile(0.99)
+				}
+			}
+		default:
+			var a usage.Activity
+			for _, h := range p.GPUs {
+				if h.Activity != nil {
+					a.Merge(h.Activity)
+				}
+			}
+			if a.Samples > 0 {
+				got = a.Quantile(0.95)
+			}
+		}
+		if math.IsNaN(got) {
+			continue
+		}
+		d := math.Abs(got - want)
+		if q.stat != "gpu activity p95" {
+			d /= max(math.Abs(want), 1e-12)
+		}
+		diffs[q.stat] = append(diffs[q.stat], d)
+
+	}
+	for _, stat := range []string{"cpu p95", "memory p99", "gpu activity p95"} {
+		d := diffs[stat]
+		if len(d) == 0 {
+			t.Errorf("%s: nothing to compare", stat)
+			continue
+		}
+		sort.Float64s(d)
+		unit, limit := "relative", 0.05
+		if stat == "gpu activity p95" {
+			unit, limit = "absolute", 0.02
+		}
+		med, p90 := d[len(d)/2], d[len(d)*9/10]
+		t.Logf("same outputs, %s: %d compared, gpuwise vs quantile_over_time %s difference median %.4f, p90 %.4f", stat, len(d), unit, med, p90)
+		if med > limit {
+			t.Errorf("%s: median difference %.4f over %.2f: the two sides do not compute the same thing", stat, med, limit)
+		}
+	}
+}
+
+// logStateSize logs the bytes of accumulator state per usage series in the
+// snapshot: an Activity is fixed-size; a Gauge is its struct plus its
+// sparse buckets' capacity.
+func logStateSize(t *testing.T, s *cluster.Snapshot) {
+	var sizes []int
+	gauge := func(g *usage.Gauge) {
+		if g != nil {
+			b := reflect.ValueOf(g).Elem().FieldByName("buckets")
+			sizes = append(sizes, int(unsafe.Sizeof(*g))+b.Cap()*int(b.Type().Elem().Size()))
+		}
+	}
+	activity := func(a *usage.Activity) {
+		if a != nil {
+			sizes = append(sizes, int(unsafe.Sizeof(*a)))
+		}
+	}
+	for _, p := range s.Pods {
+		for _, c := range p.Containers {
+			gauge(c.CPU)
+			gauge(c.Memory)
+		}
+		for _, h := range p.GPUs {
+			activity(h.Activity)
+			activity(h.SMActive)
+			gauge(h.FramebufferMiB)
+		}
+	}
+	if len(sizes) == 0 {
+		return
+	}
+	sort.Ints(sizes)
+	total, over := 0, 0
+	for _, n := range sizes {
+		total += n
+		if n > 1024 {
+			over++
+		}
+	}
+	t.Logf("state per usage series: %d series, mean %d B, median %d B, p99 %d B, max %d B, %d over 1 KiB",
+		len(sizes), total/len(sizes), sizes[len(sizes)/2], sizes[len(sizes)*99/100], sizes[len(sizes)-1], over)
 }

@@ -8,6 +8,7 @@ package prom_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -188,4 +189,88 @@ func TestUnreachablePrometheus(t *testing.T) {
 
 func near(got, want, rel float64) bool {
 	return math.Abs(got-want) <= rel*math.Max(math.Abs(want), 1e-9)
+}
+
+// TestRemoteReadMatchesRaw: remote read reads the same raw samples as the
+// JSON raw read, but each series over the whole window into one
+// accumulator (raw: a day per request, merged), and the facts as raw
+// samples mapped onto the query_range grid. Every string and count of the
+// per-pod report must be equal and every number equal to 1e-9 relative:
+// the sums are only taken in another order.
+func TestRemoteReadMatchesRaw(t *testing.T) {
+	url, _ := state(t)
+	reports := map[string]any{}
+	for _, read := range []string{"raw", "remote"} {
+		var out, errb bytes.Buffer
+		args := []string{"report", "--prometheus", url, "--window", window, "--end", end, "-o", "json", "--by", "pod", "--prometheus-read", read}
+		if code := cli.Execute(args, cli.Streams{Out: &out, Err: &errb}); code != cli.ExitOK {
+			t.Fatalf("report --prometheus-read %s: exit %d: %s", read, code, errb.String())
+		}
+		var v any
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		reports[read] = v
+	}
+	var diffs []string
+	sameJSON(reports["raw"], reports["remote"], "$", &diffs)
+	for i, d := range diffs {
+		if i == 20 {
+			t.Errorf("… and %d more", len(diffs)-20)
+			break
+		}
+		t.Error(d)
+	}
+}
+
+// sameJSON lists where got differs from want beyond 1e-9 relative.
+func sameJSON(want, got any, path string, diffs *[]string) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok || len(g) != len(w) {
+			*diffs = append(*diffs, fmt.Sprintf("%s: %v, want %v", path, got, want))
+			return
+		}
+		for k, wv := range w {
+			sameJSON(wv, g[k], path+"."+k, diffs)
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			*diffs = append(*diffs, fmt.Sprintf("%s: %d elements, want %d", path, len(g), len(w)))
+			return
+		}
+		if wk, gk := byKey(w), byKey(g); wk != nil && gk != nil {
+			// Rows are ordered by money: near-ties may swap.
+			sameJSON(wk, gk, path, diffs)
+			return
+		}
+		for i := range w {
+			sameJSON(w[i], g[i], fmt.Sprintf("%s[%d]", path, i), diffs)
+		}
+	case float64:
+		if g, ok := got.(float64); !ok || !(g == w || near(g, w, 1e-9)) {
+			*diffs = append(*diffs, fmt.Sprintf("%s: %v, want %v", path, got, want))
+		}
+	default:
+		if got != want {
+			*diffs = append(*diffs, fmt.Sprintf("%s: %v, want %v", path, got, want))
+		}
+	}
+}
+
+// byKey maps rows (objects with a "key") by their key; nil for anything
+// else.
+func byKey(rows []any) map[string]any {
+	out := map[string]any{}
+	for _, r := range rows {
+		m, ok := r.(map[string]any)
+		k, isString := m["key"].(string)
+		if _, dup := out[k]; !ok || !isString || dup {
+			return nil
+		}
+		out[k] = r
+	}
+	return out
 }

@@ -1,0 +1,51 @@
+package prom
+
+import (
+	"testing"
+	"time"
+)
+
+// TestFactGrid: a raw sample counts as seen at the first grid point at or
+// after it, the point whose last_over_time(…[step−1ms]) first sees it.
+func TestFactGrid(t *testing.T) {
+	t.Parallel()
+	anchor := time.Unix(7200, 0)
+	g := grid{anchorMs: anchor.UnixMilli(), stepMs: time.Hour.Milliseconds()}
+	for _, tt := range []struct{ sample, want float64 }{
+		{3600.001, 7200}, // the earliest a request from anchor−step reads
+		{7199.999, 7200},
+		{7200, 7200},
+		{7200.001, 10800},
+		{9000, 10800},
+		{10800, 10800},
+	} {
+		if got := g.point(tt.sample); got != tt.want {
+			t.Errorf("sample at %v s: seen at %v, want %v", tt.sample, got, tt.want)
+		}
+	}
+	if got := (grid{}).point(1234.5); got != 1234.5 {
+		t.Errorf("no grid: %v, want the sample's own time", got)
+	}
+}
+
+// TestRawFactsKeepFirstAndLast: raw samples read into a fact batch leave
+// the fact a query_range read on the grid leaves, without the metric name.
+func TestRawFactsKeepFirstAndLast(t *testing.T) {
+	t.Parallel()
+	f := newFacts()
+	b := f.openRaw(time.Unix(0, 0), time.Hour)()
+	add := b.Series(map[string]string{"__name__": "kube_pod_info", "pod": "a"})
+	add(1800, 1) // first seen at 3600
+	add(7200, 1)
+	add(7300, 2) // last seen at 10800, value 2
+	b.Commit()
+	var got []*fact
+	f.each(func(x *fact) { got = append(got, x) })
+	if len(got) != 1 {
+		t.Fatalf("%d facts, want 1", len(got))
+	}
+	x := got[0]
+	if x.first != 3600 || x.last != 10800 || x.value != 2 || x.labels["__name__"] != "" || x.labels["pod"] != "a" {
+		t.Errorf("fact %+v, want first 3600, last 10800, value 2, labels {pod: a}", *x)
+	}
+}
