@@ -3,7 +3,7 @@
 ## each policy's mean GPU allocation and fragmentation (% of cluster GPUs)
 ## at 130% arrived demand. PACKBENCH_MIX picks a derived workload mix
 ## (default, cpu-half, cpu-double, frac-high, frac-low, multi-gpu,
-## gpu-spec); see docs/performance.md.
+## cpu-pods-x2, no-cpu-pods, gpu-spec); see docs/performance.md.
 OPENB_DIR     ?= ../shared/data/openb
 PACKBENCH_MIX ?= default
 PACKBENCH      = bin/gpuwise-lab packbench --nodes $(OPENB_DIR)/openb_node_list_gpu_node.csv \

@@ -2,7 +2,8 @@
 // for development, tests and benchmarks. It is not part of the shipped
 // gpuwise binary.
 //
-// Exit codes: 0 success, 2 bad flags or options, 1 anything else.
+// Exit codes: 0 success, 2 bad flags or options, 3 bad input files (missing,
+// unreadable or malformed), 1 anything else.
 package main
 
 import (
@@ -19,6 +20,7 @@ const (
 	exitOK    = 0
 	exitOther = 1
 	exitUsage = 2
+	exitInput = 3
 )
 
 func main() {
@@ -35,6 +37,13 @@ func usageErrorf(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// inputError marks an error the user fixes by changing an input file: one
+// that is missing, unreadable or malformed.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
 // runError wraps every error a command's run returns, to tell them from
 // the errors cobra raises itself (unknown command or flag), which are
 // usage errors.
@@ -46,12 +55,15 @@ func (e runError) Unwrap() error { return e.err }
 // exitCode maps an error to the process's exit code.
 func exitCode(err error) int {
 	var u usageError
+	var in inputError
 	var r runError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &u):
 		return exitUsage
+	case errors.As(err, &in):
+		return exitInput
 	case errors.As(err, &r):
 		return exitOther
 	}

@@ -183,8 +183,17 @@ func runPackbench(o *packbenchOptions, out, errOut io.Writer) error {
 	return err
 }
 
-// readPackbenchInput reads and converts the node and pod lists.
+// readPackbenchInput reads and converts the node and pod lists; its errors
+// are input errors.
 func readPackbenchInput(nodesPath, podsPath string) ([]packbench.Node, []packbench.Pod, error) {
+	nodes, pods, err := readPackbenchFiles(nodesPath, podsPath)
+	if err != nil {
+		return nil, nil, inputError{err}
+	}
+	return nodes, pods, nil
+}
+
+func readPackbenchFiles(nodesPath, podsPath string) ([]packbench.Node, []packbench.Pod, error) {
 	nrows, err := readOpenBCSV(nodesPath, trace.ReadOpenBNodes)
 	if err != nil {
 		return nil, nil, err

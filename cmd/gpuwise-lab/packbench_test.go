@@ -27,7 +27,9 @@ func TestPackbenchBadFlags(t *testing.T) {
 		{"bad seed range", []string{"--nodes", nodes, "--pods", pods, "--seeds", "51-42"}, exitUsage, `--seeds: "51-42" has the range "51-42", which must go up`},
 		{"seed not a number", []string{"--nodes", nodes, "--pods", pods, "--seeds", "x"}, exitUsage, "want a range like 42-51, a seed like 42 or a list like 42,45"},
 		{"missing flags", nil, exitUsage, "--nodes: required"},
-		{"missing file", []string{"--nodes", "nope.csv", "--pods", pods}, exitOther, "open nope.csv"},
+		{"missing nodes file", []string{"--nodes", "nope.csv", "--pods", pods}, exitInput, "open nope.csv"},
+		{"missing pods file", []string{"--nodes", nodes, "--pods", "nope-pods.csv"}, exitInput, "open nope-pods.csv"},
+		{"malformed pods file", []string{"--nodes", nodes, "--pods", nodes}, exitInput, "openb_node_list_gpu_node.csv"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

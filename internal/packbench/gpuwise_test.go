@@ -2,6 +2,7 @@ package packbench
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -20,9 +21,9 @@ func meanAlloc130(tb testing.TB, nodes []Node, pods []Pod, pol string, seeds []i
 	return MeanCurve(curves).Value[130]
 }
 
-// TestGpuwiseDefault pins gpuwise's allocation at 130% on the default
-// trace, seeds 42-51: above FGD's published 95.39. The 96.0 target is not
-// reached yet (docs/performance.md).
+// TestGpuwiseDefault checks the issue-6 target: gpuwise's mean allocation
+// at 130% on the default trace, seeds 42-51, is at least 96.0 (it is
+// 96.03; FGD's published mean is 95.39).
 func TestGpuwiseDefault(t *testing.T) {
 	t.Parallel()
 	if raceEnabled {
@@ -30,15 +31,16 @@ func TestGpuwiseDefault(t *testing.T) {
 	}
 	d := mustDefault(t)
 	got := meanAlloc130(t, d.nodes, d.pods, Gpuwise, protocolSeeds)
-	const fgd, floor = 95.39, 95.58
-	if got < floor || got <= fgd {
-		t.Errorf("gpuwise mean alloc@130 = %.2f, want >= %.2f (FGD %.2f)", got, floor, fgd)
+	const fgd, target = 95.39, 96.0
+	if got < target {
+		t.Errorf("gpuwise mean alloc@130 = %.2f, want >= %.2f (FGD %.2f)", got, target, fgd)
 	}
 	t.Logf("gpuwise mean alloc@130 = %.2f (FGD %.2f)", got, fgd)
 }
 
-// TestGpuwiseMixes checks gpuwise against FGD on derived mixes, on fewer
-// seeds to stay fast.
+// TestGpuwiseMixes checks gpuwise >= FGD on every derived mix, on seeds
+// 42-44 (42 alone under -race) to stay fast; docs/performance.md has the
+// ten-seed table.
 func TestGpuwiseMixes(t *testing.T) {
 	t.Parallel()
 	d := mustDefault(t)
@@ -46,21 +48,34 @@ func TestGpuwiseMixes(t *testing.T) {
 	if raceEnabled {
 		seeds = seeds[:1]
 	}
-	for _, name := range []string{"cpu-half", "frac-high", "frac-low", "gpu-spec"} {
-		t.Run(name, func(t *testing.T) {
+	for _, m := range Mixes[1:] {
+		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
-			m, err := MixByName(name)
-			if err != nil {
-				t.Fatal(err)
-			}
 			pods := m.Apply(d.nodes, d.pods)
 			gw := meanAlloc130(t, d.nodes, pods, Gpuwise, seeds)
 			fgd := meanAlloc130(t, d.nodes, pods, FGD, seeds)
-			t.Logf("%s seeds %v: gpuwise %.2f, FGD %.2f", name, seeds, gw, fgd)
+			t.Logf("%s seeds %v: gpuwise %.2f, FGD %.2f", m.Name, seeds, gw, fgd)
 			if gw < fgd {
-				t.Errorf("%s: gpuwise alloc@130 %.2f < FGD %.2f", name, gw, fgd)
+				t.Errorf("%s: gpuwise alloc@130 %.2f < FGD %.2f", m.Name, gw, fgd)
 			}
 		})
+	}
+}
+
+// TestSliverWaste checks the lookahead table on a toy distribution: half
+// the pods take 500 milli, half a whole GPU.
+func TestSliverWaste(t *testing.T) {
+	t.Parallel()
+	typical := []typicalPod{{cpu: 1, num: 1, milli: 500, models: ^uint64(0), freq: 0.5}, {cpu: 1, num: 1, milli: 1000, models: ^uint64(0), freq: 0.5}}
+	var w [milliPerGPU + 1]float64
+	sliverWaste(&w, typical, 0, 50)
+	if w[499] != 499 || w[0] != 0 || w[500] >= 1e-9 || w[1000] >= 1e-9 {
+		t.Errorf("w[0]=%v w[499]=%v w[500]=%v w[1000]=%v; want 0, 499, ~0, ~0", w[0], w[499], w[500], w[1000])
+	}
+	// 700 free takes a 500-pod (p = 0.5, almost surely within 50 chances)
+	// and ends at 200.
+	if math.Abs(w[700]-200) > 1e-6 {
+		t.Errorf("w[700] = %v, want ~200", w[700])
 	}
 }
 

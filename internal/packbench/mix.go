@@ -26,7 +26,9 @@ var Mixes = []Mix{
 	{Name: "cpu-double", Doc: "every pod's CPU request doubled", apply: scaleCPU(2, 1)},
 	{Name: "frac-high", Doc: "every second whole-GPU pod (in name order) removed, raising the fractional share of GPU pods from 44% to about 61%", apply: thin(isWholeGPU)},
 	{Name: "frac-low", Doc: "every second fractional-GPU pod (in name order) removed, lowering the fractional share of GPU pods from 44% to about 28%", apply: thin(isFractional)},
-	{Name: "multi-gpu", Doc: "every multi-GPU pod repeated 5 times, raising multi-GPU pods from 1.1% to 5.2% of GPU pods", apply: repeatMulti(5)},
+	{Name: "multi-gpu", Doc: "every multi-GPU pod repeated 5 times, raising multi-GPU pods from 1.1% to 5.2% of GPU pods", apply: repeatClass(isMultiGPU, 5)},
+	{Name: "cpu-pods-x2", Doc: "every CPU-only pod repeated twice, doubling their share of CPU demand (after the paper's cpu200 variant)", apply: repeatClass(isCPUOnly, 2)},
+	{Name: "no-cpu-pods", Doc: "every CPU-only pod removed", apply: dropClass(isCPUOnly)},
 	{Name: "gpu-spec", Doc: "every fourth GPU pod (in name order) constrained to one GPU model, picked in proportion to node counts among nodes with enough GPUs", apply: constrainModels(4)},
 }
 
@@ -71,11 +73,19 @@ func thin(class func(Pod) bool) func([]Node, []Pod) []Pod {
 	}
 }
 
-// repeatMulti adds copies of every multi-GPU pod, named <name>-r<i>.
-func repeatMulti(times int) func([]Node, []Pod) []Pod {
+func isCPUOnly(p Pod) bool  { return p.NumGPU == 0 }
+func isMultiGPU(p Pod) bool { return p.NumGPU > 1 }
+
+// dropClass removes every pod of a class.
+func dropClass(class func(Pod) bool) func([]Node, []Pod) []Pod {
+	return func(_ []Node, pods []Pod) []Pod { return slices.DeleteFunc(pods, class) }
+}
+
+// repeatClass adds times-1 copies of every pod of a class, named <name>-r<i>.
+func repeatClass(class func(Pod) bool, times int) func([]Node, []Pod) []Pod {
 	return func(_ []Node, pods []Pod) []Pod {
 		for _, p := range byName(pods) {
-			if p.NumGPU < 2 {
+			if !class(p) {
 				continue
 			}
 			for i := 1; i < times; i++ {

@@ -65,15 +65,24 @@ func Run(cfg Config) (Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
+	res, _, err := run(cfg, func(c *cluster, typical []typicalPod) (policy, error) {
+		return newPolicy(cfg.Policy, c, cfg.Pods, typical)
+	})
+	return res, err
+}
+
+// run replays cfg's workload through the policy mk makes, and returns the
+// final cluster too.
+func run(cfg Config, mk func(c *cluster, typical []typicalPod) (policy, error)) (Result, *cluster, error) {
 	w := NewWorkload(cfg.Nodes, cfg.Pods, cfg.Seed, cfg.Tune)
 	c, err := newCluster(cfg.Nodes, w.Prio)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	typical := typicalPods(c, cfg.Pods, false)
-	pol, err := newPolicy(cfg.Policy, c, cfg.Pods, typical)
+	pol, err := mk(c, typical)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	for i := range c.nodes {
 		refreshFrag(&c.nodes[i], typical)
@@ -93,7 +102,7 @@ func Run(cfg Config) (Result, error) {
 		}
 		res.Events = append(res.Events, Event{Arrived: arrived, Used: used, Frag: roundLogged(c.frag())})
 	}
-	return res, nil
+	return res, c, nil
 }
 
 // requests converts pods, numbering distinct requests.
