@@ -67,21 +67,21 @@ func runConsolidate(o *consolidateOptions, out io.Writer) error {
 func readOpenBFiles(nodesPath, podsPath string) ([]trace.OpenBNode, []trace.OpenBPod, error) {
 	nf, err := os.Open(nodesPath)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, inputError{err}
 	}
 	defer nf.Close()
 	nodes, err := trace.ReadOpenBNodes(nf)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", nodesPath, err)
+		return nil, nil, inputError{fmt.Errorf("%s: %w", nodesPath, err)}
 	}
 	pf, err := os.Open(podsPath)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, inputError{err}
 	}
 	defer pf.Close()
 	pods, err := trace.ReadOpenBPods(pf)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", podsPath, err)
+		return nil, nil, inputError{fmt.Errorf("%s: %w", podsPath, err)}
 	}
 	return nodes, pods, nil
 }

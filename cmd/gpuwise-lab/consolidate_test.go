@@ -50,8 +50,8 @@ func TestConsolidateBadInput(t *testing.T) {
 	os.WriteFile(pods, []byte("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"+
 		"p1,x,1,1,500,,LS,Running,0,1,0\n"), 0o600)
 	var out, errb bytes.Buffer
-	if code := execute([]string{"consolidate", "--nodes", nodes, "--pods", pods}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "line 2") {
-		t.Errorf("exit %d, stderr %q; want 1 and a line-numbered error", code, errb.String())
+	if code := execute([]string{"consolidate", "--nodes", nodes, "--pods", pods}, &out, &errb); code != exitInput || !strings.Contains(errb.String(), "line 2") {
+		t.Errorf("exit %d, stderr %q; want 3 and a line-numbered error", code, errb.String())
 	}
 	if code := execute([]string{"consolidate", "--nodes", nodes}, &out, &errb); code != 2 {
 		t.Errorf("missing --pods: exit %d, want 2", code)

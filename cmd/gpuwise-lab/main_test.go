@@ -81,8 +81,8 @@ func TestExecuteExitCodes(t *testing.T) {
 		{"unpriced instance type", []string{"replay-genai", "--dir", fixtureDir, "--instance-type", "x9.huge"}, exitUsage, "",
 			"instance type x9.huge is not in the price catalog for aws us-east-1"},
 		{"bad capacity type", []string{"replay-genai", "--dir", fixtureDir, "--capacity-type", "cheap"}, exitUsage, "", `capacity type "cheap"`},
-		{"missing trace", []string{"replay-genai", "--dir", "testdata/nothing-here"}, exitOther, "", "pod_gpu_duty_cycle.csv.gz: no such file"},
-		{"malformed trace", []string{"replay-genai", "--dir", "../../internal/trace/testdata/malformed"}, exitOther, "",
+		{"missing trace", []string{"replay-genai", "--dir", "testdata/nothing-here"}, exitInput, "", "pod_gpu_duty_cycle.csv.gz: no such file"},
+		{"malformed trace", []string{"replay-genai", "--dir", "../../internal/trace/testdata/malformed"}, exitInput, "",
 			"pod_gpu_duty_cycle.csv.gz line 4"},
 	}
 	for _, tt := range tests {

@@ -67,7 +67,7 @@ func runReplay(o *replayOptions, w io.Writer) error {
 	}
 	s, err := trace.ReadGenAI(o.Dir, node)
 	if err != nil {
-		return err
+		return inputError{err}
 	}
 	if o.SnapshotOut != "" {
 		if err := snapshot.WriteFile(o.SnapshotOut, s); err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/generate"
+	"github.com/gpuwise/gpuwise/internal/gpushape"
 	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
@@ -176,16 +178,21 @@ func writePlanText(b *bytes.Buffer, pl *packing.Plan, md bool) {
 	bf, af := pl.Before, pl.After
 	heading(b, md, "Summary")
 	table(b, md, []string{"", "nodes", "GPUs", "$/month", "GPU allocation", "GPU utilization"}, [][]string{
-		{"before", fmt.Sprint(bf.Nodes), fmt.Sprint(bf.GPUs), usdText(bf.USDPerMonth), pct(bf.Allocation), pct(bf.Utilization)},
-		{"after", fmt.Sprint(af.Nodes), fmt.Sprint(af.GPUs), usdText(af.USDPerMonth), pct(af.Allocation), pct(af.Utilization)},
+		{"before", fmt.Sprint(bf.Nodes), fmt.Sprint(bf.GPUs), totalUSD(bf), pct(bf.Allocation), pct(bf.Utilization)},
+		{"after", fmt.Sprint(af.Nodes), fmt.Sprint(af.GPUs), totalUSD(af), pct(af.Allocation), pct(af.Utilization)},
 	})
-	fmt.Fprintf(b, "Saves %s/month: %d node(s) removed, %d move(s), %d workload(s) unplaced.\n\n",
-		usdText(pl.SavingsUSDPerMonth), bf.Nodes-af.Nodes, len(pl.Moves), len(pl.Unplaced))
+	fmt.Fprintf(b, "Saves %s/month: %d node(s) removed, %d move(s), %d GPU re-cut(s), %d workload(s) unplaced.\n",
+		maybeUSD(pl.SavingsUSDPerMonth), bf.Nodes-af.Nodes, len(pl.Moves), len(pl.Recuts), len(pl.Unplaced))
+	if n := len(pl.Shapes); n > 0 {
+		fmt.Fprintf(b, "Right-sized GPU shapes: %d applied, %d applied without effect (time-slicing), %d reverted to the current shape (see right-sizing).\n",
+			countShapes(pl, packing.ShapeApplied), countShapes(pl, packing.ShapeNoEffect), countShapes(pl, packing.ShapeReverted))
+	}
+	b.WriteString("\n")
 	heading(b, md, "Pools")
 	var rows [][]string
 	for _, p := range pl.Pools {
 		rows = append(rows, []string{p.Pool, fmt.Sprint(p.Nodes), fmt.Sprint(p.Kept), fmt.Sprint(p.Removed), fmt.Sprint(p.GPUsKept) + "/" + fmt.Sprint(p.GPUs),
-			usdText(p.USDPerMonthBefore), usdText(p.USDPerMonthAfter)})
+			poolUSD(p.USDPerMonthBefore, p.Unpriced), poolUSD(p.USDPerMonthAfter, p.Unpriced)})
 	}
 	table(b, md, []string{"pool", "nodes", "kept", "removed", "GPUs kept", "$/month before", "after"}, rows)
 	heading(b, md, "Kept nodes")
@@ -206,7 +213,60 @@ func writePlanText(b *bytes.Buffer, pl *packing.Plan, md bool) {
 	writeMovesAndUnplaced(b, pl, md)
 }
 
+// maybeUSD is a dollar amount, or "n/a (unpriced)": unknown is not $0.
+func maybeUSD(v *float64) string {
+	if v == nil {
+		return "n/a (unpriced)"
+	}
+	return usdText(*v)
+}
+
+// totalUSD is a total over priced nodes, saying how many are left out.
+func totalUSD(t packing.Totals) string {
+	if t.USDPerMonth != nil && t.UnpricedNodes > 0 {
+		return fmt.Sprintf("%s + %d unpriced", usdText(*t.USDPerMonth), t.UnpricedNodes)
+	}
+	return maybeUSD(t.USDPerMonth)
+}
+
+func poolUSD(v *float64, unpriced int) string {
+	if v != nil && unpriced > 0 {
+		return fmt.Sprintf("%s + %d unpriced", usdText(*v), unpriced)
+	}
+	return maybeUSD(v)
+}
+
+func countShapes(pl *packing.Plan, decision string) int {
+	n := 0
+	for _, d := range pl.Shapes {
+		if d.Decision == decision {
+			n++
+		}
+	}
+	return n
+}
+
 func writeMovesAndUnplaced(b *bytes.Buffer, pl *packing.Plan, md bool) {
+	if len(pl.Shapes) > 0 {
+		heading(b, md, "Right-sizing")
+		var rows [][]string
+		for _, d := range pl.Shapes {
+			rows = append(rows, []string{d.Workload, d.Decision, d.Current + " → " + d.Planned, d.Recommended, d.Reason})
+		}
+		table(b, md, []string{"pod", "decision", "shape now → planned", "recommended", "why"}, rows)
+	}
+	if ts := timeSliced(pl); len(ts) > 0 {
+		heading(b, md, "Time-sliced nodes")
+		table(b, md, []string{"node", "replicas", "pods", "pods given more than recommended"}, ts)
+	}
+	if len(pl.Recuts) > 0 {
+		heading(b, md, "GPU re-cuts")
+		var rows [][]string
+		for _, r := range pl.Recuts {
+			rows = append(rows, []string{r.Node, fmt.Sprint(r.GPU), layoutText(r.From), layoutText(r.To)})
+		}
+		table(b, md, []string{"node", "GPU", "layout now", "planned"}, rows)
+	}
 	if len(pl.Moves) > 0 {
 		heading(b, md, "Moves")
 		var rows [][]string
@@ -229,6 +289,39 @@ func writeMovesAndUnplaced(b *bytes.Buffer, pl *packing.Plan, md bool) {
 			fmt.Fprintf(b, "- %s\n", n)
 		}
 	}
+}
+
+// timeSliced lists each kept time-sliced node: its replica count (the
+// smallest its pods ask for) and the pods that get a bigger share than
+// recommended because of it.
+func timeSliced(pl *packing.Plan) [][]string {
+	more := map[string][]string{}
+	for _, pc := range pl.Placements {
+		if pc.GrantedReplicas > 0 {
+			more[pc.Node] = append(more[pc.Node], fmt.Sprintf("%s (1/%d, asked 1/%d)", pc.Workload, pc.GrantedReplicas, pc.Demand.Replicas))
+		}
+	}
+	var rows [][]string
+	for _, n := range pl.Nodes {
+		if !n.Keep || n.TimeSlicingReplicas == 0 {
+			continue
+		}
+		pods := 0
+		for _, g := range n.GPUs {
+			if g.Mode == packing.ModeTimeSlice {
+				pods += len(g.Workloads)
+			}
+		}
+		rows = append(rows, []string{n.Name, fmt.Sprint(n.TimeSlicingReplicas), fmt.Sprint(pods), cmp.Or(strings.Join(more[n.Name], ", "), "none")})
+	}
+	return rows
+}
+
+func layoutText(l gpushape.Layout) string {
+	if len(l) == 0 {
+		return "MIG off"
+	}
+	return l.String()
 }
 
 // gpuModes is a node's GPUs in one cell: "0-3 whole, 4 mig 3x2g.20gb".
@@ -452,7 +545,7 @@ func planPatches(pl *packing.Plan, snap *cluster.Snapshot) ([]generate.ResourceP
 	var notes []string
 	done := map[string]bool{}
 	for _, m := range pl.Moves {
-		if m.Kind == "move" || done[m.Group] {
+		if m.Kind == "move" || m.Kind == "restart" || done[m.Group] {
 			continue
 		}
 		done[m.Group] = true

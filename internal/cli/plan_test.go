@@ -30,16 +30,16 @@ func TestPlanDemoNumbers(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &pl); err != nil {
 		t.Fatal(err)
 	}
-	if pl.After.Nodes >= pl.Before.Nodes || pl.SavingsUSDPerMonth <= 0 || len(pl.Unplaced) != 0 {
-		t.Errorf("before %d nodes, after %d, saves %.2f, unplaced %d", pl.Before.Nodes, pl.After.Nodes, pl.SavingsUSDPerMonth, len(pl.Unplaced))
+	if pl.After.Nodes >= pl.Before.Nodes || pl.SavingsUSDPerMonth == nil || *pl.SavingsUSDPerMonth <= 0 || len(pl.Unplaced) != 0 {
+		t.Errorf("before %d nodes, after %d, saves %v, unplaced %d", pl.Before.Nodes, pl.After.Nodes, pl.SavingsUSDPerMonth, len(pl.Unplaced))
 	}
 	cur, _, _ := run(t, "plan", "--demo", "-o", "json", "--shapes", "current")
 	var plc packing.Plan
 	if err := json.Unmarshal([]byte(cur), &plc); err != nil {
 		t.Fatal(err)
 	}
-	if plc.After.USDPerMonth < pl.After.USDPerMonth {
-		t.Errorf("current shapes cost less (%.2f) than right-sized ones (%.2f)", plc.After.USDPerMonth, pl.After.USDPerMonth)
+	if *plc.After.USDPerMonth < *pl.After.USDPerMonth {
+		t.Errorf("current shapes cost less (%.2f) than right-sized ones (%.2f)", *plc.After.USDPerMonth, *pl.After.USDPerMonth)
 	}
 }
 

@@ -2,6 +2,7 @@ package packing
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -36,9 +37,12 @@ func (s *solver) plan(slots []slot) *Plan {
 		for _, g := range sl.gpus {
 			p.GPUs = append(p.GPUs, int(g))
 		}
-		if _, ok := s.asIs[int32(wi)]; ok {
+		if k.asIs {
 			p.CurrentShape = true
 			p.Note = fmt.Sprintf("keeps its current shape %s: the planned %s fits on no kept node, and the current shape lets a node go", k.d, k.w.Demand)
+			if why := s.revertWhy[int32(wi)]; why != "" {
+				p.Note = fmt.Sprintf("keeps its current shape %s instead of the planned %s: %s", k.d, k.w.Demand, why)
+			}
 		} else if sl.cur {
 			p.Note = or(s.fallbackWhy[int32(wi)], k.w.PinReason)
 			if p.Note == "" {
@@ -53,18 +57,31 @@ func (s *solver) plan(slots []slot) *Plan {
 	}
 	pl.Nodes = s.nodePlans(slots, kept, why)
 	reps := make(map[string]int, len(pl.Nodes))
+	recut := map[[2]string]bool{}
 	for _, n := range pl.Nodes {
 		reps[n.Name] = n.TimeSlicingReplicas
+		for _, g := range n.GPUs {
+			if g.Recut {
+				pl.Recuts = append(pl.Recuts, Recut{Node: n.Name, GPU: g.Index, From: s.p.Nodes[s.nodeIdx[n.Name]].CurrentMIG[g.Index], To: g.Layout})
+				recut[[2]string{n.Name, fmt.Sprint(g.Index)}] = true
+			}
+		}
 	}
 	for i := range pl.Placements {
 		pc := &pl.Placements[i]
-		if m, ok := moveOf(&s.p.Workloads[idxOf(s, pc.Workload)], *pc, reps[pc.Node]); ok {
+		if r := reps[pc.Node]; pc.Demand.Kind == TimeSlice && r > 0 && r < pc.Demand.Replicas {
+			pc.GrantedReplicas = r
+		}
+		w := &s.p.Workloads[idxOf(s, pc.Workload)]
+		restart := pc.Demand.Kind == MIG && (!slices.Equal(pc.GPUs, w.CurrentGPUs) || recut[[2]string{pc.Node, fmt.Sprint(pc.GPUs[0])}])
+		if m, ok := moveOf(w, *pc, reps[pc.Node], restart); ok {
 			pl.Moves = append(pl.Moves, m)
 		}
 	}
 	pl.Pools = poolPlans(pl.Nodes, s.p.Nodes)
 	pl.Before, pl.After = s.totals(slots, kept)
-	pl.SavingsUSDPerMonth = pl.Before.USDPerMonth - pl.After.USDPerMonth
+	pl.SavingsUSDPerMonth = dollars(pl.Before.usd-pl.After.usd, pl.Before.priced > 0)
+	pl.Shapes = s.decisions(pl, slots, reps)
 	pl.Notes = append(pl.Notes, s.notes(pl)...)
 	return pl
 }
@@ -89,7 +106,10 @@ func idxOf(s *solver, id string) int {
 // moveOf compares where and how a pod runs now with the plan. A
 // time-sliced pod gets 1/R of a GPU on a node time-sliced R ways, whatever
 // smaller share it asked for; the planner's class is no pod change.
-func moveOf(w *Workload, p Placement, nodeReps int) (Move, bool) {
+//
+// restart marks a MIG pod that keeps its node and shape but whose
+// instance is re-created (another GPU, or its GPU re-cut).
+func moveOf(w *Workload, p Placement, nodeReps int, restart bool) (Move, bool) {
 	if w.Node == "" {
 		return Move{}, false
 	}
@@ -109,6 +129,8 @@ func moveOf(w *Workload, p Placement, nodeReps int) (Move, bool) {
 		m.Kind = "move"
 	case reshaped:
 		m.Kind = "reshape"
+	case restart:
+		m.Kind = "restart"
 	default:
 		return Move{}, false
 	}
@@ -120,7 +142,7 @@ func (s *solver) nodePlans(slots []slot, kept []bool, why []string) []NodePlan {
 	out := make([]NodePlan, len(s.nodes))
 	for i := range s.nodes {
 		n := s.nodes[i].Node
-		out[i] = NodePlan{Name: n.Name, Pool: n.Pool, Model: n.Model, Keep: kept[i], USDPerHour: n.USDPerHour, Priced: n.Priced,
+		out[i] = NodePlan{Name: n.Name, Pool: n.Pool, Model: n.Model, Keep: kept[i], USDPerHour: dollars(n.USDPerHour, n.Priced), Priced: n.Priced,
 			CPUMilli: n.CPUMilli, MemoryBytes: n.MemoryBytes}
 		if kept[i] {
 			out[i].GPUs = make([]GPUPlan, n.GPUs)
@@ -146,10 +168,19 @@ func (s *solver) nodePlans(slots []slot, kept []bool, why []string) []NodePlan {
 		}
 	}
 	for i := range out {
+		cur := s.nodes[i].CurrentMIG
 		for g := range out[i].GPUs {
-			if out[i].GPUs[g].Mode == ModeTimeSlice {
-				out[i].GPUs[g].Replicas = out[i].TimeSlicingReplicas
+			gp := &out[i].GPUs[g]
+			if gp.Mode == ModeTimeSlice {
+				gp.Replicas = out[i].TimeSlicingReplicas
 			}
+			if l := planLayout(cur[g], gp.Layout); l != nil && (gp.Mode == ModeMIG || gp.Mode == ModeFree) && s.nodes[i].m.Valid(l) == nil {
+				// A GPU whose pods fit its current cut keeps it, and an
+				// emptied GPU keeps its cut: re-cutting would mean a drain
+				// for nothing.
+				gp.Mode, gp.Layout = ModeMIG, l
+			}
+			gp.Recut = !maps.Equal(cur[g], gp.Layout)
 		}
 	}
 	current := map[string]int{}
@@ -194,29 +225,37 @@ func addToGPU(g *GPUPlan, k *work) {
 func poolPlans(nodes []NodePlan, in []Node) []PoolPlan {
 	idx := map[string]int{}
 	var out []PoolPlan
+	var before, after []float64
 	for i, np := range nodes {
 		j, ok := idx[np.Pool]
 		if !ok {
 			j = len(out)
 			idx[np.Pool] = j
 			out = append(out, PoolPlan{Pool: np.Pool, Model: np.Model})
+			before, after = append(before, 0), append(after, 0)
 		}
 		p := &out[j]
 		p.Nodes++
 		p.GPUs += in[i].GPUs
-		month := np.USDPerHour * HoursPerMonth
-		if !np.Priced {
+		var month float64
+		if np.Priced {
+			p.Priced = true
+			month = in[i].USDPerHour * HoursPerMonth
+		} else {
 			p.Unpriced++
-			month = 0
 		}
-		p.USDPerMonthBefore += month
+		before[j] += month
 		if np.Keep {
 			p.Kept++
 			p.GPUsKept += in[i].GPUs
-			p.USDPerMonthAfter += month
+			after[j] += month
 		} else {
 			p.Removed++
 		}
+	}
+	for j := range out {
+		out[j].USDPerMonthBefore = dollars(before[j], out[j].Priced)
+		out[j].USDPerMonthAfter = dollars(after[j], out[j].Priced)
 	}
 	slices.SortFunc(out, func(a, b PoolPlan) int { return strings.Compare(a.Pool, b.Pool) })
 	return out
@@ -253,7 +292,8 @@ func (t *Totals) addNode(n *Node) {
 	t.Nodes++
 	t.GPUs += n.GPUs
 	if n.Priced {
-		t.USDPerMonth += n.USDPerHour * HoursPerMonth
+		t.usd += n.USDPerHour * HoursPerMonth
+		t.priced++
 	} else {
 		t.UnpricedNodes++
 	}
@@ -270,6 +310,7 @@ func (t *Totals) addWork(w *Workload, frac float64) {
 }
 
 func (t *Totals) finish() {
+	t.USDPerMonth = dollars(t.usd, t.priced > 0 || t.UnpricedNodes == 0)
 	if t.GPUs > 0 {
 		t.Allocation = t.AllocatedGPUs / float64(t.GPUs)
 		t.Utilization = t.ActiveGPUs / float64(t.GPUs)

@@ -3,7 +3,6 @@ package packing
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 
@@ -230,8 +229,8 @@ func (c *checker) gpu(what string, m gpushape.Model, holders []*Placement, np *N
 		if err := m.Valid(l); err != nil {
 			c.errorf("%s: %v", what, err)
 		}
-		if np.Keep && g < len(np.GPUs) && !maps.Equal(np.GPUs[g].Layout, l) {
-			c.errorf("%s: plan lists layout %s, placements make %s", what, np.GPUs[g].Layout, l)
+		if np.Keep && g < len(np.GPUs) && !contains(np.GPUs[g].Layout, l) {
+			c.errorf("%s: plan lists layout %s, placements need %s", what, np.GPUs[g].Layout, l)
 		}
 	case TimeSlice:
 		// The node's count R is the smallest any holder asks for: each
@@ -264,6 +263,17 @@ func (c *checker) gpu(what string, m gpushape.Model, holders []*Placement, np *N
 	return mode, reps
 }
 
+// contains reports whether layout a has every instance of b (a GPU keeps
+// its current cut, free instances included, when its pods fit it).
+func contains(a, b gpushape.Layout) bool {
+	for p, n := range b {
+		if a[p] < n {
+			return false
+		}
+	}
+	return true
+}
+
 func checkModel(p *Problem, name string) gpushape.Model {
 	if m, ok := p.Models[name]; ok {
 		return m
@@ -287,13 +297,26 @@ func (c *checker) totals() {
 		name      string
 		got, want Totals
 	}{{"before", c.pl.Before, before}, {"after", c.pl.After, after}} {
-		if t.got.Nodes != t.want.Nodes || t.got.GPUs != t.want.GPUs || !near(t.got.USDPerMonth, t.want.USDPerMonth) {
+		if t.got.Nodes != t.want.Nodes || t.got.GPUs != t.want.GPUs || !near(t.got.USD(), t.want.usd) {
 			c.errorf("totals %s: %d nodes, %d GPUs, $%.2f/month; recomputed %d, %d, $%.2f", t.name,
-				t.got.Nodes, t.got.GPUs, t.got.USDPerMonth, t.want.Nodes, t.want.GPUs, t.want.USDPerMonth)
+				t.got.Nodes, t.got.GPUs, t.got.USD(), t.want.Nodes, t.want.GPUs, t.want.usd)
+		}
+		if unknown := t.want.priced == 0 && t.want.UnpricedNodes > 0; unknown != (t.got.USDPerMonth == nil) {
+			c.errorf("totals %s: $/month null is %v, but %d of %d nodes are priced", t.name, t.got.USDPerMonth == nil, t.want.priced, t.want.Nodes)
 		}
 	}
-	if !near(c.pl.SavingsUSDPerMonth, before.USDPerMonth-after.USDPerMonth) {
-		c.errorf("savings $%.2f/month, recomputed $%.2f", c.pl.SavingsUSDPerMonth, before.USDPerMonth-after.USDPerMonth)
+	if (c.pl.SavingsUSDPerMonth == nil) != (before.priced == 0) || !near(derefOr0(c.pl.SavingsUSDPerMonth), before.usd-after.usd) {
+		c.errorf("savings %v $/month, recomputed $%.2f over %d priced nodes", c.pl.SavingsUSDPerMonth, before.usd-after.usd, before.priced)
+	}
+	for _, pp := range c.pl.Pools {
+		if (pp.USDPerMonthBefore == nil) != !pp.Priced || (pp.USDPerMonthAfter == nil) != !pp.Priced || pp.Priced == (pp.Unpriced == pp.Nodes) {
+			c.errorf("pool %s: priced %v with %d of %d nodes unpriced, but $/month before %v after %v", pp.Pool, pp.Priced, pp.Unpriced, pp.Nodes, pp.USDPerMonthBefore, pp.USDPerMonthAfter)
+		}
+	}
+	for _, np := range c.pl.Nodes {
+		if (np.USDPerHour == nil) != !np.Priced {
+			c.errorf("node %s: priced %v but $/h %v", np.Name, np.Priced, np.USDPerHour)
+		}
 	}
 	if !slices.IsSortedFunc(c.pl.Pools, func(a, b PoolPlan) int {
 		if a.Pool < b.Pool {
@@ -303,6 +326,13 @@ func (c *checker) totals() {
 	}) {
 		c.errorf("pools not sorted")
 	}
+}
+
+func derefOr0(v *float64) float64 {
+	if v == nil {
+		return 0
+	}
+	return *v
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*max(1, math.Abs(a), math.Abs(b)) }

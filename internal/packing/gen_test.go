@@ -118,6 +118,7 @@ func TestPropertyRandomProblems(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for i := range 300 {
 		p := genProblem(rng, 1+rng.IntN(25), 1+rng.IntN(8))
+		withHistory(rng, p)
 		pl, err := Solve(p)
 		if err != nil {
 			t.Fatalf("problem %d: %v", i, err)
@@ -131,8 +132,54 @@ func TestPropertyRandomProblems(t *testing.T) {
 				t.Fatalf("problem %d: node %s removed under pinned %s", i, w.Node, w.ID)
 			}
 		}
-		if pl.After.USDPerMonth > pl.Before.USDPerMonth+1e-6 {
+		if pl.After.USD() > pl.Before.USD()+1e-6 {
 			t.Fatalf("problem %d: plan costs more: %v > %v", i, pl.After.USDPerMonth, pl.Before.USDPerMonth)
+		}
+	}
+}
+
+// withHistory gives generated workloads what live clusters have too: the
+// GPUs each pod holds now, MIG layouts cut for them, and time-slice
+// shapes right-sized from whole GPUs.
+func withHistory(rng *rand.Rand, p *Problem) {
+	nodes := map[string]*Node{}
+	for i := range p.Nodes {
+		nodes[p.Nodes[i].Name] = &p.Nodes[i]
+	}
+	for i := range p.Workloads {
+		w := &p.Workloads[i]
+		n := nodes[w.Node]
+		if w.Demand.Kind == TimeSlice && rng.IntN(3) == 0 {
+			w.Current = Demand{Kind: Whole, GPUs: 1}
+		}
+		cur := w.current()
+		switch cur.Kind {
+		case Whole:
+			start := rng.IntN(n.GPUs - cur.GPUs + 1)
+			for g := start; g < start+cur.GPUs; g++ {
+				w.CurrentGPUs = append(w.CurrentGPUs, g)
+			}
+		case MIG, TimeSlice, Shared:
+			g := rng.IntN(n.GPUs)
+			w.CurrentGPUs = []int{g}
+			if cur.Kind != MIG {
+				break
+			}
+			l := n.CurrentMIG[g]
+			if l == nil {
+				l = gpushape.Layout{}
+			}
+			l[canonicalProfile(cur.Profile)]++
+			if genModel(n.Model).Valid(l) != nil {
+				if l[canonicalProfile(cur.Profile)]--; l[canonicalProfile(cur.Profile)] == 0 {
+					delete(l, canonicalProfile(cur.Profile))
+				}
+				break
+			}
+			if n.CurrentMIG == nil {
+				n.CurrentMIG = map[int]gpushape.Layout{}
+			}
+			n.CurrentMIG[g] = l
 		}
 	}
 }

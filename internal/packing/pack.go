@@ -123,7 +123,9 @@ func (s *solver) placePinned() {
 		if s.staticReason(k, n.Node, true) != "" {
 			continue
 		}
-		if g, ok := n.choose(k, s.buf, true); ok {
+		if g, ok := n.chooseOwn(k, k.w.CurrentGPUs, s.buf); ok {
+			s.put(wi, ni, g)
+		} else if g, ok := n.choose(k, s.buf, true); ok {
 			s.put(wi, ni, g)
 		}
 	}
@@ -326,10 +328,10 @@ func (s *solver) tryEmpty(ni int, rank []int32) bool {
 	n.closed = true
 	var moved, reverted []int32
 	for _, wi := range ws {
-		if !s.place(wi, false) && !s.placeAsIs(wi) {
-			break
-		}
-		if s.slots[wi].asIs {
+		if !s.place(wi, false) {
+			if !s.placeAsIs(wi) {
+				break
+			}
 			reverted = append(reverted, wi)
 		}
 		moved = append(moved, wi)
@@ -363,21 +365,11 @@ func (s *solver) tryEmpty(ni int, rank []int32) bool {
 // not keep a node that the current shape would let go.
 func (s *solver) placeAsIs(wi int32) bool {
 	k := s.works[wi]
-	if k.pinned || k.w.current() == k.d || k.w.Current.Kind == "" {
+	if k.pinned || k.asIs || !reshaped(k.w) {
 		return false
 	}
-	nk := s.newWork(k.w, false)
-	nk.d = k.w.current()
-	nk.prof, nk.models = canonicalProfile(nk.d.Profile), nil
-	if nk.d.Kind == TimeSlice {
-		nk.cls = s.classID(nk.d.Class)
-	}
-	nk.frac = k.frac
-	nk.models = []string{s.nodeModel(k.w.Node)}
-	nk.sig = s.signature(&nk)
-	s.works[wi] = nk
+	s.works[wi] = s.currentWork(k)
 	if s.place(wi, false) {
-		s.slots[wi].asIs = true
 		if s.asIs == nil {
 			s.asIs = map[int32]work{}
 		}
@@ -386,6 +378,25 @@ func (s *solver) placeAsIs(wi int32) bool {
 	}
 	s.works[wi] = k
 	return false
+}
+
+// currentWork is k's stand-in with the workload's current shape, allowed
+// on its current node's GPU model (any node of it).
+func (s *solver) currentWork(k work) work {
+	nk := s.newWork(k.w, false)
+	nk.d = k.w.current()
+	nk.prof = canonicalProfile(nk.d.Profile)
+	if nk.d.Kind == TimeSlice {
+		nk.cls = s.classID(nk.d.Class)
+	}
+	nk.models = nil
+	if nk.d.Kind != NoGPU {
+		nk.models = []string{s.nodeModel(k.w.Node)}
+	}
+	nk.frac = nk.d.Fraction(s.ms.get(firstOr(nk.models, "")).Model)
+	nk.asIs = true
+	nk.sig = s.signature(&nk)
+	return nk
 }
 
 func (s *solver) rebuildOpen(ci int) {
@@ -399,9 +410,12 @@ func (s *solver) rebuildOpen(ci int) {
 }
 
 // sticky re-packs onto the kept nodes only, trying each workload's current
-// node first so that fewer pods move. ok is false if any workload placed
-// before no longer fits; the caller then keeps the first packing.
-func (s *solver) sticky(before []slot) ([]slot, bool) {
+// node first so that fewer pods move; workloads for which own is true and
+// that keep their node and shape first go back onto their own GPUs. ok is
+// false if any workload placed before no longer fits; the caller then
+// keeps the first packing. owned counts the workloads put on their own
+// GPUs.
+func (s *solver) sticky(before []slot, own func(wi int32) bool) (_ []slot, ok bool, owned int) {
 	kept := make([]bool, len(s.nodes))
 	idx := make(map[string]int, len(s.nodes))
 	for i := range s.nodes {
@@ -421,31 +435,34 @@ func (s *solver) sticky(before []slot) ([]slot, bool) {
 		}
 	}
 	s.placePinned()
+	// Pods that keep their node and shape go back onto their own GPUs
+	// before anything else can take them.
+	for _, wi := range s.order {
+		k := &s.works[wi]
+		if k.pinned || before[wi].node < 0 || !keepsShape(k) || !own(wi) {
+			continue
+		}
+		if ni, ok := idx[k.w.Node]; ok && kept[ni] && s.eligible(k, ni) {
+			if g, ok := s.nodes[ni].chooseOwn(k, k.w.CurrentGPUs, s.buf); ok {
+				s.put(wi, ni, g)
+				owned++
+			}
+		}
+	}
 	for _, wi := range s.order {
 		k := &s.works[wi]
 		if (s.slots[wi].node < 0) != (before[wi].node < 0) && k.pinned {
-			return nil, false
+			return nil, false, owned
 		}
-		if k.pinned || before[wi].node < 0 {
+		if k.pinned || before[wi].node < 0 || s.slots[wi].node >= 0 {
 			continue
 		}
 		if ni, ok := idx[k.w.Node]; ok && kept[ni] && s.eligible(k, ni) && s.tryNode(wi, k, ni, true) {
 			continue
 		}
 		if !s.place(wi, false) {
-			return nil, false
+			return nil, false, owned
 		}
 	}
-	return s.snapshotSlots(), true
-}
-
-// stays counts the workloads that end on their current node.
-func (s *solver) stays(slots []slot) int {
-	n := 0
-	for wi, sl := range slots {
-		if sl.node >= 0 && s.nodes[sl.node].Name == s.works[wi].w.Node {
-			n++
-		}
-	}
-	return n
+	return s.snapshotSlots(), true, owned
 }

@@ -64,9 +64,9 @@ func TestHeadlineTwentyH100sBecomeSeven(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"before $/month", pl.Before.USDPerMonth, 20 * 6.85 * 730},
-		{"after $/month", pl.After.USDPerMonth, 7 * 6.85 * 730},
-		{"savings", pl.SavingsUSDPerMonth, 13 * 6.85 * 730},
+		{"before $/month", pl.Before.USD(), 20 * 6.85 * 730},
+		{"after $/month", pl.After.USD(), 7 * 6.85 * 730},
+		{"savings", *pl.SavingsUSDPerMonth, 13 * 6.85 * 730},
 		{"utilization before", pl.Before.Utilization, 0.18},
 		{"utilization after", pl.After.Utilization, 20 * 0.18 / 7},
 		{"allocation before", pl.Before.Allocation, 1},

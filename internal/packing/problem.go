@@ -69,6 +69,10 @@ type Workload struct {
 	NodeSelector map[string][]string  `json:"node_selector,omitempty"`
 	// Node is where the pod runs now; empty for a pod not yet placed.
 	Node string `json:"node,omitempty"`
+	// CurrentGPUs are the indices of the GPUs it holds on Node now; the
+	// planner keeps a pod whose shape and node stay on these GPUs where it
+	// can (a MIG instance cannot move between GPUs without a restart).
+	CurrentGPUs []int `json:"current_gpus,omitempty"`
 	// Pinned workloads stay on Node with their current shape (a bare pod
 	// that no controller would recreate); PinReason says why.
 	Pinned    bool   `json:"pinned,omitempty"`
@@ -97,6 +101,10 @@ type Node struct {
 	Taints      []cluster.Taint   `json:"taints,omitempty"`
 	USDPerHour  float64           `json:"usd_per_hour"`
 	Priced      bool              `json:"priced"`
+	// CurrentMIG is each MIG-enabled GPU's layout now, by GPU index
+	// (instances in use or not). A kept GPU whose pods fit its current
+	// layout keeps it; one whose layout changes is re-cut.
+	CurrentMIG map[int]gpushape.Layout `json:"current_mig,omitempty"`
 	// Keep forces the node to stay (a control-plane or system node);
 	// KeepReason says why.
 	Keep       bool   `json:"keep,omitempty"`

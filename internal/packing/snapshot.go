@@ -3,6 +3,7 @@ package packing
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -98,10 +99,31 @@ func (b *builder) addNodes() {
 				b.notes = append(b.notes, notes...)
 			}
 		}
+		pn.CurrentMIG = currentMIG(n)
 		b.nodes[n.Name] = len(b.p.Nodes)
 		b.models[pn.Model] = true
 		b.p.Nodes = append(b.p.Nodes, pn)
 	}
+}
+
+// currentMIG is the MIG layout of each partitioned GPU of n.
+func currentMIG(n *cluster.Node) map[int]gpushape.Layout {
+	var out map[int]gpushape.Layout
+	for _, g := range n.GPUs {
+		for _, u := range g.Units {
+			if u.Kind != cluster.MIGSlice {
+				continue
+			}
+			if out == nil {
+				out = map[int]gpushape.Layout{}
+			}
+			if out[g.Index] == nil {
+				out[g.Index] = gpushape.Layout{}
+			}
+			out[g.Index][gpushape.CanonicalProfile(u.Profile)]++
+		}
+	}
+	return out
 }
 
 func modelOf(n *cluster.Node) string {
@@ -185,6 +207,7 @@ func (b *builder) workload(pod *cluster.Pod, n *Node, rec *rightsize.GPURec, cpu
 	if pod.Owner.Name == "" || pod.Owner.Kind == "Pod" {
 		w.Pinned, w.PinReason = true, "bare pod: no controller would recreate it after a move"
 	}
+	w.CurrentGPUs = b.currentGPUs(pod)
 	w.ActiveGPUs, w.Measured = b.active(pod)
 	if rec != nil && !w.Pinned {
 		b.applyRec(&w, rec, n)
@@ -226,6 +249,18 @@ func (b *builder) currentDemand(pod *cluster.Pod) (Demand, string) {
 		return d, "holds whole GPUs and shared units together; gpuwise does not move such pods"
 	}
 	return d, ""
+}
+
+// currentGPUs are the indices of the GPUs a pod holds units on.
+func (b *builder) currentGPUs(pod *cluster.Pod) []int {
+	var out []int
+	for _, h := range pod.GPUs {
+		if ref, ok := b.ix.Units[h.UnitID]; ok && !slices.Contains(out, ref.GPU.Index) {
+			out = append(out, ref.GPU.Index)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // active is the pod's busy GPU-equivalents: Σ unit fraction × mean

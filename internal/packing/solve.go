@@ -3,6 +3,7 @@ package packing
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +29,9 @@ type work struct {
 	hostSel map[string][]string // those selector terms
 	only    []int               // the nodes those terms name, when they name nodes
 	pinned  bool
+	// asIs marks a stand-in with the workload's current shape, on its
+	// current GPU model but any node.
+	asIs bool
 	// models are the allowed GPU models; nil for a pinned workload, whose
 	// node (where it runs now) decides.
 	models []string
@@ -56,8 +60,11 @@ type solver struct {
 	ids     map[string]int // workload id → index, for the plan
 	// asIs holds the planned-shape work of workloads placed with their
 	// current shape by the emptying pass.
-	asIs    map[int32]work
-	nodeIdx map[string]int
+	asIs map[int32]work
+	// revertWhy says why a workload keeps its current shape (a stand-in
+	// work with asIs set) by the shape choice rather than by the packer.
+	revertWhy map[int32]string
+	nodeIdx   map[string]int
 	// fallbackWhy holds, per workload placed with its current shape on its
 	// current node, why its new shape fit nowhere.
 	fallbackWhy map[int32]string
@@ -67,71 +74,12 @@ type solver struct {
 	buf         []int16
 }
 
-// Solve packs the problem's workloads onto the fewest and cheapest nodes
-// and returns the plan. It errors only on invalid input (every problem
-// listed) or when the plan fails its own Check, which would be a bug.
-func Solve(p *Problem) (*Plan, error) {
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("packing problem: %w", err)
-	}
-	pl, err := solve(p)
-	if err != nil || !reshapes(p) {
-		return pl, err
-	}
-	// A planned shape can pack worse than the current one (a lone
-	// time-sliced pod turns a node's GPUs shared, so exclusive pods cannot
-	// join it). The plan must never cost more for right-sizing: pack the
-	// current shapes too and keep the cheaper plan.
-	alt, err := solve(currentShapes(p))
-	if err != nil {
-		return nil, err
-	}
-	if alt.After.USDPerMonth < pl.After.USDPerMonth-0.005 || (alt.After.USDPerMonth <= pl.After.USDPerMonth+0.005 && alt.After.Nodes < pl.After.Nodes) {
-		alt.Notes = append(alt.Notes, fmt.Sprintf("the planned shapes packed onto %d nodes at %s/month; the current shapes pack onto %d nodes at %s/month, so this plan keeps every pod's current shape",
-			pl.After.Nodes, usd(pl.After.USDPerMonth), alt.After.Nodes, usd(alt.After.USDPerMonth)))
-		return alt, nil
-	}
-	return pl, nil
-}
-
-// reshapes reports whether any workload's planned shape differs from its
-// current one.
-func reshapes(p *Problem) bool {
-	for i := range p.Workloads {
-		w := &p.Workloads[i]
-		if w.Current.Kind != "" && w.Current != w.Demand {
-			return true
-		}
-	}
-	return false
-}
-
-// currentShapes is p with every workload's planned shape set to its
-// current one, on its current node's GPU model.
-func currentShapes(p *Problem) *Problem {
-	q := *p
-	model := make(map[string]string, len(p.Nodes))
-	for _, n := range p.Nodes {
-		model[n.Name] = n.Model
-	}
-	q.Workloads = slices.Clone(p.Workloads)
-	for i := range q.Workloads {
-		w := &q.Workloads[i]
-		if w.Current.Kind == "" || w.Current == w.Demand {
-			continue
-		}
-		w.Demand, w.Current, w.Note = w.Current, Demand{}, ""
-		if m := model[w.Node]; m != "" && w.Demand.Kind != NoGPU {
-			w.Models = []string{m}
-		}
-	}
-	return &q
-}
-
 func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
 
-func solve(p *Problem) (*Plan, error) {
-	s := newSolver(p)
+// solve packs p once. Workloads named in revert keep their current shape
+// (on their current GPU model, any node), for the reason given.
+func solve(p *Problem, revert map[string]string) (*Plan, error) {
+	s := newSolver(p, revert)
 	slots := s.pass()
 	// A workload pinned to its current node after the fact may find the
 	// node taken; pinned ones go first in a new pass.
@@ -142,10 +90,8 @@ func solve(p *Problem) (*Plan, error) {
 		slots = s.pass()
 	}
 	s.empty()
-	final := s.relabel(s.snapshotSlots())
-	if again, ok := s.sticky(final); ok && s.stays(again) > s.stays(final) {
-		final = again
-	}
+	final := s.fewerDisruptions(s.relabel(s.snapshotSlots()))
+	s.revertLonely(final)
 	pl := s.plan(final)
 	if err := pl.Check(); err != nil {
 		return nil, fmt.Errorf("packing: the plan failed its own check (a gpuwise bug; please report it): %w", err)
@@ -153,8 +99,67 @@ func solve(p *Problem) (*Plan, error) {
 	return pl, nil
 }
 
-func newSolver(p *Problem) *solver {
-	s := &solver{p: p, ms: models{over: p.Models}, sigs: map[string]int{}}
+// fewerDisruptions re-packs the kept nodes so that fewer running pods are
+// disturbed: every pod that keeps its node and shape on its own GPUs
+// first; if that does not fit, only the pods of GPUs they fill (a
+// partly used MIG GPU is the one to re-cut); then pods on their node,
+// any GPU. The packing with the fewest disruptions wins.
+func (s *solver) fewerDisruptions(final []slot) []slot {
+	best := s.disruptions(final)
+	full := s.fullGPUs()
+	for _, own := range []func(int32) bool{
+		func(int32) bool { return true },
+		func(wi int32) bool { return full[wi] },
+		func(int32) bool { return false },
+	} {
+		again, ok, owned := s.sticky(final, own)
+		if ok {
+			if d := s.disruptions(again); d < best {
+				final, best = again, d
+			}
+			break
+		}
+		if owned == 0 {
+			break // the next tries would pack the same way
+		}
+	}
+	return final
+}
+
+// fullGPUs marks the workloads on a MIG GPU whose current layout they
+// fill (no free instance): GPUs worth keeping as they are.
+func (s *solver) fullGPUs() map[int32]bool {
+	type gk struct {
+		node string
+		gpu  int
+	}
+	held := map[gk]gpushape.Layout{}
+	for wi := range s.works {
+		w := s.works[wi].w
+		if d := w.current(); d.Kind == MIG && len(w.CurrentGPUs) == 1 {
+			k := gk{w.Node, w.CurrentGPUs[0]}
+			if held[k] == nil {
+				held[k] = gpushape.Layout{}
+			}
+			held[k][canonicalProfile(d.Profile)]++
+		}
+	}
+	out := map[int32]bool{}
+	for wi := range s.works {
+		w := s.works[wi].w
+		if len(w.CurrentGPUs) != 1 {
+			continue
+		}
+		k := gk{w.Node, w.CurrentGPUs[0]}
+		if ni, ok := s.nodeIndex(w.Node); ok && held[k] != nil && maps.Equal(held[k], s.nodes[ni].CurrentMIG[k.gpu]) {
+			out[int32(wi)] = true
+		}
+	}
+	return out
+}
+
+func newSolver(p *Problem, revert map[string]string) *solver {
+	s := &solver{p: p, ms: models{over: p.Models}, sigs: map[string]int{}, revertWhy: map[int32]string{}}
 	s.nodes = make([]node, len(p.Nodes))
 	for i := range p.Nodes {
 		n := &p.Nodes[i]
@@ -171,6 +176,10 @@ func newSolver(p *Problem) *solver {
 	for i := range p.Workloads {
 		w := &p.Workloads[i]
 		s.works[i] = s.newWork(w, w.Pinned)
+		if why, ok := revert[w.ID]; ok && !w.Pinned && reshaped(w) {
+			s.works[i] = s.currentWork(s.works[i])
+			s.revertWhy[int32(i)] = why
+		}
 	}
 	s.slots = make([]slot, len(s.works))
 	return s

@@ -45,7 +45,6 @@ type slot struct {
 	node int32 // -1: unplaced
 	gpus []int16
 	cur  bool // placed with its current shape (pinned or fallback)
-	asIs bool // placed with its current shape on another node
 }
 
 func (n *node) reset() {
