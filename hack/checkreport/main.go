@@ -6,17 +6,30 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/render"
 )
 
 func main() {
-	var r cost.Report
+	// The report's fields, then the optional recommendations summary that
+	// gpuwise demo and report add (docs/report-format.md).
+	var in struct {
+		cost.Report
+		Recommendations *render.Recommendations `json:"recommendations"`
+	}
 	dec := json.NewDecoder(os.Stdin)
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := dec.Decode(&in); err != nil {
 		fail("decoding report: %v", err)
+	}
+	r := in.Report
+	if rec := in.Recommendations; rec != nil {
+		if math.IsNaN(rec.MonthlySavingsUSD) || rec.MonthlySavingsUSD < 0 || rec.Count < rec.Unpriced {
+			fail("recommendations summary is inconsistent: %+v", *rec)
+		}
 	}
 	if err := r.Reconcile(); err != nil {
 		fail("%v", err)
