@@ -291,7 +291,7 @@ func compareOutputs(t *testing.T, base string, qs []quantileQuery, answers []flo
 
 // logStateSize logs the bytes of accumulator state per usage series in the
 // snapshot: an Activity is fixed-size; a Gauge is its struct plus its
-// sparse buckets' capacity.
+// bucket array's capacity.
 func logStateSize(t *testing.T, s *cluster.Snapshot) {
 	var sizes []int
 	gauge := func(g *usage.Gauge) {
