@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -61,24 +63,30 @@ func runGenerate(ctx context.Context, o *generateOptions, s Streams, build artef
 	if err != nil {
 		return fmt.Errorf("generating: %w", err)
 	}
+	if err := emitArtefacts(s, o.dir, files, notes); err != nil {
+		return err
+	}
+	return partial
+}
+
+// emitArtefacts prints the notes, then writes the files under dir, or as
+// one YAML stream on stdout when dir is empty.
+func emitArtefacts(s Streams, dir string, files []generate.File, notes []string) error {
 	for _, n := range notes {
 		fmt.Fprintln(s.Err, "gpuwise: note: "+n)
 	}
 	if len(files) == 0 {
 		fmt.Fprintln(s.Err, "gpuwise: note: nothing to generate")
-		return partial
+		return nil
 	}
-	if o.dir != "" {
-		if err := generate.WriteDir(o.dir, files); err != nil {
+	if dir != "" {
+		if err := generate.WriteDir(dir, files); err != nil {
 			return inputError(err)
 		}
-		fmt.Fprintf(s.Err, "gpuwise: wrote %d files under %s\n", len(files), o.dir)
-		return partial
+		fmt.Fprintf(s.Err, "gpuwise: wrote %d files under %s\n", len(files), dir)
+		return nil
 	}
-	if err := generate.WriteStream(s.Out, files); err != nil {
-		return err
-	}
-	return partial
+	return generate.WriteStream(s.Out, files)
 }
 
 func newGenerateResourcesCmd(s Streams) *cobra.Command {
@@ -273,7 +281,7 @@ func timeSlicing(r *rightsize.Result, snap *cluster.Snapshot) (generate.TimeSlic
 		}
 	}
 	configs := map[int]bool{}
-	for _, node := range sortedKeys(perNode) {
+	for _, node := range slices.Sorted(maps.Keys(perNode)) {
 		n := perNode[node]
 		name := fmt.Sprintf("ts-%d", n)
 		if !configs[n] {
@@ -401,7 +409,7 @@ func gpuNodesOf(r *rightsize.Result, action rightsize.GPUAction) []string {
 			}
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // runningGPUPods are the GPU pods on a node at the end of the window.
@@ -432,13 +440,4 @@ func dedupe(xs []string) []string {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

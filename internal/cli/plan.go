@@ -369,17 +369,7 @@ func runGeneratePlan(ctx context.Context, o *planOptions, s Streams) error {
 	if err != nil {
 		return fmt.Errorf("generating: %w", err)
 	}
-	for _, n := range notes {
-		fmt.Fprintln(s.Err, "gpuwise: note: "+n)
-	}
-	if o.dir != "" {
-		if err := generate.WriteDir(o.dir, files); err != nil {
-			return inputError(err)
-		}
-		fmt.Fprintf(s.Err, "gpuwise: wrote %d files under %s\n", len(files), o.dir)
-		return partial
-	}
-	if err := generate.WriteStream(s.Out, files); err != nil {
+	if err := emitArtefacts(s, o.dir, files, notes); err != nil {
 		return err
 	}
 	return partial

@@ -2,6 +2,8 @@ package kube
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -38,7 +40,7 @@ func assignUnits(pods []cluster.Pod, pools map[string]map[string][]string) []str
 func assignPod(p *cluster.Pod, pools map[string][]string, taken map[string]bool) []string {
 	var notes []string
 	for _, c := range p.Containers {
-		for _, res := range sortedKeys(c.GPURequests) {
+		for _, res := range slices.Sorted(maps.Keys(c.GPURequests)) {
 			want := c.GPURequests[res]
 			got := int64(0)
 			for _, id := range pools[res] {

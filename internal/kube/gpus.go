@@ -2,6 +2,8 @@ package kube
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,7 +148,7 @@ func hasMIG(counts map[string]int64) bool {
 func (b *gpuBuilder) model(counts map[string]int64) {
 	product := b.node.Labels[lblProduct]
 	if product == "" {
-		for _, name := range sortedKeys(counts) {
+		for _, name := range slices.Sorted(maps.Keys(counts)) {
 			if p := b.node.Labels[name+".product"]; p != "" {
 				product = p
 				break
@@ -256,7 +258,7 @@ type migInstance struct {
 // the packing reproduces a valid layout with the fewest GPUs.
 func (b *gpuBuilder) mixedMIG(counts map[string]int64) {
 	var insts []migInstance
-	for _, name := range sortedKeys(counts) {
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
 		profile, ok := strings.CutPrefix(name, migPrefix)
 		if !ok {
 			continue
@@ -295,13 +297,4 @@ func (b *gpuBuilder) mixedMIG(counts map[string]int64) {
 		rooms[k].memory -= in.memory
 		b.addMIGUnit(&b.node.GPUs[rooms[k].gpu], in.resource, in.profile, in.compute, in.memory)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
