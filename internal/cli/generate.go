@@ -346,6 +346,7 @@ func migLayouts(r *rightsize.Result, snap *cluster.Snapshot) (generate.MIGParted
 			continue
 		}
 		m.Nodes = append(m.Nodes, mn)
+		notes = append(notes, partlyUsed(mn)...)
 	}
 	return m, notes
 }
@@ -390,6 +391,24 @@ func nodeMIG(n *cluster.Node, profiles []string, whole int) (generate.MIGNode, s
 		mn.Groups = append(mn.Groups, g)
 	}
 	return mn, ""
+}
+
+// partlyUsed notes the MIG GPUs whose layout leaves compute slices free:
+// cutting them saves money only once other MIG workloads are packed onto
+// the free slices, which is what gpuwise plan does across nodes.
+func partlyUsed(mn generate.MIGNode) []string {
+	var notes []string
+	for _, g := range mn.Groups {
+		m, ok := gpushape.Lookup(g.Model)
+		if !ok || len(g.Layout) == 0 {
+			continue
+		}
+		if l := gpushape.Layout(g.Layout); !m.Full(l) {
+			notes = append(notes, fmt.Sprintf("node %s GPU %v: %s uses %d of %d compute slices; the free slices save money only when other MIG workloads move there (see gpuwise plan)",
+				mn.Node, g.Devices, l, m.ComputeUsed(l), m.ComputeSlices))
+		}
+	}
+	return notes
 }
 
 func profileSize(m gpushape.Model, name string) int {

@@ -2,6 +2,7 @@ package gpushape
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 )
@@ -241,14 +242,16 @@ func (m Model) Layouts() []Layout {
 func (m Model) MaximalLayouts() []Layout {
 	var out []Layout
 	for _, l := range m.Layouts() {
-		if m.maximal(l) {
+		if m.Full(l) {
 			out = append(out, l)
 		}
 	}
 	return out
 }
 
-func (m Model) maximal(l Layout) bool {
+// Full reports whether no further instance of any profile fits beside l.
+func (m Model) Full(l Layout) bool {
+	l = maps.Clone(l)
 	for _, p := range m.Profiles {
 		if p.MediaExtensions {
 			continue
