@@ -214,8 +214,15 @@ func (b *builder) readFacts(ctx context.Context) int {
 			anchor = b.endAlignedStart(step)
 		}
 		if remote {
+			ms := []Matcher{{MatchEqual, "__name__", m}}
+			if m == "kube_pod_container_resource_limits" {
+				// Only CPU and memory limits are read (see request): GPU
+				// limits, as many series again on a GPU cluster, are not
+				// asked for.
+				ms = append(ms, Matcher{MatchRegexp, "resource", "cpu|memory"})
+			}
 			tasks = append(tasks, Task{Query: m + " (remote read)", From: anchor.Add(-step), To: b.w.End, Step: step,
-				Raw: true, Remote: true, Ends: true, Matchers: []Matcher{{MatchEqual, "__name__", m}}, Open: f.openRaw(anchor, step)})
+				Raw: true, Remote: true, Ends: true, Matchers: ms, Open: f.openRaw(anchor, step)})
 			return
 		}
 		q := fmt.Sprintf("last_over_time(%s[%s])", m, lookback(step))

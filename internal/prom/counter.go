@@ -48,6 +48,8 @@ func (b *builder) newCPUBatch(cut float64) Batch {
 	return &cpuBatch{b: b, cut: cut}
 }
 
+func (*cpuBatch) transientLabels() {}
+
 func (c *cpuBatch) Series(l map[string]string) PointFunc {
 	s := &cpuState{}
 	c.series = append(c.series, ctrState{ctrKey(l), s})

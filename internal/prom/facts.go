@@ -2,6 +2,7 @@ package prom
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -109,14 +110,19 @@ func (b *factBatch) Commit() {
 	}
 }
 
-// seriesKey is a label set in canonical form.
+// seriesKey is a label set in canonical form: name=value\0 for each
+// label in name order, built in one allocation.
 func seriesKey(l map[string]string) string {
-	keys := make([]string, 0, len(l))
-	for k := range l {
+	var arr [24]string
+	keys := arr[:0]
+	n := 0
+	for k, v := range l {
 		keys = append(keys, k)
+		n += len(k) + len(v) + 2
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	var b strings.Builder
+	b.Grow(n)
 	for _, k := range keys {
 		b.WriteString(k)
 		b.WriteByte('=')

@@ -162,9 +162,13 @@ var errUnsupportedRead = errors.New("remote read: server did not answer with str
 // series split over consecutive frames is one series. With ends, only
 // each series' first and last such sample are decoded and handed on (see
 // Task.Ends).
-func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, ends bool) error {
+//
+// With reuse, one label map is cleared and refilled for every series:
+// onSeries must not keep it (see transientLabels).
+func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, ends, reuse bool) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
+		shared   map[string]string // the reused label map
 		buf      []byte
 		prevLbls []byte // encoded labels of the current series
 		seen     bool   // whether there is a current series
@@ -210,7 +214,15 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, e
 				return err
 			}
 			if !seen || !bytes.Equal(lbls, prevLbls) {
-				l, err := decodeLabelPairs(lbls, names)
+				var into map[string]string
+				if reuse {
+					if shared == nil {
+						shared = map[string]string{}
+					}
+					clear(shared)
+					into = shared
+				}
+				l, err := decodeLabelPairs(lbls, names, into)
 				if err != nil {
 					return err
 				}
@@ -264,18 +276,20 @@ func splitSeries(b, lbls []byte, chunks [][]byte) ([]byte, [][]byte, error) {
 	return lbls, chunks, nil
 }
 
-// decodeLabelPairs decodes a series' labels; their strings come from, or
-// go to, strs.
-func decodeLabelPairs(b []byte, strs interned) (map[string]string, error) {
-	n := 0
-	for p := b; len(p) > 0; n++ { // count the pairs to size the map
-		_, rest, err := nextField(p)
-		if err != nil {
-			return nil, err
+// decodeLabelPairs decodes a series' labels into l, or into a new map
+// when l is nil; their strings come from, or go to, strs.
+func decodeLabelPairs(b []byte, strs interned, l map[string]string) (map[string]string, error) {
+	if l == nil {
+		n := 0
+		for p := b; len(p) > 0; n++ { // count the pairs to size the map
+			_, rest, err := nextField(p)
+			if err != nil {
+				return nil, err
+			}
+			p = rest
 		}
-		p = rest
+		l = make(map[string]string, n)
 	}
-	l := make(map[string]string, n)
 	for len(b) > 0 {
 		f, rest, err := nextField(b)
 		if err != nil {
@@ -364,7 +378,8 @@ func (c *Client) remoteQuery(ctx context.Context, t Task) error {
 	err := c.postRemoteRead(ctx, body, t.Query, func(r io.Reader) error {
 		b = t.Open()
 		onSeries, flush := weighSeries(b, t.Cap)
-		err := decodeChunkedRead(r, startMs, endMs, onSeries, t.Ends)
+		_, reuse := b.(transientLabels)
+		err := decodeChunkedRead(r, startMs, endMs, onSeries, t.Ends, reuse)
 		flush()
 		return err
 	})
@@ -374,6 +389,14 @@ func (c *Client) remoteQuery(ctx context.Context, t Task) error {
 	return err
 }
 
+// transientLabels is a Batch that keeps none of the label maps its
+// Series (or Weighted) is handed: remote read then reuses one map for all
+// of a request's series.
+type transientLabels interface {
+	Batch
+	transientLabels()
+}
+
 // RemoteReadWorks tells whether the server answers remote read with
 // streamed XOR chunks, by reading ms over [startMs, endMs]. Prometheus
 // does (since 2.13); a server that answers 404/405, only SAMPLES, or
@@ -381,7 +404,7 @@ func (c *Client) remoteQuery(ctx context.Context, t Task) error {
 func (c *Client) RemoteReadWorks(ctx context.Context, startMs, endMs int64, ms []Matcher) bool {
 	body := snappyLiteral(encodeReadRequest(startMs, endMs, ms))
 	err := c.postRemoteRead(ctx, body, "remote read probe", func(r io.Reader) error {
-		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil }, false)
+		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil }, false, true)
 	})
 	return err == nil
 }

@@ -252,6 +252,8 @@ func (b *builder) newGPUBatch(f field, scale float64) Batch {
 	return &gpuBatch{b: b, f: f, scale: scale, step: b.opts.Step.Seconds(), series: map[holdKey]*gpuSeries{}, hosts: map[string]bool{}}
 }
 
+func (*gpuBatch) transientLabels() {}
+
 func (g *gpuBatch) Series(l map[string]string) PointFunc {
 	add := g.Weighted(l)
 	if add == nil {
@@ -371,6 +373,8 @@ type memBatch struct {
 }
 
 func (b *builder) newMemBatch() Batch { return &memBatch{b: b, series: map[string]*usage.Gauge{}} }
+
+func (*memBatch) transientLabels() {}
 
 func (m *memBatch) Series(l map[string]string) PointFunc {
 	add := m.Weighted(l)
