@@ -178,8 +178,8 @@ func writePlanText(b *bytes.Buffer, pl *packing.Plan, md bool) {
 	bf, af := pl.Before, pl.After
 	heading(b, md, "Summary")
 	table(b, md, []string{"", "nodes", "GPUs", "$/month", "GPU allocation", "GPU utilization"}, [][]string{
-		{"before", fmt.Sprint(bf.Nodes), fmt.Sprint(bf.GPUs), totalUSD(bf), pct(bf.Allocation), pct(bf.Utilization)},
-		{"after", fmt.Sprint(af.Nodes), fmt.Sprint(af.GPUs), totalUSD(af), pct(af.Allocation), pct(af.Utilization)},
+		{"before", fmt.Sprint(bf.Nodes), fmt.Sprint(bf.GPUs), totalUSD(bf), pct(bf.Allocation), pctOrNA(bf.Utilization)},
+		{"after", fmt.Sprint(af.Nodes), fmt.Sprint(af.GPUs), totalUSD(af), pct(af.Allocation), pctOrNA(af.Utilization)},
 	})
 	fmt.Fprintf(b, "Saves %s/month: %d node(s) removed, %d move(s), %d GPU re-cut(s), %d workload(s) unplaced.\n",
 		maybeUSD(pl.SavingsUSDPerMonth), bf.Nodes-af.Nodes, len(pl.Moves), len(pl.Recuts), len(pl.Unplaced))
@@ -359,6 +359,14 @@ func gpuDesc(g packing.GPUPlan, reps int) string {
 }
 
 func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
+
+// pctOrNA shows a share that may be unknown: n/a, never 0%.
+func pctOrNA(v *float64) string {
+	if v == nil {
+		return "n/a (no usage data)"
+	}
+	return pct(*v)
+}
 
 func runGeneratePlan(ctx context.Context, o *planOptions, s Streams) error {
 	pl, snap, partial, err := o.plan(ctx)

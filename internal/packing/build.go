@@ -304,6 +304,9 @@ func (t *Totals) addWork(w *Workload, frac float64) {
 	t.AllocatedGPUs += frac
 	if w.Measured {
 		t.ActiveGPUs += w.ActiveGPUs
+		if w.Demand.Kind != NoGPU {
+			t.measured++
+		}
 	} else if w.Demand.Kind != NoGPU {
 		t.UnmeasuredWorkloads++
 	}
@@ -313,7 +316,10 @@ func (t *Totals) finish() {
 	t.USDPerMonth = dollars(t.usd, t.priced > 0 || t.UnpricedNodes == 0)
 	if t.GPUs > 0 {
 		t.Allocation = t.AllocatedGPUs / float64(t.GPUs)
-		t.Utilization = t.ActiveGPUs / float64(t.GPUs)
+		if t.measured > 0 {
+			u := t.ActiveGPUs / float64(t.GPUs)
+			t.Utilization = &u
+		}
 	}
 }
 

@@ -67,8 +67,8 @@ func TestHeadlineTwentyH100sBecomeSeven(t *testing.T) {
 		{"before $/month", pl.Before.USD(), 20 * 6.85 * 730},
 		{"after $/month", pl.After.USD(), 7 * 6.85 * 730},
 		{"savings", *pl.SavingsUSDPerMonth, 13 * 6.85 * 730},
-		{"utilization before", pl.Before.Utilization, 0.18},
-		{"utilization after", pl.After.Utilization, 20 * 0.18 / 7},
+		{"utilization before", *pl.Before.Utilization, 0.18},
+		{"utilization after", *pl.After.Utilization, 20 * 0.18 / 7},
 		{"allocation before", pl.Before.Allocation, 1},
 		{"allocation after", pl.After.Allocation, 20 * (2.0 / 7) / 7},
 	}
@@ -278,5 +278,22 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v lacks %q", err, want)
 		}
+	}
+}
+
+// Without usage data utilization is unknown: null, never 0%.
+func TestUtilizationUnknownWithoutUsage(t *testing.T) {
+	p := &Problem{Nodes: []Node{gpuNode("a", "p", "H100-80GB", 8, 55)}}
+	p.Workloads = append(p.Workloads, whole("ns/w", "a", 2))
+	pl := mustSolve(t, p)
+	if pl.Before.Utilization != nil || pl.After.Utilization != nil {
+		t.Errorf("utilization %v → %v without usage data, want nil", pl.Before.Utilization, pl.After.Utilization)
+	}
+	if pl.Before.UnmeasuredWorkloads != 1 {
+		t.Errorf("unmeasured workloads = %d, want 1", pl.Before.UnmeasuredWorkloads)
+	}
+	p.Workloads[0].Measured, p.Workloads[0].ActiveGPUs = true, 0.5
+	if u := mustSolve(t, p).Before.Utilization; u == nil || *u != 0.5/8 {
+		t.Errorf("measured utilization = %v, want %v", u, 0.5/8)
 	}
 }

@@ -44,15 +44,17 @@ type Totals struct {
 	AllocatedGPUs float64 `json:"allocated_gpus"`
 	Allocation    float64 `json:"allocation"`
 	// ActiveGPUs is Σ the measured workloads' busy GPU-equivalents (share ×
-	// mean activity over the window); Utilization = ActiveGPUs / GPUs.
+	// mean activity over the window); Utilization = ActiveGPUs / GPUs, or
+	// null when no GPU workload has usage data (n/a, never 0%).
 	// Unmeasured workloads add nothing and are counted.
-	ActiveGPUs          float64 `json:"active_gpus"`
-	Utilization         float64 `json:"utilization"`
-	Workloads           int     `json:"workloads"`
-	UnmeasuredWorkloads int     `json:"unmeasured_workloads"`
+	ActiveGPUs          float64  `json:"active_gpus"`
+	Utilization         *float64 `json:"utilization"`
+	Workloads           int      `json:"workloads"`
+	UnmeasuredWorkloads int      `json:"unmeasured_workloads"`
 
-	usd    float64 // the priced sum behind USDPerMonth
-	priced int     // priced nodes
+	usd      float64 // the priced sum behind USDPerMonth
+	priced   int     // priced nodes
+	measured int     // GPU workloads with usage data
 }
 
 // USD is the priced $/month (0 when no node is priced), for arithmetic.

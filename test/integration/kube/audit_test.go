@@ -42,6 +42,8 @@ func TestAuditAndCollectAgainstRealControlPlane(t *testing.T) {
 	t.Run("audit", func(t *testing.T) { checkAudit(t, reader) })
 	t.Run("collect", func(t *testing.T) { checkCollect(t, reader) })
 	t.Run("report", func(t *testing.T) { checkLiveReport(t, reader) })
+	t.Run("recommend", func(t *testing.T) { checkLiveRecommend(t, reader) })
+	t.Run("plan", func(t *testing.T) { checkLivePlan(t, reader) })
 	t.Run("forbidden without the ClusterRole", func(t *testing.T) {
 		unbound := serviceAccountKubeconfig(ctx, t, cs, cfg, "nobody", false)
 		var out, errb bytes.Buffer
@@ -77,6 +79,82 @@ func checkLiveReport(t *testing.T, kubeconfig string) {
 	}
 	if r.Totals.GPUs == 0 || r.Totals.NodeCost <= 0 {
 		t.Errorf("live report: %d GPUs, node cost $%v; want a priced GPU inventory", r.Totals.GPUs, r.Totals.NodeCost)
+	}
+}
+
+// checkLiveRecommend runs `gpuwise recommend` on the live inventory with
+// the read-only role: without usage data no workload gets a GPU shape or
+// a CPU/memory request, and every GPU workload is listed as skipped with
+// its reason, never guessed (multi-GPU pods keep whole GPUs whatever
+// their usage).
+func checkLiveRecommend(t *testing.T, kubeconfig string) {
+	out, errOut, code := execute(t, "recommend", "--kubeconfig", kubeconfig, "-o", "json", "--window", "1h")
+	if code != cli.ExitOK {
+		t.Fatalf("recommend exit %d: %s", code, errOut)
+	}
+	var r struct {
+		GPU []struct {
+			Workload, Action string
+			GPUsPerPod       int `json:"gpus_per_pod"`
+		} `json:"gpu"`
+		Containers []json.RawMessage `json:"containers"`
+		Skipped    []struct {
+			Workload, Kind, Reason string
+		} `json:"skipped"`
+		MonthlySavingsUSD float64 `json:"monthly_savings_usd"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Containers) != 0 || r.MonthlySavingsUSD != 0 {
+		t.Errorf("recommendations without usage data: %d containers, $%v", len(r.Containers), r.MonthlySavingsUSD)
+	}
+	// The one GPU decision that needs no data: multi-GPU pods keep whole GPUs.
+	for _, g := range r.GPU {
+		if g.Action != "keep-whole" || g.GPUsPerPod < 2 {
+			t.Errorf("GPU recommendation without usage data: %+v", g)
+		}
+	}
+	gpuSkips := map[string]string{}
+	for _, s := range r.Skipped {
+		if s.Kind == "gpu" {
+			gpuSkips[s.Workload] = s.Reason
+		}
+	}
+	for _, w := range []string{"ml/Deployment/serve", "team-notebooks/Deployment/nb"} {
+		if reason, ok := gpuSkips[w]; !ok || reason == "" {
+			t.Errorf("GPU workload %s not skipped with a reason (skipped: %v)", w, gpuSkips)
+		}
+	}
+}
+
+// checkLivePlan runs `gpuwise plan` on the live inventory: a consolidation
+// plan of the real scheduler's placements, with utilization unknown (no
+// usage source) rather than 0%.
+func checkLivePlan(t *testing.T, kubeconfig string) {
+	out, errOut, code := execute(t, "plan", "--kubeconfig", kubeconfig, "-o", "json", "--window", "1h")
+	if code != cli.ExitOK {
+		t.Fatalf("plan exit %d: %s", code, errOut)
+	}
+	var pl struct {
+		Before, After struct {
+			Nodes, GPUs int
+			Utilization *float64 `json:"utilization"`
+			Workloads   int      `json:"workloads"`
+		}
+		Unplaced []json.RawMessage `json:"unplaced"`
+	}
+	if err := json.Unmarshal([]byte(out), &pl); err != nil {
+		t.Fatal(err)
+	}
+	if pl.Before.GPUs == 0 || pl.Before.Workloads == 0 || pl.After.Nodes > pl.Before.Nodes {
+		t.Errorf("live plan: before %+v, after %+v", pl.Before, pl.After)
+	}
+	if pl.Before.Utilization != nil || pl.After.Utilization != nil {
+		t.Errorf("live plan without usage data shows utilization %v → %v, want null", pl.Before.Utilization, pl.After.Utilization)
+	}
+	if len(pl.Unplaced) != 0 {
+		t.Errorf("plan leaves %d running pods unplaced: %s", len(pl.Unplaced), out)
 	}
 }
 
