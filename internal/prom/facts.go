@@ -12,7 +12,7 @@ import (
 // fact is the last value of one series over the window and when it was
 // first and last seen: what kube-state-metrics' info-style series need.
 type fact struct {
-	labels      map[string]string
+	labels      labelSet
 	value       float64
 	first, last float64 // Unix seconds of the first and last point
 }
@@ -69,15 +69,26 @@ type factBatch struct {
 	into   *facts
 	series map[string]*fact
 	grid   grid
+	// For seriesPairs: the series whose points point takes, its bound
+	// method value (one allocation a batch, not one a series) and a
+	// buffer for keys.
+	cur    *fact
+	pointF PointFunc
+	key    []byte
 }
 
 func (b *factBatch) Series(l map[string]string) PointFunc {
 	// Raw series carry their metric name; last_over_time drops it.
 	delete(l, "__name__")
+	ls := make(labelSet, 0, len(l))
+	for k, v := range l {
+		ls = append(ls, labelPair{k, v})
+	}
+	ls.sort()
 	k := seriesKey(l)
 	s := b.series[k]
 	if s == nil {
-		s = &fact{labels: l, first: -1}
+		s = &fact{labels: ls, first: -1}
 		b.series[k] = s
 	}
 	g := b.grid
@@ -90,9 +101,53 @@ func (b *factBatch) Series(l map[string]string) PointFunc {
 	}
 }
 
+// seriesPairs is Series for remote read: ls is the decoder's, reused for
+// the next series, and the PointFunc it returns is used only until the
+// next call (remote read hands on one series at a time).
+func (b *factBatch) seriesPairs(ls labelSet) PointFunc {
+	n := 0
+	for _, p := range ls {
+		if p.name != "__name__" {
+			ls[n] = p
+			n++
+		}
+	}
+	ls = ls[:n]
+	ls.sort() // Prometheus sends them sorted: a check
+	b.key = ls.appendKey(b.key[:0])
+	s := b.series[string(b.key)]
+	if s == nil {
+		s = &fact{labels: slices.Clone(ls), first: -1}
+		b.series[string(b.key)] = s
+	}
+	b.cur = s
+	if b.pointF == nil {
+		b.pointF = b.point
+	}
+	return b.pointF
+}
+
+func (b *factBatch) point(t, v float64) {
+	s := b.cur
+	t = b.grid.point(t)
+	if s.first < 0 {
+		s.first = t
+	}
+	s.last, s.value = t, v
+}
+
 func (b *factBatch) Commit() {
 	b.into.mu.Lock()
 	defer b.into.mu.Unlock()
+	if len(b.into.series) == 0 { // the first batch (remote read: the only one)
+		for k, s := range b.series {
+			if s.first < 0 {
+				delete(b.series, k)
+			}
+		}
+		b.into.series, b.series = b.series, nil
+		return
+	}
 	for k, s := range b.series {
 		if s.first < 0 {
 			continue
@@ -130,4 +185,39 @@ func seriesKey(l map[string]string) string {
 		b.WriteByte(0)
 	}
 	return b.String()
+}
+
+// labelPair is one label of a fact.
+type labelPair struct{ name, value string }
+
+// labelSet is a fact's labels in name order: kube-state-metrics series
+// have a dozen labels at most, so a look-up is a scan.
+type labelSet []labelPair
+
+func (ls labelSet) get(name string) string {
+	for _, p := range ls {
+		if p.name == name {
+			return p.value
+		}
+	}
+	return ""
+}
+
+func (ls labelSet) sort() {
+	if !slices.IsSortedFunc(ls, cmpPairs) {
+		slices.SortFunc(ls, cmpPairs)
+	}
+}
+
+func cmpPairs(a, b labelPair) int { return strings.Compare(a.name, b.name) }
+
+// appendKey appends the labels' seriesKey.
+func (ls labelSet) appendKey(b []byte) []byte {
+	for _, p := range ls {
+		b = append(b, p.name...)
+		b = append(b, '=')
+		b = append(b, p.value...)
+		b = append(b, 0)
+	}
+	return b
 }

@@ -1,6 +1,8 @@
 package prom
 
 import (
+	"bytes"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -45,7 +47,50 @@ func TestRawFactsKeepFirstAndLast(t *testing.T) {
 		t.Fatalf("%d facts, want 1", len(got))
 	}
 	x := got[0]
-	if x.first != 3600 || x.last != 10800 || x.value != 2 || x.labels["__name__"] != "" || x.labels["pod"] != "a" {
+	if x.first != 3600 || x.last != 10800 || x.value != 2 || x.labels.get("__name__") != "" || x.labels.get("pod") != "a" {
 		t.Errorf("fact %+v, want first 3600, last 10800, value 2, labels {pod: a}", *x)
+	}
+}
+
+// TestRemoteFactsAsLabelLists: facts read by remote read, their labels
+// handed on as label lists, are the facts the label-map path keeps, in
+// the same order, and a series split over frames is one fact.
+func TestRemoteFactsAsLabelLists(t *testing.T) {
+	t.Parallel()
+	series := [][][2]string{
+		{{"__name__", "kube_pod_info"}, {"namespace", "ml"}, {"node", "n1"}, {"pod", "b"}},
+		{{"__name__", "kube_pod_info"}, {"namespace", "ml"}, {"node", "n2"}, {"pod", "a"}},
+		{{"__name__", "kube_pod_info"}, {"pod", "c"}, {"namespace", "web"}}, // not sorted
+	}
+	var body []byte
+	for i, l := range series {
+		c := pbChunk(0, 7200000, encodeXOR(t, []sample{{1800000, float64(i)}, {7200000, float64(i + 1)}}))
+		body = append(body, frame(pbSeries(l, c))...)
+		if i == 0 { // the same series again in the next frame
+			c := pbChunk(7200001, 9000000, encodeXOR(t, []sample{{9000000, 9}}))
+			body = append(body, frame(pbSeries(l, c))...)
+		}
+	}
+	read := func(pairs bool) []fact {
+		f := newFacts()
+		b := f.openRaw(time.Unix(0, 0), time.Hour)()
+		var onPairs func(labelSet) PointFunc
+		if pairs {
+			onPairs = b.(pairsBatch).seriesPairs
+		}
+		if err := decodeChunkedRead(bytes.NewReader(body), 1, 9000000, b.Series, true, false, onPairs); err != nil {
+			t.Fatal(err)
+		}
+		b.Commit()
+		var out []fact
+		f.each(func(x *fact) { out = append(out, *x) })
+		return out
+	}
+	got, want := read(true), read(false)
+	if !reflect.DeepEqual(got, want) || len(got) != 3 {
+		t.Fatalf("label lists:\n%+v\nlabel maps:\n%+v", got, want)
+	}
+	if x := got[0]; x.labels.get("pod") != "b" || x.first != 3600 || x.last != 10800 || x.value != 9 || x.labels.get("__name__") != "" {
+		t.Errorf("split series: %+v, want pod b first 3600, last 10800, value 9", x)
 	}
 }

@@ -41,18 +41,32 @@ func sanitize(s string) string {
 func objectLabels(series map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range series {
-		if !strings.HasPrefix(k, "label_") || v == "" {
-			continue
-		}
-		key, ok := knownLabels[k]
-		if !ok {
-			key = strings.TrimPrefix(k, "label_")
-		}
-		if out == nil {
-			out = map[string]string{}
-		}
-		out[key] = v
+		out = addObjectLabel(out, k, v)
 	}
+	return out
+}
+
+// objectLabelSet is objectLabels of a fact's labels.
+func objectLabelSet(series labelSet) map[string]string {
+	var out map[string]string
+	for _, p := range series {
+		out = addObjectLabel(out, p.name, p.value)
+	}
+	return out
+}
+
+func addObjectLabel(out map[string]string, k, v string) map[string]string {
+	if !strings.HasPrefix(k, "label_") || v == "" {
+		return out
+	}
+	key, ok := knownLabels[k]
+	if !ok {
+		key = strings.TrimPrefix(k, "label_")
+	}
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[key] = v
 	return out
 }
 

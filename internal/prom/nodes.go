@@ -31,8 +31,8 @@ func (b *builder) buildNodes() {
 		byNode[name] = &cluster.Node{Name: name, Cloud: cloudOf(b.nodeInfo[name]["provider_id"])}
 	}
 	b.nodeFacts["kube_node_labels"].each(func(f *fact) {
-		if n := byNode[f.labels["node"]]; n != nil {
-			n.Labels = objectLabels(f.labels)
+		if n := byNode[f.labels.get("node")]; n != nil {
+			n.Labels = objectLabelSet(f.labels)
 		}
 	})
 	b.applyNodeFacts(byNode)
@@ -61,13 +61,13 @@ func (b *builder) buildNodes() {
 func (b *builder) applyNodeFacts(byNode map[string]*cluster.Node) {
 	get := func(m string, fn func(n *cluster.Node, f *fact)) {
 		b.nodeFacts[m].each(func(f *fact) {
-			if n := byNode[f.labels["node"]]; n != nil {
+			if n := byNode[f.labels.get("node")]; n != nil {
 				fn(n, f)
 			}
 		})
 	}
 	get("kube_node_status_allocatable", func(n *cluster.Node, f *fact) {
-		switch f.labels["resource"] {
+		switch f.labels.get("resource") {
 		case "cpu":
 			n.CPUMilli = int64(math.Round(f.value * 1000))
 		case "memory":
@@ -75,7 +75,7 @@ func (b *builder) applyNodeFacts(byNode map[string]*cluster.Node) {
 		}
 	})
 	get("kube_node_spec_taint", func(n *cluster.Node, f *fact) {
-		n.Taints = append(n.Taints, cluster.Taint{Key: f.labels["key"], Value: f.labels["value"], Effect: f.labels["effect"]})
+		n.Taints = append(n.Taints, cluster.Taint{Key: f.labels.get("key"), Value: f.labels.get("value"), Effect: f.labels.get("effect")})
 	})
 	get("kube_node_created", func(n *cluster.Node, f *fact) { n.Created = unixTime(f.value) })
 	get("kube_node_deletion_timestamp", func(n *cluster.Node, f *fact) { n.Deleted = unixTime(f.value) })

@@ -25,8 +25,8 @@ type podFacts struct {
 // ReplicaSets and Jobs.
 func (b *builder) buildPods() []*podFacts {
 	pods := map[string]*podFacts{}
-	get := func(l map[string]string) *podFacts {
-		ns, name := l["namespace"], l["pod"]
+	get := func(l labelSet) *podFacts {
+		ns, name := l.get("namespace"), l.get("pod")
 		if ns == "" || name == "" {
 			return nil
 		}
@@ -44,18 +44,20 @@ func (b *builder) buildPods() []*podFacts {
 		})
 	}
 	each("kube_pod_info", func(p *podFacts, f *fact) {
-		p.pod.Node, p.pod.UID = f.labels["node"], f.labels["uid"]
+		p.pod.Node, p.pod.UID = f.labels.get("node"), f.labels.get("uid")
 		p.seenFirst, p.seenLast = min(p.seenFirst, f.first), max(p.seenLast, f.last)
 	})
-	each("kube_pod_owner", func(p *podFacts, f *fact) { p.ownerKind, p.ownerName = f.labels["owner_kind"], f.labels["owner_name"] })
-	each("kube_pod_labels", func(p *podFacts, f *fact) { p.pod.Labels = objectLabels(f.labels) })
+	each("kube_pod_owner", func(p *podFacts, f *fact) {
+		p.ownerKind, p.ownerName = f.labels.get("owner_kind"), f.labels.get("owner_name")
+	})
+	each("kube_pod_labels", func(p *podFacts, f *fact) { p.pod.Labels = objectLabelSet(f.labels) })
 	each("kube_pod_start_time", func(p *podFacts, f *fact) { p.pod.Start = unixTime(f.value) })
 	each("kube_pod_completion_time", func(p *podFacts, f *fact) { p.pod.End = unixTime(f.value) })
 	each("kube_pod_container_resource_requests", func(p *podFacts, f *fact) { p.request(f, true) })
 	each("kube_pod_container_resource_limits", func(p *podFacts, f *fact) { p.request(f, false) })
 	each("kube_pod_container_status_restarts_total", func(p *podFacts, f *fact) { p.restarts += int(f.value) })
 	each("kube_pod_container_status_last_terminated_reason", func(p *podFacts, f *fact) {
-		p.oomCounted = p.oomCounted || f.labels["reason"] == "OOMKilled"
+		p.oomCounted = p.oomCounted || f.labels.get("reason") == "OOMKilled"
 	})
 	owners := b.ownerChains()
 	out := make([]*podFacts, 0, len(pods))
@@ -72,13 +74,13 @@ func (b *builder) buildPods() []*podFacts {
 
 // request records one requests or limits series of a container.
 func (p *podFacts) request(f *fact, isRequest bool) {
-	name := f.labels["container"]
+	name := f.labels.get("container")
 	c := p.ctrs[name]
 	if c == nil {
 		c = &cluster.Container{Name: name}
 		p.ctrs[name] = c
 	}
-	r := resourceName(f.labels["resource"])
+	r := resourceName(f.labels.get("resource"))
 	switch {
 	case r == "cpu" && isRequest:
 		c.CPURequestMilli = int64(math.Round(f.value * 1000))
@@ -105,8 +107,8 @@ func (b *builder) ownerChains() map[string]owner {
 	out := map[string]owner{}
 	add := func(m, kind, label string) {
 		b.podFacts[m].each(func(f *fact) {
-			if k := f.labels["owner_kind"]; k != "" && k != "<none>" {
-				out[f.labels["namespace"]+"/"+kind+"/"+f.labels[label]] = owner{k, f.labels["owner_name"]}
+			if k := f.labels.get("owner_kind"); k != "" && k != "<none>" {
+				out[f.labels.get("namespace")+"/"+kind+"/"+f.labels.get(label)] = owner{k, f.labels.get("owner_name")}
 			}
 		})
 	}

@@ -164,15 +164,17 @@ var errUnsupportedRead = errors.New("remote read: server did not answer with str
 // Task.Ends).
 //
 // With reuse, one label map is cleared and refilled for every series:
-// onSeries must not keep it (see transientLabels).
-func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, ends, reuse bool) error {
+// onSeries must not keep it (see transientLabels). With onPairs, series go
+// to it instead of onSeries, their labels as a labelSet in the order sent
+// that is refilled for the next series (see pairsBatch).
+func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, ends, reuse bool, onPairs func(labelSet) PointFunc) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
 		shared   map[string]string // the reused label map
 		buf      []byte
 		prevLbls []byte // encoded labels of the current series
 		seen     bool   // whether there is a current series
-		names    = interned{}
+		names    = labelCache{strs: interned{}}
 		lbls     []byte
 		chunks   [][]byte
 		s        = seriesDecoder{startMs: startMs, endMs: endMs, ends: ends}
@@ -214,15 +216,27 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, e
 				return err
 			}
 			if !seen || !bytes.Equal(lbls, prevLbls) {
-				var into map[string]string
-				if reuse {
-					if shared == nil {
-						shared = map[string]string{}
+				var (
+					l     map[string]string
+					pairs labelSet
+				)
+				if onPairs != nil {
+					if pairs, err = decodeLabelSet(lbls, &names); err == nil {
+						// onPairs may change the list; the cache keeps its own.
+						pairs = append(names.scratch[:0], pairs...)
+						names.scratch = pairs
 					}
-					clear(shared)
-					into = shared
+				} else {
+					var into map[string]string
+					if reuse {
+						if shared == nil {
+							shared = map[string]string{}
+						}
+						clear(shared)
+						into = shared
+					}
+					l, err = decodeLabelPairs(lbls, &names, into)
 				}
-				l, err := decodeLabelPairs(lbls, names, into)
 				if err != nil {
 					return err
 				}
@@ -230,7 +244,11 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, e
 				if err := s.finish(); err != nil {
 					return err
 				}
-				s.start(onSeries(l))
+				if onPairs != nil {
+					s.start(onPairs(pairs))
+				} else {
+					s.start(onSeries(l))
+				}
 			}
 			for _, c := range chunks {
 				ch, ok, err := chunkData(c, startMs, endMs)
@@ -277,41 +295,70 @@ func splitSeries(b, lbls []byte, chunks [][]byte) ([]byte, [][]byte, error) {
 }
 
 // decodeLabelPairs decodes a series' labels into l, or into a new map
-// when l is nil; their strings come from, or go to, strs.
-func decodeLabelPairs(b []byte, strs interned, l map[string]string) (map[string]string, error) {
-	if l == nil {
-		n := 0
-		for p := b; len(p) > 0; n++ { // count the pairs to size the map
-			_, rest, err := nextField(p)
-			if err != nil {
-				return nil, err
-			}
-			p = rest
-		}
-		l = make(map[string]string, n)
+// when l is nil; their strings come from, or go to, c.
+func decodeLabelPairs(b []byte, c *labelCache, l map[string]string) (map[string]string, error) {
+	ls, err := decodeLabelSet(b, c)
+	if err != nil {
+		return nil, err
 	}
+	if l == nil {
+		l = make(map[string]string, len(ls))
+	}
+	for _, p := range ls {
+		l[p.name] = p.value
+	}
+	return l, nil
+}
+
+// decodeLabelSet decodes a series' labels, in the order sent, into c's
+// list (valid until the next call).
+func decodeLabelSet(b []byte, c *labelCache) (labelSet, error) {
+	c.prev, c.cur = c.cur, c.prev[:0]
 	for len(b) > 0 {
 		f, rest, err := nextField(b)
 		if err != nil {
 			return nil, err
 		}
 		b = rest
-		var name, value string
-		for p := f.b; len(p) > 0; {
+		var p labelPair
+		i := len(c.cur)
+		for q := f.b; len(q) > 0; {
 			var g pbField
-			if g, p, err = nextField(p); err != nil {
+			if g, q, err = nextField(q); err != nil {
 				return nil, err
 			}
 			switch g.num {
 			case 1:
-				name = strs.get(g.b)
+				p.name = c.get(i, false, g.b)
 			case 2:
-				value = strs.get(g.b)
+				p.value = c.get(i, true, g.b)
 			}
 		}
-		l[name] = value
+		c.cur = append(c.cur, p)
 	}
-	return l, nil
+	return c.cur, nil
+}
+
+// labelCache turns label bytes into strings: series come sorted, so a
+// label's name, and often its value (namespace, pod), is the previous
+// series' at the same place, found without hashing; else from strs.
+type labelCache struct {
+	prev, cur labelSet
+	scratch   labelSet // a copy of cur for onPairs, which may change it
+	strs      interned
+}
+
+func (c *labelCache) get(i int, value bool, b []byte) string {
+	if i < len(c.prev) {
+		s := c.prev[i].name
+		if value {
+			s = c.prev[i].value
+		}
+		if s == string(b) {
+			return s
+		}
+	}
+	return c.strs.get(b)
 }
 
 // interned holds the label names and values of one answer: most repeat
@@ -379,7 +426,11 @@ func (c *Client) remoteQuery(ctx context.Context, t Task) error {
 		b = t.Open()
 		onSeries, flush := weighSeries(b, t.Cap)
 		_, reuse := b.(transientLabels)
-		err := decodeChunkedRead(r, startMs, endMs, onSeries, t.Ends, reuse)
+		var onPairs func(labelSet) PointFunc
+		if pb, ok := b.(pairsBatch); ok && t.Cap <= 0 {
+			onPairs = pb.seriesPairs
+		}
+		err := decodeChunkedRead(r, startMs, endMs, onSeries, t.Ends, reuse, onPairs)
 		flush()
 		return err
 	})
@@ -397,6 +448,13 @@ type transientLabels interface {
 	transientLabels()
 }
 
+// pairsBatch is a Batch that takes remote read's series as label lists
+// (see factBatch.seriesPairs) rather than maps.
+type pairsBatch interface {
+	Batch
+	seriesPairs(labelSet) PointFunc
+}
+
 // RemoteReadWorks tells whether the server answers remote read with
 // streamed XOR chunks, by reading ms over [startMs, endMs]. Prometheus
 // does (since 2.13); a server that answers 404/405, only SAMPLES, or
@@ -404,7 +462,7 @@ type transientLabels interface {
 func (c *Client) RemoteReadWorks(ctx context.Context, startMs, endMs int64, ms []Matcher) bool {
 	body := snappyLiteral(encodeReadRequest(startMs, endMs, ms))
 	err := c.postRemoteRead(ctx, body, "remote read probe", func(r io.Reader) error {
-		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil }, false, true)
+		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil }, false, true, nil)
 	})
 	return err == nil
 }

@@ -193,7 +193,7 @@ func TestDecodeChunkedReadFromPrometheus(t *testing.T) {
 	err = decodeChunkedRead(bytes.NewReader(b), 1793523600001, 1793527200000, func(l map[string]string) PointFunc {
 		labels = append(labels, l)
 		return func(ts, v float64) { got = append(got, sample{int64(math.Round(ts * 1000)), v}) }
-	}, false, false)
+	}, false, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestDecodeChunkedReadFrames(t *testing.T) {
 	err := decodeChunkedRead(bytes.NewReader(body), 1, 900000, func(map[string]string) PointFunc {
 		calls++
 		return func(ts, v float64) { got = append(got, sample{int64(ts * 1000), v}) }
-	}, false, false)
+	}, false, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,11 +266,11 @@ func TestDecodeChunkedReadFrames(t *testing.T) {
 
 	bad := bytes.Clone(body)
 	bad[len(bad)-1] ^= 0xff
-	err = decodeChunkedRead(bytes.NewReader(bad), 0, 900000, func(map[string]string) PointFunc { return nil }, false, false)
+	err = decodeChunkedRead(bytes.NewReader(bad), 0, 900000, func(map[string]string) PointFunc { return nil }, false, false, nil)
 	if err == nil || !strings.Contains(err.Error(), "CRC32") {
 		t.Errorf("corrupted frame: error %v, want a CRC32 mismatch", err)
 	}
-	err = decodeChunkedRead(bytes.NewReader(body[:len(body)-3]), 0, 900000, func(map[string]string) PointFunc { return nil }, false, false)
+	err = decodeChunkedRead(bytes.NewReader(body[:len(body)-3]), 0, 900000, func(map[string]string) PointFunc { return nil }, false, false, nil)
 	if err == nil {
 		t.Error("truncated answer: no error")
 	}
@@ -296,7 +296,7 @@ func TestDecodeChunkedReadEnds(t *testing.T) {
 		err := decodeChunkedRead(bytes.NewReader(body), 1, 3000000, func(l map[string]string) PointFunc {
 			pod := l["pod"]
 			return func(ts, v float64) { got[pod] = append(got[pod], sample{int64(math.Round(ts * 1000)), v}) }
-		}, ends, false)
+		}, ends, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -679,7 +679,7 @@ func BenchmarkRemoteIngest(b *testing.B) {
 	var n int64
 	for b.Loop() {
 		onSeries, flush := weighSeries(activityBatch{&n}, 5*time.Minute)
-		if err := decodeChunkedRead(bytes.NewReader(body), 0, math.MaxInt64, onSeries, false, true); err != nil {
+		if err := decodeChunkedRead(bytes.NewReader(body), 0, math.MaxInt64, onSeries, false, true, nil); err != nil {
 			b.Fatal(err)
 		}
 		flush()
