@@ -61,6 +61,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzRead -fuzztime=30s ./internal/snapshot
 	$(GO) test -run='^$$' -fuzz=FuzzParseOverrides -fuzztime=30s ./internal/pricing
 	$(GO) test -run='^$$' -fuzz=FuzzParsePolicy -fuzztime=30s ./internal/config
+	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBPods -fuzztime=30s ./internal/trace
 
 clean:
 	rm -rf bin
