@@ -10,6 +10,7 @@ type seriesDecoder struct {
 	startMs, endMs int64
 	ends           bool
 	add            PointFunc
+	sink           sampleSink // instead of add: the samples a chunk at a time
 	lastT          int64
 	xs             []xorSample // one chunk's samples, reused
 	// With ends: the series' chunks, their data copied into arena (a
@@ -23,12 +24,15 @@ type heldChunk struct {
 	off, end   int // data in arena
 }
 
-func (s *seriesDecoder) start(add PointFunc) {
-	s.add, s.lastT = add, math.MinInt64
+func (s *seriesDecoder) start(add PointFunc, sink sampleSink) {
+	s.add, s.sink, s.lastT = add, sink, math.MinInt64
 	s.held, s.arena = s.held[:0], s.arena[:0]
 }
 
 func (s *seriesDecoder) chunk(c xorChunk) error {
+	if s.sink != nil {
+		return s.sinkChunk(c)
+	}
 	if s.add == nil {
 		return nil
 	}
@@ -54,9 +58,33 @@ func (s *seriesDecoder) chunk(c xorChunk) error {
 	return err
 }
 
+// sinkChunk hands a chunk's samples to the sink in one call: those
+// chunk would hand to add, compacted in place.
+func (s *seriesDecoder) sinkChunk(c xorChunk) error {
+	var err error
+	s.xs, err = appendXOR(s.xs[:0], c.data)
+	kept, lastT := s.xs[:0], s.lastT
+	for _, x := range s.xs {
+		if x.t < s.startMs || x.t > s.endMs || x.t <= lastT {
+			continue
+		}
+		lastT = x.t
+		if x.v == x.v { // not NaN
+			kept = append(kept, x)
+		}
+	}
+	s.lastT = lastT
+	s.sink.samples(kept)
+	return err
+}
+
 // finish ends the current series: with ends, its first and last samples
 // are found and handed on now.
 func (s *seriesDecoder) finish() error {
+	if s.sink != nil {
+		s.sink.end()
+		s.sink = nil
+	}
 	if !s.ends || s.add == nil || len(s.held) == 0 {
 		return nil
 	}

@@ -38,6 +38,7 @@ type ctrState struct {
 
 type cpuState struct {
 	g      usage.Gauge
+	cut    float64
 	prevT  float64
 	prevV  float64
 	seeded bool
@@ -51,19 +52,49 @@ func (b *builder) newCPUBatch(cut float64) Batch {
 func (*cpuBatch) transientLabels() {}
 
 func (c *cpuBatch) Series(l map[string]string) PointFunc {
-	s := &cpuState{}
-	c.series = append(c.series, ctrState{ctrKey(l), s})
-	return func(t, v float64) {
-		if s.seeded && t >= c.cut && t > s.prevT {
-			inc := v - s.prevV
-			if inc < 0 {
-				inc, s.resets = v, s.resets+1
-			}
-			s.g.Add(inc/(t-s.prevT), t-s.prevT)
-		}
-		s.prevT, s.prevV, s.seeded = t, v, true
-	}
+	return c.state(l).point
 }
+
+// sink takes the series' samples a chunk at a time (remote read).
+func (c *cpuBatch) sink(l map[string]string) sampleSink { return c.state(l) }
+
+func (c *cpuBatch) state(l map[string]string) *cpuState {
+	s := &cpuState{cut: c.cut}
+	c.series = append(c.series, ctrState{ctrKey(l), s})
+	return s
+}
+
+// point takes one counter sample: from the second on, the rate since the
+// previous one stands for the time between them; a drop is a reset.
+func (s *cpuState) point(t, v float64) {
+	if s.seeded && t >= s.cut && t > s.prevT {
+		inc := v - s.prevV
+		if inc < 0 {
+			inc, s.resets = v, s.resets+1
+		}
+		s.g.Add(inc/(t-s.prevT), t-s.prevT)
+	}
+	s.prevT, s.prevV, s.seeded = t, v, true
+}
+
+// samples is point for each of xs (timestamps in ms).
+func (s *cpuState) samples(xs []xorSample) {
+	prevT, prevV, seeded, resets, cut := s.prevT, s.prevV, s.seeded, s.resets, s.cut
+	for _, x := range xs {
+		t, v := float64(x.t)/1000, x.v
+		if seeded && t >= cut && t > prevT {
+			inc := v - prevV
+			if inc < 0 {
+				inc, resets = v, resets+1
+			}
+			s.g.Add(inc/(t-prevT), t-prevT)
+		}
+		prevT, prevV, seeded = t, v, true
+	}
+	s.prevT, s.prevV, s.seeded, s.resets = prevT, prevV, seeded, resets
+}
+
+func (*cpuState) end() {}
 
 func (c *cpuBatch) Commit() {
 	ks := make([]string, len(c.series))

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
 // MaxPoints is Prometheus' limit on points per series in one query_range
@@ -134,7 +136,7 @@ func (c *Client) rawQuery(ctx context.Context, t Task) error {
 	var b Batch
 	err := c.get(ctx, "/api/v1/query", form, t.Query, func(r io.Reader) error {
 		b = t.Open()
-		onSeries, flush := weighSeries(b, t.Cap)
+		onSeries, _, flush := weighSeries(b, t.Cap)
 		_, err := decodeMatrix(r, onSeries)
 		flush()
 		return err
@@ -147,42 +149,157 @@ func (c *Client) rawQuery(ctx context.Context, t Task) error {
 
 // weighSeries returns where a raw answer's series go: for a WeightedBatch and
 // a positive cap, through a weigher (flush weighs the last series' last
-// sample; call it after the answer), else to the batch's Series.
-func weighSeries(b Batch, cap time.Duration) (onSeries SeriesFunc, flush func()) {
+// sample; call it after the answer), else to the batch's Series. onSink,
+// when not nil, takes the series instead when they come a chunk of
+// samples at a time (remote read), with the same weighing.
+func weighSeries(b Batch, cap time.Duration) (onSeries SeriesFunc, onSink func(map[string]string) sampleSink, flush func()) {
 	wb, ok := b.(WeightedBatch)
 	if !ok || cap <= 0 {
-		return b.Series, func() {}
-	}
-	w := &weigher{cap: cap.Seconds()}
-	return func(l map[string]string) PointFunc {
-		w.flush()
-		w.add = wb.Weighted(l)
-		if w.add == nil {
-			return nil
+		if sb, ok := b.(sinkBatch); ok {
+			onSink = sb.sink
 		}
-		return w.point
-	}, w.flush
+		return b.Series, onSink, func() {}
+	}
+	w := &weigher{cap: cap.Seconds(), wb: wb}
+	w.ab, _ = b.(accBatch)
+	return func(l map[string]string) PointFunc {
+			if !w.open(l) {
+				return nil
+			}
+			return w.point
+		}, func(l map[string]string) sampleSink {
+			if !w.open(l) {
+				return nil
+			}
+			return w
+		}, w.flush
+}
+
+// sampleSink takes one series' samples a chunk at a time (remote read):
+// in range, in time order, each timestamp once, no NaNs. end is called
+// when the series ends.
+type sampleSink interface {
+	samples(xs []xorSample)
+	end()
+}
+
+// sinkBatch is a Batch that takes remote read's series as sampleSinks.
+type sinkBatch interface {
+	Batch
+	sink(labels map[string]string) sampleSink
+}
+
+// accBatch is a WeightedBatch whose series each feed one usage
+// accumulator: the weigher adds to it directly, with no call through a
+// func value per sample.
+type accBatch interface {
+	WeightedBatch
+	accumulator(labels map[string]string) (accumulator, bool)
+}
+
+// accumulator is one series' usage accumulator: a Gauge, or an Activity
+// that takes values × scale.
+type accumulator struct {
+	g     *usage.Gauge
+	a     *usage.Activity
+	scale float64
+}
+
+func (a accumulator) add(v, dt float64) {
+	if a.g != nil {
+		a.g.Add(v, dt)
+		return
+	}
+	a.a.Add(v*a.scale, dt)
 }
 
 // weigher turns one series' raw samples into weighted points: each sample
 // stands for the time to the next one, at most cap (a longer gap is not
 // measured); the last stands for the gap before it, at most cap, or cap
-// when it is alone.
+// when it is alone. point takes one sample, samples a run of them (the
+// same arithmetic, in a loop per kind of accumulator).
 type weigher struct {
 	cap          float64
-	add          func(v, dt float64)
+	wb           WeightedBatch
+	ab           accBatch // wb, when it has accumulators
+	acc          accumulator
+	add          func(v, dt float64) // without accumulators: wb's for the series
 	have         bool
 	prevT, prevV float64
 	gap          float64
 }
 
+// open ends the previous series and starts one with labels l; false skips
+// the series.
+func (w *weigher) open(l map[string]string) bool {
+	w.flush()
+	if w.ab != nil {
+		acc, ok := w.ab.accumulator(l)
+		w.acc = acc
+		return ok
+	}
+	w.add = w.wb.Weighted(l)
+	return w.add != nil
+}
+
+func (w *weigher) put(v, dt float64) {
+	switch {
+	case w.acc.g != nil:
+		w.acc.g.Add(v, dt)
+	case w.acc.a != nil:
+		w.acc.a.Add(v*w.acc.scale, dt)
+	default:
+		w.add(v, dt)
+	}
+}
+
 func (w *weigher) point(t, v float64) {
 	if w.have {
 		w.gap = t - w.prevT
-		w.add(w.prevV, min(w.gap, w.cap))
+		w.put(w.prevV, min(w.gap, w.cap))
 	}
 	w.prevT, w.prevV, w.have = t, v, true
 }
+
+// samples is point for each of xs (timestamps in ms).
+func (w *weigher) samples(xs []xorSample) {
+	if len(xs) == 0 {
+		return
+	}
+	if !w.have {
+		w.prevT, w.prevV, w.have = float64(xs[0].t)/1000, xs[0].v, true
+		xs = xs[1:]
+	}
+	prevT, prevV, gap, lim := w.prevT, w.prevV, w.gap, w.cap
+	switch {
+	case w.acc.g != nil:
+		g := w.acc.g
+		for _, x := range xs {
+			t := float64(x.t) / 1000
+			gap = t - prevT
+			g.Add(prevV, min(gap, lim))
+			prevT, prevV = t, x.v
+		}
+	case w.acc.a != nil:
+		a, scale := w.acc.a, w.acc.scale
+		for _, x := range xs {
+			t := float64(x.t) / 1000
+			gap = t - prevT
+			a.Add(prevV*scale, min(gap, lim))
+			prevT, prevV = t, x.v
+		}
+	default:
+		for _, x := range xs {
+			t := float64(x.t) / 1000
+			gap = t - prevT
+			w.add(prevV, min(gap, lim))
+			prevT, prevV = t, x.v
+		}
+	}
+	w.prevT, w.prevV, w.gap = prevT, prevV, gap
+}
+
+func (w *weigher) end() { w.flush() }
 
 func (w *weigher) flush() {
 	if w.have {
@@ -190,9 +307,9 @@ func (w *weigher) flush() {
 		if w.gap > 0 {
 			dt = min(w.gap, w.cap)
 		}
-		w.add(w.prevV, dt)
+		w.put(w.prevV, dt)
 	}
-	w.have, w.gap, w.add = false, 0, nil
+	w.have, w.gap, w.add, w.acc = false, 0, nil, accumulator{}
 }
 
 // Series lists the label sets of the series matching any of matchers

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // Remote read (POST /api/v1/read) with the STREAMED_XOR_CHUNKS answer:
@@ -166,19 +167,27 @@ var errUnsupportedRead = errors.New("remote read: server did not answer with str
 // With reuse, one label map is cleared and refilled for every series:
 // onSeries must not keep it (see transientLabels). With onPairs, series go
 // to it instead of onSeries, their labels as a labelSet in the order sent
-// that is refilled for the next series (see pairsBatch).
-func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, ends, reuse bool, onPairs func(labelSet) PointFunc) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+// that is refilled for the next series (see pairsBatch). With onSink (and
+// without ends or onPairs), series go to it instead of onSeries and get
+// their samples a chunk at a time.
+func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, ends, reuse bool, onPairs func(labelSet) PointFunc, onSink func(map[string]string) sampleSink) error {
+	br := readerPool.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		readerPool.Put(br)
+	}()
 	var (
 		shared   map[string]string // the reused label map
 		buf      []byte
 		prevLbls []byte // encoded labels of the current series
 		seen     bool   // whether there is a current series
-		names    = labelCache{strs: interned{}}
+		names    = labelCache{strs: internedPool.Get().(interned)}
 		lbls     []byte
 		chunks   [][]byte
 		s        = seriesDecoder{startMs: startMs, endMs: endMs, ends: ends}
 	)
+	defer func() { internedPool.Put(names.strs) }()
 	for {
 		size, err := binary.ReadUvarint(br)
 		if err == io.EOF {
@@ -244,10 +253,13 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, e
 				if err := s.finish(); err != nil {
 					return err
 				}
-				if onPairs != nil {
-					s.start(onPairs(pairs))
-				} else {
-					s.start(onSeries(l))
+				switch {
+				case onPairs != nil:
+					s.start(onPairs(pairs), nil)
+				case onSink != nil && !ends:
+					s.start(nil, onSink(l))
+				default:
+					s.start(onSeries(l), nil)
 				}
 			}
 			for _, c := range chunks {
@@ -368,6 +380,14 @@ type interned map[string]string
 
 const maxInterned = 1 << 14
 
+// internedPool hands each answer an interning table that earlier answers
+// grew (and partly filled: their strings are as good as new ones), so that
+// the table is not grown from empty, rehashing on the way, per request.
+var internedPool = sync.Pool{New: func() any { return interned{} }}
+
+// readerPool holds the 64 KiB buffered readers of answers read before.
+var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 func (s interned) get(b []byte) string {
 	if v, ok := s[string(b)]; ok {
 		return v
@@ -424,13 +444,13 @@ func (c *Client) remoteQuery(ctx context.Context, t Task) error {
 	var b Batch
 	err := c.postRemoteRead(ctx, body, t.Query, func(r io.Reader) error {
 		b = t.Open()
-		onSeries, flush := weighSeries(b, t.Cap)
+		onSeries, onSink, flush := weighSeries(b, t.Cap)
 		_, reuse := b.(transientLabels)
 		var onPairs func(labelSet) PointFunc
 		if pb, ok := b.(pairsBatch); ok && t.Cap <= 0 {
 			onPairs = pb.seriesPairs
 		}
-		err := decodeChunkedRead(r, startMs, endMs, onSeries, t.Ends, reuse, onPairs)
+		err := decodeChunkedRead(r, startMs, endMs, onSeries, t.Ends, reuse, onPairs, onSink)
 		flush()
 		return err
 	})
@@ -462,7 +482,7 @@ type pairsBatch interface {
 func (c *Client) RemoteReadWorks(ctx context.Context, startMs, endMs int64, ms []Matcher) bool {
 	body := snappyLiteral(encodeReadRequest(startMs, endMs, ms))
 	err := c.postRemoteRead(ctx, body, "remote read probe", func(r io.Reader) error {
-		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil }, false, true, nil)
+		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil }, false, true, nil, nil)
 	})
 	return err == nil
 }

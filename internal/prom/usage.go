@@ -265,18 +265,28 @@ func (g *gpuBatch) Series(l map[string]string) PointFunc {
 
 // Weighted returns where a series' points go, each standing for dt seconds.
 func (g *gpuBatch) Weighted(l map[string]string) func(v, dt float64) {
+	acc, ok := g.accumulator(l)
+	if !ok {
+		return nil
+	}
+	return acc.add
+}
+
+// accumulator is the series' accumulator in the batch, created on first
+// use; false skips the series.
+func (g *gpuBatch) accumulator(l map[string]string) (accumulator, bool) {
 	host, idx, err := hostAndIndex(l)
 	if err != nil {
-		return nil
+		return accumulator{}, false
 	}
 	g.hosts[host] = true
 	pod, ns := first(l, "pod", "pod_name"), first(l, "namespace", "pod_namespace")
 	if pod == "" || ns == "" {
-		return nil // a device series with no pod: the unit was free
+		return accumulator{}, false // a device series with no pod: the unit was free
 	}
 	unit := unitID(host, idx, l)
 	if _, ok := g.b.units.units[unit]; !ok {
-		return nil
+		return accumulator{}, false
 	}
 	scale := g.scale
 	if r := g.b.units.replicas[host]; r > 1 && l["vgpu"] != "" && g.f != fbField {
@@ -293,20 +303,17 @@ func (g *gpuBatch) Weighted(l map[string]string) func(v, dt float64) {
 		if s.act == nil {
 			s.act = new(usage.Activity)
 		}
-		a := s.act
-		return func(v, dt float64) { a.Add(v*scale, dt) }
+		return accumulator{a: s.act, scale: scale}, true
 	case smField:
 		if s.sm == nil {
 			s.sm = new(usage.Activity)
 		}
-		a := s.sm
-		return func(v, dt float64) { a.Add(v*scale, dt) }
+		return accumulator{a: s.sm, scale: scale}, true
 	}
 	if s.fb == nil {
 		s.fb = new(usage.Gauge)
 	}
-	gauge := s.fb
-	return gauge.Add
+	return accumulator{g: s.fb}, true
 }
 
 func (g *gpuBatch) Commit() {
@@ -384,13 +391,19 @@ func (m *memBatch) Series(l map[string]string) PointFunc {
 
 // Weighted returns where a series' points go, each standing for dt seconds.
 func (m *memBatch) Weighted(l map[string]string) func(v, dt float64) {
+	acc, _ := m.accumulator(l)
+	return acc.g.Add
+}
+
+// accumulator is the container's gauge in the batch, created on first use.
+func (m *memBatch) accumulator(l map[string]string) (accumulator, bool) {
 	k := ctrKey(l)
 	g := m.series[k]
 	if g == nil { // a restarted container is a new series of the same container
 		g = new(usage.Gauge)
 		m.series[k] = g
 	}
-	return g.Add
+	return accumulator{g: g}, true
 }
 
 func (m *memBatch) Commit() {

@@ -157,10 +157,20 @@ func appendXOR(out []xorSample, data []byte) ([]xorSample, error) {
 	var err error
 	for i := 1; i < n; i++ {
 		// The common cases are read inline: an unchanged delta ('0'), an
-		// unchanged value ('0') and a value in the previous window
-		// ('10' + its bits); readDoD and readXORValue do the rest.
-		if r.n < 24 {
-			r.fill()
+		// unchanged value ('0'), a value in the previous window ('10' +
+		// its bits) and one in a new window ('11' + 5 + 6 bits + its
+		// bits); readDoD and readXORValue do the rest. The buffer is
+		// topped up to ≥ 57 bits before each, a word at a time inline
+		// while 8 bytes are left.
+		if r.n < 57 {
+			if r.i+8 <= len(b) {
+				r.w |= binary.BigEndian.Uint64(b[r.i:]) >> r.n
+				k := (64 - r.n) >> 3
+				r.i += int(k)
+				r.n += k << 3
+			} else {
+				r.fill()
+			}
 		}
 		if i > 1 {
 			if r.n > 0 && r.w>>63 == 0 {
@@ -175,8 +185,15 @@ func appendXOR(out []xorSample, data []byte) ([]xorSample, error) {
 			}
 		}
 		t += delta
-		if r.n < 24 {
-			r.fill()
+		if r.n < 57 {
+			if r.i+8 <= len(b) {
+				r.w |= binary.BigEndian.Uint64(b[r.i:]) >> r.n
+				k := (64 - r.n) >> 3
+				r.i += int(k)
+				r.n += k << 3
+			} else {
+				r.fill()
+			}
 		}
 		sig := 64 - leading - trailing
 		switch top := r.w >> 62; {
@@ -187,6 +204,14 @@ func appendXOR(out []xorSample, data []byte) ([]xorSample, error) {
 			vb ^= r.w << 2 >> (64 - sig) << trailing
 			r.w <<= 2 + sig
 			r.n -= 2 + sig
+		case top == 3 && r.n >= 13 && r.n >= 13+uint(r.w>>51&63) && r.w>>51&63 != 0 && uint(r.w>>57&31)+uint(r.w>>51&63) <= 64:
+			// A new window whose bits are all buffered (m = 0, 64
+			// meaningful bits, takes the slow path).
+			l, m := uint(r.w>>57&31), uint(r.w>>51&63)
+			leading, trailing = l, 64-l-m
+			vb ^= r.w << 13 >> (64 - m) << trailing
+			r.w <<= 13 + m
+			r.n -= 13 + m
 		default:
 			if vb, leading, trailing, err = readXORValue(&r, vb, leading, trailing); err != nil {
 				return out, err

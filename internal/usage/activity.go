@@ -31,7 +31,9 @@ type Activity struct {
 // Values outside [0, 1] are clamped; NaN and non-positive durations are
 // ignored, since a missing sample is not a zero one.
 func (a *Activity) Add(v, seconds float64) {
-	if math.IsNaN(v) || !(seconds > 0) || math.IsInf(seconds, 0) {
+	// seconds-seconds != 0 for +Inf (and NaN, which !(seconds > 0) has
+	// already turned away).
+	if v != v || !(seconds > 0) || seconds-seconds != 0 {
 		return
 	}
 	v = min(max(v, 0), 1)
@@ -42,8 +44,10 @@ func (a *Activity) Add(v, seconds float64) {
 	a.hist[bucketOf(v)] += seconds
 }
 
+// bucketOf is v's percent bucket for v in [0, 1]: v·100+1e-9 is not
+// negative, so truncating it is its floor.
 func bucketOf(v float64) int {
-	return min(int(math.Floor(v*100+1e-9)), activityBuckets-1)
+	return min(int(v*100+1e-9), activityBuckets-1)
 }
 
 // Merge adds b's state to a.

@@ -169,6 +169,21 @@ func TestGaugeIndexMatchesLinearSearch(t *testing.T) {
 	for i := 0; i < 100000; i++ {
 		vs = append(vs, math.Exp2(float64(i)/997-50))
 	}
+	// Every octave-cell boundary of the bit-level lookup and its
+	// neighbours, in a normal and a subnormal octave, and random bit
+	// patterns of finite positive values.
+	for j := range uint64(octaveCells + 1) {
+		for _, base := range []float64{1, 0x1p-1060} {
+			c := base * (1 + float64(j)/octaveCells)
+			vs = append(vs, c, math.Nextafter(c, 0), math.Nextafter(c, 4))
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 200000 {
+		if v := math.Float64frombits(rng.Uint64() >> 1); v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			vs = append(vs, v)
+		}
+	}
 	for _, v := range vs {
 		if got, want := gaugeIndex(v), linear(v); got != want {
 			t.Fatalf("gaugeIndex(%g) = %d, want %d", v, got, want)
