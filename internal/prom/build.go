@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -151,6 +152,10 @@ type builder struct {
 	units unitIndex
 	gpus  *gpuUsage
 	ctrs  *ctrUsage
+
+	// Series counts of the last committed usage batches, to size the
+	// next ones' maps and lists (a shard's requests are alike in size).
+	gpuHint, memHint, cpuHint atomic.Int64
 }
 
 // discover lists nodes and DCGM series. It is also the reachability probe:

@@ -29,6 +29,7 @@ type cpuBatch struct {
 	// its container: a container's series (one per restart) merge in that
 	// order, so the sums do not depend on map iteration.
 	series []ctrState
+	states slab[cpuState]
 }
 
 type ctrState struct {
@@ -46,20 +47,23 @@ type cpuState struct {
 }
 
 func (b *builder) newCPUBatch(cut float64) Batch {
-	return &cpuBatch{b: b, cut: cut}
+	return &cpuBatch{b: b, cut: cut, series: make([]ctrState, 0, b.cpuHint.Load())}
 }
 
 func (*cpuBatch) transientLabels() {}
 
+func (*cpuBatch) routedBy(name []byte) bool { return ctrLabel(name) }
+
 func (c *cpuBatch) Series(l map[string]string) PointFunc {
-	return c.state(l).point
+	return c.state(mapLabels(l)).point
 }
 
 // sink takes the series' samples a chunk at a time (remote read).
-func (c *cpuBatch) sink(l map[string]string) sampleSink { return c.state(l) }
+func (c *cpuBatch) sink(l seriesLabels) sampleSink { return c.state(l) }
 
-func (c *cpuBatch) state(l map[string]string) *cpuState {
-	s := &cpuState{cut: c.cut}
+func (c *cpuBatch) state(l seriesLabels) *cpuState {
+	s := c.states.new()
+	s.cut = c.cut
 	c.series = append(c.series, ctrState{ctrKey(l), s})
 	return s
 }
@@ -97,6 +101,7 @@ func (s *cpuState) samples(xs []xorSample) {
 func (*cpuState) end() {}
 
 func (c *cpuBatch) Commit() {
+	c.b.cpuHint.Store(int64(len(c.series)))
 	ks := make([]string, len(c.series))
 	for i, cs := range c.series {
 		ks[i] = cs.ctr
@@ -104,8 +109,7 @@ func (c *cpuBatch) Commit() {
 	c.b.ctrs.commit(func(m map[string]*ctrSeries) {
 		for _, cs := range c.series {
 			into := m[cs.ctr]
-			g := cs.s.g
-			into.cpu = mergeGauge(into.cpu, &g)
+			into.cpu = mergeGauge(into.cpu, &cs.s.g)
 			into.resets += cs.s.resets
 		}
 	}, ks)

@@ -22,6 +22,15 @@ type fact struct {
 type facts struct {
 	mu     sync.Mutex
 	series map[string]*fact
+	// list holds the series instead of series when one remote-read batch
+	// was all (see factBatch.list).
+	list []keyedFact
+}
+
+// keyedFact is a fact with its seriesKey.
+type keyedFact struct {
+	key string
+	f   *fact
 }
 
 func newFacts() *facts { return &facts{series: map[string]*fact{}} }
@@ -55,6 +64,12 @@ func (g grid) point(t float64) float64 {
 
 // each calls fn for every series, in key order.
 func (f *facts) each(fn func(*fact)) {
+	if f.list != nil {
+		for _, kf := range f.list {
+			fn(kf.f)
+		}
+		return
+	}
 	keys := make([]string, 0, len(f.series))
 	for k := range f.series {
 		keys = append(keys, k)
@@ -75,6 +90,10 @@ type factBatch struct {
 	cur    *fact
 	pointF PointFunc
 	key    []byte
+	// list holds seriesPairs' series, in the order they came: a remote
+	// read sends each series once (the decoder joins one split over
+	// frames), so no map is needed to find one again.
+	list []keyedFact
 }
 
 func (b *factBatch) Series(l map[string]string) PointFunc {
@@ -115,11 +134,8 @@ func (b *factBatch) seriesPairs(ls labelSet) PointFunc {
 	ls = ls[:n]
 	ls.sort() // Prometheus sends them sorted: a check
 	b.key = ls.appendKey(b.key[:0])
-	s := b.series[string(b.key)]
-	if s == nil {
-		s = &fact{labels: slices.Clone(ls), first: -1}
-		b.series[string(b.key)] = s
-	}
+	s := &fact{labels: slices.Clone(ls), first: -1}
+	b.list = append(b.list, keyedFact{string(b.key), s})
 	b.cur = s
 	if b.pointF == nil {
 		b.pointF = b.point
@@ -139,6 +155,52 @@ func (b *factBatch) point(t, v float64) {
 func (b *factBatch) Commit() {
 	b.into.mu.Lock()
 	defer b.into.mu.Unlock()
+	if len(b.list) > 0 {
+		// Sorted by key, as each hands them on; equal keys (none from
+		// Prometheus) are merged as Commit merges batches.
+		slices.SortFunc(b.list, func(x, y keyedFact) int { return strings.Compare(x.key, y.key) })
+		if len(b.series) == 0 && len(b.into.series) == 0 && b.into.list == nil {
+			kept := b.list[:0]
+			for _, kf := range b.list {
+				switch {
+				case kf.f.first < 0:
+				case len(kept) > 0 && kept[len(kept)-1].key == kf.key:
+					mergeFact(kept[len(kept)-1].f, kf.f)
+				default:
+					kept = append(kept, kf)
+				}
+			}
+			b.into.list, b.list = kept, nil
+			return
+		}
+		// Else (not so with remote read) as if they came as maps.
+		if b.into.list != nil {
+			b.into.series = make(map[string]*fact, len(b.into.list))
+			for _, kf := range b.into.list {
+				b.into.series[kf.key] = kf.f
+			}
+			b.into.list = nil
+		}
+		for _, kf := range b.list {
+			if have := b.series[kf.key]; have != nil && kf.f.first >= 0 {
+				if have.first >= 0 {
+					mergeFact(have, kf.f)
+				} else {
+					b.series[kf.key] = kf.f
+				}
+			} else if have == nil {
+				b.series[kf.key] = kf.f
+			}
+		}
+		b.list = nil
+	}
+	if b.into.list != nil {
+		b.into.series = make(map[string]*fact, len(b.into.list))
+		for _, kf := range b.into.list {
+			b.into.series[kf.key] = kf.f
+		}
+		b.into.list = nil
+	}
 	if len(b.into.series) == 0 { // the first batch (remote read: the only one)
 		for k, s := range b.series {
 			if s.first < 0 {
@@ -153,16 +215,20 @@ func (b *factBatch) Commit() {
 			continue
 		}
 		have := b.into.series[k]
-		switch {
-		case have == nil:
+		if have == nil {
 			b.into.series[k] = s
-		case s.last >= have.last:
-			have.value, have.last = s.value, s.last
-			have.first = min(have.first, s.first)
-		default:
-			have.first = min(have.first, s.first)
+			continue
 		}
+		mergeFact(have, s)
 	}
+}
+
+// mergeFact merges s, seen, into have, seen: the later last value wins.
+func mergeFact(have, s *fact) {
+	if s.last >= have.last {
+		have.value, have.last = s.value, s.last
+	}
+	have.first = min(have.first, s.first)
 }
 
 // seriesKey is a label set in canonical form: name=value\0 for each

@@ -78,7 +78,7 @@ func TestRemoteFactsAsLabelLists(t *testing.T) {
 		if pairs {
 			onPairs = b.(pairsBatch).seriesPairs
 		}
-		if err := decodeChunkedRead(bytes.NewReader(body), 1, 9000000, b.Series, true, false, onPairs, nil); err != nil {
+		if err := decodeChunkedRead(bytes.NewReader(body), 1, 9000000, b.Series, true, false, onPairs, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		b.Commit()

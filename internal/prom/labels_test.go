@@ -1,6 +1,8 @@
 package prom
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -105,5 +107,41 @@ func TestCPUCounterRates(t *testing.T) {
 	want.Add(1, 600)   // a gap of one step: 600 s over 600 s
 	if got.resets != 1 || got.cpu.Seconds != want.Seconds || got.cpu.Integral != want.Integral || got.cpu.Samples != want.Samples {
 		t.Errorf("cpu %+v resets %d; want %+v and 1 reset", got.cpu, got.resets, want)
+	}
+}
+
+// TestDecodeLabelSetOf checks the inline label reading against the
+// general one: short and long (two-byte length) values, an empty value
+// left out as Prometheus leaves it out, fields in the other order, and
+// the keep filter.
+func TestDecodeLabelSetOf(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	pair := func(name, value string) []byte {
+		var p []byte
+		p = appendBytesField(p, 1, []byte(name))
+		if value != "" {
+			p = appendBytesField(p, 2, []byte(value))
+		}
+		return p
+	}
+	var b []byte
+	b = appendBytesField(b, 1, pair("Hostname", "node-1"))
+	b = appendBytesField(b, 1, pair("UUID", long))
+	b = appendBytesField(b, 1, pair("empty", ""))
+	rev := appendBytesField(appendBytesField(nil, 2, []byte("p-0")), 1, []byte("pod")) // value first
+	b = appendBytesField(b, 1, rev)
+	b = appendBytesField(b, 1, pair(long, "v"))
+	want := labelSet{{"Hostname", "node-1"}, {"UUID", long}, {"empty", ""}, {"pod", "p-0"}, {long, "v"}}
+	c := labelCache{strs: interned{}}
+	for range 2 { // the second time from the previous series' strings
+		got, err := decodeLabelSetOf(b, &c, nil)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("got %q, %v; want %q", got, err, want)
+		}
+	}
+	keep := func(n []byte) bool { return string(n) == "pod" || string(n) == "UUID" }
+	got, err := decodeLabelSetOf(b, &c, keep)
+	if want := (labelSet{{"UUID", long}, {"pod", "p-0"}}); err != nil || !slices.Equal(got, want) {
+		t.Fatalf("with keep: got %q, %v; want %q", got, err, want)
 	}
 }

@@ -154,12 +154,21 @@ func inventoryByNode(sets []map[string]string) map[string]map[int]*dcgmGPU {
 }
 
 func hostAndIndex(l map[string]string) (string, int, error) {
-	host := first(l, "Hostname", "hostname")
-	idx, err := strconv.Atoi(l["gpu"])
-	if host == "" || err != nil || idx < 0 || idx > 1024 {
+	host, idx, ok := hostAndIndexOf(mapLabels(l))
+	if !ok {
 		return "", 0, fmt.Errorf("DCGM series without host or GPU index: %v", l)
 	}
 	return host, idx, nil
+}
+
+// hostAndIndexOf is hostAndIndex without the error.
+func hostAndIndexOf(l seriesLabels) (string, int, bool) {
+	host := l.first("Hostname", "hostname")
+	idx, err := strconv.Atoi(l.get("gpu"))
+	if host == "" || err != nil || idx < 0 || idx > 1024 {
+		return "", 0, false
+	}
+	return host, idx, true
 }
 
 // buildGPUs lays out a node's GPUs: as many as GPU feature discovery

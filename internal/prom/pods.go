@@ -12,6 +12,7 @@ import (
 // podFacts gathers what kube-state-metrics says about one pod.
 type podFacts struct {
 	pod        cluster.Pod
+	key        string // pod.Key()
 	seenFirst  float64
 	seenLast   float64
 	ctrs       map[string]*cluster.Container
@@ -30,11 +31,16 @@ func (b *builder) buildPods() []*podFacts {
 		if ns == "" || name == "" {
 			return nil
 		}
-		k := ns + "/" + name
-		if pods[k] == nil {
-			pods[k] = &podFacts{pod: cluster.Pod{Namespace: ns, Name: name}, seenFirst: math.Inf(1), ctrs: map[string]*cluster.Container{}}
+		// Looked up without building the key (a pod has many facts).
+		var arr [128]byte
+		kb := append(append(append(arr[:0], ns...), '/'), name...)
+		if p := pods[string(kb)]; p != nil {
+			return p
 		}
-		return pods[k]
+		k := string(kb)
+		p := &podFacts{pod: cluster.Pod{Namespace: ns, Name: name}, key: k, seenFirst: math.Inf(1), ctrs: map[string]*cluster.Container{}}
+		pods[k] = p
+		return p
 	}
 	each := func(m string, fn func(p *podFacts, f *fact)) {
 		b.podFacts[m].each(func(f *fact) {
@@ -68,7 +74,7 @@ func (b *builder) buildPods() []*podFacts {
 		p.finish(b.w, b.opts.InfoStep, owners)
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].pod.Key() < out[j].pod.Key() })
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
 	return out
 }
 

@@ -152,7 +152,7 @@ func (c *Client) rawQuery(ctx context.Context, t Task) error {
 // sample; call it after the answer), else to the batch's Series. onSink,
 // when not nil, takes the series instead when they come a chunk of
 // samples at a time (remote read), with the same weighing.
-func weighSeries(b Batch, cap time.Duration) (onSeries SeriesFunc, onSink func(map[string]string) sampleSink, flush func()) {
+func weighSeries(b Batch, cap time.Duration) (onSeries SeriesFunc, onSink func(seriesLabels) sampleSink, flush func()) {
 	wb, ok := b.(WeightedBatch)
 	if !ok || cap <= 0 {
 		if sb, ok := b.(sinkBatch); ok {
@@ -163,11 +163,11 @@ func weighSeries(b Batch, cap time.Duration) (onSeries SeriesFunc, onSink func(m
 	w := &weigher{cap: cap.Seconds(), wb: wb}
 	w.ab, _ = b.(accBatch)
 	return func(l map[string]string) PointFunc {
-			if !w.open(l) {
+			if !w.open(mapLabels(l)) {
 				return nil
 			}
 			return w.point
-		}, func(l map[string]string) sampleSink {
+		}, func(l seriesLabels) sampleSink {
 			if !w.open(l) {
 				return nil
 			}
@@ -186,7 +186,7 @@ type sampleSink interface {
 // sinkBatch is a Batch that takes remote read's series as sampleSinks.
 type sinkBatch interface {
 	Batch
-	sink(labels map[string]string) sampleSink
+	sink(labels seriesLabels) sampleSink
 }
 
 // accBatch is a WeightedBatch whose series each feed one usage
@@ -194,7 +194,7 @@ type sinkBatch interface {
 // func value per sample.
 type accBatch interface {
 	WeightedBatch
-	accumulator(labels map[string]string) (accumulator, bool)
+	accumulator(labels seriesLabels) (accumulator, bool)
 }
 
 // accumulator is one series' usage accumulator: a Gauge, or an Activity
@@ -231,14 +231,14 @@ type weigher struct {
 
 // open ends the previous series and starts one with labels l; false skips
 // the series.
-func (w *weigher) open(l map[string]string) bool {
+func (w *weigher) open(l seriesLabels) bool {
 	w.flush()
 	if w.ab != nil {
 		acc, ok := w.ab.accumulator(l)
 		w.acc = acc
 		return ok
 	}
-	w.add = w.wb.Weighted(l)
+	w.add = w.wb.Weighted(l.asMap())
 	return w.add != nil
 }
 

@@ -99,6 +99,17 @@ type pbField struct {
 
 // nextField reads the field at the start of b and returns the rest.
 func nextField(b []byte) (pbField, []byte, error) {
+	// The common case, inline: a bytes field (labels, chunks' data in
+	// small frames) with a one-byte tag and a one-byte length.
+	if len(b) >= 2 && b[0]&0x87 == wireBytes && b[1] < 0x80 {
+		if n := int(b[1]); n <= len(b)-2 {
+			return pbField{num: int(b[0] >> 3), wire: wireBytes, b: b[2 : 2+n]}, b[2+n:], nil
+		}
+	}
+	return nextFieldSlow(b)
+}
+
+func nextFieldSlow(b []byte) (pbField, []byte, error) {
 	tag, n := binary.Uvarint(b)
 	if n <= 0 {
 		return pbField{}, nil, errors.New("protobuf: bad tag")
@@ -168,9 +179,10 @@ var errUnsupportedRead = errors.New("remote read: server did not answer with str
 // onSeries must not keep it (see transientLabels). With onPairs, series go
 // to it instead of onSeries, their labels as a labelSet in the order sent
 // that is refilled for the next series (see pairsBatch). With onSink (and
-// without ends or onPairs), series go to it instead of onSeries and get
-// their samples a chunk at a time.
-func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, ends, reuse bool, onPairs func(labelSet) PointFunc, onSink func(map[string]string) sampleSink) error {
+// without ends or onPairs), series go to it instead of onSeries, their
+// labels as a list refilled for the next series (no map), and get their
+// samples a chunk at a time.
+func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, ends, reuse bool, onPairs func(labelSet) PointFunc, onSink func(seriesLabels) sampleSink, keep func([]byte) bool) error {
 	br := readerPool.Get().(*bufio.Reader)
 	br.Reset(r)
 	defer func() {
@@ -182,12 +194,12 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, e
 		buf      []byte
 		prevLbls []byte // encoded labels of the current series
 		seen     bool   // whether there is a current series
-		names    = labelCache{strs: internedPool.Get().(interned)}
+		names    = labelCache{strs: getInterned()}
 		lbls     []byte
 		chunks   [][]byte
 		s        = seriesDecoder{startMs: startMs, endMs: endMs, ends: ends}
 	)
-	defer func() { internedPool.Put(names.strs) }()
+	defer func() { putInterned(names.strs) }()
 	for {
 		size, err := binary.ReadUvarint(br)
 		if err == io.EOF {
@@ -229,13 +241,18 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, e
 					l     map[string]string
 					pairs labelSet
 				)
-				if onPairs != nil {
+				sinkSeries := onSink != nil && !ends
+				switch {
+				case onPairs == nil && sinkSeries:
+					// Usage series: routed by a few labels, no map.
+					pairs, err = decodeLabelSetOf(lbls, &names, keep)
+				case onPairs != nil:
 					if pairs, err = decodeLabelSet(lbls, &names); err == nil {
 						// onPairs may change the list; the cache keeps its own.
 						pairs = append(names.scratch[:0], pairs...)
 						names.scratch = pairs
 					}
-				} else {
+				default:
 					var into map[string]string
 					if reuse {
 						if shared == nil {
@@ -256,8 +273,8 @@ func decodeChunkedRead(r io.Reader, startMs, endMs int64, onSeries SeriesFunc, e
 				switch {
 				case onPairs != nil:
 					s.start(onPairs(pairs), nil)
-				case onSink != nil && !ends:
-					s.start(nil, onSink(l))
+				case sinkSeries:
+					s.start(nil, onSink(seriesLabels{s: pairs}))
 				default:
 					s.start(onSeries(l), nil)
 				}
@@ -325,17 +342,48 @@ func decodeLabelPairs(b []byte, c *labelCache, l map[string]string) (map[string]
 // decodeLabelSet decodes a series' labels, in the order sent, into c's
 // list (valid until the next call).
 func decodeLabelSet(b []byte, c *labelCache) (labelSet, error) {
+	return decodeLabelSetOf(b, c, nil)
+}
+
+// decodeLabelSetOf is decodeLabelSet of the labels whose names keep
+// accepts (all with a nil keep): the others are skipped, their strings
+// neither made nor looked up.
+func decodeLabelSetOf(b []byte, c *labelCache, keep func([]byte) bool) (labelSet, error) {
 	c.prev, c.cur = c.cur, c.prev[:0]
 	for len(b) > 0 {
-		f, rest, err := nextField(b)
-		if err != nil {
-			return nil, err
+		var pair []byte
+		// One-byte tags and lengths (label pairs under 128 bytes) are read
+		// inline, others by nextField.
+		if n := len(b); n >= 2 && b[0] == 1<<3|wireBytes && b[1] < 0x80 && int(b[1]) <= n-2 {
+			pair, b = b[2:2+int(b[1])], b[2+int(b[1]):]
+		} else {
+			f, rest, err := nextField(b)
+			if err != nil {
+				return nil, err
+			}
+			pair, b = f.b, rest
 		}
-		b = rest
-		var p labelPair
 		i := len(c.cur)
-		for q := f.b; len(q) > 0; {
-			var g pbField
+		if name, value, ok := splitPair(pair); ok {
+			if keep != nil && !keep(name) {
+				continue
+			}
+			c.cur = append(c.cur, labelPair{c.get(i, false, name), c.get(i, true, value)})
+			continue
+		}
+		var p labelPair
+		if keep != nil {
+			// The name is the pair's first field (Prometheus and prompb's
+			// encoder write them in field order); else decode it all.
+			if g, _, err := nextField(pair); err == nil && g.num == 1 && g.wire == wireBytes && !keep(g.b) {
+				continue
+			}
+		}
+		for q := pair; len(q) > 0; {
+			var (
+				g   pbField
+				err error
+			)
 			if g, q, err = nextField(q); err != nil {
 				return nil, err
 			}
@@ -349,6 +397,23 @@ func decodeLabelSet(b []byte, c *labelCache) (labelSet, error) {
 		c.cur = append(c.cur, p)
 	}
 	return c.cur, nil
+}
+
+// splitPair reads a Label message written as Prometheus writes it: name
+// (field 1) then value (field 2, left out when empty), one-byte tags and
+// lengths. ok is false for anything else.
+func splitPair(b []byte) (name, value []byte, ok bool) {
+	if len(b) < 2 || b[0] != 1<<3|wireBytes || b[1] >= 0x80 || int(b[1]) > len(b)-2 {
+		return nil, nil, false
+	}
+	name, b = b[2:2+int(b[1])], b[2+int(b[1]):]
+	if len(b) == 0 {
+		return name, nil, true
+	}
+	if len(b) < 2 || b[0] != 2<<3|wireBytes || b[1] >= 0x80 || int(b[1]) != len(b)-2 {
+		return nil, nil, false
+	}
+	return name, b[2:], true
 }
 
 // labelCache turns label bytes into strings: series come sorted, so a
@@ -383,7 +448,26 @@ const maxInterned = 1 << 14
 // internedPool hands each answer an interning table that earlier answers
 // grew (and partly filled: their strings are as good as new ones), so that
 // the table is not grown from empty, rehashing on the way, per request.
-var internedPool = sync.Pool{New: func() any { return interned{} }}
+// It is a free list rather than a sync.Pool, which drops its contents
+// at every other GC (often, during an ingest): each table starts at its
+// full size and keeps it.
+var internedPool = make(chan interned, 8)
+
+func getInterned() interned {
+	select {
+	case s := <-internedPool:
+		return s
+	default:
+		return make(interned, maxInterned)
+	}
+}
+
+func putInterned(s interned) {
+	select {
+	case internedPool <- s:
+	default:
+	}
+}
 
 // readerPool holds the 64 KiB buffered readers of answers read before.
 var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
@@ -450,7 +534,11 @@ func (c *Client) remoteQuery(ctx context.Context, t Task) error {
 		if pb, ok := b.(pairsBatch); ok && t.Cap <= 0 {
 			onPairs = pb.seriesPairs
 		}
-		err := decodeChunkedRead(r, startMs, endMs, onSeries, t.Ends, reuse, onPairs, onSink)
+		var keep func([]byte) bool
+		if rb, ok := b.(routedBatch); ok {
+			keep = rb.routedBy
+		}
+		err := decodeChunkedRead(r, startMs, endMs, onSeries, t.Ends, reuse, onPairs, onSink, keep)
 		flush()
 		return err
 	})
@@ -468,6 +556,13 @@ type transientLabels interface {
 	transientLabels()
 }
 
+// routedBatch is a Batch whose remote-read series (sampleSinks) need only
+// the labels whose names routedBy accepts: the others are not decoded.
+type routedBatch interface {
+	Batch
+	routedBy(name []byte) bool
+}
+
 // pairsBatch is a Batch that takes remote read's series as label lists
 // (see factBatch.seriesPairs) rather than maps.
 type pairsBatch interface {
@@ -482,7 +577,7 @@ type pairsBatch interface {
 func (c *Client) RemoteReadWorks(ctx context.Context, startMs, endMs int64, ms []Matcher) bool {
 	body := snappyLiteral(encodeReadRequest(startMs, endMs, ms))
 	err := c.postRemoteRead(ctx, body, "remote read probe", func(r io.Reader) error {
-		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil }, false, true, nil, nil)
+		return decodeChunkedRead(r, startMs, endMs, func(map[string]string) PointFunc { return nil }, false, true, nil, nil, nil)
 	})
 	return err == nil
 }

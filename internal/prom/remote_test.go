@@ -193,7 +193,7 @@ func TestDecodeChunkedReadFromPrometheus(t *testing.T) {
 	err = decodeChunkedRead(bytes.NewReader(b), 1793523600001, 1793527200000, func(l map[string]string) PointFunc {
 		labels = append(labels, l)
 		return func(ts, v float64) { got = append(got, sample{int64(math.Round(ts * 1000)), v}) }
-	}, false, false, nil, nil)
+	}, false, false, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestDecodeChunkedReadFrames(t *testing.T) {
 	err := decodeChunkedRead(bytes.NewReader(body), 1, 900000, func(map[string]string) PointFunc {
 		calls++
 		return func(ts, v float64) { got = append(got, sample{int64(ts * 1000), v}) }
-	}, false, false, nil, nil)
+	}, false, false, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,11 +266,11 @@ func TestDecodeChunkedReadFrames(t *testing.T) {
 
 	bad := bytes.Clone(body)
 	bad[len(bad)-1] ^= 0xff
-	err = decodeChunkedRead(bytes.NewReader(bad), 0, 900000, func(map[string]string) PointFunc { return nil }, false, false, nil, nil)
+	err = decodeChunkedRead(bytes.NewReader(bad), 0, 900000, func(map[string]string) PointFunc { return nil }, false, false, nil, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "CRC32") {
 		t.Errorf("corrupted frame: error %v, want a CRC32 mismatch", err)
 	}
-	err = decodeChunkedRead(bytes.NewReader(body[:len(body)-3]), 0, 900000, func(map[string]string) PointFunc { return nil }, false, false, nil, nil)
+	err = decodeChunkedRead(bytes.NewReader(body[:len(body)-3]), 0, 900000, func(map[string]string) PointFunc { return nil }, false, false, nil, nil, nil)
 	if err == nil {
 		t.Error("truncated answer: no error")
 	}
@@ -296,7 +296,7 @@ func TestDecodeChunkedReadEnds(t *testing.T) {
 		err := decodeChunkedRead(bytes.NewReader(body), 1, 3000000, func(l map[string]string) PointFunc {
 			pod := l["pod"]
 			return func(ts, v float64) { got[pod] = append(got[pod], sample{int64(math.Round(ts * 1000)), v}) }
-		}, ends, false, nil, nil)
+		}, ends, false, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -648,10 +648,10 @@ type activityBatch struct{ accs *[]*usage.Activity }
 func (a activityBatch) Series(map[string]string) PointFunc { return nil }
 func (a activityBatch) Commit()                            {}
 func (a activityBatch) Weighted(l map[string]string) func(v, dt float64) {
-	acc, _ := a.accumulator(l)
+	acc, _ := a.accumulator(mapLabels(l))
 	return acc.add
 }
-func (a activityBatch) accumulator(map[string]string) (accumulator, bool) {
+func (a activityBatch) accumulator(seriesLabels) (accumulator, bool) {
 	acc := new(usage.Activity)
 	*a.accs = append(*a.accs, acc)
 	return accumulator{a: acc, scale: 1}, true
@@ -691,7 +691,7 @@ func BenchmarkRemoteIngest(b *testing.B) {
 		}
 		accs = accs[:0]
 		onSeries, onSink, flush := weighSeries(activityBatch{&accs}, 5*time.Minute)
-		if err := decodeChunkedRead(bytes.NewReader(body), 0, math.MaxInt64, onSeries, false, true, nil, onSink); err != nil {
+		if err := decodeChunkedRead(bytes.NewReader(body), 0, math.MaxInt64, onSeries, false, true, nil, onSink, nil); err != nil {
 			b.Fatal(err)
 		}
 		flush()

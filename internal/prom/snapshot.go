@@ -148,9 +148,11 @@ func overlaps(ivs []interval, iv interval) bool {
 }
 
 func (b *builder) attachContainers(p *cluster.Pod) {
+	var arr [160]byte
+	key := append(append(append(append(arr[:0], p.Namespace...), '/'), p.Name...), '/')
 	for i := range p.Containers {
 		c := &p.Containers[i]
-		if u := b.ctrs.ctrs[p.Key()+"/"+c.Name]; u != nil {
+		if u := b.ctrs.ctrs[string(append(key, c.Name...))]; u != nil {
 			c.CPU, c.Memory = u.cpu, u.mem
 		}
 	}

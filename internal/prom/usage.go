@@ -246,13 +246,36 @@ type gpuBatch struct {
 	step   float64
 	series map[holdKey]*gpuSeries
 	hosts  map[string]bool
+	holds  slab[gpuSeries]
+	acts   slab[usage.Activity]
+	gauges slab[usage.Gauge]
 }
 
 func (b *builder) newGPUBatch(f field, scale float64) Batch {
-	return &gpuBatch{b: b, f: f, scale: scale, step: b.opts.Step.Seconds(), series: map[holdKey]*gpuSeries{}, hosts: map[string]bool{}}
+	return &gpuBatch{b: b, f: f, scale: scale, step: b.opts.Step.Seconds(),
+		series: make(map[holdKey]*gpuSeries, b.gpuHint.Load()), hosts: map[string]bool{}}
 }
 
 func (*gpuBatch) transientLabels() {}
+
+// routedBy: what accumulator reads.
+func (*gpuBatch) routedBy(name []byte) bool {
+	switch string(name) {
+	case "Hostname", "hostname", "gpu", "pod", "pod_name", "namespace", "pod_namespace",
+		"vgpu", "GPU_I_PROFILE", "GPU_I_ID":
+		return true
+	}
+	return false
+}
+
+// ctrLabel says whether a cAdvisor series' label routes it (ctrKey).
+func ctrLabel(name []byte) bool {
+	switch string(name) {
+	case "namespace", "pod", "container":
+		return true
+	}
+	return false
+}
 
 func (g *gpuBatch) Series(l map[string]string) PointFunc {
 	add := g.Weighted(l)
@@ -265,7 +288,7 @@ func (g *gpuBatch) Series(l map[string]string) PointFunc {
 
 // Weighted returns where a series' points go, each standing for dt seconds.
 func (g *gpuBatch) Weighted(l map[string]string) func(v, dt float64) {
-	acc, ok := g.accumulator(l)
+	acc, ok := g.accumulator(mapLabels(l))
 	if !ok {
 		return nil
 	}
@@ -274,49 +297,56 @@ func (g *gpuBatch) Weighted(l map[string]string) func(v, dt float64) {
 
 // accumulator is the series' accumulator in the batch, created on first
 // use; false skips the series.
-func (g *gpuBatch) accumulator(l map[string]string) (accumulator, bool) {
-	host, idx, err := hostAndIndex(l)
-	if err != nil {
+func (g *gpuBatch) accumulator(l seriesLabels) (accumulator, bool) {
+	host, idx, ok := hostAndIndexOf(l)
+	if !ok {
 		return accumulator{}, false
 	}
-	g.hosts[host] = true
-	pod, ns := first(l, "pod", "pod_name"), first(l, "namespace", "pod_namespace")
+	if !g.hosts[host] {
+		g.hosts[host] = true
+	}
+	pod, ns := l.first("pod", "pod_name"), l.first("namespace", "pod_namespace")
 	if pod == "" || ns == "" {
 		return accumulator{}, false // a device series with no pod: the unit was free
 	}
-	unit := unitID(host, idx, l)
-	if _, ok := g.b.units.units[unit]; !ok {
+	// The unit's ID is looked up from bytes and taken from the index, so
+	// that routing a series allocates no ID.
+	var arr [128]byte
+	ref, ok := g.b.units.units[string(appendUnitID(arr[:0], host, idx, l))]
+	if !ok {
 		return accumulator{}, false
 	}
+	unit := ref.Unit.ID
 	scale := g.scale
-	if r := g.b.units.replicas[host]; r > 1 && l["vgpu"] != "" && g.f != fbField {
+	if r := g.b.units.replicas[host]; r > 1 && l.get("vgpu") != "" && g.f != fbField {
 		scale *= float64(r) // a share of the device, as a share of the replica
 	}
 	k := holdKey{ns + "/" + pod, unit}
 	s := g.series[k]
 	if s == nil {
-		s = &gpuSeries{}
+		s = g.holds.new()
 		g.series[k] = s
 	}
 	switch g.f {
 	case activityField:
 		if s.act == nil {
-			s.act = new(usage.Activity)
+			s.act = g.acts.new()
 		}
 		return accumulator{a: s.act, scale: scale}, true
 	case smField:
 		if s.sm == nil {
-			s.sm = new(usage.Activity)
+			s.sm = g.acts.new()
 		}
 		return accumulator{a: s.sm, scale: scale}, true
 	}
 	if s.fb == nil {
-		s.fb = new(usage.Gauge)
+		s.fb = g.gauges.new()
 	}
 	return accumulator{g: s.fb}, true
 }
 
 func (g *gpuBatch) Commit() {
+	g.b.gpuHint.Store(int64(len(g.series)))
 	u := g.b.gpus
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -324,14 +354,17 @@ func (g *gpuBatch) Commit() {
 		u.hosts[h] = true
 	}
 	for k, s := range g.series {
+		act, sm, fb := s.act, s.sm, s.fb
 		have := u.holds[k]
-		if have == nil {
-			have = &gpuSeries{}
-			u.holds[k] = have
+		if have == nil { // the batch's own, merged into by later ones
+			have = s
+			u.holds[k] = s
+			// Empty accumulators are left out, as merging drops them.
+			s.act, s.sm, s.fb = nil, nil, nil
 		}
-		have.act = mergeActivity(have.act, s.act)
-		have.sm = mergeActivity(have.sm, s.sm)
-		have.fb = mergeGauge(have.fb, s.fb)
+		have.act = mergeActivity(have.act, act)
+		have.sm = mergeActivity(have.sm, sm)
+		have.fb = mergeGauge(have.fb, fb)
 	}
 }
 
@@ -359,29 +392,47 @@ func mergeGauge(into, from *usage.Gauge) *usage.Gauge {
 
 // unitID names the unit a DCGM series measures, as buildGPUs names it.
 func unitID(host string, idx int, l map[string]string) string {
-	base := fmt.Sprintf("%s/gpu%d", host, idx)
-	if v := l["vgpu"]; v != "" {
-		return base + "/ts-" + v
-	}
-	if prof := l["GPU_I_PROFILE"]; prof != "" {
-		return migUnitID(base, prof, atoi(l["GPU_I_ID"]))
-	}
-	return base
+	return string(appendUnitID(nil, host, idx, mapLabels(l)))
 }
 
-func ctrKey(l map[string]string) string {
-	return first(l, "namespace") + "/" + first(l, "pod") + "/" + first(l, "container")
+// appendUnitID appends unitID's ID (host/gpuN, then /ts-V or
+// /mig-PROFILE-ID) to b.
+func appendUnitID(b []byte, host string, idx int, l seriesLabels) []byte {
+	b = append(b, host...)
+	b = append(b, "/gpu"...)
+	b = strconv.AppendInt(b, int64(idx), 10)
+	if v := l.get("vgpu"); v != "" {
+		b = append(b, "/ts-"...)
+		return append(b, v...)
+	}
+	if prof := l.get("GPU_I_PROFILE"); prof != "" {
+		b = append(b, "/mig-"...)
+		b = append(b, prof...)
+		b = append(b, '-')
+		return strconv.AppendInt(b, int64(atoi(l.get("GPU_I_ID"))), 10)
+	}
+	return b
+}
+
+func ctrKey(l seriesLabels) string {
+	ns, pod, ctr := l.get("namespace"), l.get("pod"), l.get("container")
+	return ns + "/" + pod + "/" + ctr
 }
 
 // memBatch collects working-set points per container.
 type memBatch struct {
 	b      *builder
 	series map[string]*usage.Gauge
+	gauges slab[usage.Gauge]
 }
 
-func (b *builder) newMemBatch() Batch { return &memBatch{b: b, series: map[string]*usage.Gauge{}} }
+func (b *builder) newMemBatch() Batch {
+	return &memBatch{b: b, series: make(map[string]*usage.Gauge, b.memHint.Load())}
+}
 
 func (*memBatch) transientLabels() {}
+
+func (*memBatch) routedBy(name []byte) bool { return ctrLabel(name) }
 
 func (m *memBatch) Series(l map[string]string) PointFunc {
 	add := m.Weighted(l)
@@ -391,22 +442,23 @@ func (m *memBatch) Series(l map[string]string) PointFunc {
 
 // Weighted returns where a series' points go, each standing for dt seconds.
 func (m *memBatch) Weighted(l map[string]string) func(v, dt float64) {
-	acc, _ := m.accumulator(l)
+	acc, _ := m.accumulator(mapLabels(l))
 	return acc.g.Add
 }
 
 // accumulator is the container's gauge in the batch, created on first use.
-func (m *memBatch) accumulator(l map[string]string) (accumulator, bool) {
+func (m *memBatch) accumulator(l seriesLabels) (accumulator, bool) {
 	k := ctrKey(l)
 	g := m.series[k]
 	if g == nil { // a restarted container is a new series of the same container
-		g = new(usage.Gauge)
+		g = m.gauges.new()
 		m.series[k] = g
 	}
 	return accumulator{g: g}, true
 }
 
 func (m *memBatch) Commit() {
+	m.b.memHint.Store(int64(len(m.series)))
 	m.b.ctrs.commit(func(c map[string]*ctrSeries) {
 		for k, g := range m.series {
 			s := c[k]
@@ -432,4 +484,20 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// slab hands out Ts carved from arrays of slabSize: accumulators are made
+// per series and all live until the snapshot, so one allocation serves
+// many.
+type slab[T any] struct{ free []T }
+
+const slabSize = 64
+
+func (s *slab[T]) new() *T {
+	if len(s.free) == 0 {
+		s.free = make([]T, slabSize)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	return p
 }
