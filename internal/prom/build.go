@@ -97,31 +97,61 @@ func Build(ctx context.Context, c *Client, opts Options) (*cluster.Snapshot, err
 		return nil, fmt.Errorf("prometheus read %q: want auto, remote, raw or range", opts.Read)
 	}
 	b := &builder{c: c, opts: opts, w: opts.Window}
-	if err := b.discover(ctx); err != nil {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The DCGM inventory is listed alongside the nodes: the DCGM series
+	// wait on it.
+	invDone := make(chan error, 1)
+	go func() { invDone <- b.listInventory(rctx) }()
+	if err := b.listNodes(ctx); err != nil {
+		cancel()
+		<-invDone
 		return nil, err
 	}
-	// cAdvisor series need only the node names: they are read while the
-	// facts, then the DCGM series, are (the client's limit on requests in
-	// flight holds for all of them together).
+	// Everything after the node list overlaps, so that Prometheus always
+	// has requests to answer while gpuwise decodes (the client's limit on
+	// requests in flight holds for all of them together): cAdvisor series
+	// need only the node names; the DCGM inventory and the facts nothing;
+	// DCGM series the inventory and the node facts (buildNodes), not the
+	// pod facts; the pods (buildPods) only the facts, so they are built
+	// while the usage reads go on.
 	b.gpus = &gpuUsage{holds: map[holdKey]*gpuSeries{}, hosts: map[string]bool{}}
 	b.ctrs = &ctrUsage{ctrs: map[string]*ctrSeries{}}
-	ctrCtx, cancelCtr := context.WithCancel(ctx)
-	defer cancelCtr()
-	ctrDone := make(chan ctrRun, 1)
-	go func() { ctrDone <- b.readCtrUsage(ctrCtx, b.nodeNames()) }()
-	if n := b.readFacts(ctx); n > 0 && len(b.failed) == n {
-		cancelCtr()
+	ctrDone := make(chan usageRun, 1)
+	go func() { ctrDone <- b.readCtrUsage(rctx, b.nodeNames()) }()
+	nodeTasks, podTasks := b.factTasks(rctx)
+	podDone := make(chan []error, 1)
+	go func() { podDone <- b.c.Run(rctx, podTasks) }()
+	nodeErrs := b.c.Run(rctx, nodeTasks)
+	invErr := <-invDone
+	gpuDone := make(chan usageRun, 1)
+	if invErr == nil {
+		b.buildNodes()
+		go func() { gpuDone <- b.readGPUUsage(rctx) }()
+	} else {
+		cancel()
+		gpuDone <- usageRun{}
+	}
+	podErrs := <-podDone
+	b.queries += len(nodeTasks) + len(podTasks)
+	b.failed = append(append(b.failed, nodeErrs...), podErrs...)
+	if invErr != nil || (b.queries > 0 && len(b.failed) == b.queries) {
+		cancel()
+		<-gpuDone
 		<-ctrDone
+		if invErr != nil {
+			return nil, invErr // the inventory is part of the reachability probe
+		}
 		return nil, b.failed[0] // not one kube-state-metrics query passed
 	}
-	b.buildNodes()
-	b.readGPUUsage(ctx)
+	pods := b.buildPods()
 	// Failures are listed facts first, then DCGM, then cAdvisor, as
 	// before the reads overlapped.
-	cr := <-ctrDone
-	b.queries += cr.queries
-	b.failed = append(b.failed, cr.failed...)
-	s := b.snapshot()
+	for _, r := range []usageRun{<-gpuDone, <-ctrDone} {
+		b.queries += r.queries
+		b.failed = append(b.failed, r.failed...)
+	}
+	s := b.snapshot(pods)
 	if len(b.failed) > 0 {
 		return s, &PartialError{Failed: b.failed, Total: b.queries}
 	}
@@ -158,9 +188,9 @@ type builder struct {
 	gpuHint, memHint, cpuHint atomic.Int64
 }
 
-// discover lists nodes and DCGM series. It is also the reachability probe:
-// its errors end the build.
-func (b *builder) discover(ctx context.Context) error {
+// listNodes lists the nodes. It is also the reachability probe: its
+// errors end the build.
+func (b *builder) listNodes(ctx context.Context) error {
 	b.nodeInfo = map[string]map[string]string{}
 	err := b.c.Series(ctx, b.w.Start, b.w.End, []string{"kube_node_info"}, func(l map[string]string) {
 		if n := l["node"]; n != "" {
@@ -175,6 +205,12 @@ func (b *builder) discover(ctx context.Context) error {
 			Err:  fmt.Errorf("no kube-state-metrics node series between %s and %s", b.w.Start.Format(time.RFC3339), b.w.End.Format(time.RFC3339)),
 			Hint: "is kube-state-metrics scraped by this Prometheus, and does the window hold data?"}
 	}
+	return nil
+}
+
+// listInventory lists the DCGM series of the first activity metric that
+// has any. Its errors end the build too.
+func (b *builder) listInventory(ctx context.Context) error {
 	for _, m := range activityMetrics {
 		var sets []map[string]string
 		err := b.c.Series(ctx, b.w.Start, b.w.End, []string{m}, func(l map[string]string) { sets = append(sets, l) })
@@ -198,15 +234,16 @@ var (
 		"kube_pod_container_status_last_terminated_reason", "kube_pod_container_status_restarts_total"}
 )
 
-// readFacts reads kube-state-metrics series keeping the last value of
-// each. kube_pod_info, whose first and last points bound a pod's life when
+// factTasks makes the requests for kube-state-metrics series, each read
+// keeping the last value of each series. kube_pod_info, whose first and last points bound a pod's life when
 // kube-state-metrics has no timestamp for it, is read at InfoStep; the
 // other facts only need their last value and are read a day per point.
 // Where remote read works (see factsByRemoteRead), each metric is one
 // remote-read request over the whole window instead, its raw
 // samples mapped onto the same grids: no PromQL evaluation and no JSON for
-// Prometheus. It returns the number of queries.
-func (b *builder) readFacts(ctx context.Context) int {
+// Prometheus. factTasks returns the requests for the node facts and for the
+// pod facts, to run apart: nodes need only the former.
+func (b *builder) factTasks(ctx context.Context) (nodeTasks, podTasks []Task) {
 	b.nodeFacts, b.podFacts = map[string]*facts{}, map[string]*facts{}
 	remote := b.factsByRemoteRead(ctx)
 	var tasks []Task
@@ -240,11 +277,11 @@ func (b *builder) readFacts(ctx context.Context) int {
 	for _, m := range nodeFactMetrics {
 		add(b.nodeFacts, m)
 	}
+	nodeTasks, tasks = tasks, nil
 	for _, m := range podFactMetrics {
 		add(b.podFacts, m)
 	}
-	b.run(ctx, tasks)
-	return len(tasks)
+	return nodeTasks, tasks
 }
 
 // factsByRemoteRead tells whether the facts are read by remote read: with
@@ -289,11 +326,6 @@ func (b *builder) spanTasks(q string, step time.Duration, maxSteps int, open fun
 		out = append(out, Task{Query: q, From: sp.From, To: sp.To, Step: step, Open: open})
 	}
 	return out
-}
-
-func (b *builder) run(ctx context.Context, tasks []Task) {
-	b.queries += len(tasks)
-	b.failed = append(b.failed, b.c.Run(ctx, tasks)...)
 }
 
 // lookback is a range selector length just under step, so that a sample

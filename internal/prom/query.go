@@ -79,13 +79,18 @@ func Split(start, end time.Time, step time.Duration, maxSteps int) []Span {
 // Run executes tasks on the client's worker pool and returns the errors of
 // those that failed after their retries; the others are committed.
 func (c *Client) Run(ctx context.Context, tasks []Task) []error {
+	return c.run(ctx, tasks, c.cfg.Concurrency)
+}
+
+// run is Run with at most workers of the tasks in flight at once.
+func (c *Client) run(ctx context.Context, tasks []Task, workers int) []error {
 	var (
 		mu   sync.Mutex
 		errs []error
 		wg   sync.WaitGroup
 	)
 	next := make(chan Task)
-	for range min(c.cfg.Concurrency, len(tasks)) {
+	for range min(max(workers, 1), c.cfg.Concurrency, len(tasks)) {
 		wg.Go(func() {
 			for t := range next {
 				query := c.rangeQuery

@@ -11,18 +11,29 @@ import (
 
 // snapshot assembles nodes, pods and usage, and writes the data-quality
 // notes.
-func (b *builder) snapshot() *cluster.Snapshot {
+func (b *builder) snapshot(facts []*podFacts) *cluster.Snapshot {
 	s := &cluster.Snapshot{
 		Window:         b.w,
 		Source:         "prometheus " + b.c.URL(),
 		ActivityMetric: b.metric,
 		Nodes:          b.nodes,
 	}
-	facts := b.buildPods()
+	// Containers' usage goes in beside the GPU holdings (other fields of
+	// the pods), on the other core: Prometheus has nothing left to do.
+	attached := make(chan struct{})
+	go func() {
+		for _, p := range facts {
+			b.attachContainers(&p.pod)
+		}
+		close(attached)
+	}()
 	held := b.attachMeasured(facts)
 	unplaced := b.placeUnmeasured(facts, held)
+	<-attached
+	if len(facts) > 0 {
+		s.Pods = make([]cluster.Pod, 0, len(facts))
+	}
 	for _, p := range facts {
-		b.attachContainers(&p.pod)
 		s.Pods = append(s.Pods, p.pod)
 	}
 	s.Notes = b.notes(s, unplaced)

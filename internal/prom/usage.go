@@ -48,8 +48,9 @@ const (
 )
 
 // readGPUUsage reads DCGM series at Step resolution, node shard by node
-// shard and day by day. It needs the nodes and units (buildNodes).
-func (b *builder) readGPUUsage(ctx context.Context) {
+// shard and day by day. It needs the nodes and units (buildNodes); it
+// sets b.gpuRead and fills b.gpus and nothing else of the builder.
+func (b *builder) readGPUUsage(ctx context.Context) usageRun {
 	var gpuNodes []string
 	for _, n := range b.nodes {
 		if n.HasGPUs() {
@@ -75,10 +76,10 @@ func (b *builder) readGPUUsage(ctx context.Context) {
 			}
 		}
 	}
-	b.run(ctx, tasks)
+	return usageRun{queries: len(tasks), failed: b.c.Run(ctx, tasks)}
 }
 
-// nodeNames are the nodes discover found, as buildNodes names them.
+// nodeNames are the nodes listNodes found, as buildNodes names them.
 func (b *builder) nodeNames() []string {
 	all := make([]string, 0, len(b.nodeInfo))
 	for n := range b.nodeInfo {
@@ -87,8 +88,9 @@ func (b *builder) nodeNames() []string {
 	return all
 }
 
-// ctrRun is what readCtrUsage did: its requests and their failures.
-type ctrRun struct {
+// usageRun is what readGPUUsage or readCtrUsage did: its requests and
+// their failures.
+type usageRun struct {
 	queries int
 	failed  []error
 }
@@ -97,7 +99,7 @@ type ctrRun struct {
 // node shard and day by day. It needs only the node names, so it runs
 // alongside the facts and DCGM reads; it sets b.ctrRead and fills b.ctrs
 // and nothing else of the builder.
-func (b *builder) readCtrUsage(ctx context.Context, all []string) ctrRun {
+func (b *builder) readCtrUsage(ctx context.Context, all []string) usageRun {
 	var tasks []Task
 	lb := lookback(b.opts.Step)
 	ctrShards := shards(all, b.opts.ShardSize)
@@ -115,7 +117,10 @@ func (b *builder) readCtrUsage(ctx context.Context, all []string) ctrRun {
 		cpu := fmt.Sprintf("last_over_time(container_cpu_usage_seconds_total%s[%s])", sel, lb)
 		tasks = append(tasks, b.counterTasks(cpu)...)
 	}
-	return ctrRun{queries: len(tasks), failed: b.c.Run(ctx, tasks)}
+	// Half the client's requests at most: the rest are left to the
+	// facts and the DCGM series, which wait on more (the inventory, the
+	// node facts), so that all reads end about together.
+	return usageRun{queries: len(tasks), failed: b.c.run(ctx, tasks, (b.c.cfg.Concurrency+1)/2)}
 }
 
 // unquote turns a quoted shard regex back into the bare regex that a
