@@ -100,9 +100,16 @@ func Build(ctx context.Context, c *Client, opts Options) (*cluster.Snapshot, err
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The DCGM inventory is listed alongside the nodes: the DCGM series
-	// wait on it.
+	// wait on it. Read by remote read, it is not listed but taken from the
+	// DCGM activity series themselves (free GPUs' included), and the
+	// nodes are built after them (see readGPUUsageDerived).
+	b.derive = opts.Read == ReadRemote
 	invDone := make(chan error, 1)
-	go func() { invDone <- b.listInventory(rctx) }()
+	if b.derive {
+		invDone <- nil
+	} else {
+		go func() { invDone <- b.listInventory(rctx) }()
+	}
 	if err := b.listNodes(ctx); err != nil {
 		cancel()
 		<-invDone
@@ -125,10 +132,15 @@ func Build(ctx context.Context, c *Client, opts Options) (*cluster.Snapshot, err
 	nodeErrs := b.c.Run(rctx, nodeTasks)
 	invErr := <-invDone
 	gpuDone := make(chan usageRun, 1)
-	if invErr == nil {
+	switch {
+	case invErr == nil && b.derive:
+		replicas, gpuNodes := b.nodeGPULabels()
+		b.units = unitIndex{replicas: replicas}
+		go func() { gpuDone <- b.readGPUUsageDerived(rctx, gpuNodes) }()
+	case invErr == nil:
 		b.buildNodes()
 		go func() { gpuDone <- b.readGPUUsage(rctx) }()
-	} else {
+	default:
 		cancel()
 		gpuDone <- usageRun{}
 	}
@@ -151,6 +163,9 @@ func Build(ctx context.Context, c *Client, opts Options) (*cluster.Snapshot, err
 		b.queries += r.queries
 		b.failed = append(b.failed, r.failed...)
 	}
+	if b.derive {
+		b.buildNodes() // the inventory came with the DCGM series
+	}
 	s := b.snapshot(pods)
 	if len(b.failed) > 0 {
 		return s, &PartialError{Failed: b.failed, Total: b.queries}
@@ -168,12 +183,17 @@ type builder struct {
 	conflicts int // DCGM holdings dropped for overlapping another
 
 	nodeInfo  map[string]map[string]string // node → kube_node_info labels
-	inventory []map[string]string          // DCGM activity label sets
-	metric    string                       // activity metric in use
-	gpuRead   string                       // how DCGM series were read
-	ctrRead   string                       // how cAdvisor series were read
-	remoteOK  *bool                        // whether the remote-read probe passed
-	probeMu   sync.Mutex                   // guards remoteOK: usage reads overlap
+	inventory []gpuLabels                  // DCGM activity series' GPUs
+	// Host labels the listed inventory uses (raw and range reads).
+	invHostname, invLowerHostname bool
+	// derive: the inventory comes from the DCGM activity series read by
+	// remote read, not from a listing; units are looked up after the reads.
+	derive   bool
+	metric   string     // activity metric in use
+	gpuRead  string     // how DCGM series were read
+	ctrRead  string     // how cAdvisor series were read
+	remoteOK *bool      // whether the remote-read probe passed
+	probeMu  sync.Mutex // guards remoteOK: usage reads overlap
 
 	nodeFacts map[string]*facts
 	podFacts  map[string]*facts
@@ -212,15 +232,27 @@ func (b *builder) listNodes(ctx context.Context) error {
 // has any. Its errors end the build too.
 func (b *builder) listInventory(ctx context.Context) error {
 	for _, m := range activityMetrics {
-		var sets []map[string]string
-		err := b.c.Series(ctx, b.w.Start, b.w.End, []string{m}, func(l map[string]string) { sets = append(sets, l) })
+		var sets []gpuLabels
+		n := 0
+		err := b.c.Series(ctx, b.w.Start, b.w.End, []string{m}, func(l map[string]string) {
+			n++
+			if l["Hostname"] != "" {
+				b.invHostname = true
+			} else if l["hostname"] != "" {
+				b.invLowerHostname = true
+			}
+			if g, ok := gpuLabelsOf(mapLabels(l)); ok {
+				sets = append(sets, g)
+			}
+		})
 		if err != nil {
 			return fmt.Errorf("listing DCGM series: %w", err)
 		}
-		if len(sets) > 0 {
+		if n > 0 {
 			b.metric, b.inventory = m, sets
 			return nil
 		}
+		b.invHostname, b.invLowerHostname = false, false
 	}
 	return nil
 }

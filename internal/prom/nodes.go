@@ -129,39 +129,47 @@ type dcgmGPU struct {
 	mig  map[int]string // GPU instance ID → profile
 }
 
-func inventoryByNode(sets []map[string]string) map[string]map[int]*dcgmGPU {
+// gpuLabels is what one DCGM series says about its GPU: the labels the
+// inventory reads.
+type gpuLabels struct {
+	host      string
+	idx       int
+	uuid      string
+	prof, gid string // MIG GPU_I_PROFILE, GPU_I_ID
+}
+
+// gpuLabelsOf reads a DCGM series' GPU labels; false when it has no host or
+// GPU index.
+func gpuLabelsOf(l seriesLabels) (gpuLabels, bool) {
+	host, idx, ok := hostAndIndexOf(l)
+	if !ok {
+		return gpuLabels{}, false
+	}
+	return gpuLabels{host: host, idx: idx, uuid: l.first("UUID", "uuid"), prof: l.get("GPU_I_PROFILE"), gid: l.get("GPU_I_ID")}, true
+}
+
+func inventoryByNode(sets []gpuLabels) map[string]map[int]*dcgmGPU {
 	out := map[string]map[int]*dcgmGPU{}
 	for _, l := range sets {
-		host, idx, err := hostAndIndex(l)
-		if err != nil {
-			continue
-		}
+		host, idx := l.host, l.idx
 		if out[host] == nil {
 			out[host] = map[int]*dcgmGPU{}
 		}
 		g := out[host][idx]
 		if g == nil {
-			g = &dcgmGPU{uuid: first(l, "UUID", "uuid"), mig: map[int]string{}}
+			g = &dcgmGPU{uuid: l.uuid, mig: map[int]string{}}
 			out[host][idx] = g
 		}
-		if prof := l["GPU_I_PROFILE"]; prof != "" {
-			if gi, err := strconv.Atoi(l["GPU_I_ID"]); err == nil {
-				g.mig[gi] = prof
+		if l.prof != "" {
+			if gi, err := strconv.Atoi(l.gid); err == nil {
+				g.mig[gi] = l.prof
 			}
 		}
 	}
 	return out
 }
 
-func hostAndIndex(l map[string]string) (string, int, error) {
-	host, idx, ok := hostAndIndexOf(mapLabels(l))
-	if !ok {
-		return "", 0, fmt.Errorf("DCGM series without host or GPU index: %v", l)
-	}
-	return host, idx, nil
-}
-
-// hostAndIndexOf is hostAndIndex without the error.
+// hostAndIndexOf reads a DCGM series' host and GPU index.
 func hostAndIndexOf(l seriesLabels) (string, int, bool) {
 	host := l.first("Hostname", "hostname")
 	idx, err := strconv.Atoi(l.get("gpu"))

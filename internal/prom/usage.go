@@ -3,7 +3,9 @@ package prom
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,6 +27,10 @@ type gpuUsage struct {
 	holds map[holdKey]*gpuSeries
 	// hosts are the nodes that sent any DCGM series.
 	hosts map[string]bool
+	// With Builder.derive: the GPUs of the activity series read, and
+	// whether any activity series came.
+	inv  []gpuLabels
+	seen bool
 }
 
 // ctrSeries is the accumulated usage of one container.
@@ -77,6 +83,104 @@ func (b *builder) readGPUUsage(ctx context.Context) usageRun {
 		}
 	}
 	return usageRun{queries: len(tasks), failed: b.c.Run(ctx, tasks)}
+}
+
+// readGPUUsageDerived reads DCGM series by remote read before the nodes
+// are built: the inventory (b.inventory, b.metric) is taken from the
+// activity series, free GPUs' included, rather than listed first. It needs
+// the node facts and b.units.replicas (nodeGPULabels); units are looked up
+// in the snapshot, where holdings of units the nodes lack are left out as
+// before. Nodes are sharded as by readGPUUsage where their labels count
+// GPUs; one more request per metric and host label reads every other host,
+// so that a GPU node without GPU feature discovery's labels, or a host
+// that is no node, is seen as a listing would see it. The activity metric
+// is the first with any series (its fallbacks are read only when the
+// first has none).
+func (b *builder) readGPUUsageDerived(ctx context.Context, gpuNodes []string) usageRun {
+	b.gpuRead = ReadRemote
+	var run usageRun
+	for i, m := range activityMetrics {
+		scale := 1.0
+		if m == "DCGM_FI_DEV_GPU_UTIL" {
+			scale = 0.01
+		}
+		b.metric = m
+		ms := []dcgmMetric{{m, activityField, scale}}
+		if i == 0 {
+			ms = b.dcgmMetrics(scale)
+		}
+		tasks := b.derivedGPUTasks(gpuNodes, ms)
+		errs := b.c.Run(ctx, tasks)
+		run.queries += len(tasks)
+		run.failed = append(run.failed, errs...)
+		if b.gpus.seen || len(errs) > 0 {
+			b.inventory = b.gpus.inv
+			return run
+		}
+	}
+	// No activity metric: no DCGM usage at all, as when none is listed.
+	b.metric, b.gpuRead = "", ""
+	clear(b.gpus.holds)
+	clear(b.gpus.hosts)
+	return run
+}
+
+// derivedGPUTasks are readGPUUsageDerived's requests for metrics ms.
+func (b *builder) derivedGPUTasks(gpuNodes []string, ms []dcgmMetric) []Task {
+	step := b.opts.Step
+	spans := Split(b.w.Start, b.w.End, step, b.opts.MaxSteps)
+	gpuNodes = slices.Sorted(slices.Values(gpuNodes))
+	quoted := make([]string, len(gpuNodes))
+	for i, n := range gpuNodes {
+		quoted[i] = regexpQuote(n)
+	}
+	allRe := strings.Join(quoted, "|")
+	var tasks []Task
+	for _, m := range ms {
+		f, sc := m.f, m.scale
+		add := func(sel string, matchers []Matcher) {
+			var group []Task
+			for _, sp := range spans {
+				from := sp.From.Add(-step)
+				group = append(group, Task{Query: sel + b.rawRange(from, sp.To), From: from, To: sp.To, Step: step,
+					Raw: true, Cap: step, Open: func() Batch { return b.newGPUBatch(f, sc) }})
+			}
+			tasks = append(tasks, b.remoteGroup(true, sel, matchers, group)...)
+		}
+		name := Matcher{MatchEqual, "__name__", m.name}
+		for _, re := range shards(gpuNodes, b.opts.ShardSize) {
+			add(m.name+"{Hostname=~"+re+"}", []Matcher{name, {MatchRegexp, "Hostname", unquote(re)}})
+			add(m.name+"{hostname=~"+re+`,Hostname=""}`,
+				[]Matcher{name, {MatchRegexp, "hostname", unquote(re)}, {MatchEqual, "Hostname", ""}})
+		}
+		add(m.name+`{Hostname!~<GPU nodes>,Hostname!=""}`,
+			[]Matcher{name, {MatchNotRegexp, "Hostname", allRe}, {MatchNotEqual, "Hostname", ""}})
+		add(m.name+`{hostname!~<GPU nodes>,hostname!="",Hostname=""}`,
+			[]Matcher{name, {MatchNotRegexp, "hostname", allRe}, {MatchNotEqual, "hostname", ""}, {MatchEqual, "Hostname", ""}})
+	}
+	return tasks
+}
+
+// nodeGPULabels reads, from the node labels, each node's time-slicing
+// replicas (more than one), as buildNodes does, and the nodes whose labels
+// count GPUs.
+func (b *builder) nodeGPULabels() (replicas map[string]int, gpuNodes []string) {
+	labels := map[string]map[string]string{}
+	b.nodeFacts["kube_node_labels"].each(func(f *fact) {
+		if n := f.labels.get("node"); b.nodeInfo[n] != nil {
+			labels[n] = objectLabelSet(f.labels)
+		}
+	})
+	replicas = map[string]int{}
+	for n, l := range labels {
+		if r := atoi(l["nvidia.com/gpu.replicas"]); r > 1 {
+			replicas[n] = r
+		}
+		if atoi(l["nvidia.com/gpu.count"]) > 0 {
+			gpuNodes = append(gpuNodes, n)
+		}
+	}
+	return replicas, gpuNodes
 }
 
 // nodeNames are the nodes listNodes found, as buildNodes names them.
@@ -160,17 +264,11 @@ func (b *builder) rawGPUTasks(gpuNodes []string, scale float64) []Task {
 	// A range vector cannot be or-ed: one selector per host label the
 	// inventory uses; a series with both is read through Hostname.
 	var hostSels []string
-	for _, l := range b.inventory {
-		if l["Hostname"] != "" {
-			hostSels = append(hostSels, "Hostname")
-			break
-		}
+	if b.invHostname {
+		hostSels = append(hostSels, "Hostname")
 	}
-	for _, l := range b.inventory {
-		if l["Hostname"] == "" && l["hostname"] != "" {
-			hostSels = append(hostSels, "hostname")
-			break
-		}
+	if b.invLowerHostname {
+		hostSels = append(hostSels, "hostname")
 	}
 	remote := b.gpuRead == ReadRemote
 	for _, re := range shards(gpuNodes, b.opts.ShardSize) {
@@ -254,21 +352,29 @@ type gpuBatch struct {
 	holds  slab[gpuSeries]
 	acts   slab[usage.Activity]
 	gauges slab[usage.Gauge]
+	// capture: the batch's series make the inventory (activity series,
+	// with builder.derive); inv are their GPUs, seen whether any came.
+	capture bool
+	inv     []gpuLabels
+	seen    bool
 }
 
 func (b *builder) newGPUBatch(f field, scale float64) Batch {
 	return &gpuBatch{b: b, f: f, scale: scale, step: b.opts.Step.Seconds(),
-		series: make(map[holdKey]*gpuSeries, b.gpuHint.Load()), hosts: map[string]bool{}}
+		series: make(map[holdKey]*gpuSeries, b.gpuHint.Load()), hosts: map[string]bool{},
+		capture: b.derive && f == activityField}
 }
 
 func (*gpuBatch) transientLabels() {}
 
 // routedBy: what accumulator reads.
-func (*gpuBatch) routedBy(name []byte) bool {
+func (g *gpuBatch) routedBy(name []byte) bool {
 	switch string(name) {
 	case "Hostname", "hostname", "gpu", "pod", "pod_name", "namespace", "pod_namespace",
 		"vgpu", "GPU_I_PROFILE", "GPU_I_ID":
 		return true
+	case "UUID", "uuid":
+		return g.capture
 	}
 	return false
 }
@@ -303,9 +409,14 @@ func (g *gpuBatch) Weighted(l map[string]string) func(v, dt float64) {
 // accumulator is the series' accumulator in the batch, created on first
 // use; false skips the series.
 func (g *gpuBatch) accumulator(l seriesLabels) (accumulator, bool) {
+	g.seen = g.seen || g.capture
 	host, idx, ok := hostAndIndexOf(l)
 	if !ok {
 		return accumulator{}, false
+	}
+	if g.capture {
+		g.inv = append(g.inv, gpuLabels{host: host, idx: idx, uuid: l.first("UUID", "uuid"),
+			prof: l.get("GPU_I_PROFILE"), gid: l.get("GPU_I_ID")})
 	}
 	if !g.hosts[host] {
 		g.hosts[host] = true
@@ -316,12 +427,20 @@ func (g *gpuBatch) accumulator(l seriesLabels) (accumulator, bool) {
 	}
 	// The unit's ID is looked up from bytes and taken from the index, so
 	// that routing a series allocates no ID.
+	// With builder.derive the units are not known yet: the ID is kept,
+	// and the snapshot leaves out holdings of units the nodes lack.
 	var arr [128]byte
-	ref, ok := g.b.units.units[string(appendUnitID(arr[:0], host, idx, l))]
-	if !ok {
-		return accumulator{}, false
+	id := appendUnitID(arr[:0], host, idx, l)
+	var unit string
+	if g.b.derive {
+		unit = string(id)
+	} else {
+		ref, ok := g.b.units.units[string(id)]
+		if !ok {
+			return accumulator{}, false
+		}
+		unit = ref.Unit.ID
 	}
-	unit := ref.Unit.ID
 	scale := g.scale
 	if r := g.b.units.replicas[host]; r > 1 && l.get("vgpu") != "" && g.f != fbField {
 		scale *= float64(r) // a share of the device, as a share of the replica
@@ -358,6 +477,8 @@ func (g *gpuBatch) Commit() {
 	for h := range g.hosts {
 		u.hosts[h] = true
 	}
+	u.seen = u.seen || g.seen
+	u.inv = append(u.inv, g.inv...)
 	for k, s := range g.series {
 		act, sm, fb := s.act, s.sm, s.fb
 		have := u.holds[k]
