@@ -11,7 +11,7 @@ import (
 )
 
 // HoursPerMonth converts hourly prices to monthly impact.
-const HoursPerMonth = 730
+const HoursPerMonth = cost.HoursPerMonth
 
 // GPUTaintKey is the taint key GPU pools are expected to carry.
 const GPUTaintKey = "nvidia.com/gpu"

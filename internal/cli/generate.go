@@ -273,7 +273,7 @@ func timeSlicing(r *rightsize.Result, snap *cluster.Snapshot) (generate.TimeSlic
 		}
 		if len(others) > 0 {
 			notes = append(notes, fmt.Sprintf("node %s left out of time-slicing: it also runs %s; move the dev workloads to a dev pool first (gpuwise plan)",
-				node, strings.Join(dedupe(others), ", ")))
+				node, strings.Join(slices.Compact(slices.Sorted(slices.Values(others))), ", ")))
 			continue
 		}
 		if n >= 2 {
@@ -448,15 +448,4 @@ func minPositive(a, b int) int {
 		return b
 	}
 	return a
-}
-
-func dedupe(xs []string) []string {
-	sort.Strings(xs)
-	out := xs[:0]
-	for i, x := range xs {
-		if i == 0 || x != xs[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }

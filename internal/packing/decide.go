@@ -214,7 +214,7 @@ func (s *solver) revertLonely(slots []slot) {
 		if n.Model != s.nodeModel(k.w.Node) || !(cur.Kind == MIG || (cur.Kind == Whole && cur.GPUs == 1 && !tsNode[sl.node])) {
 			continue
 		}
-		if cur.Kind == MIG && n.m.profileIndex(canonicalProfile(cur.Profile)) < 0 {
+		if cur.Kind == MIG && n.m.profileIndex(cur.Profile) < 0 {
 			continue
 		}
 		prof := k.d.Profile

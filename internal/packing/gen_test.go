@@ -169,10 +169,10 @@ func withHistory(rng *rand.Rand, p *Problem) {
 			if l == nil {
 				l = gpushape.Layout{}
 			}
-			l[canonicalProfile(cur.Profile)]++
+			l[gpushape.CanonicalProfile(cur.Profile)]++
 			if genModel(n.Model).Valid(l) != nil {
-				if l[canonicalProfile(cur.Profile)]--; l[canonicalProfile(cur.Profile)] == 0 {
-					delete(l, canonicalProfile(cur.Profile))
+				if l[gpushape.CanonicalProfile(cur.Profile)]--; l[gpushape.CanonicalProfile(cur.Profile)] == 0 {
+					delete(l, gpushape.CanonicalProfile(cur.Profile))
 				}
 				break
 			}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/gpushape"
 )
 
 // pass packs every workload from scratch, first-fit decreasing: pinned
@@ -385,7 +387,7 @@ func (s *solver) placeAsIs(wi int32) bool {
 func (s *solver) currentWork(k work) work {
 	nk := s.newWork(k.w, false)
 	nk.d = k.w.current()
-	nk.prof = canonicalProfile(nk.d.Profile)
+	nk.prof = gpushape.CanonicalProfile(nk.d.Profile)
 	if nk.d.Kind == TimeSlice {
 		nk.cls = s.classID(nk.d.Class)
 	}

@@ -141,7 +141,7 @@ func (s *solver) fullGPUs() map[int32]bool {
 			if held[k] == nil {
 				held[k] = gpushape.Layout{}
 			}
-			held[k][canonicalProfile(d.Profile)]++
+			held[k][gpushape.CanonicalProfile(d.Profile)]++
 		}
 	}
 	out := map[int32]bool{}
@@ -397,8 +397,6 @@ func (s *solver) classID(class string) int32 {
 	}
 	return id
 }
-
-func canonicalProfile(p string) string { return gpushape.CanonicalProfile(p) }
 
 // nodeModel is the GPU model of a node by name ("" when unknown).
 func (s *solver) nodeModel(name string) string {

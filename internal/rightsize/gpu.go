@@ -3,6 +3,7 @@ package rightsize
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -241,17 +242,8 @@ func (e *engine) saving(c *gpuCase, newRate, fraction float64) float64 {
 
 func (e *engine) note(notes ...string) {
 	for _, n := range notes {
-		if !containsString(e.notes, n) {
+		if !slices.Contains(e.notes, n) {
 			e.notes = append(e.notes, n)
 		}
 	}
-}
-
-func containsString(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
