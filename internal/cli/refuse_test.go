@@ -47,3 +47,17 @@ func TestEveryCommandRefusesInconsistentSnapshots(t *testing.T) {
 		}
 	}
 }
+
+// An idle threshold the activity histogram cannot answer exactly is a
+// usage error that names the thresholds it can (it was silently rounded:
+// 0.095 counted 0.099 as idle while the note said "below 10%").
+func TestIdleThresholdBetweenBucketsIsRefused(t *testing.T) {
+	_, errOut, code := run(t, "demo", "--idle-threshold", "0.095")
+	if code != ExitUsage || !strings.Contains(errOut, "below 0.09 or below 0.1 exactly") {
+		t.Errorf("exit %d, stderr %q; want exit %d naming 0.09 and 0.1", code, errOut, ExitUsage)
+	}
+	out, errOut, code := run(t, "demo", "--idle-threshold", "0.07", "-o", "json")
+	if code != ExitOK || !strings.Contains(out, `"idle_threshold": 0.07`) || !strings.Contains(out, "idle means below 7% activity") {
+		t.Errorf("exit %d (%s): a whole-percent threshold must be echoed and noted as given", code, errOut)
+	}
+}
