@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,4 +61,49 @@ func TestIdleThresholdBetweenBucketsIsRefused(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, `"idle_threshold": 0.07`) || !strings.Contains(out, "idle means below 7% activity") {
 		t.Errorf("exit %d (%s): a whole-percent threshold must be echoed and noted as given", code, errOut)
 	}
+}
+
+// Price files: an absurd or non-finite price is an input error (it printed
+// "Cost $+,Inf/month" with exit 0), "1_000" is refused rather than read as
+// 1000, Excel's byte order mark is accepted, and a rule that repeats an
+// earlier rule's match is a warning in the report.
+func TestPriceFileEdges(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	huge := write("huge.yaml", "prices:\n  - match: {cloud: aws}\n    discount: 0.1\n  - match: {instanceType: p5.48xlarge}\n    nodeUSDPerHour: 1e308\n")
+	underscore := write("underscore.csv", "match,value,node_usd_per_hour\ninstanceType,p5.48xlarge,1_000\n")
+	bom := write("bom.csv", "\ufeffmatch,value,gpu_usd_per_hour\ngpuModel,A100-80GB,1.25\n")
+	dup := write("dup.yaml", "prices:\n  - match: {gpuModel: A100-80GB}\n    gpuUSDPerHour: 1.25\n  - match: {gpuModel: A100-80GB}\n    gpuUSDPerHour: 2\n")
+	tests := []struct {
+		name, file string
+		wantCode   int
+		want       string
+	}{
+		{"1e308 $/h", huge, ExitInput, "1e+308 is above the limit of 10000 $ per node-hour"},
+		{"underscore", underscore, ExitInput, `"1_000" is not a plain decimal number`},
+		{"byte order mark", bom, ExitOK, "GPU cost report"},
+		{"duplicate rule", dup, ExitOK, "dup.yaml prices[1] has the same match as prices[0], which wins: this rule is never used"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, "demo", "--prices", tt.file)
+			if code != tt.wantCode || !strings.Contains(out+errOut, tt.want) {
+				t.Errorf("exit %d, output %q…, stderr %q; want exit %d and %q", code, firstLine(out), errOut, tt.wantCode, tt.want)
+			}
+			if strings.Contains(out, "Inf") {
+				t.Errorf("output shows an infinite cost")
+			}
+		})
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -29,6 +29,9 @@ type Allocation struct {
 	// before it): only their time on the node is counted. Both are noted,
 	// never dropped silently.
 	OffNode, Clipped []string
+	// PriceWarnings are the price source's warnings (override rules that
+	// never apply), shown as notes.
+	PriceWarnings []string
 }
 
 // Allocate prices every GPU node, attributes its cost for the window to the
@@ -45,7 +48,8 @@ func Allocate(s *cluster.Snapshot, opts Options) (*Allocation, error) {
 		p := &s.Pods[i]
 		podsByNode[p.Node] = append(podsByNode[p.Node], p)
 	}
-	a := &Allocation{Snapshot: s, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}}
+	a := &Allocation{Snapshot: s, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{},
+		PriceWarnings: pricing.WarningsOf(opts.Prices)}
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		if !n.HasGPUs() {

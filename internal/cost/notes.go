@@ -47,6 +47,9 @@ func notes(a *Allocation, r *Report) []Note {
 		add("warning", "%d pod(s) without GPU requests run on GPU nodes, costing $%.0f/month in CPU and memory there; taint GPU nodes (gpuwise audit)",
 			n, cost*HoursPerMonth/r.WindowHours)
 	}
+	for _, w := range a.PriceWarnings {
+		add("warning", "%s", w)
+	}
 	for _, src := range priceSources(a) {
 		add("info", "prices: %s", src)
 	}

@@ -60,6 +60,7 @@ func FromSnapshot(s *cluster.Snapshot, o SnapshotOptions) (*Problem, error) {
 		return nil, fmt.Errorf("shapes %q: want current or recommended", o.Shapes)
 	}
 	b := &builder{s: s, o: o, ix: cluster.NewIndex(s), nodes: map[string]int{}, models: map[string]bool{}}
+	b.notes = append(b.notes, pricing.WarningsOf(o.Prices)...)
 	b.addNodes()
 	b.addPods()
 	b.p.Notes = append(b.p.Notes, b.notes...)
