@@ -107,3 +107,18 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// A policy floor past int64 (or any sane machine) is an input error naming
+// the field; it was silently ignored or recommended as 9223372036854775807.
+func TestPolicyOverflowIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(path, []byte("cpu: {min: \"1e20\"}\nmemory: {min: 9Ei}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := run(t, "recommend", "--demo", "--policy", path)
+	for _, field := range []string{`cpu.min: "1e20" is beyond the limit`, `memory.min: "9Ei" is beyond the limit`} {
+		if code != ExitInput || !strings.Contains(errOut, field) {
+			t.Errorf("exit %d, stderr %q; want exit %d naming %s", code, errOut, ExitInput, field)
+		}
+	}
+}
