@@ -109,7 +109,9 @@ type GPURec struct {
 	// TargetModel is the GPU model for CheaperModel (and the model the MIG
 	// profile is cut from for UseMIG).
 	TargetModel string `json:"target_model,omitempty"`
-	// Fraction is the share of one physical GPU each pod needs afterwards.
+	// Fraction is the share of one physical GPU each of the pod's GPU
+	// units needs afterwards: per GPU, not per pod, so a pod of 8 whole
+	// GPUs kept whole has Fraction 1 (GPUsPerPod says how many).
 	Fraction float64 `json:"fraction"`
 
 	// PeakFramebufferMiB, NeedMiB (= peak × headroom) and P95Activity are
@@ -126,7 +128,9 @@ type GPURec struct {
 	// reader who prefers less change.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
 
-	// CurrentFraction is the share of a physical GPU each pod holds now.
+	// CurrentFraction is the share of a physical GPU each of the pod's GPU
+	// units holds now, in Fraction's unit (per GPU): 1 for whole GPUs
+	// however many the pod has, 0.25 for a quarter time-slice.
 	CurrentFraction float64 `json:"current_fraction"`
 	// TargetInstanceType is the cheapest instance type of TargetModel in
 	// the node's cloud and region that holds one pod (CheaperModel).
