@@ -74,7 +74,11 @@ func runReplay(o *replayOptions, w io.Writer) error {
 			return err
 		}
 	}
-	a, err := cost.Allocate(s, costOpts)
+	p, err := cluster.Prepare(s)
+	if err != nil {
+		return inputError{fmt.Errorf("trace snapshot is inconsistent: %w", err)}
+	}
+	a, err := cost.Allocate(p, costOpts)
 	if err != nil {
 		return fmt.Errorf("allocating cost: %w", err)
 	}
@@ -87,7 +91,7 @@ func runReplay(o *replayOptions, w io.Writer) error {
 
 // costOptions checks the flags that need no data and turns them into cost
 // options; every problem is a usage error.
-func (o *replayOptions) costOptions(prices cost.Pricer) (cost.Options, error) {
+func (o *replayOptions) costOptions(prices pricing.Pricer) (cost.Options, error) {
 	var probs []string
 	if o.Dir == "" {
 		probs = append(probs, "--dir is required: the directory holding "+trace.DutyCycleFile+" and "+trace.MemoryUsedFile)

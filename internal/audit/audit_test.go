@@ -57,7 +57,7 @@ func runRule(t *testing.T, rule string, s *cluster.Snapshot) []got {
 	if s.Window.End.IsZero() {
 		s.Window = clustertest.Window(24)
 	}
-	r := Run(s, DefaultOptions(pricing.Embedded()))
+	r := Run(clustertest.Prepare(t, s), DefaultOptions(pricing.Embedded()))
 	var out []got
 	for _, f := range r.Findings {
 		if f.Rule != rule {
@@ -141,7 +141,7 @@ func webUSD() float64 {
 	if err != nil {
 		panic(err)
 	}
-	return math.Round(2*(4*p.CPUUSDPerCoreHour+16*p.MemoryUSDPerGiBHour)*HoursPerMonth*100) / 100
+	return math.Round(2*(4*p.CPUUSDPerCoreHour+16*p.MemoryUSDPerGiBHour)*pricing.HoursPerMonth*100) / 100
 }
 
 func TestRuleLimits(t *testing.T) {
@@ -249,7 +249,7 @@ func TestRuleDevWholeGPU(t *testing.T) {
 		pod  cluster.Pod
 		want []got
 	}{
-		{"whole H100 in a notebook namespace", nb, []got{{Warning, "StatefulSet team-notebooks/nb", math.Round(gpuHour*0.75*HoursPerMonth*100) / 100}}},
+		{"whole H100 in a notebook namespace", nb, []got{{Warning, "StatefulSet team-notebooks/nb", math.Round(gpuHour*0.75*pricing.HoursPerMonth*100) / 100}}},
 		{"production namespace", prod, nil},
 		{"time-slice in dev is fine", sliced, nil},
 	}
@@ -278,7 +278,7 @@ func TestNodeLabelRules(t *testing.T) {
 		}
 		return n
 	}
-	gpuMonth := math.Round(webGPUHour()*8*HoursPerMonth*100) / 100
+	gpuMonth := math.Round(webGPUHour()*8*pricing.HoursPerMonth*100) / 100
 	tests := []struct {
 		name string
 		rule string
@@ -337,7 +337,7 @@ func TestRunOrderAndSummary(t *testing.T) {
 	n := h100("h1", false)
 	n.Labels[labelMIGState] = "failed"
 	s := &cluster.Snapshot{Window: clustertest.Window(1), Nodes: []cluster.Node{n}}
-	r := Run(s, DefaultOptions(nil))
+	r := Run(clustertest.Prepare(t, s), DefaultOptions(nil))
 	var rules []string
 	for _, f := range r.Findings {
 		rules = append(rules, f.Rule)

@@ -58,9 +58,13 @@ func runDemo(o *demoOptions, s Streams) error {
 			return inputError(err)
 		}
 	}
-	r, err := buildReport(snap, opts)
+	prep, err := prepare(snap)
 	if err != nil {
 		return err
 	}
-	return writeReport(s.Out, r, snap, opts.Prices, format, s)
+	r, err := buildReport(prep, opts)
+	if err != nil {
+		return err
+	}
+	return writeReport(s.Out, r, prep, opts.Prices, format, s)
 }

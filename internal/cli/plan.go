@@ -85,22 +85,21 @@ func runPlan(ctx context.Context, o *planOptions, s Streams) error {
 }
 
 // plan loads the snapshot, right-sizes it when asked, and packs it.
-func (o *planOptions) plan(ctx context.Context) (*packing.Plan, *cluster.Snapshot, error, error) {
+func (o *planOptions) plan(ctx context.Context) (*packing.Plan, *cluster.Prepared, error, error) {
 	shapes := packing.Shapes(o.shapes)
 	if shapes != packing.CurrentShapes && shapes != packing.RecommendedShapes {
 		return nil, nil, nil, usageErrorf("shapes: %q is not one of recommended, current", o.shapes)
 	}
 	var recs *rightsize.Result
-	var snap *cluster.Snapshot
+	var snap *cluster.Prepared
 	var partial, err error
 	if shapes == packing.RecommendedShapes {
 		recs, snap, partial, err = o.recommend(ctx)
 	} else {
-		snap, partial, err = o.load(ctx, o.window)
+		var raw *cluster.Snapshot
+		raw, partial, err = o.load(ctx, o.window)
 		if err == nil {
-			if _, perr := cluster.Prepare(snap); perr != nil {
-				err = inputError(fmt.Errorf("snapshot is inconsistent: %w", perr))
-			}
+			snap, err = prepare(raw)
 		}
 	}
 	if err != nil {
@@ -373,7 +372,7 @@ func runGeneratePlan(ctx context.Context, o *planOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	files, notes, err := planArtefacts(pl, snap)
+	files, notes, err := planArtefacts(pl, snap.Snapshot)
 	if err != nil {
 		return fmt.Errorf("generating: %w", err)
 	}

@@ -40,11 +40,15 @@ func runReport(ctx context.Context, o *reportOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	r, err := buildReport(snap, opts)
+	prep, err := prepare(snap)
 	if err != nil {
 		return err
 	}
-	if err := writeReport(s.Out, r, snap, opts.Prices, format, s); err != nil {
+	r, err := buildReport(prep, opts)
+	if err != nil {
+		return err
+	}
+	if err := writeReport(s.Out, r, prep, opts.Prices, format, s); err != nil {
 		return err
 	}
 	return partial

@@ -35,14 +35,15 @@ var approx = cmpopts.EquateApprox(0, 1e-9)
 
 func report(t *testing.T, s *cluster.Snapshot, mutate func(*Options)) *Report {
 	t.Helper()
-	if _, err := cluster.Prepare(s); err != nil {
+	p, err := cluster.Prepare(s)
+	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
 	opts := DefaultOptions(fakePrices{})
 	if mutate != nil {
 		mutate(&opts)
 	}
-	a, err := Allocate(s, opts)
+	a, err := Allocate(p, opts)
 	if err != nil {
 		t.Fatalf("Allocate: %v", err)
 	}

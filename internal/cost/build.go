@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // NewReport groups an allocation into a report.
@@ -14,7 +15,7 @@ func NewReport(a *Allocation, opts Options) (*Report, error) {
 		return nil, err
 	}
 	s := a.Snapshot
-	monthFactor := HoursPerMonth / s.Window.Hours()
+	monthFactor := pricing.HoursPerMonth / s.Window.Hours()
 	r := &Report{
 		Window: s.Window, WindowHours: s.Window.Hours(), Source: s.Source,
 		ActivityMetric: s.ActivityMetric, IdleThreshold: opts.IdleThreshold,

@@ -20,15 +20,9 @@ const (
 	ShareCluster IdleShare = "cluster"
 )
 
-// Pricer prices a node. *pricing.Catalog satisfies it; an error means the
-// node is unpriced and its hours are reported without dollars.
-type Pricer interface {
-	Price(n pricing.NodeSpec) (pricing.NodePrice, error)
-}
-
 // Options steer one allocation.
 type Options struct {
-	Prices Pricer
+	Prices pricing.Pricer
 	// IdleThreshold is the activity below which a unit counts as idle.
 	IdleThreshold float64
 	IdleShare     IdleShare
@@ -40,7 +34,7 @@ type Options struct {
 }
 
 // DefaultOptions returns the documented defaults.
-func DefaultOptions(p Pricer) Options {
+func DefaultOptions(p pricing.Pricer) Options {
 	return Options{Prices: p, IdleThreshold: 0.10, IdleShare: ShareNone, By: "namespace", TopN: 10}
 }
 

@@ -98,11 +98,12 @@ func FuzzRead(f *testing.F) {
 		}
 		// Whatever decodes must be safe to check, and whatever passes the
 		// check must allocate and reconcile without panicking.
-		if _, err := cluster.Prepare(s); err != nil {
+		p, err := cluster.Prepare(s)
+		if err != nil {
 			return
 		}
 		opts := cost.DefaultOptions(pricing.Embedded())
-		a, err := cost.Allocate(s, opts)
+		a, err := cost.Allocate(p, opts)
 		if err != nil {
 			t.Fatalf("Allocate on a prepared snapshot: %v", err)
 		}
