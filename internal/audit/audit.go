@@ -1,6 +1,9 @@
 package audit
 
 import (
+	"errors"
+	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -35,6 +38,23 @@ var DefaultNodeAgents = []string{
 // DefaultOptions returns the documented defaults.
 func DefaultOptions(prices pricing.Pricer) Options {
 	return Options{Prices: prices, NodeAgents: DefaultNodeAgents, DevNamespaces: cluster.DefaultDevNamespaces}
+}
+
+// Validate lists every malformed glob, naming its option.
+func (o Options) Validate() error {
+	var probs []string
+	for name, globs := range map[string][]string{"node agents": o.NodeAgents, "dev namespaces": o.DevNamespaces} {
+		for _, g := range globs {
+			if _, err := path.Match(g, ""); err != nil {
+				probs = append(probs, fmt.Sprintf("%s: %q is not a valid glob", name, g))
+			}
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	sort.Strings(probs)
+	return errors.New(strings.Join(probs, "; "))
 }
 
 // auditor holds the indexes every rule reads.

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -351,5 +352,21 @@ func TestRunOrderAndSummary(t *testing.T) {
 	}
 	if r.Worst() != Critical {
 		t.Errorf("worst %v", r.Worst())
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	t.Parallel()
+	if err := DefaultOptions(nil).Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+	o := DefaultOptions(nil)
+	o.NodeAgents = append(o.NodeAgents, "logging/[fluent")
+	o.DevNamespaces = []string{"dev-[", "dev"}
+	err := o.Validate()
+	for _, want := range []string{`node agents: "logging/[fluent" is not a valid glob`, `dev namespaces: "dev-[" is not a valid glob`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to contain %q", err, want)
+		}
 	}
 }

@@ -77,6 +77,9 @@ func runAudit(ctx context.Context, o *auditOptions, s Streams, now time.Time) er
 	opts := audit.DefaultOptions(catalog)
 	opts.NodeAgents = append(append([]string{}, audit.DefaultNodeAgents...), o.allowAgents...)
 	opts.DevNamespaces = o.devNamespaces
+	if err := opts.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
 	res := audit.Run(snap, opts)
 	if err := writeAudit(s, res, o.output); err != nil {
 		return err

@@ -35,7 +35,7 @@ func newDemoCmd(s Streams) *cobra.Command {
 }
 
 func runDemo(o *demoOptions, s Streams) error {
-	opts, format, err := o.costOptions()
+	opts, ropts, format, err := o.costOptions()
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func runDemo(o *demoOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	r, err := buildReport(prep, opts)
+	r, err := buildReport(prep, opts, ropts)
 	if err != nil {
 		return err
 	}

@@ -20,12 +20,12 @@ func prepare(s *cluster.Snapshot) (*cluster.Prepared, error) {
 }
 
 // buildReport runs the cost engine on a prepared snapshot.
-func buildReport(s *cluster.Prepared, opts cost.Options) (*cost.Report, error) {
+func buildReport(s *cluster.Prepared, opts cost.Options, ropts cost.ReportOptions) (*cost.Report, error) {
 	a, err := cost.Allocate(s, opts)
 	if err != nil {
 		return nil, fmt.Errorf("allocating cost: %w", err)
 	}
-	r, err := cost.NewReport(a, opts)
+	r, err := cost.NewReport(a, ropts)
 	if err != nil {
 		return nil, fmt.Errorf("building report: %w", err)
 	}

@@ -33,7 +33,7 @@ type planOptions struct {
 
 func (o *planOptions) register(cmd *cobra.Command, output bool) {
 	o.recommendFlags.register(cmd.Flags())
-	cmd.Flags().StringVar(&o.shapes, "shapes", "recommended", "GPU shapes to pack: recommended (right-sized by `gpuwise recommend`) or current (consolidation alone)")
+	cmd.Flags().StringVar(&o.shapes, "shapes", string(packing.DefaultShapes), "GPU shapes to pack: recommended (right-sized by `gpuwise recommend`) or current (consolidation alone)")
 	if output {
 		cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json, yaml, markdown")
 	}
@@ -87,8 +87,8 @@ func runPlan(ctx context.Context, o *planOptions, s Streams) error {
 // plan loads the snapshot, right-sizes it when asked, and packs it.
 func (o *planOptions) plan(ctx context.Context) (*packing.Plan, *cluster.Prepared, error, error) {
 	shapes := packing.Shapes(o.shapes)
-	if shapes != packing.CurrentShapes && shapes != packing.RecommendedShapes {
-		return nil, nil, nil, usageErrorf("shapes: %q is not one of recommended, current", o.shapes)
+	if err := shapes.Validate(); err != nil {
+		return nil, nil, nil, usageErrorf("%v", err)
 	}
 	var recs *rightsize.Result
 	var snap *cluster.Prepared

@@ -32,7 +32,7 @@ func newReportCmd(s Streams) *cobra.Command {
 }
 
 func runReport(ctx context.Context, o *reportOptions, s Streams) error {
-	opts, format, err := o.costOptions()
+	opts, ropts, format, err := o.costOptions()
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func runReport(ctx context.Context, o *reportOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	r, err := buildReport(prep, opts)
+	r, err := buildReport(prep, opts, ropts)
 	if err != nil {
 		return err
 	}

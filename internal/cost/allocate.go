@@ -22,6 +22,8 @@ type Allocation struct {
 	Unpriced map[string]string
 	// CPUOnlyNodes counts nodes without GPUs, which are out of scope.
 	CPUOnlyNodes int
+	// Options are the settings it was allocated with.
+	Options Options
 }
 
 // Allocate prices every GPU node, attributes its cost for the window to the
@@ -37,7 +39,7 @@ func Allocate(s *cluster.Prepared, opts Options) (*Allocation, error) {
 		p := &s.Pods[i]
 		podsByNode[p.Node] = append(podsByNode[p.Node], p)
 	}
-	a := &Allocation{Snapshot: s.Snapshot, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}}
+	a := &Allocation{Snapshot: s.Snapshot, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}, Options: opts}
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		if !n.HasGPUs() {

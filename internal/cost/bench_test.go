@@ -53,7 +53,8 @@ func BenchmarkAllocate(b *testing.B) {
 		b.Run(fmt.Sprintf("gpus=%d", gpus), func(b *testing.B) {
 			s := benchSnapshot(b, gpus)
 			opts := cost.DefaultOptions(catalog)
-			opts.By = "workload"
+			ropts := cost.DefaultReportOptions()
+			ropts.By = "workload"
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
@@ -61,7 +62,7 @@ func BenchmarkAllocate(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := cost.NewReport(a, opts); err != nil {
+				if _, err := cost.NewReport(a, ropts); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -26,6 +26,17 @@ const (
 	RecommendedShapes Shapes = "recommended"
 )
 
+// DefaultShapes is what the planner packs unless told otherwise.
+const DefaultShapes = RecommendedShapes
+
+// Validate says whether s is a shape source.
+func (s Shapes) Validate() error {
+	if s != CurrentShapes && s != RecommendedShapes {
+		return fmt.Errorf("shapes: %q is not one of recommended, current", s)
+	}
+	return nil
+}
+
 // DevClass is the time-slice class of right-sized dev workloads; a
 // time-sliced GPU never mixes it with another class.
 const DevClass = "dev"
@@ -45,14 +56,11 @@ type SnapshotOptions struct {
 // every node that stays. Pods without a controller are pinned to their
 // node. CPU-only nodes and their pods are outside the plan.
 func FromSnapshot(s *cluster.Prepared, o SnapshotOptions) (*Problem, error) {
-	switch o.Shapes {
-	case CurrentShapes, "":
-	case RecommendedShapes:
-		if o.Recs == nil {
-			return nil, fmt.Errorf("recommended shapes need right-sizing results")
-		}
-	default:
-		return nil, fmt.Errorf("shapes %q: want current or recommended", o.Shapes)
+	if err := o.Shapes.Validate(); err != nil && o.Shapes != "" {
+		return nil, err
+	}
+	if o.Shapes == RecommendedShapes && o.Recs == nil {
+		return nil, fmt.Errorf("recommended shapes need right-sizing results")
 	}
 	b := &builder{s: s.Snapshot, o: o, ix: s.Index, nodes: map[string]int{}, models: map[string]bool{}}
 	if o.Prices != nil {

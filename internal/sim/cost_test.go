@@ -30,7 +30,7 @@ func TestDemoShowsLowUtilization(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: Allocate: %v", seed, err)
 		}
-		r, err := cost.NewReport(a, opts)
+		r, err := cost.NewReport(a, cost.DefaultReportOptions())
 		if err != nil {
 			t.Fatalf("seed %d: NewReport: %v", seed, err)
 		}

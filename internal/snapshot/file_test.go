@@ -107,7 +107,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Allocate on a prepared snapshot: %v", err)
 		}
-		if _, err := cost.NewReport(a, opts); err != nil {
+		if _, err := cost.NewReport(a, cost.DefaultReportOptions()); err != nil {
 			t.Fatalf("NewReport on a prepared snapshot: %v", err)
 		}
 	})

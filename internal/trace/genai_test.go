@@ -32,7 +32,7 @@ func report(t *testing.T, dir string, opts GenAIOptions, prices pricing.Pricer) 
 	if err != nil {
 		t.Fatalf("Allocate: %v", err)
 	}
-	r, err := cost.NewReport(a, o)
+	r, err := cost.NewReport(a, cost.DefaultReportOptions())
 	if err != nil {
 		t.Fatalf("NewReport: %v", err)
 	}
