@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/nodeprice"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
@@ -23,6 +24,8 @@ type Allocation struct {
 	Unpriced map[string]string
 	// CPUOnlyNodes counts nodes without GPUs, which are out of scope.
 	CPUOnlyNodes int
+	// Options are the settings it was allocated with.
+	Options Options
 	// OffNode lists pods that ran in the window only while their node did
 	// not exist (deleted before, or created after): none of their time is
 	// counted. Clipped lists pods that outlived their node (or started
@@ -36,19 +39,18 @@ type Allocation struct {
 
 // Allocate prices every GPU node, attributes its cost for the window to the
 // pods that held its GPUs, CPU and memory, leaves the rest as unallocated
-// lines and applies the idle sharing mode. The snapshot must have passed
-// cluster.Prepare.
-func Allocate(s *cluster.Snapshot, opts Options) (*Allocation, error) {
+// lines and applies the idle sharing mode.
+func Allocate(s *cluster.Prepared, opts Options) (*Allocation, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	ix := cluster.NewIndex(s)
+	prices := nodeprice.New(opts.Prices)
 	podsByNode := map[string][]*cluster.Pod{}
 	for i := range s.Pods {
 		p := &s.Pods[i]
 		podsByNode[p.Node] = append(podsByNode[p.Node], p)
 	}
-	a := &Allocation{Snapshot: s, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{},
+	a := &Allocation{Snapshot: s.Snapshot, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}, Options: opts,
 		PriceWarnings: pricing.WarningsOf(opts.Prices)}
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
@@ -56,7 +58,7 @@ func Allocate(s *cluster.Snapshot, opts Options) (*Allocation, error) {
 			a.CPUOnlyNodes++
 			continue
 		}
-		a.allocateNode(n, podsByNode[n.Name], ix, opts)
+		a.allocateNode(n, podsByNode[n.Name], s.Index, prices, opts)
 	}
 	if err := share(a, opts.IdleShare); err != nil {
 		return nil, err
@@ -64,17 +66,8 @@ func Allocate(s *cluster.Snapshot, opts Options) (*Allocation, error) {
 	return a, nil
 }
 
-// NodeSpec converts a node to what the price catalog needs.
-func NodeSpec(n *cluster.Node) pricing.NodeSpec {
-	return pricing.NodeSpec{
-		Name: n.Name, Cloud: n.Cloud, Region: n.Region, InstanceType: n.InstanceType,
-		Capacity: pricing.CapacityType(n.Capacity), Labels: n.Labels, GPUModel: n.GPUModel,
-		GPUCount: len(n.GPUs), CPUCores: n.CPUCores(), MemoryGiB: n.MemoryGiB(),
-	}
-}
-
-func (a *Allocation) allocateNode(n *cluster.Node, pods []*cluster.Pod, ix *cluster.Index, opts Options) {
-	price, err := opts.Prices.Price(NodeSpec(n))
+func (a *Allocation) allocateNode(n *cluster.Node, pods []*cluster.Pod, ix *cluster.Index, prices *nodeprice.Memo, opts Options) {
+	price, err := prices.Node(n)
 	priced := err == nil
 	if priced {
 		a.Prices[n.Name] = price

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // notes explains what the numbers stand on: which metric, how much was
@@ -45,7 +47,7 @@ func notes(a *Allocation, r *Report) []Note {
 	}
 	if n, cost := nonGPUPodsOnGPUNodes(a); n > 0 {
 		add("warning", "%d pod(s) without GPU requests run on GPU nodes, costing $%.0f/month in CPU and memory there; taint GPU nodes (gpuwise audit)",
-			n, cost*HoursPerMonth/r.WindowHours)
+			n, cost*pricing.HoursPerMonth/r.WindowHours)
 	}
 	for _, w := range a.PriceWarnings {
 		add("warning", "%s", w)

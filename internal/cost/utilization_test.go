@@ -75,7 +75,7 @@ func TestIdleThresholdIsExactOrRefused(t *testing.T) {
 	}{{0.10, 10, "below 10% activity"}, {0.09, 0, "below 9% activity"}, {0.07, 0, "below 7% activity"}, {0.3, 10, "below 30% activity"}} {
 		s := &cluster.Snapshot{Window: ct.Window(10), Nodes: []cluster.Node{ct.Node("n1").GPUs(1, "H100-80GB").Obj()},
 			Pods: []cluster.Pod{ct.Pod("ml", "a").On("n1").Holds("n1/gpu0", 0.095, 10*hour).Obj()}}
-		r := report(t, s, func(o *Options) { o.IdleThreshold = tt.threshold })
+		r := report(t, s, func(o *settings) { o.IdleThreshold = tt.threshold })
 		if r.IdleThreshold != tt.threshold || r.Totals.GPUHours.Idle != tt.wantIdle {
 			t.Errorf("threshold %v: echo %v, idle %v GPU-hours; want idle %v", tt.threshold, r.IdleThreshold, r.Totals.GPUHours.Idle, tt.wantIdle)
 		}

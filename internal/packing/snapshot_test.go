@@ -17,10 +17,11 @@ func TestFromSnapshotNotesNodesGoneBeforeTheEnd(t *testing.T) {
 		ct.Node("live").GPUs(1, "H100-80GB").Obj(),
 		ct.Node("spot-1").Instance("test.gpu", cluster.Spot).GPUs(1, "H100-80GB").Life(time.Time{}, ct.At(12)).Obj(),
 	}}
-	if _, err := cluster.Prepare(s); err != nil {
+	prep, err := cluster.Prepare(s)
+	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := FromSnapshot(s, SnapshotOptions{Shapes: CurrentShapes})
+	p, err := FromSnapshot(prep, SnapshotOptions{Shapes: CurrentShapes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,10 @@ func TestFromSnapshotNotesNodesGoneBeforeTheEnd(t *testing.T) {
 		t.Errorf("notes %q, want %q", p.Notes, want)
 	}
 	s.Nodes = s.Nodes[:1]
-	p, err = FromSnapshot(s, SnapshotOptions{Shapes: CurrentShapes})
+	if prep, err = cluster.Prepare(s); err != nil {
+		t.Fatal(err)
+	}
+	p, err = FromSnapshot(prep, SnapshotOptions{Shapes: CurrentShapes})
 	if err != nil {
 		t.Fatal(err)
 	}
