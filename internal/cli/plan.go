@@ -569,7 +569,8 @@ func planPatches(pl *packing.Plan, snap *cluster.Snapshot) ([]generate.ResourceP
 			Evidence:   fmt.Sprintf("gpuwise plan: %s → %s (%s)", m.FromShape, m.ToShape, pc.Note),
 			Containers: []generate.ContainerResources{{Name: ctr, GPU: change}}})
 	}
-	return out, notes
+	out, later := generate.ForNextRun(out)
+	return out, append(notes, later...)
 }
 
 func placementFor(pl *packing.Plan, id string) *packing.Placement {

@@ -57,20 +57,25 @@ type ContainerRec struct {
 	OwnerName string `json:"owner_name"`
 	Container string `json:"container,omitempty"`
 
-	CurrentCPUMilli    int64      `json:"current_cpu_milli"`
-	CurrentCPULimit    int64      `json:"current_cpu_limit_milli"` // 0: none
-	CurrentMemoryBytes int64      `json:"current_memory_bytes"`    // request
-	CurrentMemoryLimit int64      `json:"current_memory_limit"`    // 0: none
-	CPUMilli           int64      `json:"cpu_milli"`               // recommended request
-	MemoryBytes        int64      `json:"memory_bytes"`            // recommended request (= limit)
-	RoundNumber        bool       `json:"round_number"`            // the current request looks guessed (8 cores, 64Gi)
-	OOMBumped          bool       `json:"oom_bumped"`
-	CPUEvidence        Evidence   `json:"cpu_evidence"`
-	MemoryEvidence     Evidence   `json:"memory_evidence"`
-	Confidence         Confidence `json:"confidence"`
-	MonthlySavingsUSD  float64    `json:"monthly_savings_usd"` // negative when the container needs more
-	Priced             bool       `json:"priced"`
-	Reason             string     `json:"reason"` // one line a human reads
+	CurrentCPUMilli    int64 `json:"current_cpu_milli"`
+	CurrentCPULimit    int64 `json:"current_cpu_limit_milli"` // 0: none
+	CurrentMemoryBytes int64 `json:"current_memory_bytes"`    // request
+	CurrentMemoryLimit int64 `json:"current_memory_limit"`    // 0: none
+	CPUMilli           int64 `json:"cpu_milli"`               // recommended request
+	// CPULimitMilli is the recommended CPU limit, 0 to leave it as it is:
+	// equal to the request for a container that requests a GPU (Guaranteed
+	// QoS, what audit rule GW003 asks of GPU containers), or raised to
+	// the request where the current limit is below it.
+	CPULimitMilli     int64      `json:"cpu_limit_milli"`
+	MemoryBytes       int64      `json:"memory_bytes"` // recommended request (= limit)
+	RoundNumber       bool       `json:"round_number"` // the current request looks guessed (8 cores, 64Gi)
+	OOMBumped         bool       `json:"oom_bumped"`
+	CPUEvidence       Evidence   `json:"cpu_evidence"`
+	MemoryEvidence    Evidence   `json:"memory_evidence"`
+	Confidence        Confidence `json:"confidence"`
+	MonthlySavingsUSD float64    `json:"monthly_savings_usd"` // negative when the container needs more
+	Priced            bool       `json:"priced"`
+	Reason            string     `json:"reason"` // one line a human reads
 }
 
 // GPUAction is what to do with a workload's GPUs.
