@@ -19,7 +19,9 @@ type patchDoc struct {
 	Metadata struct{ Name, Namespace string }
 	Spec     struct {
 		Template    podTemplate
-		JobTemplate struct{ Spec struct{ Template podTemplate } } `json:"jobTemplate"`
+		JobTemplate struct {
+			Spec struct{ Template podTemplate }
+		} `json:"jobTemplate"`
 	}
 }
 
