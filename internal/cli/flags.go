@@ -30,7 +30,7 @@ func (f *reportFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.output, "output", "o", "table", "output format: table, json, csv, markdown, html")
 	fs.StringVar(&f.by, "by", rep.By, "group rows by namespace, workload, pod, node, gpu-model, capacity-type or label:KEY")
 	fs.StringVar(&f.idleShare, "idle-share", string(alloc.IdleShare), "where unallocated cost goes: none (own rows), node, cluster")
-	fs.Float64Var(&f.idleThreshold, "idle-threshold", alloc.IdleThreshold, "activity below which a GPU counts as idle (0-1)")
+	fs.Float64Var(&f.idleThreshold, "idle-threshold", alloc.IdleThreshold, "activity below which a GPU counts as idle: a whole percent in [0, 1], e.g. 0.1")
 	fs.StringVar(&f.window, "window", "", "analysis window, e.g. 7d or 36h")
 	fs.StringVar(&f.prices, "prices", "", "price override file (YAML or CSV): negotiated or on-prem prices")
 	fs.IntVar(&f.top, "top", rep.TopN, "how many workloads the idle leaderboard shows")

@@ -122,3 +122,37 @@ func TestPolicyOverflowIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// With every GPU node unpriced no format shows a cost of $0: the headline
+// says n/a (unpriced) (it said "Cost $0/month" while plan said n/a), JSON
+// writes null dollars.
+func TestNothingPricedEndToEnd(t *testing.T) {
+	n := ct.Node("dgx-1").Instance("dgx-a100-640gb", cluster.OnDemand).GPUs(2, "A100-80GB").Obj()
+	n.Cloud = ""
+	s := cluster.Snapshot{Window: ct.Window(24), Nodes: []cluster.Node{n},
+		Pods: []cluster.Pod{ct.Pod("ml", "train").On("dgx-1").Holds("dgx-1/gpu0", 0.4, 24*3600).Obj()}}
+	path := filepath.Join(t.TempDir(), "onprem.json.gz")
+	if err := snapshot.WriteFile(path, &s); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "report", "--from", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if line := lineOf(out, "Cost "); !strings.Contains(line, "n/a (unpriced)") || strings.Contains(out, "$0") {
+		t.Errorf("cost line %q (or a $0 elsewhere) with every node unpriced:\n%s", line, out)
+	}
+	js, _, _ := run(t, "report", "--from", path, "-o", "json")
+	if !strings.Contains(js, `"total_cost_usd": null`) || !strings.Contains(js, `"unpriced": true`) {
+		t.Errorf("json with every node unpriced lacks null dollars:\n%s", js)
+	}
+}
+
+func lineOf(s, prefix string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), prefix) {
+			return l
+		}
+	}
+	return ""
+}
