@@ -6,10 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -57,13 +55,30 @@ func newPlanCmd(s Streams) *cobra.Command {
 	return cmd
 }
 
+func newGenerateMIGCmd(s Streams) *cobra.Command {
+	o := &planOptions{}
+	cmd := &cobra.Command{
+		Use:   "mig [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
+		Short: "mig-parted ConfigMap (config.yaml) and nvidia.com/mig.config label commands: the plan's MIG layouts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runGeneratePlanned(cmd.Context(), o, s, generate.PlanMIG)
+		},
+	}
+	o.register(cmd, false)
+	cmd.Flags().StringVarP(&o.dir, "dir", "d", "", "write one file per artefact under this directory (default: a YAML stream on stdout)")
+	return cmd
+}
+
 func newGeneratePlanCmd(s Streams) *cobra.Command {
 	o := &planOptions{}
 	cmd := &cobra.Command{
 		Use:   "plan [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
 		Short: "mig-parted and device-plugin configs, node commands and workload patches for `gpuwise plan`",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runGeneratePlan(cmd.Context(), o, s) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runGeneratePlanned(cmd.Context(), o, s, generate.PlanArtefacts)
+		},
 	}
 	o.register(cmd, false)
 	cmd.Flags().StringVarP(&o.dir, "dir", "d", "", "write one file per artefact under this directory (default: a YAML stream on stdout)")
@@ -367,12 +382,12 @@ func pctOrNA(v *float64) string {
 	return pct(*v)
 }
 
-func runGeneratePlan(ctx context.Context, o *planOptions, s Streams) error {
+func runGeneratePlanned(ctx context.Context, o *planOptions, s Streams, build func(*packing.Plan, *cluster.Snapshot) ([]generate.File, []string, error)) error {
 	pl, snap, partial, err := o.plan(ctx)
 	if err != nil {
 		return err
 	}
-	files, notes, err := planArtefacts(pl, snap.Snapshot)
+	files, notes, err := build(pl, snap.Snapshot)
 	if err != nil {
 		return fmt.Errorf("generating: %w", err)
 	}
@@ -380,244 +395,4 @@ func runGeneratePlan(ctx context.Context, o *planOptions, s Streams) error {
 		return err
 	}
 	return partial
-}
-
-// planArtefacts turns a plan into generate's inputs: per-node MIG layouts,
-// device-plugin configs (time-slicing, mixed MIG strategy), GPU resource
-// patches per workload, and the cordon/drain commands of removed nodes.
-func planArtefacts(pl *packing.Plan, snap *cluster.Snapshot) ([]generate.File, []string, error) {
-	var files []generate.File
-	var notes []string
-	nodes := map[string]*cluster.Node{}
-	for i := range snap.Nodes {
-		nodes[snap.Nodes[i].Name] = &snap.Nodes[i]
-	}
-	mig, ts := planNodeConfigs(pl, nodes)
-	if len(mig.Nodes) > 0 {
-		f, err := generate.MIGPartedConfig(mig)
-		if err != nil {
-			return nil, nil, err
-		}
-		files = append(files, f...)
-	}
-	if len(ts.Nodes) > 0 {
-		f, err := generate.TimeSlicingConfig(ts)
-		if err != nil {
-			return nil, nil, err
-		}
-		files = append(files, f...)
-	}
-	patches, pnotes := planPatches(pl, snap)
-	notes = append(notes, pnotes...)
-	if len(patches) > 0 {
-		f, err := generate.Patches(patches)
-		if err != nil {
-			return nil, nil, err
-		}
-		files = append(files, f...)
-	}
-	if f, ok := removalCommands(pl); ok {
-		files = append(files, f)
-	}
-	notes = append(notes, "CPU and memory request changes are not in these patches; `gpuwise generate resources` writes them")
-	return files, notes, nil
-}
-
-// planNodeConfigs gives every kept node with MIG GPUs its mig-parted
-// config (one name per distinct layout set) and the mixed strategy, every
-// time-sliced node its replica config, and nodes that lose MIG or
-// time-slicing the all-disabled / exclusive config.
-func planNodeConfigs(pl *packing.Plan, nodes map[string]*cluster.Node) (generate.MIGParted, generate.TimeSlicing) {
-	var mig generate.MIGParted
-	var ts generate.TimeSlicing
-	configs := map[string]bool{}
-	for _, n := range pl.Nodes {
-		if !n.Keep {
-			continue
-		}
-		cur := nodes[n.Name]
-		groups := migGroups(n)
-		hasMIG := len(groups) > 0
-		switch {
-		case hasMIG:
-			mig.Nodes = append(mig.Nodes, generate.MIGNode{Node: n.Name, Config: migConfigName(n.Model, groups), Groups: groups})
-		case cur != nil && cur.MIGStrategy != "":
-			mig.Nodes = append(mig.Nodes, generate.MIGNode{Node: n.Name, Config: generate.AllDisabledConfig})
-		}
-		name, cfg := deviceConfig(n.TimeSlicingReplicas, hasMIG)
-		if cfg == nil {
-			if cur != nil && (cur.MIGStrategy != "" || cur.Labels[generate.DevicePluginConfigLabel] != "") {
-				ts.Nodes = append(ts.Nodes, generate.NodeConfig{Node: n.Name, Config: generate.ExclusiveConfig})
-			}
-			continue
-		}
-		if !configs[name] {
-			configs[name] = true
-			ts.Configs = append(ts.Configs, *cfg)
-		}
-		ts.Nodes = append(ts.Nodes, generate.NodeConfig{Node: n.Name, Config: name})
-	}
-	sort.Slice(ts.Configs, func(i, j int) bool { return ts.Configs[i].Name < ts.Configs[j].Name })
-	return mig, ts
-}
-
-func deviceConfig(reps int, mixed bool) (string, *generate.SharingConfig) {
-	strategy := "none"
-	if mixed {
-		strategy = "mixed"
-	}
-	switch {
-	case reps > 0:
-		name := fmt.Sprintf("ts-%d", reps)
-		if mixed {
-			name += "-mixed"
-		}
-		return name, &generate.SharingConfig{Name: name, MIGStrategy: strategy, RenameByDefault: true, FailRequestsGreaterThanOne: true,
-			Resources: []generate.SharedResource{{Name: "nvidia.com/gpu", Replicas: reps}}}
-	case mixed:
-		return "mig-mixed", &generate.SharingConfig{Name: "mig-mixed", MIGStrategy: strategy}
-	}
-	return "", nil
-}
-
-// migGroups groups a node's GPUs by MIG layout; GPUs without MIG form a
-// MIG-disabled group.
-func migGroups(n packing.NodePlan) []generate.MIGDeviceGroup {
-	by := map[string]*generate.MIGDeviceGroup{}
-	var order []string
-	any := false
-	for _, g := range n.GPUs {
-		key := ""
-		if g.Mode == packing.ModeMIG {
-			key, any = g.Layout.String(), true
-		}
-		grp := by[key]
-		if grp == nil {
-			grp = &generate.MIGDeviceGroup{Model: n.Model}
-			if g.Mode == packing.ModeMIG {
-				grp.Layout = map[string]int(g.Layout)
-			}
-			by[key] = grp
-			order = append(order, key)
-		}
-		grp.Devices = append(grp.Devices, g.Index)
-	}
-	if !any {
-		return nil
-	}
-	out := make([]generate.MIGDeviceGroup, 0, len(order))
-	for _, k := range order {
-		out = append(out, *by[k])
-	}
-	return out
-}
-
-// migConfigName names a layout set: model and a hash of the groups, so
-// nodes with identical layouts share one config.
-func migConfigName(model string, groups []generate.MIGDeviceGroup) string {
-	h := fnv.New32a()
-	for _, g := range groups {
-		fmt.Fprintf(h, "%v=%s;", g.Devices, packingLayout(g.Layout))
-	}
-	return fmt.Sprintf("gpuwise-%s-%08x", strings.ToLower(model), h.Sum32())
-}
-
-func packingLayout(l map[string]int) string {
-	keys := make([]string, 0, len(l))
-	for k, v := range l {
-		keys = append(keys, fmt.Sprintf("%s:%d", k, v))
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ",")
-}
-
-// planPatches swaps the GPU resource of every workload whose shape the plan
-// changes, once per workload.
-func planPatches(pl *packing.Plan, snap *cluster.Snapshot) ([]generate.ResourcePatch, []string) {
-	pods := map[string]*cluster.Pod{}
-	for i := range snap.Pods {
-		pods[snap.Pods[i].Key()] = &snap.Pods[i]
-	}
-	var out []generate.ResourcePatch
-	var notes []string
-	done := map[string]bool{}
-	for _, m := range pl.Moves {
-		if m.Kind == "move" || m.Kind == "restart" || done[m.Group] {
-			continue
-		}
-		done[m.Group] = true
-		pod := pods[m.Workload]
-		pc := placementFor(pl, m.Workload)
-		if pod == nil || pc == nil {
-			continue
-		}
-		w, ok := patchable(pod.Namespace, pod.Owner.Kind, pod.Owner.Name)
-		if !ok {
-			notes = append(notes, fmt.Sprintf("%s: a %s cannot be patched in place; change the object that creates it", m.Group, pod.Owner.Kind))
-			continue
-		}
-		ctr, old := gpuContainer(pod)
-		res, count := resourceOf(pc.Demand)
-		if ctr == "" || res == "" || res == old {
-			continue
-		}
-		change := &generate.GPUChange{Resource: res, Count: count}
-		if old != "" {
-			change.Remove = []string{old}
-		}
-		out = append(out, generate.ResourcePatch{Workload: w,
-			Evidence:   fmt.Sprintf("gpuwise plan: %s → %s (%s)", m.FromShape, m.ToShape, pc.Note),
-			Containers: []generate.ContainerResources{{Name: ctr, GPU: change}}})
-	}
-	return out, notes
-}
-
-func placementFor(pl *packing.Plan, id string) *packing.Placement {
-	for i := range pl.Placements {
-		if pl.Placements[i].Workload == id {
-			return &pl.Placements[i]
-		}
-	}
-	return nil
-}
-
-// gpuContainer is the first container asking for a GPU resource, and the
-// resource.
-func gpuContainer(p *cluster.Pod) (string, string) {
-	for _, c := range p.Containers {
-		for r, n := range c.GPURequests {
-			if n > 0 {
-				return c.Name, r
-			}
-		}
-	}
-	return "", ""
-}
-
-func resourceOf(d packing.Demand) (string, int64) {
-	switch d.Kind {
-	case packing.Whole:
-		return "nvidia.com/gpu", int64(d.GPUs)
-	case packing.MIG:
-		return "nvidia.com/mig-" + strings.ReplaceAll(d.Profile, "+", "."), 1
-	case packing.TimeSlice:
-		return "nvidia.com/gpu.shared", 1
-	}
-	return "", 0
-}
-
-// removalCommands is the cordon-and-drain script for the removed nodes.
-func removalCommands(pl *packing.Plan) (generate.File, bool) {
-	var b strings.Builder
-	b.WriteString("#!/bin/sh\n# gpuwise plan: nodes the plan removes. Apply the MIG, device-plugin and workload\n" +
-		"# changes first, then cordon and drain each node and let the autoscaler (or you) delete it.\nset -eu\n")
-	n := 0
-	for _, np := range pl.Nodes {
-		if np.Keep {
-			continue
-		}
-		n++
-		fmt.Fprintf(&b, "kubectl cordon %s\nkubectl drain %s --ignore-daemonsets --delete-emptydir-data --timeout=15m\n", np.Name, np.Name)
-	}
-	return generate.File{Path: "plan/remove-nodes.sh", Data: []byte(b.String())}, n > 0
 }
