@@ -6,12 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/generate"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
-func newGenerateCmd(s Streams) *cobra.Command {
+func newGenerateCmd(e *env) *cobra.Command {
 	gen := &cobra.Command{
 		Use:   "generate",
 		Short: "Write the manifests and commands that implement the recommendations (never applies them)",
@@ -22,85 +21,82 @@ func newGenerateCmd(s Streams) *cobra.Command {
 			"Without -d the files are printed as one multi-document YAML stream.",
 		Args: cobra.NoArgs,
 	}
-	gen.AddCommand(newGenerateResourcesCmd(s), newGenerateVPACmd(s), newGenerateTimeSlicingCmd(s), newGenerateMIGCmd(s), newGeneratePlanCmd(s))
+	gen.AddCommand(
+		newGenerateRecsCmd(e, "resources", "Strategic-merge patches of CPU, memory and GPU resources per workload", e.app.GenerateResources),
+		newGenerateRecsCmd(e, "vpa", `VerticalPodAutoscaler objects in updateMode "Off" for the right-sized workloads`, e.app.GenerateVPA),
+		newGenerateRecsCmd(e, "timeslicing", "Device-plugin time-slicing ConfigMap and node label commands for dev GPUs", e.app.GenerateTimeSlicing),
+		newGeneratePlanCmd(e, "mig", "mig-parted ConfigMap (config.yaml) and nvidia.com/mig.config label commands: the plan's MIG layouts", e.app.GenerateMIG),
+		newGeneratePlanCmd(e, "plan", "mig-parted and device-plugin configs, node commands and workload patches for `gpuwise plan`", e.app.GeneratePlan))
 	return gen
 }
 
-// generateOptions are the flags every generate subcommand takes.
-type generateOptions struct {
-	recommendFlags
-	dir string
-}
+const dirUsage = "write one file per artefact under this directory (default: a YAML stream on stdout)"
 
-// artefacts turns recommendations into files; notes say what was left out
-// and why.
-type artefacts func(r *rightsize.Result, s *cluster.Snapshot, p rightsize.Policy) (files []generate.File, notes []string, err error)
-
-func newGenerateSubCmd(s Streams, use, short string, build artefacts) *cobra.Command {
-	o := &generateOptions{}
+// newGenerateRecsCmd is a generate subcommand built from recommendations.
+func newGenerateRecsCmd(e *env, use, short string, gen func(context.Context, app.RecommendRequest) (*app.GenerateResult, error)) *cobra.Command {
+	o := &recommendFlags{}
+	var dir string
 	cmd := &cobra.Command{
 		Use:   use + " [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
 		Short: short,
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runGenerate(cmd.Context(), o, s, build) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var p flagProblems
+			req := o.request(&p)
+			if err := p.check(req.Validate); err != nil {
+				return err
+			}
+			return emitGenerated(e.Streams, dir, func() (*app.GenerateResult, error) { return gen(cmd.Context(), req) })
+		},
 	}
-	o.recommendFlags.register(cmd.Flags())
-	cmd.Flags().StringVarP(&o.dir, "dir", "d", "", "write one file per artefact under this directory (default: a YAML stream on stdout)")
+	o.register(cmd.Flags())
+	cmd.Flags().StringVarP(&dir, "dir", "d", "", dirUsage)
 	return cmd
 }
 
-func runGenerate(ctx context.Context, o *generateOptions, s Streams, build artefacts) error {
-	r, snap, partial, err := o.recommend(ctx)
-	if err != nil {
-		return err
+// newGeneratePlanCmd is a generate subcommand built from the plan.
+func newGeneratePlanCmd(e *env, use, short string, gen func(context.Context, app.PlanRequest) (*app.GenerateResult, error)) *cobra.Command {
+	o := &planOptions{}
+	cmd := &cobra.Command{
+		Use:   use + " [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var p flagProblems
+			req := o.request(&p)
+			if err := p.check(req.Validate); err != nil {
+				return err
+			}
+			return emitGenerated(e.Streams, o.dir, func() (*app.GenerateResult, error) { return gen(cmd.Context(), req) })
+		},
 	}
-	files, notes, err := build(r, snap.Snapshot, o.loaded)
-	if err != nil {
-		return fmt.Errorf("generating: %w", err)
-	}
-	if err := emitArtefacts(s, o.dir, files, notes); err != nil {
-		return err
-	}
-	return partial
+	o.register(cmd, false)
+	cmd.Flags().StringVarP(&o.dir, "dir", "d", "", dirUsage)
+	return cmd
 }
 
-// emitArtefacts prints the notes, then writes the files under dir, or as
-// one YAML stream on stdout when dir is empty.
-func emitArtefacts(s Streams, dir string, files []generate.File, notes []string) error {
-	for _, n := range notes {
+// emitGenerated runs the use case, prints its notes, then writes the files
+// under dir, or as one YAML stream on stdout when dir is empty.
+func emitGenerated(s Streams, dir string, gen func() (*app.GenerateResult, error)) error {
+	res, err := gen()
+	if err != nil {
+		return err
+	}
+	for _, n := range res.Notes {
 		fmt.Fprintln(s.Err, "gpuwise: note: "+n)
 	}
-	if len(files) == 0 {
+	switch {
+	case len(res.Files) == 0:
 		fmt.Fprintln(s.Err, "gpuwise: note: nothing to generate")
-		return nil
-	}
-	if dir != "" {
-		if err := generate.WriteDir(dir, files); err != nil {
-			return inputError(err)
+	case dir != "":
+		if err := app.WriteDir(dir, res.Files); err != nil {
+			return err
 		}
-		fmt.Fprintf(s.Err, "gpuwise: wrote %d files under %s\n", len(files), dir)
-		return nil
+		fmt.Fprintf(s.Err, "gpuwise: wrote %d files under %s\n", len(res.Files), dir)
+	default:
+		if err := generate.WriteStream(s.Out, res.Files); err != nil {
+			return err
+		}
 	}
-	return generate.WriteStream(s.Out, files)
-}
-
-func newGenerateResourcesCmd(s Streams) *cobra.Command {
-	return newGenerateSubCmd(s, "resources", "Strategic-merge patches of CPU, memory and GPU resources per workload",
-		func(r *rightsize.Result, _ *cluster.Snapshot, _ rightsize.Policy) ([]generate.File, []string, error) {
-			return generate.RecommendedResources(r)
-		})
-}
-
-func newGenerateVPACmd(s Streams) *cobra.Command {
-	return newGenerateSubCmd(s, "vpa", `VerticalPodAutoscaler objects in updateMode "Off" for the right-sized workloads`,
-		func(r *rightsize.Result, _ *cluster.Snapshot, p rightsize.Policy) ([]generate.File, []string, error) {
-			return generate.RecommendedVPAs(r, p)
-		})
-}
-
-func newGenerateTimeSlicingCmd(s Streams) *cobra.Command {
-	return newGenerateSubCmd(s, "timeslicing", "Device-plugin time-slicing ConfigMap and node label commands for dev GPUs",
-		func(r *rightsize.Result, snap *cluster.Snapshot, _ rightsize.Policy) ([]generate.File, []string, error) {
-			return generate.RecommendedTimeSlicing(r, snap)
-		})
+	return partial(res.Partial)
 }

@@ -14,14 +14,12 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/generate"
+	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/gpushape"
 	"github.com/gpuwise/gpuwise/internal/packing"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
-// planOptions are the flags of `gpuwise plan` and `gpuwise generate plan`.
+// planOptions are the flags of `gpuwise plan` and `gpuwise generate mig|plan`.
 type planOptions struct {
 	recommendFlags
 	output string
@@ -37,7 +35,12 @@ func (o *planOptions) register(cmd *cobra.Command, output bool) {
 	}
 }
 
-func newPlanCmd(s Streams) *cobra.Command {
+// request is the plan request the flags describe.
+func (o *planOptions) request(p *flagProblems) app.PlanRequest {
+	return app.PlanRequest{RecommendRequest: o.recommendFlags.request(p), Shapes: packing.Shapes(o.shapes)}
+}
+
+func newPlanCmd(e *env) *cobra.Command {
 	o := &planOptions{}
 	cmd := &cobra.Command{
 		Use:   "plan [--from FILE | --prometheus URL | --demo | --context CTX]",
@@ -49,90 +52,29 @@ func newPlanCmd(s Streams) *cobra.Command {
 			"fit nowhere and why, and $/month and GPU utilization before and after. It changes nothing;\n" +
 			"`gpuwise generate plan` writes the configs. How it works: docs/planning.md.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runPlan(cmd.Context(), o, s) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPlan(cmd.Context(), o, e) },
 	}
 	o.register(cmd, true)
 	return cmd
 }
 
-func newGenerateMIGCmd(s Streams) *cobra.Command {
-	o := &planOptions{}
-	cmd := &cobra.Command{
-		Use:   "mig [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
-		Short: "mig-parted ConfigMap (config.yaml) and nvidia.com/mig.config label commands: the plan's MIG layouts",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runGeneratePlanned(cmd.Context(), o, s, generate.PlanMIG)
-		},
-	}
-	o.register(cmd, false)
-	cmd.Flags().StringVarP(&o.dir, "dir", "d", "", "write one file per artefact under this directory (default: a YAML stream on stdout)")
-	return cmd
-}
-
-func newGeneratePlanCmd(s Streams) *cobra.Command {
-	o := &planOptions{}
-	cmd := &cobra.Command{
-		Use:   "plan [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
-		Short: "mig-parted and device-plugin configs, node commands and workload patches for `gpuwise plan`",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runGeneratePlanned(cmd.Context(), o, s, generate.PlanArtefacts)
-		},
-	}
-	o.register(cmd, false)
-	cmd.Flags().StringVarP(&o.dir, "dir", "d", "", "write one file per artefact under this directory (default: a YAML stream on stdout)")
-	return cmd
-}
-
-func runPlan(ctx context.Context, o *planOptions, s Streams) error {
+func runPlan(ctx context.Context, o *planOptions, e *env) error {
+	var p flagProblems
+	req := o.request(&p)
 	if !slices.Contains([]string{"table", "json", "yaml", "markdown"}, o.output) {
-		return usageErrorf("output format %q is not one of table, json, yaml, markdown", o.output)
+		p.addf("output format %q is not one of table, json, yaml, markdown", o.output)
 	}
-	pl, _, partial, err := o.plan(ctx)
+	if err := p.check(req.Validate); err != nil {
+		return err
+	}
+	res, err := e.app.Plan(ctx, req)
 	if err != nil {
 		return err
 	}
-	if err := writePlan(s.Out, pl, o.output); err != nil {
+	if err := writePlan(e.Out, res.Plan, o.output); err != nil {
 		return err
 	}
-	return partial
-}
-
-// plan loads the snapshot, right-sizes it when asked, and packs it.
-func (o *planOptions) plan(ctx context.Context) (*packing.Plan, *cluster.Prepared, error, error) {
-	shapes := packing.Shapes(o.shapes)
-	if err := shapes.Validate(); err != nil {
-		return nil, nil, nil, usageErrorf("%v", err)
-	}
-	var recs *rightsize.Result
-	var snap *cluster.Prepared
-	var partial, err error
-	if shapes == packing.RecommendedShapes {
-		recs, snap, partial, err = o.recommend(ctx)
-	} else {
-		var raw *cluster.Snapshot
-		raw, partial, err = o.load(ctx, o.window)
-		if err == nil {
-			snap, err = prepare(raw)
-		}
-	}
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	catalog, err := loadPrices(o.prices)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	prob, err := packing.FromSnapshot(snap, packing.SnapshotOptions{Prices: catalog, Shapes: shapes, Recs: recs})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	pl, err := packing.Solve(prob)
-	if err != nil {
-		return nil, nil, nil, inputError(err)
-	}
-	return pl, snap, partial, nil
+	return partial(res.Partial)
 }
 
 func writePlan(w io.Writer, pl *packing.Plan, format string) error {
@@ -380,19 +322,4 @@ func pctOrNA(v *float64) string {
 		return "n/a (no usage data)"
 	}
 	return pct(*v)
-}
-
-func runGeneratePlanned(ctx context.Context, o *planOptions, s Streams, build func(*packing.Plan, *cluster.Snapshot) ([]generate.File, []string, error)) error {
-	pl, snap, partial, err := o.plan(ctx)
-	if err != nil {
-		return err
-	}
-	files, notes, err := build(pl, snap.Snapshot)
-	if err != nil {
-		return fmt.Errorf("generating: %w", err)
-	}
-	if err := emitArtefacts(s, o.dir, files, notes); err != nil {
-		return err
-	}
-	return partial
 }

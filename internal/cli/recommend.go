@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,78 +18,25 @@ import (
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/config"
-	"github.com/gpuwise/gpuwise/internal/pricing"
-	"github.com/gpuwise/gpuwise/internal/render"
+	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
-// recommendFlags are shared by recommend and generate: where the snapshot
-// comes from, the policy and the prices.
+// recommendFlags are shared by recommend, plan and generate: where the
+// snapshot comes from, the window, the prices and the policy.
 type recommendFlags struct {
 	sourceFlags
-	window string
-	prices string
 	policy string
-	// loaded is the policy recommend used (defaults or --policy).
-	loaded rightsize.Policy
 }
 
 func (f *recommendFlags) register(fs *pflag.FlagSet) {
 	f.sourceFlags.register(fs)
-	fs.StringVar(&f.window, "window", "", "analysis window, e.g. 7d or 36h")
-	fs.StringVar(&f.prices, "prices", "", "price override file (YAML or CSV): negotiated or on-prem prices")
 	fs.StringVar(&f.policy, "policy", "", "recommendation policy file (YAML or JSON); see docs/recommendations.md")
 }
 
-// recommend loads the snapshot and runs the engine; partial is an
-// ExitPartial error to return once the output is written.
-func (f *recommendFlags) recommend(ctx context.Context) (r *rightsize.Result, prep *cluster.Prepared, partial, err error) {
-	pol := rightsize.DefaultPolicy()
-	if f.policy != "" {
-		data, err := os.ReadFile(f.policy)
-		if err != nil {
-			return nil, nil, nil, inputError(fmt.Errorf("reading policy: %w", err))
-		}
-		if pol, err = config.ParsePolicy(f.policy, data); err != nil {
-			return nil, nil, nil, inputError(err)
-		}
-	}
-	f.loaded = pol
-	catalog, err := loadPrices(f.prices)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	snap, partial, err := f.load(ctx, f.window)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if prep, err = prepare(snap); err != nil {
-		return nil, nil, nil, err
-	}
-	r, err = rightsize.Recommend(prep, pol, catalog)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("recommending: %w", err)
-	}
-	return r, prep, partial, nil
-}
-
-// recommendationSummary is the report's recommendations line: the
-// default policy on the report's (prepared) snapshot and prices. Nil when
-// the prices cannot list offers (a test fake): the report then says
-// nothing rather than $0.
-func recommendationSummary(snap *cluster.Prepared, prices pricing.Pricer) *render.Recommendations {
-	p, ok := prices.(rightsize.Prices)
-	if !ok || snap == nil {
-		return nil
-	}
-	r, err := rightsize.Recommend(snap, rightsize.DefaultPolicy(), p)
-	if err != nil {
-		return nil
-	}
-	return &render.Recommendations{MonthlySavingsUSD: r.MonthlySavingsUSD, Count: len(r.GPU) + len(r.Containers),
-		Unpriced: r.Unpriced, Skipped: len(r.Skipped), Command: "gpuwise recommend"}
+// request is the recommend request the flags describe.
+func (f *recommendFlags) request(p *flagProblems) app.RecommendRequest {
+	return app.RecommendRequest{Data: f.sourceFlags.data(p), PolicyFile: f.policy}
 }
 
 type recommendOptions struct {
@@ -100,7 +47,7 @@ type recommendOptions struct {
 // recommendFormats are the output formats of recommend.
 var recommendFormats = []string{"table", "json", "yaml", "csv"}
 
-func newRecommendCmd(s Streams) *cobra.Command {
+func newRecommendCmd(e *env) *cobra.Command {
 	o := &recommendOptions{}
 	cmd := &cobra.Command{
 		Use:   "recommend [--from FILE | --prometheus URL | --demo | --context CTX]",
@@ -112,35 +59,31 @@ func newRecommendCmd(s Streams) *cobra.Command {
 			"data gives no recommendation and the reason. Nothing is applied: `gpuwise generate` writes the\n" +
 			"manifests. Policy and formulas: docs/recommendations.md.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runRecommend(cmd.Context(), o, s) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRecommend(cmd.Context(), o, e) },
 	}
 	o.recommendFlags.register(cmd.Flags())
 	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(recommendFormats, ", "))
 	return cmd
 }
 
-func runRecommend(ctx context.Context, o *recommendOptions, s Streams) error {
+func runRecommend(ctx context.Context, o *recommendOptions, e *env) error {
+	var p flagProblems
+	req := o.request(&p)
 	format := strings.ToLower(o.output)
-	if !containsFormat(format) {
-		return usageErrorf("output format %q is not one of %s", o.output, strings.Join(recommendFormats, ", "))
+	if !slices.Contains(recommendFormats, format) {
+		p.addf("output format %q is not one of %s", o.output, strings.Join(recommendFormats, ", "))
 	}
-	r, _, partial, err := o.recommend(ctx)
+	if err := p.check(req.Validate); err != nil {
+		return err
+	}
+	res, err := e.app.Recommend(ctx, req)
 	if err != nil {
 		return err
 	}
-	if err := writeRecommendations(s.Out, r, format); err != nil {
+	if err := writeRecommendations(e.Out, res.Result, format); err != nil {
 		return fmt.Errorf("writing %s recommendations: %w", format, err)
 	}
-	return partial
-}
-
-func containsFormat(f string) bool {
-	for _, v := range recommendFormats {
-		if v == f {
-			return true
-		}
-	}
-	return false
+	return partial(res.Partial)
 }
 
 func writeRecommendations(w io.Writer, r *rightsize.Result, format string) error {
