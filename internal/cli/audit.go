@@ -2,19 +2,18 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/audit"
+	"github.com/gpuwise/gpuwise/internal/render"
 )
 
 type auditOptions struct {
 	sourceFlags
-	output        string
+	output        outputFlag
 	failOn        string
 	allowAgents   []string
 	devNamespaces []string
@@ -35,7 +34,7 @@ func newAuditCmd(e *env) *cobra.Command {
 	def := app.DefaultAuditRequest().Audit
 	fs := cmd.Flags()
 	o.sourceFlags.register(fs)
-	fs.StringVarP(&o.output, "output", "o", "table", "output format: table, json, yaml, sarif")
+	o.output.register(fs, render.AuditFormats)
 	fs.StringVar(&o.failOn, "fail-on", "", "exit 8 when a finding at or above this severity exists: info, warning, critical")
 	fs.StringSliceVar(&o.allowAgents, "allow-agent", nil, "extra node-agent globs over namespace/owner (e.g. 'logging/fluent-bit'); added to the defaults")
 	fs.StringSliceVar(&o.devNamespaces, "dev-namespaces", def.DevNamespaces, "namespace globs where whole GPUs are flagged")
@@ -56,11 +55,7 @@ func runAudit(ctx context.Context, o *auditOptions, e *env) error {
 		}
 		failOn = v
 	}
-	switch o.output {
-	case "table", "json", "yaml", "sarif":
-	default:
-		p.addf("output format %q is not one of table, json, yaml, sarif", o.output)
-	}
+	format := o.output.parse(&p)
 	if err := p.check(req.Validate); err != nil {
 		return err
 	}
@@ -68,7 +63,7 @@ func runAudit(ctx context.Context, o *auditOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAudit(e.Streams, res.Result, o.output); err != nil {
+	if err := render.Audit(e.Out, res.Result, format, e.renderOptions()); err != nil {
 		return err
 	}
 	if failOn != 0 && res.Result.Worst() >= failOn {
@@ -76,23 +71,4 @@ func runAudit(ctx context.Context, o *auditOptions, e *env) error {
 			res.Result.Summary.Critical, res.Result.Summary.Warning, res.Result.Summary.Info, failOn))
 	}
 	return partial(res.Partial)
-}
-
-func writeAudit(s Streams, res *audit.Result, format string) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(s.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	case "yaml":
-		b, err := yaml.Marshal(res)
-		if err != nil {
-			return fmt.Errorf("encoding audit: %w", err)
-		}
-		_, err = s.Out.Write(b)
-		return err
-	case "sarif":
-		return audit.WriteSARIF(s.Out, res, Version)
-	}
-	return audit.WriteTable(s.Out, res)
 }

@@ -9,7 +9,7 @@ import (
 
 // reportFlags are the cost report's flags (report and demo).
 type reportFlags struct {
-	output        string
+	output        outputFlag
 	by            string
 	idleShare     string
 	idleThreshold float64
@@ -18,7 +18,7 @@ type reportFlags struct {
 
 func (f *reportFlags) register(fs *pflag.FlagSet) {
 	alloc, rep := cost.DefaultOptions(nil), cost.DefaultReportOptions()
-	fs.StringVarP(&f.output, "output", "o", "table", "output format: table, json, csv, markdown, html")
+	f.output.register(fs, render.Formats)
 	fs.StringVar(&f.by, "by", rep.By, "group rows by namespace, workload, pod, node, gpu-model, capacity-type or label:KEY")
 	fs.StringVar(&f.idleShare, "idle-share", string(alloc.IdleShare), "where unallocated cost goes: none (own rows), node, cluster")
 	fs.Float64Var(&f.idleThreshold, "idle-threshold", alloc.IdleThreshold, "activity below which a GPU counts as idle (0-1)")
@@ -27,8 +27,7 @@ func (f *reportFlags) register(fs *pflag.FlagSet) {
 
 // options are the engine settings the flags describe, and the format.
 func (f *reportFlags) options(p *flagProblems) (cost.Options, cost.ReportOptions, render.Format) {
-	format, err := render.ParseFormat(f.output)
-	p.add(err)
+	format := f.output.parse(p)
 	return cost.Options{IdleThreshold: f.idleThreshold, IdleShare: cost.IdleShare(f.idleShare)},
 		cost.ReportOptions{By: f.by, TopN: f.top}, format
 }

@@ -10,15 +10,16 @@ import (
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/gpuwise/gpuwise/internal/render"
 )
 
 func TestRecommendGolden(t *testing.T) {
-	for _, f := range []string{"table", "json"} {
-		out, errOut, code := run(t, "recommend", "--demo", "-o", f)
+	for _, f := range render.Formats {
+		out, errOut, code := run(t, "recommend", "--demo", "-o", string(f))
 		if code != ExitOK {
 			t.Fatalf("recommend -o %s: exit %d: %s", f, code, errOut)
 		}
-		golden(t, "recommend."+f, out)
+		golden(t, "recommend."+string(f), out)
 	}
 }
 

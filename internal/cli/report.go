@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -56,11 +55,9 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 
 // writeReport renders the report with its recommendations line.
 func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
-	o := render.Options{Color: s.OutIsTTY, Recommendations: recommendationSummary(res.Recommendations)}
-	if err := render.Report(s.Out, res.Report, f, o); err != nil {
-		return fmt.Errorf("writing %s report: %w", f, err)
-	}
-	return nil
+	o := s.renderOptions()
+	o.Recommendations = recommendationSummary(res.Recommendations)
+	return render.Report(s.Out, res.Report, f, o)
 }
 
 // recommendationSummary is the report's recommendations line; nil says

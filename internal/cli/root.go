@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/gpuwise/gpuwise/internal/app"
 )
@@ -15,8 +16,10 @@ import (
 // and fix them.
 type Streams struct {
 	Out, Err io.Writer
-	// OutIsTTY enables colour in table output.
+	// OutIsTTY enables colour in table output and fitting it to Width,
+	// the terminal's columns.
 	OutIsTTY bool
+	Width    int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -70,5 +73,9 @@ func newRoot(s Streams) *cobra.Command {
 func StdStreams() Streams {
 	st, err := os.Stdout.Stat()
 	tty := err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("NO_COLOR") == ""
-	return Streams{Out: os.Stdout, Err: os.Stderr, OutIsTTY: tty}
+	s := Streams{Out: os.Stdout, Err: os.Stderr, OutIsTTY: tty}
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && tty {
+		s.Width = w
+	}
+	return s
 }
