@@ -399,3 +399,15 @@ func TestRemediationForJobs(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSeverity(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"info", "WARNING", "critical"} {
+		if _, err := ParseSeverity(s); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	if _, err := ParseSeverity("high"); err == nil {
+		t.Error("high: no error")
+	}
+}
