@@ -11,8 +11,8 @@ import (
 )
 
 // Source says where a use case reads its snapshot: at most one of File,
-// Prometheus and Demo; with none of them, the live cluster's inventory
-// through Kube. Default windows: Prometheus 7 days, the simulator its own
+// Prometheus, Demo and Snapshot; with none of them, the live cluster's
+// inventory through Kube. Default windows: Prometheus 7 days, the simulator its own
 // (7 days), the live cluster the use case's (a day for reports, an hour
 // for the audit), a file its own.
 type Source struct {
@@ -24,6 +24,18 @@ type Source struct {
 	Demo *DemoSource
 	// Kube reaches the live cluster (inventory only: usage unmeasured).
 	Kube KubeSource
+	// Snapshot is one a front end already holds (the service's current
+	// window): used as it is, never modified, so requests may share it.
+	Snapshot *InMemory
+}
+
+// InMemory is a prepared snapshot held in memory and what its reading
+// lacked.
+type InMemory struct {
+	Prepared *cluster.Prepared
+	// Partial, when set, says what could not be read (results on it are
+	// marked partial, as with a partial Prometheus read).
+	Partial error
 }
 
 // DemoSource steers the simulated cluster.
@@ -48,7 +60,7 @@ type loaded struct {
 
 func (s Source) validate(p *problems) {
 	n := 0
-	for _, set := range []bool{s.File != "", s.Prometheus != nil, s.Demo != nil} {
+	for _, set := range []bool{s.File != "", s.Prometheus != nil, s.Demo != nil, s.Snapshot != nil} {
 		if set {
 			n++
 		}
@@ -62,7 +74,10 @@ func (s Source) validate(p *problems) {
 	if s.Prometheus != nil {
 		s.Prometheus.validate(p)
 	}
-	if s.File == "" && s.Prometheus == nil && s.Demo == nil {
+	if s.Snapshot != nil && s.Snapshot.Prepared == nil {
+		p.add(fmt.Errorf("no snapshot yet: the first cycle has not finished"))
+	}
+	if s.File == "" && s.Prometheus == nil && s.Demo == nil && s.Snapshot == nil {
 		s.Kube.validate(p)
 	}
 }
@@ -95,6 +110,9 @@ func (a *App) load(ctx context.Context, s Source, window, live time.Duration) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if s.Snapshot != nil {
+		return s.Snapshot.load(window)
+	}
 	snap, partial, err := a.read(ctx, s, window, live)
 	if err != nil {
 		return nil, err
@@ -114,6 +132,16 @@ func Prepare(s *cluster.Snapshot) (*cluster.Prepared, error) {
 		return nil, withKind(Input, fmt.Errorf("snapshot is inconsistent: %w", err))
 	}
 	return p, nil
+}
+
+// load checks the window as readFile does: the snapshot holds usage for
+// its own window only.
+func (m *InMemory) load(window time.Duration) (*loaded, error) {
+	w := m.Prepared.Window
+	if have := w.End.Sub(w.Start); window != 0 && window != have {
+		return nil, usageErrorf("window: the snapshot holds usage summaries for %s; a different window (%s) is not available", FormatWindow(have), FormatWindow(window))
+	}
+	return &loaded{snap: m.Prepared, partial: m.Partial}, nil
 }
 
 func simulate(d *DemoSource, window time.Duration) (*cluster.Snapshot, error) {

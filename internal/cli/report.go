@@ -7,7 +7,6 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/render"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 type reportOptions struct {
@@ -56,16 +55,6 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 // writeReport renders the report with its recommendations line.
 func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
 	o := s.renderOptions()
-	o.Recommendations = recommendationSummary(res.Recommendations)
+	o.Recommendations = render.RecommendationSummary(res.Recommendations)
 	return render.Report(s.Out, res.Report, f, o)
-}
-
-// recommendationSummary is the report's recommendations line; nil says
-// nothing rather than $0.
-func recommendationSummary(r *rightsize.Result) *render.Recommendations {
-	if r == nil {
-		return nil
-	}
-	return &render.Recommendations{MonthlySavingsUSD: r.MonthlySavingsUSD, Count: len(r.GPU) + len(r.Containers),
-		Unpriced: r.Unpriced, Skipped: len(r.Skipped), Command: "gpuwise recommend"}
 }

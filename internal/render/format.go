@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // Format names an output format.
@@ -85,6 +86,16 @@ type Recommendations struct {
 	Unpriced int    `json:"unpriced"`
 	Skipped  int    `json:"skipped"`
 	Command  string `json:"command"`
+}
+
+// RecommendationSummary is the report's recommendations line for r (the
+// same every front end shows); nil says nothing rather than $0.
+func RecommendationSummary(r *rightsize.Result) *Recommendations {
+	if r == nil {
+		return nil
+	}
+	return &Recommendations{MonthlySavingsUSD: r.MonthlySavingsUSD, Count: len(r.GPU) + len(r.Containers),
+		Unpriced: r.Unpriced, Skipped: len(r.Skipped), Command: "gpuwise recommend"}
 }
 
 // Report writes r to w in format f.

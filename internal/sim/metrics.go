@@ -12,9 +12,9 @@ import (
 
 // sampleSink receives the simulation's samples as they are generated.
 type sampleSink interface {
-	// gpu is one sample of holding i of p at Unix seconds t: activity,
-	// SM_ACTIVE and framebuffer MiB.
-	gpu(p *cluster.Pod, i int, t, v, sm, fb float64)
+	// gpu is one sample of holding i of p over [t, t+dt), t in Unix
+	// seconds: activity, SM_ACTIVE and framebuffer MiB.
+	gpu(p *cluster.Pod, i int, t, dt, v, sm, fb float64)
 	// container is one sample of container j of p over [t, t+dt): CPU
 	// cores and working-set bytes.
 	container(p *cluster.Pod, j int, t, dt, cpu, mem float64)
@@ -83,7 +83,7 @@ func (e *exporter) dcgmLabels(in unitInfo, p *cluster.Pod) []string {
 	return l
 }
 
-func (e *exporter) gpu(p *cluster.Pod, i int, t, v, sm, fb float64) {
+func (e *exporter) gpu(p *cluster.Pod, i int, t, _, v, sm, fb float64) {
 	if e.units == nil {
 		e.indexUnits()
 	}

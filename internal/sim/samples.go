@@ -200,7 +200,7 @@ func (c *cell) stream(p *cluster.Pod, l *load, from, to int64) {
 			if h := &p.GPUs[i]; h.Activity != nil {
 				v, fb := l.addGPU(h, i, a, dt, rnd)
 				if c.sink != nil {
-					c.sink.gpu(p, i, unix0+t, v, v*l.sm, fb)
+					c.sink.gpu(p, i, unix0+t, dt, v, v*l.sm, fb)
 				}
 			}
 		}

@@ -1,0 +1,107 @@
+package rolling
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+// Attach returns the snapshot the engines compute on for window w: the
+// inventory's nodes (shared, read-only) and copies of its pods that lived
+// in w, each with the span's usage put on it. A holding takes the usage of
+// the unit with its ID; usage of units the inventory does not name goes
+// to the pod's remaining holdings in unit-ID order (the inventory guessed
+// which unit the pod got; the usage series know). Containers match by
+// name. What the span did not measure stays unmeasured.
+func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot {
+	out := &cluster.Snapshot{Window: w, Source: inv.Source, ActivityMetric: inv.ActivityMetric, Nodes: inv.Nodes,
+		Notes: append([]string(nil), inv.Notes...)}
+	if u != nil && u.ActivityMetric != "" {
+		out.ActivityMetric = u.ActivityMetric
+	}
+	out.Pods = make([]cluster.Pod, 0, len(inv.Pods))
+	unplaced := 0
+	for i := range inv.Pods {
+		p := &inv.Pods[i]
+		if !lived(p, w) {
+			continue
+		}
+		q := *p
+		var pu *PodUsage
+		if u != nil {
+			pu = u.Pods[PodKey(p)]
+		}
+		unplaced += attachPod(&q, pu)
+		out.Pods = append(out.Pods, q)
+	}
+	if unplaced > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d GPU usage series of pods on units the inventory does not give them were left out", unplaced))
+	}
+	return out
+}
+
+// lived reports whether p ran at some time in w (unbound pods count: the
+// engines decide what they hold).
+func lived(p *cluster.Pod, w cluster.Window) bool {
+	if !p.Start.IsZero() && !p.Start.Before(w.End) {
+		return false
+	}
+	return p.End.IsZero() || p.End.After(w.Start)
+}
+
+// attachPod gives q fresh holdings and containers carrying pu's usage; it
+// returns how many GPU series found no holding.
+func attachPod(q *cluster.Pod, pu *PodUsage) int {
+	q.GPUs = append([]cluster.Holding(nil), q.GPUs...)
+	q.Containers = append([]cluster.Container(nil), q.Containers...)
+	q.OOMKills = 0
+	for i := range q.GPUs {
+		h := &q.GPUs[i]
+		h.Activity, h.SMActive, h.FramebufferMiB = nil, nil, nil
+	}
+	for j := range q.Containers {
+		q.Containers[j].CPU, q.Containers[j].Memory = nil, nil
+	}
+	if pu == nil {
+		return 0
+	}
+	q.OOMKills = pu.OOMKills
+	for j := range q.Containers {
+		if c := pu.Containers[q.Containers[j].Name]; c != nil {
+			q.Containers[j].CPU, q.Containers[j].Memory = c.CPU, c.Memory
+		}
+	}
+	return attachGPUs(q.GPUs, pu.GPUs)
+}
+
+func attachGPUs(hs []cluster.Holding, gpus map[string]*GPUUsage) int {
+	used := map[string]bool{}
+	var free []int
+	for i := range hs {
+		if g := gpus[hs[i].UnitID]; g != nil {
+			set(&hs[i], g)
+			used[hs[i].UnitID] = true
+		} else {
+			free = append(free, i)
+		}
+	}
+	var rest []string
+	for id := range gpus {
+		if !used[id] {
+			rest = append(rest, id)
+		}
+	}
+	sort.Strings(rest)
+	for k, id := range rest {
+		if k >= len(free) {
+			return len(rest) - k
+		}
+		set(&hs[free[k]], gpus[id])
+	}
+	return 0
+}
+
+func set(h *cluster.Holding, g *GPUUsage) {
+	h.Activity, h.SMActive, h.FramebufferMiB = g.Activity, g.SMActive, g.FramebufferMiB
+}

@@ -1,0 +1,158 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/rolling"
+	"github.com/gpuwise/gpuwise/internal/usage"
+)
+
+// Spans generates the cluster like Generate and also returns its usage cut
+// into consecutive spans of the given length from the window start (the
+// last one shorter when the window is not a whole number of them): what a
+// service reading the simulated cluster every `every` would have measured.
+// A sample that crosses a span boundary is split by time, so the spans'
+// usage merged is the snapshot's (OOM kills, which the simulator does not
+// time, go to the span in which the pod's life inside the window ends).
+func Spans(cfg Config, every time.Duration) (*cluster.Snapshot, []*rolling.Span, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("simulation config: %w", err)
+	}
+	if every < time.Minute {
+		return nil, nil, fmt.Errorf("simulation spans: %s is shorter than 1m", every)
+	}
+	n := int((cfg.Window + every - 1) / every)
+	cells := make([]built, cfg.Scale)
+	splits := make([]*splitter, cfg.Scale)
+	for k := range cells {
+		c := newCell(cfg, k)
+		splits[k] = newSplitter(c, every, n)
+		c.sink = splits[k]
+		cells[k] = c.build()
+	}
+	snap, err := assemble(cfg, cells)
+	if err != nil {
+		return nil, nil, err
+	}
+	return snap, joinSpans(cfg, every, splits, snap), nil
+}
+
+// splitter is a sample sink that adds each sample to the span it falls in.
+type splitter struct {
+	unix0, every float64
+	spans        []map[*cluster.Pod]*rolling.PodUsage
+}
+
+func newSplitter(c *cell, every time.Duration, n int) *splitter {
+	s := &splitter{unix0: c.unix0, every: every.Seconds(), spans: make([]map[*cluster.Pod]*rolling.PodUsage, n)}
+	for i := range s.spans {
+		s.spans[i] = map[*cluster.Pod]*rolling.PodUsage{}
+	}
+	return s
+}
+
+// pieces calls fn for each part of [t, t+dt) inside one span.
+func (s *splitter) pieces(t, dt float64, fn func(k int, seconds float64)) {
+	for dt > 0 {
+		rel := t - s.unix0
+		k := int(math.Floor(rel / s.every))
+		if k < 0 || k >= len(s.spans) {
+			return
+		}
+		piece := min(dt, float64(k+1)*s.every-rel)
+		fn(k, piece)
+		t, dt = t+piece, dt-piece
+	}
+}
+
+func (s *splitter) pod(k int, p *cluster.Pod) *rolling.PodUsage {
+	pu := s.spans[k][p]
+	if pu == nil {
+		pu = &rolling.PodUsage{}
+		s.spans[k][p] = pu
+	}
+	return pu
+}
+
+func (s *splitter) gpu(p *cluster.Pod, i int, t, dt, v, sm, fb float64) {
+	s.pieces(t, dt, func(k int, sec float64) {
+		pu := s.pod(k, p)
+		if pu.GPUs == nil {
+			pu.GPUs = map[string]*rolling.GPUUsage{}
+		}
+		id := p.GPUs[i].UnitID
+		g := pu.GPUs[id]
+		if g == nil {
+			g = &rolling.GPUUsage{Activity: &usage.Activity{}, SMActive: &usage.Activity{}, FramebufferMiB: &usage.Gauge{}}
+			pu.GPUs[id] = g
+		}
+		g.Activity.Add(v, sec)
+		g.SMActive.Add(sm, sec)
+		g.FramebufferMiB.Add(fb, sec)
+	})
+}
+
+func (s *splitter) container(p *cluster.Pod, j int, t, dt, cpu, mem float64) {
+	s.pieces(t, dt, func(k int, sec float64) {
+		pu := s.pod(k, p)
+		if pu.Containers == nil {
+			pu.Containers = map[string]*rolling.ContainerUsage{}
+		}
+		name := p.Containers[j].Name
+		c := pu.Containers[name]
+		if c == nil {
+			c = &rolling.ContainerUsage{CPU: &usage.Gauge{}, Memory: &usage.Gauge{}}
+			pu.Containers[name] = c
+		}
+		c.CPU.Add(cpu, sec)
+		c.Memory.Add(mem, sec)
+	})
+}
+
+// joinSpans keys each cell's pod usage by PodKey. Pods are matched by
+// position: a cell's pods are assembled into the snapshot in order, so
+// the i-th pod pointer of a cell is the snapshot's pod at the cell's
+// offset + i. OOM kills go to the span of the pod's last moment.
+func joinSpans(cfg Config, every time.Duration, splits []*splitter, snap *cluster.Snapshot) []*rolling.Span {
+	out := make([]*rolling.Span, len(splits[0].spans))
+	for k := range out {
+		start := cfg.Start.Add(time.Duration(k) * every)
+		end := start.Add(every)
+		if w := cfg.Start.Add(cfg.Window); end.After(w) {
+			end = w
+		}
+		out[k] = &rolling.Span{Window: cluster.Window{Start: start, End: end}, Pods: map[string]*rolling.PodUsage{}, ActivityMetric: ActivityMetric}
+	}
+	for _, s := range splits {
+		for k, pods := range s.spans {
+			for p, pu := range pods {
+				out[k].Pods[rolling.PodKey(p)] = pu
+			}
+		}
+	}
+	end := cfg.Start.Add(cfg.Window)
+	for i := range snap.Pods {
+		p := &snap.Pods[i]
+		if p.OOMKills == 0 {
+			continue
+		}
+		last := end
+		if !p.End.IsZero() && p.End.Before(end) {
+			last = p.End
+		}
+		// The span holding the instant just before last: a life ending
+		// on a boundary ended in the span before it.
+		k := min(max(int((last.Sub(cfg.Start)-1)/every), 0), len(out)-1)
+		pu := out[k].Pods[rolling.PodKey(p)]
+		if pu == nil {
+			pu = &rolling.PodUsage{}
+			out[k].Pods[rolling.PodKey(p)] = pu
+		}
+		pu.OOMKills = p.OOMKills
+	}
+	return out
+}
