@@ -1,0 +1,234 @@
+package exporter
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpuwise/gpuwise/internal/audit"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
+
+// Frame is what one scrape shows: the counters' totals and the results of
+// the latest cycle on the rolling window. It is never changed once
+// published.
+type Frame struct {
+	Totals *Totals
+	Window cluster.Window
+	// Partial is set when some of the window's data could not be read.
+	Partial bool
+	// Report is the window's report grouped by namespace; GPUModels the
+	// same grouped by GPU model; Pods grouped by pod (nil unless pod
+	// metrics are on).
+	Report    *cost.Report
+	GPUModels *cost.Report
+	Pods      *cost.Report
+	Audit     *audit.Result
+	// Recommendations are on the window with the default policy.
+	Recommendations *rightsize.Result
+}
+
+// Collector emits the metrics of the latest Frame. Scrapes never wait on
+// a cycle: Publish swaps the frame atomically.
+type Collector struct {
+	frame atomic.Pointer[Frame]
+	descs map[*Metric]*prometheus.Desc
+}
+
+// NewCollector returns a collector with no frame (it emits nothing until
+// the first Publish).
+func NewCollector() *Collector {
+	c := &Collector{descs: map[*Metric]*prometheus.Desc{}}
+	for _, m := range Families {
+		c.descs[m] = m.desc()
+	}
+	return c
+}
+
+// Publish makes f what scrapes show.
+func (c *Collector) Publish(f *Frame) { c.frame.Store(f) }
+
+// Describe sends every family's descriptor.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, m := range Families {
+		ch <- c.descs[m]
+	}
+}
+
+// Collect emits the latest frame's metrics.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	f := c.frame.Load()
+	if f == nil {
+		return
+	}
+	e := emitter{ch: ch, descs: c.descs}
+	if f.Totals != nil {
+		e.totals(f.Totals)
+	}
+	e.window(f)
+	if f.Report != nil {
+		e.namespaces(f.Report)
+		e.overall(f.Report)
+	}
+	if f.GPUModels != nil {
+		e.models(f.GPUModels)
+	}
+	if f.Audit != nil {
+		e.audit(f.Audit)
+	}
+	if f.Recommendations != nil {
+		e.emit(&Savings, f.Recommendations.MonthlySavingsUSD)
+	}
+	if f.Pods != nil {
+		e.pods(f.Pods)
+	}
+}
+
+// hour is seconds per hour: the engines count GPU-hours, Prometheus'
+// base unit is the second.
+const hour = 3600
+
+type emitter struct {
+	ch    chan<- prometheus.Metric
+	descs map[*Metric]*prometheus.Desc
+}
+
+func (e emitter) emit(m *Metric, v float64, labels ...string) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	e.ch <- prometheus.MustNewConstMetric(e.descs[m], m.valueType(), v, labels...)
+}
+
+// ratio emits a ratio that may be unknown (nil: no sample, never 0).
+func (e emitter) ratio(m *Metric, v *float64, labels ...string) {
+	if v != nil {
+		e.emit(m, *v, labels...)
+	}
+}
+
+func (e emitter) totals(t *Totals) {
+	for _, k := range sortedKeys(t.workloads) {
+		v := t.workloads[k]
+		ns, w := splitWorkload(k)
+		e.emit(&GPUAllocatedHours, hour*v.GPUAllocatedHours, ns, w)
+		e.emit(&GPUActiveHours, hour*v.GPUActiveHours, ns, w)
+		e.emit(&GPUIdleHours, hour*v.GPUIdleHours, ns, w)
+		e.emit(&GPUUnmeasuredHours, hour*v.GPUUnmeasuredHours, ns, w)
+		e.emit(&UnpricedHours, hour*v.UnpricedGPUHours, ns, w)
+		e.emit(&OOMKills, float64(v.OOMKills), ns, w)
+		for _, c := range []struct {
+			name string
+			v    float64
+		}{{"gpu_active", v.GPUActiveUSD}, {"gpu_idle", v.GPUIdleUSD}, {"gpu_unmeasured", v.GPUUnmeasuredUSD}, {"cpu", v.CPUUSD}, {"memory", v.MemoryUSD}} {
+			e.emit(&Cost, c.v, ns, w, c.name)
+		}
+	}
+	for _, k := range sortedKeys(t.models) {
+		v := t.models[k]
+		e.emit(&UnallocatedHours, hour*v.GPUUnallocatedHours, k)
+		e.emit(&UnallocatedCost, v.GPUUnallocatedUSD, k, "gpu")
+		e.emit(&UnallocatedCost, v.CPUMemoryUnallocatedUSD, k, "cpu_memory")
+	}
+}
+
+func (e emitter) window(f *Frame) {
+	if f.Window.End.IsZero() {
+		return
+	}
+	e.emit(&WindowSeconds, f.Window.End.Sub(f.Window.Start).Seconds())
+	e.emit(&WindowEnd, float64(f.Window.End.UnixNano())/float64(time.Second))
+	partial := 0.0
+	if f.Partial {
+		partial = 1
+	}
+	e.emit(&Partial, partial)
+}
+
+func (e emitter) namespaces(r *cost.Report) {
+	for _, row := range r.Rows {
+		if row.Key == cost.UnallocatedKey {
+			continue
+		}
+		e.ratio(&NamespaceUtilization, row.GPUUtilization, row.Key)
+		if !row.Unpriced {
+			e.emit(&NamespaceCost, row.TotalCost, row.Key)
+			e.emit(&NamespaceIdleCost, row.GPUCost.AllocatedIdle, row.Key)
+		}
+	}
+}
+
+func (e emitter) overall(r *cost.Report) {
+	t := r.Totals
+	e.ratio(&Utilization, t.GPUUtilizationOfProvisioned)
+	e.ratio(&Coverage, t.MeasuredShare, "measured")
+	if p := t.GPUHours.Provisioned; p > 0 {
+		e.emit(&Coverage, 1-t.UnpricedGPUHours/p, "priced")
+	}
+	if !t.Unpriced {
+		e.emit(&IdleCost, t.GPUCost.AllocatedIdle+t.GPUCost.Unallocated)
+	}
+}
+
+func (e emitter) models(r *cost.Report) {
+	if r.WindowHours <= 0 {
+		return
+	}
+	for _, row := range r.Rows {
+		if row.GPUHours.Provisioned > 0 {
+			e.emit(&GPUs, row.GPUHours.Provisioned/r.WindowHours, row.Key)
+		}
+	}
+}
+
+func (e emitter) audit(r *audit.Result) {
+	type key struct{ rule, sev string }
+	counts := map[key]int{}
+	usd := map[string]float64{}
+	for _, f := range r.Findings {
+		counts[key{f.Rule, f.Severity.String()}]++
+		if f.MonthlyUSD != nil {
+			usd[f.Rule] += *f.MonthlyUSD
+		}
+	}
+	ks := make([]key, 0, len(counts))
+	for k := range counts {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].rule+ks[i].sev < ks[j].rule+ks[j].sev })
+	for _, k := range ks {
+		e.emit(&Findings, float64(counts[k]), k.rule, k.sev)
+	}
+	for _, rule := range sortedKeys(usd) {
+		e.emit(&FindingsUSD, usd[rule], rule)
+	}
+}
+
+func (e emitter) pods(r *cost.Report) {
+	for _, row := range r.Rows {
+		ns, pod, ok := strings.Cut(row.Key, "/")
+		if !ok {
+			continue // the unallocated row
+		}
+		e.emit(&PodGPUAllocated, hour*row.GPUHours.Allocated, ns, pod)
+		e.ratio(&PodUtilization, row.GPUUtilization, ns, pod)
+		if !row.Unpriced {
+			e.emit(&PodCost, row.TotalCost, ns, pod)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,24 @@
+// Package exporter owns gpuwise's domain metrics on /metrics: a
+// prometheus.Collector that emits constant metrics from the Frame the
+// service published last (the writing-exporters pattern: the numbers are
+// computed once per cycle, swapped in atomically and read by every scrape;
+// series of workloads that vanish simply stop being emitted). Metric names,
+// help, labels and cardinality live in one table (metrics.go), from which
+// docs/metrics.md is generated.
+//
+// Two kinds of numbers: counters that accumulate the history (GPU-hours,
+// dollars and OOM kills per workload since the history began; PromQL's
+// increase() turns them into any period), and gauges over the service's
+// rolling window (utilization, coverage, audit findings, savings), the
+// same numbers /api/v1/report answers.
+//
+// Cardinality is bounded: workloads beyond MaxWorkloads are summed into
+// workload="__other__" of their namespace (a workload, once exported under
+// its name, keeps it, so every counter stays monotonic); pod-level series
+// exist only when Options.Pods is set. Missing data is never exported as
+// zero: an unmeasured ratio has no sample.
+//
+// It reads engine results (cost, audit, rightsize) and history values; it
+// must not import app, the service, the CLI or adapters, and it never
+// registers on the global registry.
+package exporter

@@ -1,0 +1,192 @@
+package exporter_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/gpuwise/gpuwise/internal/audit"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/exporter"
+	"github.com/gpuwise/gpuwise/internal/history"
+	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+	"github.com/gpuwise/gpuwise/internal/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// demoFrame is the frame of the demo week, its totals being the week.
+func demoFrame(t *testing.T, maxWorkloads int, pods bool) *exporter.Frame {
+	t.Helper()
+	snap, err := sim.Generate(sim.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := cluster.Prepare(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prices := pricing.Embedded()
+	alloc, err := cost.Allocate(prep, cost.DefaultOptions(prices))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := func(key string) *cost.Report {
+		o := cost.DefaultReportOptions()
+		o.By = key
+		r, err := cost.NewReport(alloc, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	recs, err := rightsize.Recommend(prep, rightsize.DefaultPolicy(), prices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &exporter.Frame{Window: snap.Window, Report: by("namespace"), GPUModels: by("gpu-model"),
+		Audit: audit.Run(prep, audit.DefaultOptions(prices)), Recommendations: recs}
+	if pods {
+		f.Pods = by("pod")
+	}
+	tot := exporter.NewTotals(maxWorkloads)
+	tot.AddWorkloads(values(by("workload")))
+	tot.AddModels(values(f.GPUModels))
+	f.Totals = tot
+	return f
+}
+
+func values(r *cost.Report) map[string]history.Values {
+	out := map[string]history.Values{}
+	for _, row := range r.Rows {
+		out[row.Key] = history.FromRow(row, r.WindowHours*3600, 0)
+	}
+	return out
+}
+
+func gather(t *testing.T, f *exporter.Frame) []byte {
+	t.Helper()
+	c := exporter.NewCollector()
+	c.Publish(f)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for _, mf := range mfs {
+		if _, err := expfmt.MetricFamilyToText(&b, mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Bytes()
+}
+
+// The demo's /metrics text is a golden file (go test -update rewrites it).
+func TestDemoMetricsGolden(t *testing.T) {
+	got := gather(t, demoFrame(t, 0, false))
+	path := filepath.Join("testdata", "demo.metrics")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("metrics differ from %s (go test ./internal/exporter -update after an intended change)", path)
+	}
+}
+
+// Every family passes promlint (units, _total, help) and the collector is
+// consistent with its descriptors under the pedantic registry.
+func TestMetricsLint(t *testing.T) {
+	t.Parallel()
+	c := exporter.NewCollector()
+	c.Publish(demoFrame(t, 0, true))
+	problems, err := testutil.CollectAndLint(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s", p.Metric, p.Text)
+	}
+}
+
+// Workloads past the cap are summed per namespace into __other__; a
+// workload that has a name keeps it in later cycles, so counters only grow.
+func TestWorkloadCapKeepsCountersMonotonic(t *testing.T) {
+	t.Parallel()
+	f := demoFrame(t, 5, false)
+	text := string(gather(t, f))
+	named := map[string]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "gpuwise_workload_gpu_allocated_seconds_total{") {
+			w := l[strings.Index(l, `workload="`)+10:]
+			named[w[:strings.IndexByte(w, '"')]] = true
+		}
+	}
+	others := 0
+	for w := range named {
+		if w == exporter.OtherWorkload {
+			others++
+		}
+	}
+	if len(named)-others != 5 || others == 0 {
+		t.Fatalf("%d named workloads and %d __other__, want 5 named and some other: %v", len(named)-others, others, named)
+	}
+	i := strings.Index(text, `",workload="__other__"`)
+	ns := text[strings.LastIndex(text[:i], `namespace="`)+11 : i]
+	next := f.Totals.Clone()
+	next.AddWorkloads(map[string]history.Values{ns + "/Job/brand-new": {GPUAllocatedHours: 1, TotalUSD: 1e9}})
+	if next.Workloads() != f.Totals.Workloads() {
+		t.Errorf("a new dear workload past the cap added a series: %d → %d", f.Totals.Workloads(), next.Workloads())
+	}
+	before, after := other(t, f.Totals, ns), other(t, next, ns)
+	if after != before+3600 {
+		t.Errorf("%s/__other__ allocated GPU-seconds %v → %v, want +3600", ns, before, after)
+	}
+}
+
+// An unmeasured namespace has no utilization sample rather than 0.
+func TestUnmeasuredRatioIsAbsent(t *testing.T) {
+	t.Parallel()
+	f := demoFrame(t, 0, false)
+	rows := append([]cost.Row(nil), f.Report.Rows...)
+	rows[0].GPUUtilization = nil
+	r := *f.Report
+	r.Rows = rows
+	text := string(gather(t, &exporter.Frame{Report: &r, Window: f.Window}))
+	if strings.Contains(text, `gpuwise_window_namespace_gpu_utilization_ratio{namespace="`+rows[0].Key+`"}`) {
+		t.Errorf("namespace %s without measured hours has a utilization sample", rows[0].Key)
+	}
+}
+
+func other(t *testing.T, tot *exporter.Totals, ns string) float64 {
+	t.Helper()
+	prefix := `gpuwise_workload_gpu_allocated_seconds_total{namespace="` + ns + `",workload="__other__"} `
+	for _, l := range strings.Split(string(gather(t, &exporter.Frame{Totals: tot})), "\n") {
+		if v, ok := strings.CutPrefix(l, prefix); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no __other__ series for namespace %s", ns)
+	return 0
+}

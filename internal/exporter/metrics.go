@@ -1,0 +1,102 @@
+package exporter
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metric describes one metric family: the one table the collector, its
+// descriptors and docs/metrics.md are made from.
+type Metric struct {
+	Name   string
+	Type   string // "counter" or "gauge"
+	Help   string
+	Labels []string
+	// Cardinality says how many series the family has.
+	Cardinality string
+}
+
+const (
+	counter = "counter"
+	gauge   = "gauge"
+)
+
+var wl = []string{"namespace", "workload"}
+
+// Families of the domain metrics, in the order docs/metrics.md lists them.
+var (
+	GPUAllocatedHours = Metric{"gpuwise_workload_gpu_allocated_seconds_total", counter,
+		"GPU-seconds held by the workload's pods (each unit weighted by its fraction of a physical GPU), accumulated over the history.",
+		wl, "one per exported workload (see gpuwise_workload_*)"}
+	GPUActiveHours = Metric{"gpuwise_workload_gpu_active_seconds_total", counter,
+		"Held GPU-seconds weighted by measured GPU activity, accumulated over the history.", wl, "as above"}
+	GPUIdleHours = Metric{"gpuwise_workload_gpu_idle_seconds_total", counter,
+		"Held and measured GPU-seconds below the idle threshold, accumulated over the history.", wl, "as above"}
+	GPUUnmeasuredHours = Metric{"gpuwise_workload_gpu_unmeasured_seconds_total", counter,
+		"Held GPU-seconds with no usage series (never counted as idle or busy), accumulated over the history.", wl, "as above"}
+	Cost = Metric{"gpuwise_workload_cost_usd_total", counter,
+		"Dollars the cost engine charged the workload on priced nodes, by component (gpu_active, gpu_idle, gpu_unmeasured, cpu, memory; they sum to the workload's cost), accumulated over the history.",
+		[]string{"namespace", "workload", "component"}, "5 per exported workload"}
+	UnpricedHours = Metric{"gpuwise_workload_unpriced_gpu_seconds_total", counter,
+		"Held GPU-seconds on nodes without a price, whose dollars are missing (never $0), accumulated over the history.", wl, "one per exported workload"}
+	OOMKills = Metric{"gpuwise_workload_oom_kills_total", counter,
+		"Out-of-memory kills of the workload's containers, accumulated over the history.", wl, "one per exported workload"}
+	UnallocatedHours = Metric{"gpuwise_unallocated_gpu_seconds_total", counter,
+		"Provisioned GPU-seconds no pod held, by GPU model, accumulated over the history.", []string{"gpu_model"}, "one per GPU model"}
+	UnallocatedCost = Metric{"gpuwise_unallocated_cost_usd_total", counter,
+		"Dollars of capacity no pod held on priced nodes, by GPU model and component (gpu, cpu_memory), accumulated over the history.",
+		[]string{"gpu_model", "component"}, "2 per GPU model"}
+
+	WindowSeconds = Metric{"gpuwise_window_seconds", gauge,
+		"Length of the rolling window the gpuwise_window_* gauges and /api/v1/report cover.", nil, "1"}
+	WindowEnd = Metric{"gpuwise_window_end_timestamp_seconds", gauge,
+		"End of the rolling window (Unix seconds).", nil, "1"}
+	Partial = Metric{"gpuwise_window_partial", gauge,
+		"1 when some data of the window could not be read (the API marks its answers partial), else 0.", nil, "1"}
+	GPUs = Metric{"gpuwise_window_gpus_provisioned", gauge,
+		"Mean physical GPUs provisioned over the window (provisioned GPU-hours / window hours), by GPU model.", []string{"gpu_model"}, "one per GPU model"}
+	NamespaceUtilization = Metric{"gpuwise_window_namespace_gpu_utilization_ratio", gauge,
+		"Active over measured allocated GPU-hours of the namespace in the window; absent when none was measured.",
+		[]string{"namespace"}, "one per namespace holding GPUs"}
+	NamespaceCost = Metric{"gpuwise_window_namespace_cost_usd", gauge,
+		"The namespace's cost in the window, the report's total_cost_usd; absent for namespaces only on unpriced nodes.",
+		[]string{"namespace"}, "one per namespace"}
+	NamespaceIdleCost = Metric{"gpuwise_window_namespace_gpu_idle_cost_usd", gauge,
+		"The namespace's allocated-but-idle GPU dollars in the window.", []string{"namespace"}, "one per namespace"}
+	Utilization = Metric{"gpuwise_window_gpu_utilization_of_provisioned_ratio", gauge,
+		"Active GPU-hours over provisioned GPU-hours whose state is known, in the window; absent when nothing was measured.", nil, "1"}
+	Coverage = Metric{"gpuwise_window_coverage_ratio", gauge,
+		"Share of the window's data that is known: measured (allocated GPU-hours with usage series) and priced (provisioned GPU-hours on priced nodes).",
+		[]string{"kind"}, "2"}
+	IdleCost = Metric{"gpuwise_window_unused_gpu_cost_usd", gauge,
+		"Allocated-but-idle plus unallocated GPU dollars in the window (the report's unused GPU cost).", nil, "1"}
+	Findings = Metric{"gpuwise_window_audit_findings", gauge,
+		"Audit findings on the window's snapshot, by rule and severity.", []string{"rule", "severity"}, "one per rule and severity found"}
+	FindingsUSD = Metric{"gpuwise_window_audit_at_stake_usd_per_month", gauge,
+		"Priced monthly dollars at stake in the audit's findings, by rule.", []string{"rule"}, "one per rule found"}
+	Savings = Metric{"gpuwise_window_recommended_savings_usd_per_month", gauge,
+		"Monthly dollars the priced recommendations (gpuwise recommend, default policy) would save, on the window's usage.", nil, "1"}
+
+	PodGPUAllocated = Metric{"gpuwise_window_pod_gpu_allocated_seconds", gauge,
+		"GPU-seconds the pod held in the window (only with --metrics-pods).", []string{"namespace", "pod"}, "one per pod (opt-in)"}
+	PodUtilization = Metric{"gpuwise_window_pod_gpu_utilization_ratio", gauge,
+		"The pod's active over measured allocated GPU-hours in the window (only with --metrics-pods); absent when unmeasured.",
+		[]string{"namespace", "pod"}, "one per measured pod (opt-in)"}
+	PodCost = Metric{"gpuwise_window_pod_cost_usd", gauge,
+		"The pod's cost in the window (only with --metrics-pods).", []string{"namespace", "pod"}, "one per priced pod (opt-in)"}
+)
+
+// Families lists every domain metric.
+var Families = []*Metric{
+	&GPUAllocatedHours, &GPUActiveHours, &GPUIdleHours, &GPUUnmeasuredHours, &Cost, &UnpricedHours, &OOMKills,
+	&UnallocatedHours, &UnallocatedCost,
+	&WindowSeconds, &WindowEnd, &Partial, &GPUs, &NamespaceUtilization, &NamespaceCost, &NamespaceIdleCost,
+	&Utilization, &Coverage, &IdleCost, &Findings, &FindingsUSD, &Savings,
+	&PodGPUAllocated, &PodUtilization, &PodCost,
+}
+
+func (m *Metric) desc() *prometheus.Desc { return prometheus.NewDesc(m.Name, m.Help, m.Labels, nil) }
+
+func (m *Metric) valueType() prometheus.ValueType {
+	if m.Type == counter {
+		return prometheus.CounterValue
+	}
+	return prometheus.GaugeValue
+}

@@ -1,0 +1,90 @@
+package exporter
+
+import (
+	"maps"
+	"sort"
+	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/history"
+)
+
+// OtherWorkload is the workload label of the workloads past the cap,
+// summed per namespace.
+const OtherWorkload = "__other__"
+
+// Totals are the counters' values: history values per exported workload
+// and per GPU model. A Totals is immutable once published in a Frame: the
+// service adds a cycle to a Clone.
+type Totals struct {
+	max       int
+	named     map[string]bool           // workload keys exported under their own name
+	workloads map[string]history.Values // export key (namespace/Kind/name or namespace/__other__) → sums
+	models    map[string]history.Values // GPU model → sums (the unallocated parts)
+}
+
+// NewTotals returns empty totals exporting at most maxWorkloads workloads
+// under their own name (0: no limit).
+func NewTotals(maxWorkloads int) *Totals {
+	return &Totals{max: maxWorkloads, named: map[string]bool{}, workloads: map[string]history.Values{}, models: map[string]history.Values{}}
+}
+
+// Clone returns a copy the caller may add to.
+func (t *Totals) Clone() *Totals {
+	return &Totals{max: t.max, named: maps.Clone(t.named), workloads: maps.Clone(t.workloads), models: maps.Clone(t.models)}
+}
+
+// AddWorkloads adds values per workload key (namespace/Kind/name); the
+// unallocated row is not a workload and is skipped. Keys new to the totals
+// take a name of their own, dearest first, while the cap allows.
+func (t *Totals) AddWorkloads(vs map[string]history.Values) {
+	keys := make([]string, 0, len(vs))
+	for k := range vs {
+		if k != cost.UnallocatedKey {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := vs[keys[i]].TotalUSD, vs[keys[j]].TotalUSD
+		if a != b {
+			return a > b
+		}
+		return keys[i] < keys[j]
+	})
+	for _, k := range keys {
+		ek := t.exportKey(k)
+		v := t.workloads[ek]
+		v.Add(vs[k])
+		t.workloads[ek] = v
+	}
+}
+
+func (t *Totals) exportKey(k string) string {
+	if t.named[k] {
+		return k
+	}
+	if t.max <= 0 || len(t.named) < t.max {
+		t.named[k] = true
+		return k
+	}
+	ns, _, _ := strings.Cut(k, "/")
+	return ns + "/" + OtherWorkload
+}
+
+// AddModels adds values per GPU model.
+func (t *Totals) AddModels(vs map[string]history.Values) {
+	for k, add := range vs {
+		v := t.models[k]
+		v.Add(add)
+		t.models[k] = v
+	}
+}
+
+// Workloads is the number of workload series (named and __other__).
+func (t *Totals) Workloads() int { return len(t.workloads) }
+
+// splitWorkload turns an export key into its namespace and workload label.
+func splitWorkload(k string) (ns, workload string) {
+	ns, workload, _ = strings.Cut(k, "/")
+	return ns, workload
+}
