@@ -19,12 +19,20 @@ func (c *Client) Snapshot(ctx context.Context, now time.Time, window time.Durati
 	}
 	s := build(objs, now, window)
 	s.Source = fmt.Sprintf("%s (%s)", c.Source, c.Server)
+	s.Notes = append(s.Notes, "inventory from the Kubernetes API: GPU usage is unmeasured until a Prometheus source is added; "+
+		"which physical GPU a pod holds is assigned deterministically, not read from the node")
 	return s, nil
 }
 
 // build assembles converted objects into a snapshot, deterministically:
 // nodes and pods sorted by name, notes in that order.
 func build(o *objects, now time.Time, window time.Duration) *cluster.Snapshot {
+	return buildSticky(o, now, window, nil, nil)
+}
+
+// buildSticky is build where running pods keep the units prev gave them
+// (by UID) when they can, and take no unit reserved past their start.
+func buildSticky(o *objects, now time.Time, window time.Duration, prev map[string][]string, reserved map[string]time.Time) *cluster.Snapshot {
 	s := &cluster.Snapshot{Window: cluster.Window{Start: now.Add(-window), End: now}}
 	s.Nodes = o.nodes
 	sort.Slice(s.Nodes, func(i, j int) bool { return s.Nodes[i].Name < s.Nodes[j].Name })
@@ -42,8 +50,6 @@ func build(o *objects, now time.Time, window time.Duration) *cluster.Snapshot {
 	if missing > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d pods are bound to nodes that no longer exist; treated as unbound", missing))
 	}
-	s.Notes = append(s.Notes, assignUnits(s.Pods, o.pools)...)
-	s.Notes = append(s.Notes, "inventory from the Kubernetes API: GPU usage is unmeasured until a Prometheus source is added; "+
-		"which physical GPU a pod holds is assigned deterministically, not read from the node")
+	s.Notes = append(s.Notes, assignSticky(s.Pods, o.pools, prev, reserved)...)
 	return s
 }

@@ -50,6 +50,9 @@ type Client struct {
 	Server string
 	// Source names the kubeconfig context or "in-cluster".
 	Source string
+	// rest is the connection's config, for clients that need other
+	// settings (Watch: no per-request timeout on watches).
+	rest *rest.Config
 }
 
 // Connect builds a client from o. It does not contact the server.
@@ -70,7 +73,7 @@ func Connect(o Options) (*Client, error) {
 	if err != nil {
 		return nil, &ConfigError{Path: o.Kubeconfig, Err: err}
 	}
-	return &Client{Interface: cs, Server: cfg.Host, Source: source}, nil
+	return &Client{Interface: cs, Server: cfg.Host, Source: source, rest: cfg}, nil
 }
 
 func restConfig(o Options) (*rest.Config, string, error) {

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 var t0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -36,7 +37,8 @@ func controller(kind, name string) []metav1.OwnerReference {
 // pod builds a running pod on nodeName whose one container has the given
 // limits (requests equal limits).
 func pod(ns, name, nodeName string, started time.Time, limits ...string) *corev1.Pod {
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: metav1.NewTime(started)}}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + ns + "-" + name),
+		CreationTimestamp: metav1.NewTime(started)}}
 	p.Spec.NodeName = nodeName
 	p.Spec.Containers = []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{
 		Limits: resources(limits...), Requests: resources(limits...)}}}

@@ -1,0 +1,301 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+// Watcher keeps the cluster's nodes, pods, ReplicaSets and Jobs current
+// with shared informers: one list per resource at start, then watches, so
+// a snapshot reads the informers' caches and never relists. Objects are
+// stripped to the fields the snapshot reads before they are cached
+// (strip.go). Pods and nodes deleted from the API are remembered, with
+// the time their deletion was seen as their end, for as long as a
+// snapshot's window can reach them; GPU units a pod was given stay its
+// own across snapshots (sticky), and a pod that terminates keeps them.
+//
+// It is read-only: list and watch only.
+type Watcher struct {
+	server, source string
+	now            func() time.Time
+	nodes, pods    cache.SharedIndexInformer
+	rs, jobs       cache.SharedIndexInformer
+	stop           context.CancelFunc
+
+	mu        sync.Mutex
+	gonePods  map[string]cluster.Pod  // UID → pod, End set
+	goneNodes map[string]cluster.Node // name → node, Deleted set
+	held      map[string][]string     // UID → units last given
+	watchErr  error                   // the last watch failure, cleared on sync
+	errAt     time.Time
+}
+
+// Watch starts the informers and waits until their caches are filled
+// (ctx bounds the wait). now stamps deletions. The watcher runs until
+// Stop.
+func (c *Client) Watch(ctx context.Context, now func() time.Time) (*Watcher, error) {
+	cs := c.Interface
+	if c.rest != nil {
+		cfg := *c.rest
+		cfg.Timeout = 0 // a watch is a long request; the reflector times it itself
+		var err error
+		if cs, err = kubernetes.NewForConfig(&cfg); err != nil {
+			return nil, &ConfigError{Err: err}
+		}
+	}
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTransform(strip))
+	w := &Watcher{server: c.Server, source: c.Source, now: now,
+		nodes: f.Core().V1().Nodes().Informer(), pods: f.Core().V1().Pods().Informer(),
+		rs: f.Apps().V1().ReplicaSets().Informer(), jobs: f.Batch().V1().Jobs().Informer(),
+		gonePods: map[string]cluster.Pod{}, goneNodes: map[string]cluster.Node{}, held: map[string][]string{}}
+	if err := w.handle(); err != nil {
+		return nil, err
+	}
+	runCtx, stop := context.WithCancel(context.Background())
+	w.stop = stop
+	f.Start(runCtx.Done())
+	for name, inf := range w.informers() {
+		if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+			stop()
+			return nil, w.syncError(name, ctx.Err())
+		}
+	}
+	return w, nil
+}
+
+// Stop stops the informers.
+func (w *Watcher) Stop() { w.stop() }
+
+func (w *Watcher) informers() map[string]cache.SharedIndexInformer {
+	return map[string]cache.SharedIndexInformer{"nodes": w.nodes, "replicasets.apps": w.rs, "jobs.batch": w.jobs, "pods": w.pods}
+}
+
+// handle wires deletion memory and watch-error reporting.
+func (w *Watcher) handle() error {
+	for name, inf := range w.informers() {
+		if err := inf.SetWatchErrorHandlerWithContext(w.watchError(name)); err != nil {
+			return fmt.Errorf("watching %s: %w", name, err)
+		}
+	}
+	if _, err := w.pods.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: w.podGone}); err != nil {
+		return fmt.Errorf("watching pods: %w", err)
+	}
+	_, err := w.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: w.nodeGone})
+	if err != nil {
+		return fmt.Errorf("watching nodes: %w", err)
+	}
+	return nil
+}
+
+func (w *Watcher) watchError(resource string) cache.WatchErrorHandlerWithContext {
+	return func(_ context.Context, _ *cache.Reflector, err error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.watchErr, w.errAt = classify(err, "watch", resource, w.server), w.now()
+	}
+}
+
+func (w *Watcher) syncError(resource string, ctxErr error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.watchErr != nil {
+		return w.watchErr
+	}
+	return &APIError{Kind: Unreachable, Verb: "list", Resource: resource, Server: w.server,
+		Err: fmt.Errorf("caches not filled in time: %w", ctxErr)}
+}
+
+// Health is the last watch failure since the caches last served a
+// snapshot without one, nil when watches are healthy.
+func (w *Watcher) Health() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.watchErr
+}
+
+func tombstone(obj any) any {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return t.Obj
+	}
+	return obj
+}
+
+func (w *Watcher) podGone(obj any) {
+	p, ok := tombstone(obj).(*corev1.Pod)
+	if !ok {
+		return
+	}
+	now := w.now()
+	own := newOwners(w.cachedReplicaSets(), w.cachedJobs())
+	cp := convertPod(p, own.of(p), now)
+	if cp.End.IsZero() {
+		cp.End = now
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gonePods[string(p.UID)] = cp
+}
+
+func (w *Watcher) nodeGone(obj any) {
+	n, ok := tombstone(obj).(*corev1.Node)
+	if !ok {
+		return
+	}
+	cn, _, _ := convertNode(n)
+	cn.Deleted = w.now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.goneNodes[n.Name] = cn
+}
+
+func (w *Watcher) cachedReplicaSets() []appsv1.ReplicaSet {
+	var out []appsv1.ReplicaSet
+	for _, o := range w.rs.GetStore().List() {
+		out = append(out, *o.(*appsv1.ReplicaSet))
+	}
+	return out
+}
+
+func (w *Watcher) cachedJobs() []batchv1.Job {
+	var out []batchv1.Job
+	for _, o := range w.jobs.GetStore().List() {
+		out = append(out, *o.(*batchv1.Job))
+	}
+	return out
+}
+
+// Snapshot builds the inventory over [now-window, now) from the caches
+// and what the watcher remembers: no request reaches the API server.
+func (w *Watcher) Snapshot(now time.Time, window time.Duration) (*cluster.Snapshot, error) {
+	o := &objects{pools: map[string]map[string][]string{}}
+	for _, obj := range w.nodes.GetStore().List() {
+		n, pools, notes := convertNode(obj.(*corev1.Node))
+		o.nodes, o.pools[n.Name] = append(o.nodes, n), pools
+		o.nodeNotes = append(o.nodeNotes, notes...)
+	}
+	own := newOwners(w.cachedReplicaSets(), w.cachedJobs())
+	live := map[string]bool{}
+	for _, obj := range w.pods.GetStore().List() {
+		p := obj.(*corev1.Pod)
+		o.pods = append(o.pods, convertPod(p, own.of(p), now))
+		live[string(p.UID)] = true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	start := now.Add(-window)
+	w.forget(start, live)
+	o.addGone(w.gonePods, w.goneNodes)
+	s := buildSticky(o, now, window, w.held, w.reserved(o.pods))
+	s.Source = fmt.Sprintf("%s (%s), watched", w.source, w.server)
+	w.keepHeld(s)
+	s.Notes = append(s.Notes, "which physical GPU a pod holds is assigned deterministically, not read from the node")
+	return s, nil
+}
+
+// forget drops remembered objects that ended before start, and deletions
+// of pods the API lists again (a tombstone raced a relist).
+func (w *Watcher) forget(start time.Time, live map[string]bool) {
+	for uid, p := range w.gonePods {
+		if live[uid] || p.End.Before(start) {
+			delete(w.gonePods, uid)
+			delete(w.held, uid)
+		}
+	}
+	for name, n := range w.goneNodes {
+		if n.Deleted.Before(start) {
+			delete(w.goneNodes, name)
+		}
+	}
+}
+
+// addGone adds the remembered pods and the remembered nodes the API no
+// longer lists (a node re-created under its name is the live one).
+func (o *objects) addGone(pods map[string]cluster.Pod, nodes map[string]cluster.Node) {
+	have := map[string]bool{}
+	for _, n := range o.nodes {
+		have[n.Name] = true
+	}
+	for name, n := range nodes {
+		if !have[name] {
+			o.nodes = append(o.nodes, n)
+			o.pools[name] = map[string][]string{} // nothing is free on a deleted node
+		}
+	}
+	uids := make([]string, 0, len(pods))
+	for uid := range pods {
+		uids = append(uids, uid)
+	}
+	sort.Strings(uids)
+	for _, uid := range uids {
+		o.pods = append(o.pods, pods[uid])
+	}
+	sort.Slice(o.pods, func(i, j int) bool { return o.pods[i].Key() < o.pods[j].Key() })
+}
+
+// reserved maps each unit an ended pod held to the latest such end: the
+// assignment gives it only to pods that started after.
+func (w *Watcher) reserved(pods []cluster.Pod) map[string]time.Time {
+	out := map[string]time.Time{}
+	for i := range pods {
+		p := &pods[i]
+		if p.End.IsZero() {
+			continue
+		}
+		for _, id := range w.held[p.UID] {
+			if p.End.After(out[id]) {
+				out[id] = p.End
+			}
+		}
+	}
+	return out
+}
+
+// keepHeld remembers the units of pods that hold some, and gives pods that
+// ended (which the assignment skips) the units they had: the assignment
+// kept those units from pods that started before the end.
+func (w *Watcher) keepHeld(s *cluster.Snapshot) {
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if len(p.GPUs) > 0 && p.UID != "" {
+			w.held[p.UID] = unitIDs(p.GPUs)
+		}
+	}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if ids := w.held[p.UID]; !p.End.IsZero() && len(p.GPUs) == 0 {
+			for _, id := range ids {
+				p.GPUs = append(p.GPUs, cluster.Holding{UnitID: id})
+			}
+		}
+	}
+}
+
+func unitIDs(hs []cluster.Holding) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.UnitID
+	}
+	return out
+}
+
+// Counts says how many objects the caches hold, for logs and tests.
+func (w *Watcher) Counts() map[string]int {
+	out := map[string]int{}
+	for name, inf := range w.informers() {
+		out[name] = len(inf.GetStore().ListKeys())
+	}
+	return out
+}
+

@@ -1,0 +1,155 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+)
+
+// Inventory sources.
+const (
+	// InventoryKube keeps nodes and pods current with shared informers.
+	InventoryKube = "kube"
+	// InventoryPrometheus takes them from kube-state-metrics series, read
+	// with the usage (no API access needed).
+	InventoryPrometheus = "prometheus"
+)
+
+// Options are everything `gpuwise serve` is told. Defaults live in
+// DefaultOptions; Validate lists every problem.
+type Options struct {
+	// Listen is the address to serve on.
+	Listen string
+	// Cluster names this cluster in metrics (the cluster label) and in the
+	// history store.
+	Cluster string
+	// Demo serves the embedded simulated cluster, its history included;
+	// nothing else is read.
+	Demo *app.DemoSource
+	// Prometheus is the usage source (nil: usage unmeasured).
+	Prometheus *app.PromSource
+	// Inventory is InventoryKube or InventoryPrometheus.
+	Inventory string
+	Kube      app.KubeSource
+	// Window is the rolling window the API and the window gauges cover;
+	// Interval how often a cycle reads the new usage (it must divide an
+	// hour); Lag how far behind now a cycle reads, so that scrapes have
+	// landed.
+	Window   time.Duration
+	Interval time.Duration
+	Lag      time.Duration
+	// HistoryPath is the history database ("" keeps it in memory only);
+	// HourlyRetention and DailyRetention how long rows are kept.
+	HistoryPath     string
+	HourlyRetention time.Duration
+	DailyRetention  time.Duration
+	// PricesFile and PolicyFile are the price overrides and the
+	// recommendation policy, as the CLI reads them.
+	PricesFile string
+	PolicyFile string
+	// MaxWorkloads caps the workloads exported by name (the rest sum into
+	// __other__ per namespace); PodMetrics adds per-pod gauges.
+	MaxWorkloads int
+	PodMetrics   bool
+	// Auth: a bearer token file, or a basic-auth file of "user:password"
+	// lines; TLS: a certificate and key (both PEM). Files are read at start
+	// and never echoed.
+	BearerTokenFile string
+	BasicAuthFile   string
+	TLSCertFile     string
+	TLSKeyFile      string
+	// ShutdownTimeout bounds a graceful shutdown.
+	ShutdownTimeout time.Duration
+	// UI is served at / (nil: the embedded placeholder page).
+	UI fs.FS
+}
+
+// DefaultOptions are the documented defaults. Listen is 127.0.0.1:8080
+// outside a cluster and :8080 inside one (KUBERNETES_SERVICE_HOST set).
+func DefaultOptions() Options {
+	listen := "127.0.0.1:8080"
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		listen = ":8080"
+	}
+	return Options{Listen: listen, Cluster: "default", Inventory: InventoryKube, Kube: app.DefaultKube(),
+		Window: 24 * time.Hour, Interval: 10 * time.Minute, Lag: time.Minute,
+		HourlyRetention: 35 * 24 * time.Hour, DailyRetention: 400 * 24 * time.Hour,
+		MaxWorkloads: 500, ShutdownTimeout: 20 * time.Second}
+}
+
+// Validate lists every problem with the options, each naming its flag.
+func (o Options) Validate() error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
+		add("listen: %q is not host:port (%v)", o.Listen, err)
+	}
+	if !validLabel(o.Cluster) {
+		add("cluster: %q must be 1-63 characters of letters, digits, '-', '_' or '.'", o.Cluster)
+	}
+	if o.Demo != nil && o.Prometheus != nil {
+		add("demo: --demo serves the simulated cluster and reads no Prometheus; drop --prometheus")
+	}
+	if o.Inventory != InventoryKube && o.Inventory != InventoryPrometheus {
+		add("inventory: %q is not kube or prometheus", o.Inventory)
+	}
+	if o.Inventory == InventoryPrometheus && o.Prometheus == nil && o.Demo == nil {
+		add("inventory: prometheus needs --prometheus URL")
+	}
+	errs = append(errs, o.validateTimes()...)
+	if o.MaxWorkloads < 0 {
+		add("metrics-max-workloads: %d is negative (0 means no limit)", o.MaxWorkloads)
+	}
+	if o.BearerTokenFile != "" && o.BasicAuthFile != "" {
+		add("auth: pass --auth-token-file or --auth-basic-file, not both")
+	}
+	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
+		add("tls: --tls-cert-file and --tls-key-file go together")
+	}
+	return errors.Join(errs...)
+}
+
+func (o Options) validateTimes() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if o.Interval < time.Minute || o.Interval > time.Hour || time.Hour%o.Interval != 0 || o.Interval%time.Minute != 0 {
+		add("interval: %s must be whole minutes dividing an hour (5m, 10m, 15m, 20m, 30m, 1h)", o.Interval)
+	}
+	if o.Window < 4*time.Hour || o.Window > 31*24*time.Hour || o.Window%time.Hour != 0 {
+		add("window: %s must be whole hours from 4h to 31d", o.Window)
+	}
+	if o.Lag < 0 || o.Lag > time.Hour {
+		add("lag: %s is outside 0..1h", o.Lag)
+	}
+	if o.HourlyRetention < o.Window {
+		add("history-hourly-retention: %s is shorter than the window %s", o.HourlyRetention, o.Window)
+	}
+	if o.DailyRetention < o.HourlyRetention {
+		add("history-daily-retention: %s is shorter than the hourly retention %s", o.DailyRetention, o.HourlyRetention)
+	}
+	if o.ShutdownTimeout <= 0 {
+		add("shutdown-timeout: %s is not positive", o.ShutdownTimeout)
+	}
+	return errs
+}
+
+// segment is the ring's segment: a quarter of the window in whole hours,
+// so a window report covers between the window and a segment more.
+func (o Options) segment() time.Duration {
+	return max(time.Hour, (o.Window/4).Truncate(time.Hour))
+}
+
+func validLabel(s string) bool {
+	if len(s) == 0 || len(s) > 63 {
+		return false
+	}
+	return strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+	}) < 0
+}
