@@ -298,4 +298,3 @@ func (w *Watcher) Counts() map[string]int {
 	}
 	return out
 }
-

@@ -18,7 +18,7 @@ import (
 // clock is a settable test clock.
 type clock struct{ t atomic.Pointer[time.Time] }
 
-func (c *clock) now() time.Time   { return *c.t.Load() }
+func (c *clock) now() time.Time  { return *c.t.Load() }
 func (c *clock) set(t time.Time) { c.t.Store(&t) }
 
 func watch(t *testing.T, c *Client, clk *clock) *Watcher {

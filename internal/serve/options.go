@@ -142,7 +142,7 @@ func (o Options) validateTimes() []error {
 // segment is the ring's segment: a quarter of the window in whole hours,
 // so a window report covers between the window and a segment more.
 func (o Options) segment() time.Duration {
-	return max(time.Hour, (o.Window/4).Truncate(time.Hour))
+	return max(time.Hour, (o.Window / 4).Truncate(time.Hour))
 }
 
 func validLabel(s string) bool {
