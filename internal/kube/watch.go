@@ -233,13 +233,26 @@ func (o *objects) addGone(pods map[string]cluster.Pod, nodes map[string]cluster.
 			o.pools[name] = map[string][]string{} // nothing is free on a deleted node
 		}
 	}
+	started := map[string]time.Time{} // namespace/name → start of the live pod
+	for i := range o.pods {
+		started[o.pods[i].Key()] = o.pods[i].Start
+	}
 	uids := make([]string, 0, len(pods))
 	for uid := range pods {
 		uids = append(uids, uid)
 	}
 	sort.Strings(uids)
 	for _, uid := range uids {
-		o.pods = append(o.pods, pods[uid])
+		p := pods[uid]
+		// A pod re-created under its name (a StatefulSet's) started before
+		// its predecessor's deletion was seen: end the old one then.
+		if t, ok := started[p.Key()]; ok && t.Before(p.End) {
+			p.End = t
+			if t.Before(p.Start) {
+				p.End = p.Start
+			}
+		}
+		o.pods = append(o.pods, p)
 	}
 	sort.Slice(o.pods, func(i, j int) bool { return o.pods[i].Key() < o.pods[j].Key() })
 }

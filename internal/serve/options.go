@@ -68,6 +68,8 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	// UI is served at / (nil: the embedded placeholder page).
 	UI fs.FS
+	// Version is gpuwise's version (build info, SARIF).
+	Version string
 }
 
 // DefaultOptions are the documented defaults. Listen is 127.0.0.1:8080

@@ -1,0 +1,55 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/kube"
+)
+
+// SnapshotResult is a prepared snapshot and what its reading lacked.
+type SnapshotResult struct {
+	Snapshot *cluster.Prepared
+	Partial  error
+}
+
+// Snapshot reads and prepares the snapshot the data selection names: the
+// service reads one interval of Prometheus history this way (Source
+// Prometheus with End at the interval's end, Window its length).
+func (a *App) Snapshot(ctx context.Context, d Data) (*SnapshotResult, error) {
+	var p problems
+	d.validate(&p)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, d.Source, d.Window, liveReportWindow)
+	if err != nil {
+		return nil, err
+	}
+	return &SnapshotResult{Snapshot: in.snap, Partial: in.partial}, nil
+}
+
+// Watch connects to the live cluster and starts watching it (shared
+// informers; read-only); ctx bounds the initial fill of the caches.
+// Errors are classified as the one-shot reads' are.
+func (a *App) Watch(ctx context.Context, k KubeSource) (*kube.Watcher, error) {
+	var p problems
+	k.validate(&p)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	c, err := kube.Connect(kube.Options{Kubeconfig: k.Kubeconfig, Context: k.Context, Timeout: k.Timeout})
+	if err != nil {
+		return nil, kubeError(err)
+	}
+	w, err := c.Watch(orBackground(ctx), a.now)
+	if err != nil {
+		return nil, kubeError(err)
+	}
+	return w, nil
+}
+
+// Now is the app's clock, for front ends that schedule work (the
+// service's cycles).
+func (a *App) Now() time.Time { return a.now() }

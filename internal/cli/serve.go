@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/serve"
+)
+
+type serveOptions struct {
+	opts      serve.Options
+	prom      promFlags
+	kube      kubeFlags
+	demo      bool
+	demoSrc   app.DemoSource
+	logFormat string
+	logLevel  string
+}
+
+func newServeCmd(e *env) *cobra.Command {
+	o := &serveOptions{opts: serve.DefaultOptions()}
+	cmd := &cobra.Command{
+		Use:   "serve [--demo | --prometheus URL] [--listen ADDR]",
+		Short: "Run in the cluster: keep history, export Prometheus metrics, serve the JSON API",
+		Long: "serve keeps the inventory current with shared informers (read-only), reads Prometheus only for\n" +
+			"the interval not read yet, records hourly aggregates in a history store, and serves the CLI's JSON\n" +
+			"for a rolling window under /api/v1, Prometheus metrics on /metrics, /healthz and /readyz.\n" +
+			"When a source fails it keeps serving the last good result, marked partial. --demo serves the\n" +
+			"embedded simulated cluster with its week of history, no cluster needed. See docs/serve.md.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), o, e) },
+	}
+	o.register(cmd.Flags())
+	return cmd
+}
+
+func (o *serveOptions) register(fs *pflag.FlagSet) {
+	s := &o.opts
+	def := app.DefaultDemo()
+	fs.StringVar(&s.Listen, "listen", s.Listen, "address to serve on (default 127.0.0.1:8080; :8080 inside a cluster)")
+	fs.StringVar(&s.Cluster, "cluster", s.Cluster, "this cluster's name: the cluster label on every metric and the history's key")
+	fs.BoolVar(&o.demo, "demo", false, "serve the embedded simulated cluster and its week of history (no cluster needed)")
+	fs.Uint64Var(&o.demoSrc.Seed, "seed", def.Seed, "simulation seed (--demo)")
+	fs.IntVar(&o.demoSrc.Scale, "scale", def.Scale, "cluster size multiplier (--demo)")
+	o.prom.register(fs)
+	o.kube.register(fs)
+	fs.StringVar(&s.Inventory, "inventory", s.Inventory, "where nodes and pods come from: kube (shared informers) or prometheus (kube-state-metrics, no API access)")
+	fs.DurationVar(&s.Window, "window", s.Window, "rolling window of the API and the window gauges (whole hours, 4h..31d)")
+	fs.DurationVar(&s.Interval, "interval", s.Interval, "how often a cycle reads the new usage (divides an hour: 5m, 10m, 15m, 20m, 30m, 1h)")
+	fs.DurationVar(&s.Lag, "lag", s.Lag, "how far behind now a cycle reads, so that scrapes have landed")
+	fs.StringVar(&s.HistoryPath, "history", "", "history database file on a volume (default: in memory, lost on restart)")
+	fs.DurationVar(&s.HourlyRetention, "history-hourly-retention", s.HourlyRetention, "how long hourly rows are kept")
+	fs.DurationVar(&s.DailyRetention, "history-daily-retention", s.DailyRetention, "how long daily rows are kept")
+	fs.StringVar(&s.PricesFile, "prices", "", "price override file (YAML or CSV)")
+	fs.StringVar(&s.PolicyFile, "policy", "", "recommendation policy file for /api/v1/recommend and /plan")
+	fs.IntVar(&s.MaxWorkloads, "metrics-max-workloads", s.MaxWorkloads, "workloads exported by name on /metrics; the rest sum into workload=\"__other__\" per namespace (0: no limit)")
+	fs.BoolVar(&s.PodMetrics, "metrics-pods", false, "also export per-pod gauges (one series per pod: mind the cardinality)")
+	fs.StringVar(&s.BearerTokenFile, "auth-token-file", "", "require this bearer token (file, e.g. a mounted Secret) on the API and /metrics")
+	fs.StringVar(&s.BasicAuthFile, "auth-basic-file", "", "require basic auth: a file of user:password lines (e.g. a mounted Secret)")
+	fs.StringVar(&s.TLSCertFile, "tls-cert-file", "", "serve HTTPS with this PEM certificate (reloaded when the file changes)")
+	fs.StringVar(&s.TLSKeyFile, "tls-key-file", "", "the certificate's PEM key")
+	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", s.ShutdownTimeout, "how long a graceful shutdown waits for requests in flight")
+	fs.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
+	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+}
+
+// options are the serve.Options the flags describe.
+func (o *serveOptions) options(p *flagProblems) serve.Options {
+	s := o.opts
+	s.Prometheus, s.Kube, s.Version = o.prom.source(p), o.kube.KubeSource, Version
+	if s.Prometheus != nil && !s.Prometheus.End.IsZero() {
+		p.addf("end: serve reads up to now; --end is for report")
+	}
+	if o.demo {
+		d := o.demoSrc
+		s.Demo = &d
+	}
+	return s
+}
+
+func (o *serveOptions) logger(w *os.File, p *flagProblems) *slog.Logger {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(o.logLevel)); err != nil {
+		p.addf("log-level: %q is not debug, info, warn or error", o.logLevel)
+	}
+	hopts := &slog.HandlerOptions{Level: lvl}
+	switch o.logFormat {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, hopts))
+	case "text":
+		return slog.New(slog.NewTextHandler(w, hopts))
+	}
+	p.addf("log-format: %q is not json or text", o.logFormat)
+	return slog.New(slog.DiscardHandler)
+}
+
+func runServe(ctx context.Context, o *serveOptions, e *env) error {
+	var p flagProblems
+	opts := o.options(&p)
+	log := o.logger(os.Stderr, &p)
+	if err := p.check(opts.Validate); err != nil {
+		return err
+	}
+	if err := opts.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	reg := prometheus.NewRegistry()
+	labelled := prometheus.WrapRegistererWith(prometheus.Labels{"cluster": opts.Cluster}, reg)
+	labelled.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	svc, err := serve.New(ctx, opts, serve.Deps{App: e.app, Log: log, Registry: labelled})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	h, err := svc.Handler(reg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("listen: %w", err))
+	}
+	fmt.Fprintf(e.Err, "gpuwise serve: listening on %s (%s)\n", ln.Addr(), opts.Cluster)
+	if err := svc.Serve(ctx, ln, h); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/packing"
+	"github.com/gpuwise/gpuwise/internal/render"
+)
+
+// answer is a rendered API response.
+type answer struct {
+	body        []byte
+	contentType string
+	partial     error
+}
+
+// compute turns a request's parameters and the current state into an
+// answer; a usage error is a 400.
+type compute func(ctx context.Context, q *query, st *State) (*answer, error)
+
+// api serves a route from the current state: 503 before the first result,
+// the cached answer when the same question was asked this cycle, else the
+// computed one. Partial or stale results say so in X-Gpuwise-Partial.
+func (s *Service) api(rt route, fn compute) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		st := s.State()
+		if st == nil {
+			writeError(w, http.StatusServiceUnavailable, "not ready", errors.New("no result yet: the first cycle is still running (see /readyz)"))
+			return
+		}
+		key := rt.Path + "?" + r.URL.Query().Encode()
+		if c, ok := s.cache.get(st.Generation, key); ok {
+			write(w, c.body, c.contentType, c.partial)
+			return
+		}
+		a, err := fn(r.Context(), newQuery(r.URL.Query(), rt), st)
+		if err != nil {
+			writeAppError(w, err)
+			return
+		}
+		if a.partial == nil {
+			a.partial = st.partial()
+		}
+		c := cached{body: a.body, contentType: a.contentType, partial: headerText(a.partial)}
+		s.cache.put(st.Generation, key, c)
+		write(w, c.body, c.contentType, c.partial)
+	}
+}
+
+// PartialHeader carries what an answer lacks (one line), absent when it
+// is complete.
+const PartialHeader = "X-Gpuwise-Partial"
+
+func write(w http.ResponseWriter, body []byte, contentType, partial string) {
+	w.Header().Set("Content-Type", contentType)
+	if partial != "" {
+		w.Header().Set(PartialHeader, partial)
+	}
+	w.Write(body)
+}
+
+// headerText is err as one header line of at most 1 KiB.
+func headerText(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := strings.Join(strings.Fields(err.Error()), " ")
+	if len(s) > 1024 {
+		s = s[:1021] + "..."
+	}
+	return s
+}
+
+// apiError is the JSON body of every error answer.
+type apiError struct {
+	Error string `json:"error"`
+	Kind  string `json:"kind"`
+}
+
+var kindNames = map[app.Kind]string{app.Internal: "internal", app.Usage: "usage", app.Input: "input",
+	app.Unreachable: "unreachable", app.Denied: "denied", app.Output: "output"}
+
+var kindStatus = map[app.Kind]int{app.Internal: http.StatusInternalServerError, app.Usage: http.StatusBadRequest,
+	app.Input: http.StatusUnprocessableEntity, app.Unreachable: http.StatusBadGateway, app.Denied: http.StatusBadGateway,
+	app.Output: http.StatusInternalServerError}
+
+func writeAppError(w http.ResponseWriter, err error) {
+	k := app.KindOf(err)
+	writeError(w, kindStatus[k], kindNames[k], err)
+}
+
+func writeError(w http.ResponseWriter, status int, kind string, err error) {
+	b, _ := json.Marshal(apiError{Error: err.Error(), Kind: kind})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// data is the data selection of an API request: the state's window
+// snapshot, the window asked for (checked by the use case) and the
+// service's prices.
+func (s *Service) data(q *query, st *State) app.Data {
+	return app.Data{Source: app.Source{Snapshot: st.Snapshot}, Window: q.window(), PricesFile: s.opts.PricesFile}
+}
+
+// rendered renders into an answer.
+func rendered(f render.Format, partial error, fn func(b *bytes.Buffer) error) (*answer, error) {
+	var b bytes.Buffer
+	if err := fn(&b); err != nil {
+		return nil, err
+	}
+	return &answer{body: b.Bytes(), contentType: contentType(f), partial: partial}, nil
+}
+
+func reportHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
+		req := app.DefaultReportRequest()
+		req.Data = s.data(q, st)
+		req.Cost.IdleShare = cost.IdleShare(q.str("idle-share", string(req.Cost.IdleShare)))
+		req.Cost.IdleThreshold = q.float("idle-threshold", req.Cost.IdleThreshold)
+		req.Report.By = q.str("by", req.Report.By)
+		req.Report.TopN = q.int("top", req.Report.TopN)
+		f := q.format(render.Formats)
+		q.add(req.Validate())
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		res, err := s.app.Report(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		o := s.renderOptions()
+		o.Recommendations = render.RecommendationSummary(res.Recommendations)
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
+	})
+}
+
+func auditHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
+		req := app.DefaultAuditRequest()
+		req.Data = s.data(q, st)
+		req.Audit.NodeAgents = append(append([]string{}, req.Audit.NodeAgents...), q.list("allow-agent", nil)...)
+		req.Audit.DevNamespaces = q.list("dev-namespaces", req.Audit.DevNamespaces)
+		f := q.format(render.AuditFormats)
+		q.add(req.Validate())
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		res, err := s.app.Audit(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Audit(b, res.Result, f, s.renderOptions()) })
+	})
+}
+
+func recommendHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
+		req := app.DefaultRecommendRequest()
+		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
+		f := q.format(render.Formats)
+		q.add(req.Validate())
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		res, err := s.app.Recommend(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Recommend(b, res.Result, f, s.renderOptions()) })
+	})
+}
+
+func planHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
+		req := app.DefaultPlanRequest()
+		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
+		req.Shapes = packing.Shapes(q.str("shapes", string(req.Shapes)))
+		f := q.format(render.Formats)
+		q.add(req.Validate())
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		res, err := s.app.Plan(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Plan(b, res.Plan, f, s.renderOptions()) })
+	})
+}
+
+// renderOptions are the CLI's when piped: no colour, no width.
+func (s *Service) renderOptions() render.Options { return render.Options{Version: s.opts.Version} }
+
+// jsonAnswer encodes v as every command's JSON is encoded.
+func jsonAnswer(v any, partial error) (*answer, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &answer{body: append(b, '\n'), contentType: "application/json", partial: partial}, nil
+}

@@ -1,0 +1,167 @@
+package serve_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/serve"
+)
+
+// The API answers exactly what the CLI prints for the same question: the
+// same use cases and the same renderer.
+func TestAPIAnswersTheCLIsOutput(t *testing.T) {
+	t.Parallel()
+	in := demo(t)
+	tests := []struct {
+		path string
+		cli  []string
+	}{
+		{"/api/v1/report", []string{"demo", "-o", "json"}},
+		{"/api/v1/report?by=workload&idle-share=cluster&top=3", []string{"report", "--demo", "-o", "json", "--by", "workload", "--idle-share", "cluster", "--top", "3"}},
+		{"/api/v1/report?output=csv&by=node", []string{"report", "--demo", "-o", "csv", "--by", "node"}},
+		{"/api/v1/report?output=markdown&idle-threshold=0.05", []string{"report", "--demo", "-o", "markdown", "--idle-threshold", "0.05"}},
+		{"/api/v1/audit", []string{"audit", "--demo", "-o", "json"}},
+		{"/api/v1/audit?output=sarif&dev-namespaces=dev-*", []string{"audit", "--demo", "-o", "sarif", "--dev-namespaces", "dev-*"}},
+		{"/api/v1/recommend", []string{"recommend", "--demo", "-o", "json"}},
+		{"/api/v1/plan", []string{"plan", "--demo", "-o", "json"}},
+		{"/api/v1/plan?shapes=current&output=yaml", []string{"plan", "--demo", "--shapes", "current", "-o", "yaml"}},
+		{"/api/v1/report?window=7d", []string{"demo", "-o", "json", "--window", "7d"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			code, hdr, got := in.get(t, tt.path)
+			if code != http.StatusOK {
+				t.Fatalf("status %d: %s", code, got)
+			}
+			want := cliOut(t, tt.cli...)
+			if !bytes.Equal(got, want) {
+				t.Errorf("answer differs from gpuwise %s (%d vs %d bytes)", strings.Join(tt.cli, " "), len(got), len(want))
+			}
+			if p := hdr.Get(serve.PartialHeader); p != "" {
+				t.Errorf("demo answer marked partial: %s", p)
+			}
+		})
+	}
+}
+
+// Parameters are checked the way the flags are: every problem in one 400.
+func TestAPIRefusesBadParameters(t *testing.T) {
+	t.Parallel()
+	in := demo(t)
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"/api/v1/report?by=team&idle-share=all", []string{`by: "team"`, `idle share: "all"`}},
+		{"/api/v1/report?idle-threshold=0.095", []string{"not a whole percent"}},
+		{"/api/v1/report?idle-threshold=high&top=many", []string{`idle-threshold: "high" is not a number`, `top: "many" is not a whole number`}},
+		{"/api/v1/report?window=1d", []string{"window: the snapshot holds usage summaries for 7d"}},
+		{"/api/v1/report?window=soon", []string{`window: "soon" is not a positive duration`}},
+		{"/api/v1/report?output=pdf", []string{`output format "pdf"`}},
+		{"/api/v1/report?bogus=1", []string{`unknown parameter "bogus"`}},
+		{"/api/v1/audit?dev-namespaces=dev-[", []string{`"dev-[" is not a valid glob`}},
+		{"/api/v1/plan?shapes=tiny", []string{"tiny"}},
+		{"/api/v1/history?kind=pods&step=week", []string{`kind: "pods"`, `step: "week"`}},
+		{"/api/v1/history?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z", []string{"is not after from"}},
+		{"/api/v1/compare?period=-1d", []string{"period:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			code, _, body := in.get(t, tt.path)
+			var e struct{ Error, Kind string }
+			if err := json.Unmarshal(body, &e); err != nil || code != http.StatusBadRequest || e.Kind != "usage" {
+				t.Fatalf("status %d, body %s", code, body)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(e.Error, w) {
+					t.Errorf("error %q lacks %q", e.Error, w)
+				}
+			}
+		})
+	}
+}
+
+// Every route of the OpenAPI document is served, and nothing under /api
+// is served that the document does not list.
+func TestEveryRouteIsInTheOpenAPIDocument(t *testing.T) {
+	t.Parallel()
+	in := demo(t)
+	code, _, body := in.get(t, "/openapi.json")
+	if code != http.StatusOK {
+		t.Fatalf("openapi.json: %d", code)
+	}
+	var doc struct {
+		OpenAPI string                                `json:"openapi"`
+		Paths   map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil || !strings.HasPrefix(doc.OpenAPI, "3.") {
+		t.Fatalf("not an OpenAPI 3 document: %v", err)
+	}
+	for path, ops := range doc.Paths {
+		if _, ok := ops["get"]; !ok {
+			t.Errorf("%s: no get operation", path)
+		}
+		if code, _, b := in.get(t, path); code != http.StatusOK {
+			t.Errorf("GET %s (documented): %d %s", path, code, b)
+		}
+	}
+	for _, path := range []string{"/api/v1/reports", "/api/v1/advice", "/api/v2/report", "/api/v1/report/x"} {
+		if _, ok := doc.Paths[path]; ok {
+			continue
+		}
+		if code, _, _ := in.get(t, path); code != http.StatusNotFound {
+			t.Errorf("GET %s (not documented): %d, want 404", path, code)
+		}
+	}
+	for _, want := range []string{"/healthz", "/readyz", "/metrics", "/api/v1/report", "/api/v1/audit", "/api/v1/recommend", "/api/v1/plan", "/api/v1/history", "/api/v1/compare", "/"} {
+		if doc.Paths[want] == nil {
+			t.Errorf("%s missing from the document", want)
+		}
+	}
+}
+
+// The history holds the demo week hour by hour; the hours add up to the
+// week's report, and the comparison of the week's halves is a diff.
+func TestDemoHistory(t *testing.T) {
+	t.Parallel()
+	in := demo(t)
+	code, _, body := in.get(t, "/api/v1/history?kind=namespace&from=2026-11-01T00:00:00Z&to=2026-11-08T00:00:00Z&step=day")
+	if code != http.StatusOK {
+		t.Fatalf("history: %d %s", code, body)
+	}
+	var h struct {
+		Coverage struct{ Cycles int }
+		Points   []struct {
+			Key               string
+			GPUAllocatedHours float64 `json:"gpu_allocated_hours"`
+			GPUActiveHours    float64 `json:"gpu_active_hours"`
+		}
+	}
+	if err := json.Unmarshal(body, &h); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Totals struct {
+			GPUHours struct{ Allocated, Active float64 } `json:"gpu_hours"`
+		}
+	}
+	json.Unmarshal(cliOut(t, "demo", "-o", "json"), &rep)
+	var alloc, active float64
+	for _, p := range h.Points {
+		alloc += p.GPUAllocatedHours
+		active += p.GPUActiveHours
+	}
+	if h.Coverage.Cycles != 168 || !near(alloc, rep.Totals.GPUHours.Allocated) || !near(active, rep.Totals.GPUHours.Active) {
+		t.Errorf("%d cycles; history %.3f allocated, %.3f active; the report %.3f, %.3f",
+			h.Coverage.Cycles, alloc, active, rep.Totals.GPUHours.Allocated, rep.Totals.GPUHours.Active)
+	}
+	code, _, body = in.get(t, "/api/v1/compare?kind=workload&period=3d")
+	if code != http.StatusOK || !bytes.Contains(body, []byte(`"gpu_utilization_change_points"`)) {
+		t.Errorf("compare: %d %s", code, body)
+	}
+}
+
+func near(a, b float64) bool { d := a - b; return d < 1e-6*(1+b) && d > -1e-6*(1+b) }

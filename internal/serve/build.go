@@ -1,0 +1,50 @@
+package serve
+
+import (
+	"context"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/exporter"
+)
+
+// build computes the state of window w: its snapshot, the default report
+// and audit, and the metrics frame.
+func (s *Service) build(ctx context.Context, inv *cluster.Snapshot, w cluster.Window, partial error, now time.Time) (*State, error) {
+	mem, err := s.windowSnapshot(inv, w, partial)
+	if err != nil {
+		return nil, err
+	}
+	return s.results(ctx, mem, now)
+}
+
+// results runs the default use cases on a window's snapshot.
+func (s *Service) results(ctx context.Context, mem *app.InMemory, now time.Time) (*State, error) {
+	src := app.Source{Snapshot: mem}
+	rep := app.DefaultReportRequest()
+	rep.Source, rep.PricesFile = src, s.opts.PricesFile
+	rr, err := s.app.Report(ctx, rep)
+	if err != nil {
+		return nil, err
+	}
+	aud := app.DefaultAuditRequest()
+	aud.Source, aud.PricesFile = src, s.opts.PricesFile
+	ar, err := s.app.Audit(ctx, aud)
+	if err != nil {
+		return nil, err
+	}
+	br := app.DefaultBreakdownRequest()
+	br.Source, br.PricesFile, br.By = src, s.opts.PricesFile, []string{"gpu-model"}
+	if s.opts.PodMetrics {
+		br.By = append(br.By, "pod")
+	}
+	bd, err := s.app.Breakdown(ctx, br)
+	if err != nil {
+		return nil, err
+	}
+	w := mem.Prepared.Window
+	f := &exporter.Frame{Totals: s.totals, Window: w, Partial: mem.Partial != nil, Report: rr.Report,
+		GPUModels: bd.Reports["gpu-model"], Pods: bd.Reports["pod"], Audit: ar.Result, Recommendations: rr.Recommendations}
+	return &State{Built: now, Checked: now, Window: w, Snapshot: mem, Report: rr, Audit: ar, Frame: f}, nil
+}

@@ -1,0 +1,48 @@
+package serve
+
+import (
+	"sync"
+)
+
+// resultCache keeps rendered API answers for the current state: requests
+// with the same parameters are computed once per cycle. It holds at most
+// max answers and forgets them all when the state changes.
+type resultCache struct {
+	mu   sync.Mutex
+	max  int
+	gen  uint64
+	data map[string]cached
+}
+
+type cached struct {
+	body        []byte
+	contentType string
+	partial     string
+}
+
+func newResultCache(max int) *resultCache { return &resultCache{max: max, data: map[string]cached{}} }
+
+func (c *resultCache) reset(gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen, c.data = gen, map[string]cached{}
+}
+
+func (c *resultCache) get(gen uint64, key string) (cached, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return cached{}, false
+	}
+	v, ok := c.data[key]
+	return v, ok
+}
+
+func (c *resultCache) put(gen uint64, key string, v cached) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen || len(c.data) >= c.max {
+		return
+	}
+	c.data[key] = v
+}

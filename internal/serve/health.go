@@ -1,0 +1,73 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+func healthz(_ *Service, _ route) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	}
+}
+
+// readyz is 200 once a result exists, whatever happened to later cycles
+// (the last good result is still served); 503 before.
+func readyz(s *Service, _ route) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		st := s.State()
+		if st == nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "not ready: the first cycle is still running")
+			return
+		}
+		fmt.Fprintf(w, "ready: window %s..%s\n", st.Window.Start.UTC().Format(time.RFC3339), st.Window.End.UTC().Format(time.RFC3339))
+	}
+}
+
+// status is the service's own account of itself.
+type status struct {
+	Cluster    string         `json:"cluster"`
+	Version    string         `json:"version"`
+	Mode       string         `json:"mode"`
+	Window     cluster.Window `json:"window"`
+	Interval   string         `json:"interval"`
+	Built      time.Time      `json:"results_built"`
+	Checked    time.Time      `json:"sources_checked"`
+	Partial    string         `json:"partial,omitempty"`
+	Stale      string         `json:"stale,omitempty"`
+	Generation uint64         `json:"generation"`
+	History    string         `json:"history"`
+}
+
+func (s *Service) mode() string {
+	switch {
+	case s.opts.Demo != nil:
+		return "demo"
+	case s.usage == nil:
+		return "inventory " + s.opts.Inventory + ", usage unmeasured"
+	}
+	return "inventory " + s.opts.Inventory + ", usage prometheus"
+}
+
+func statusHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(_ context.Context, q *query, st *State) (*answer, error) {
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		hist := s.opts.HistoryPath
+		if hist == "" {
+			hist = "in memory (lost on restart: set --history)"
+		}
+		a := status{Cluster: s.opts.Cluster, Version: s.opts.Version, Mode: s.mode(), Window: st.Window, Interval: s.opts.Interval.String(),
+			Built: st.Built, Checked: st.Checked, Partial: errString(st.Snapshot.Partial), Stale: errString(st.Stale),
+			Generation: st.Generation, History: hist}
+		return jsonAnswer(a, nil)
+	})
+}

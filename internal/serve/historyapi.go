@@ -1,0 +1,182 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/compare"
+	"github.com/gpuwise/gpuwise/internal/history"
+)
+
+var kindParam = param{Name: "kind", Description: "what keys name", Enum: []string{history.Workload, history.Namespace, history.Node, history.GPUModel}, Default: history.Namespace}
+
+var historyParams = []param{
+	kindParam,
+	{Name: "key", Description: "one key only (a namespace, namespace/Kind/name, node or GPU model)"},
+	{Name: "from", Description: "start: RFC 3339, or a duration before now (7d)", Default: "the window's start"},
+	{Name: "to", Description: "end: RFC 3339, or a duration before now", Default: "now"},
+	{Name: "step", Description: "bucket size", Enum: []string{string(history.Hourly), string(history.Daily)}, Default: string(history.Hourly)},
+	{Name: "cluster", Description: "the cluster whose rows to read; * sums every cluster the store holds", Default: "this service's --cluster"},
+}
+
+var compareParams = []param{
+	kindParam,
+	{Name: "period", Description: "the length of each side: the last period against the one before it (e.g. 7d)", Default: "the window"},
+	{Name: "cluster", Description: "as in /api/v1/history", Default: "this service's --cluster"},
+}
+
+// Limits on one history answer: hours for 93 days, days for 800.
+const (
+	maxHourlyRange = 93 * 24 * time.Hour
+	maxDailyRange  = 800 * 24 * time.Hour
+)
+
+// historyPoint is one bucket of one key, with its utilization.
+type historyPoint struct {
+	history.Point
+	Utilization *float64 `json:"gpu_utilization"`
+}
+
+type historyAnswer struct {
+	Cluster  string           `json:"cluster"`
+	Kind     string           `json:"kind"`
+	Step     string           `json:"step"`
+	From     time.Time        `json:"from"`
+	To       time.Time        `json:"to"`
+	Coverage history.Coverage `json:"coverage"`
+	Points   []historyPoint   `json:"points"`
+}
+
+func (s *Service) historyQuery(q *query, st *State) history.Query {
+	now := s.app.Now()
+	h := history.Query{Kind: q.str("kind", history.Namespace), Key: q.str("key", ""),
+		From: q.time("from", st.Window.Start, now), To: q.time("to", now, now),
+		Granularity: history.Granularity(q.str("step", string(history.Hourly)))}
+	h.Cluster = q.str("cluster", s.opts.Cluster)
+	if h.Cluster == "*" {
+		h.Cluster = ""
+	}
+	checkKind(q, h.Kind)
+	limit := maxHourlyRange
+	switch h.Granularity {
+	case history.Daily:
+		limit = maxDailyRange
+	case history.Hourly:
+	default:
+		q.addf("step: %q is not hour or day", h.Granularity)
+	}
+	if !h.To.After(h.From) {
+		q.addf("to: %s is not after from %s", h.To.Format(time.RFC3339), h.From.Format(time.RFC3339))
+	} else if h.To.Sub(h.From) > limit {
+		q.addf("from..to: %s is longer than the %s one answer holds at step %s", h.To.Sub(h.From), limit, h.Granularity)
+	}
+	return h
+}
+
+func checkKind(q *query, kind string) {
+	for _, k := range history.Kinds {
+		if k == kind {
+			return
+		}
+	}
+	q.addf("kind: %q is not one of %v", kind, history.Kinds)
+}
+
+func historyHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
+		h := s.historyQuery(q, st)
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		pts, err := s.store.Series(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		cov, err := s.store.Coverage(ctx, h.Cluster, h.From, h.To)
+		if err != nil {
+			return nil, err
+		}
+		a := historyAnswer{Cluster: q.str("cluster", s.opts.Cluster), Kind: h.Kind, Step: string(h.Granularity), From: h.From, To: h.To,
+			Coverage: cov, Points: make([]historyPoint, len(pts))}
+		for i, p := range pts {
+			a.Points[i] = historyPoint{Point: p, Utilization: p.Utilization()}
+		}
+		return jsonAnswer(a, nil)
+	})
+}
+
+func compareHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
+		kind := q.str("kind", history.Namespace)
+		checkKind(q, kind)
+		period := q.duration("period", st.Window.End.Sub(st.Window.Start))
+		cluster := q.str("cluster", s.opts.Cluster)
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		if cluster == "*" {
+			cluster = ""
+		}
+		d, err := Periods(ctx, s.store, cluster, kind, st.Window.End, period)
+		if err != nil {
+			return nil, err
+		}
+		return jsonAnswer(d, nil)
+	})
+}
+
+// Periods compares [end-period, end) with the period before it, per key
+// of kind, from the history (hourly rows when they reach back far enough,
+// daily ones otherwise).
+func Periods(ctx context.Context, st *history.Store, clusterName, kind string, end time.Time, period time.Duration) (*compare.Diff, error) {
+	mid, start := end.Add(-period), end.Add(-2*period)
+	side := func(from, to time.Time) (compare.Side, error) {
+		g := history.Hourly
+		if period > maxHourlyRange/2 {
+			g = history.Daily
+		}
+		tot, err := st.Totals(ctx, history.Query{Cluster: clusterName, Kind: kind, From: from, To: to, Granularity: g})
+		if err != nil {
+			return compare.Side{}, err
+		}
+		label := fmt.Sprintf("%s..%s", from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339))
+		return compare.Side{Label: label, Window: cluster.Window{Start: from, End: to}, Keys: figures(tot)}, nil
+	}
+	before, err := side(start, mid)
+	if err != nil {
+		return nil, err
+	}
+	after, err := side(mid, end)
+	if err != nil {
+		return nil, err
+	}
+	d := compare.Compare(kind, before, after)
+	cb, err := st.Coverage(ctx, clusterName, start, mid)
+	if err != nil {
+		return nil, err
+	}
+	if want := period.Seconds(); cb.Seconds < want {
+		d.Notes = append(d.Notes, fmt.Sprintf("the history covers %.0f%% of the earlier period: keys missing from it were not seen, not free", 100*cb.Seconds/want))
+	}
+	return d, nil
+}
+
+// figures turns history values into comparison figures.
+func figures(vs map[string]history.Values) map[string]compare.Figures {
+	out := make(map[string]compare.Figures, len(vs))
+	for k, v := range vs {
+		f := compare.Figures{Pods: int(v.Pods), GPUAllocatedHours: v.GPUAllocatedHours, GPUActiveHours: v.GPUActiveHours,
+			GPUIdleHours: v.GPUIdleHours, GPUUnmeasuredHours: v.GPUUnmeasuredHours, Utilization: v.Utilization()}
+		if v.Priced() {
+			idle, tot := v.GPUIdleUSD+v.GPUUnallocatedUSD, v.TotalUSD
+			f.IdleUSD, f.TotalUSD = &idle, &tot
+		}
+		oom := int(v.OOMKills)
+		f.OOMKills = &oom
+		out[k] = f
+	}
+	return out
+}

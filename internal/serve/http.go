@@ -1,0 +1,168 @@
+package serve
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+)
+
+// Handler is the service's HTTP front end: every route of routes(), the
+// metrics of gatherer on /metrics, auth on all but the public routes, and
+// a log line per request (method, path, status, duration; never headers).
+func (s *Service) Handler(gatherer prometheus.Gatherer) (http.Handler, error) {
+	auth, err := loadAuth(s.opts)
+	if err != nil {
+		return nil, &app.Error{Kind: app.Input, Err: err}
+	}
+	ui := s.opts.UI
+	if ui == nil {
+		ui = UI()
+	}
+	mux := http.NewServeMux()
+	for _, rt := range routes() {
+		h := s.routeHandler(rt, gatherer, ui)
+		if auth != nil && !rt.Public {
+			h = auth.guard(h)
+		}
+		pattern := rt.Method + " " + rt.Path
+		if rt.Path == "/" {
+			pattern = "GET /"
+		}
+		mux.Handle(pattern, h)
+	}
+	return s.logRequests(mux), nil
+}
+
+func (s *Service) routeHandler(rt route, gatherer prometheus.Gatherer, ui fs.FS) http.Handler {
+	switch rt.Path {
+	case "/metrics":
+		return promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{ErrorLog: slogPrinter{s.log}, MaxRequestsInFlight: 4,
+			Timeout: 30 * time.Second, EnableOpenMetrics: true})
+	case "/":
+		return uiHandler(ui)
+	}
+	return rt.handler(s, rt)
+}
+
+type slogPrinter struct{ log *slog.Logger }
+
+func (p slogPrinter) Println(v ...any) { p.log.Error("metrics", "err", fmt.Sprint(v...)) }
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Service) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		lvl := slog.LevelDebug
+		if sw.status >= 400 {
+			lvl = slog.LevelInfo
+		}
+		s.log.Log(r.Context(), lvl, "http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"seconds", time.Since(start).Seconds())
+	})
+}
+
+// Serve runs the cycles and serves HTTP on ln until ctx ends, then shuts
+// down gracefully: no new connections, requests in flight finish (within
+// ShutdownTimeout), the cycle stops at its next step, the history closes.
+func (s *Service) Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	if s.opts.TLSCertFile != "" {
+		kp, err := newKeyPair(s.opts.TLSCertFile, s.opts.TLSKeyFile)
+		if err != nil {
+			return err
+		}
+		srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: kp.get}
+		ln = tls.NewListener(ln, srv.TLSConfig)
+	}
+	var wg sync.WaitGroup
+	cycles, stop := context.WithCancel(ctx)
+	defer stop()
+	wg.Go(func() { s.Run(cycles) })
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	s.log.Info("serving", "address", ln.Addr().String(), "tls", s.opts.TLSCertFile != "", "mode", s.mode(), "cluster", s.opts.Cluster)
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	stop()
+	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+	if serr := srv.Shutdown(sctx); serr != nil && err == nil {
+		err = fmt.Errorf("shutting down: %w", serr)
+	}
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	s.log.Info("stopped")
+	return err
+}
+
+// keyPair reloads the certificate when its files change (a rotated
+// Secret), checking at most once a minute.
+type keyPair struct {
+	certFile, keyFile string
+	mu                sync.Mutex
+	cert              *tls.Certificate
+	mod               time.Time
+	checked           time.Time
+}
+
+func newKeyPair(certFile, keyFile string) (*keyPair, error) {
+	kp := &keyPair{certFile: certFile, keyFile: keyFile}
+	if err := kp.load(); err != nil {
+		return nil, err
+	}
+	return kp, nil
+}
+
+func (kp *keyPair) load() error {
+	c, err := tls.LoadX509KeyPair(kp.certFile, kp.keyFile)
+	if err != nil {
+		return fmt.Errorf("loading TLS certificate %s and key %s: %w", kp.certFile, kp.keyFile, err)
+	}
+	kp.cert = &c
+	if fi, err := os.Stat(kp.certFile); err == nil {
+		kp.mod = fi.ModTime()
+	}
+	return nil
+}
+
+func (kp *keyPair) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	if time.Since(kp.checked) > time.Minute {
+		kp.checked = time.Now()
+		if fi, err := os.Stat(kp.certFile); err == nil && fi.ModTime().After(kp.mod) {
+			kp.load() // on failure keep serving the certificate loaded before
+		}
+	}
+	return kp.cert, nil
+}

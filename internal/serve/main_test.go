@@ -1,0 +1,136 @@
+package serve_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/cli"
+	"github.com/gpuwise/gpuwise/internal/serve"
+)
+
+// instance is a service behind a test HTTP server, with its logs.
+type instance struct {
+	svc *serve.Service
+	srv *httptest.Server
+	log *syncBuffer
+	reg *prometheus.Registry
+}
+
+// syncBuffer is a log sink safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start builds a service with opts and the clock now, and serves its
+// handler; it runs no cycle loop (tests call Cycle).
+func start(t *testing.T, opts serve.Options, now func() time.Time) *instance {
+	t.Helper()
+	log := &syncBuffer{}
+	reg := prometheus.NewRegistry()
+	labelled := prometheus.WrapRegistererWith(prometheus.Labels{"cluster": opts.Cluster}, reg)
+	svc, err := serve.New(context.Background(), opts, serve.Deps{App: app.New(now),
+		Log: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})), Registry: labelled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := svc.Handler(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		svc.Close()
+	})
+	return &instance{svc: svc, srv: srv, log: log, reg: reg}
+}
+
+func demoOptions() serve.Options {
+	o := serve.DefaultOptions()
+	o.Demo = app.DefaultDemo()
+	o.Listen = "127.0.0.1:0"
+	o.Version = cli.Version
+	return o
+}
+
+var (
+	demoOnce sync.Once
+	demoInst *instance
+	demoT    = &testing.T{}
+)
+
+// demo is one shared --demo service (building it records the week).
+func demo(t *testing.T) *instance {
+	t.Helper()
+	demoOnce.Do(func() {
+		log := &syncBuffer{}
+		reg := prometheus.NewRegistry()
+		labelled := prometheus.WrapRegistererWith(prometheus.Labels{"cluster": "default"}, reg)
+		svc, err := serve.New(context.Background(), demoOptions(), serve.Deps{App: app.New(time.Now),
+			Log: slog.New(slog.NewTextHandler(log, nil)), Registry: labelled})
+		if err != nil {
+			panic(err)
+		}
+		h, err := svc.Handler(reg)
+		if err != nil {
+			panic(err)
+		}
+		demoInst = &instance{svc: svc, srv: httptest.NewServer(h), log: log, reg: reg}
+	})
+	return demoInst
+}
+
+// get fetches path with headers "K", "V" pairs.
+func (in *instance) get(t *testing.T, path string, headers ...string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("GET", in.srv.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := in.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, b
+}
+
+// cliOut runs the gpuwise CLI in-process and returns its stdout.
+func cliOut(t *testing.T, args ...string) []byte {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := cli.Execute(args, cli.Streams{Out: &out, Err: &errb}); code != cli.ExitOK {
+		t.Fatalf("gpuwise %v: exit %d: %s", args, code, errb.String())
+	}
+	return out.Bytes()
+}

@@ -1,0 +1,67 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/history"
+	"github.com/gpuwise/gpuwise/internal/rolling"
+)
+
+// record computes the cost of one interval (the inventory with the
+// interval's usage, through the same allocation as every report) per
+// workload, namespace, node and GPU model, and adds it to the history and
+// the counters. It returns 1 when the history took the interval, 0 when it
+// had it already.
+func (s *Service) record(ctx context.Context, inv *cluster.Snapshot, span *rolling.Span, partial string) (int, error) {
+	prep, err := app.Prepare(rolling.Attach(inv, span.Window, span))
+	if err != nil {
+		return 0, err
+	}
+	req := app.DefaultBreakdownRequest()
+	req.Source, req.PricesFile = app.Source{Snapshot: &app.InMemory{Prepared: prep}}, s.opts.PricesFile
+	bd, err := s.app.Breakdown(ctx, req)
+	if err != nil {
+		return 0, fmt.Errorf("costing %s: %w", span.Window, err)
+	}
+	secs := span.Window.End.Sub(span.Window.Start).Seconds()
+	oom := oomKills(prep.Snapshot)
+	c := history.Cycle{Cluster: s.opts.Cluster, Start: span.Window.Start, End: span.Window.End, Partial: partial}
+	kinds := map[string]string{"workload": history.Workload, "namespace": history.Namespace, "node": history.Node, "gpu-model": history.GPUModel}
+	for _, by := range req.By {
+		c.Entries = append(c.Entries, history.Entries(kinds[by], bd.Reports[by], secs, oom[by])...)
+	}
+	ok, err := s.store.Record(ctx, c)
+	if err != nil || !ok {
+		return 0, err
+	}
+	t := s.totals.Clone()
+	t.AddWorkloads(values(bd.Reports["workload"], secs, oom["workload"]))
+	t.AddModels(values(bd.Reports["gpu-model"], secs, nil))
+	s.totals = t
+	return 1, nil
+}
+
+// oomKills sums the pods' OOM kills per --by key (workload, namespace).
+func oomKills(s *cluster.Snapshot) map[string]map[string]int {
+	out := map[string]map[string]int{"workload": {}, "namespace": {}}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if p.OOMKills > 0 {
+			out["workload"][p.WorkloadKey()] += p.OOMKills
+			out["namespace"][p.Namespace] += p.OOMKills
+		}
+	}
+	return out
+}
+
+func values(r *cost.Report, secs float64, oom map[string]int) map[string]history.Values {
+	out := make(map[string]history.Values, len(r.Rows))
+	for _, row := range r.Rows {
+		out[row.Key] = history.FromRow(row, secs, oom[row.Key])
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package serve
+
+import (
+	"net/http"
+)
+
+// param is one query parameter of a route, as the OpenAPI document shows
+// it and the handler reads it.
+type param struct {
+	Name        string
+	Description string
+	Enum        []string
+	Default     string
+}
+
+// route is one endpoint: the mux pattern, the OpenAPI operation and the
+// handler. routes() is the one list both are made from.
+type route struct {
+	Method  string
+	Path    string
+	Summary string
+	Params  []param
+	// Types are the media types the route answers with, the first the
+	// default.
+	Types []string
+	// Public routes need no credentials (probes, the metrics scrape when
+	// --auth-metrics=false).
+	Public  bool
+	handler func(s *Service, rt route) http.HandlerFunc
+}
+
+var (
+	outputParam = func(set string) param {
+		return param{Name: "output", Description: "output format, as -o: " + set, Default: "json"}
+	}
+	windowParam   = param{Name: "window", Description: "the analysis window (e.g. 24h, 7d); it must be the service's rolling window, which is the default"}
+	reportTypes   = []string{"application/json", "application/yaml", "text/csv", "text/markdown", "text/html", "text/plain"}
+	jsonType      = []string{"application/json"}
+	formatOutputs = "table, wide, json, yaml, csv, markdown, html"
+)
+
+// routes is every endpoint the service answers.
+func routes() []route {
+	return []route{
+		{Method: "GET", Path: "/healthz", Summary: "Liveness: the process serves HTTP.", Types: []string{"text/plain"}, Public: true, handler: healthz},
+		{Method: "GET", Path: "/readyz", Summary: "Readiness: a result exists (503 before the first cycle finished).", Types: []string{"text/plain"}, Public: true, handler: readyz},
+		{Method: "GET", Path: "/metrics", Summary: "Prometheus metrics (docs/metrics.md).", Types: []string{"text/plain"}, handler: nil},
+		{Method: "GET", Path: "/openapi.json", Summary: "This document.", Types: jsonType, handler: openapiHandler},
+		{Method: "GET", Path: "/api/v1/status", Summary: "The service: its window, sources, last cycle and whether results are partial or stale.", Types: jsonType, handler: statusHandler},
+		{Method: "GET", Path: "/api/v1/report", Summary: "The cost report on the rolling window: exactly `gpuwise report -o json` (other formats with output).",
+			Params: []param{
+				{Name: "by", Description: "group rows by namespace, workload, pod, node, gpu-model, capacity-type or label:KEY", Default: "namespace"},
+				{Name: "idle-share", Description: "where unallocated cost goes", Enum: []string{"none", "node", "cluster"}, Default: "none"},
+				{Name: "idle-threshold", Description: "activity below which a GPU counts as idle: a whole percent in [0, 1]", Default: "0.1"},
+				{Name: "top", Description: "how many workloads the idle leaderboard shows", Default: "10"},
+				windowParam, outputParam(formatOutputs)},
+			Types: reportTypes, handler: reportHandler},
+		{Method: "GET", Path: "/api/v1/audit", Summary: "The hygiene audit on the window: exactly `gpuwise audit -o json`.",
+			Params: []param{
+				{Name: "allow-agent", Description: "extra node-agent globs over namespace/owner, comma-separated (added to the defaults)"},
+				{Name: "dev-namespaces", Description: "namespace globs where whole GPUs are flagged, comma-separated"},
+				windowParam, outputParam(formatOutputs + ", sarif")},
+			Types: append(append([]string{}, reportTypes...), "application/sarif+json"), handler: auditHandler},
+		{Method: "GET", Path: "/api/v1/recommend", Summary: "Right-sizing recommendations on the window: exactly `gpuwise recommend -o json`.",
+			Params: []param{windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: recommendHandler},
+		{Method: "GET", Path: "/api/v1/plan", Summary: "The consolidation plan on the window: exactly `gpuwise plan -o json`.",
+			Params: []param{{Name: "shapes", Description: "pack right-sized shapes or the current ones", Enum: []string{"recommended", "current"}, Default: "recommended"},
+				windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: planHandler},
+		{Method: "GET", Path: "/api/v1/history", Summary: "Hourly or daily aggregates from the history store, per key of one kind.",
+			Params: historyParams, Types: jsonType, handler: historyHandler},
+		{Method: "GET", Path: "/api/v1/compare", Summary: "The last period against the one before it, per key, from the history store.",
+			Params: compareParams, Types: jsonType, handler: compareHandler},
+		{Method: "GET", Path: "/", Summary: "The dashboard (a placeholder page for now).", Types: []string{"text/html"}, Public: false, handler: nil},
+	}
+}

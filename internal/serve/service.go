@@ -1,0 +1,212 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/exporter"
+	"github.com/gpuwise/gpuwise/internal/history"
+	"github.com/gpuwise/gpuwise/internal/rolling"
+)
+
+// Service runs the cycles and holds the published state. Create it with
+// New; Run drives it and serves HTTP.
+type Service struct {
+	opts  Options
+	app   *app.App
+	log   *slog.Logger
+	store *history.Store
+	inv   inventory
+	acc   *accumulated // the inventory, when it comes from Prometheus
+	usage usageReader  // nil: usage unmeasured
+	stop  func()       // stops the sources
+
+	ringMu sync.RWMutex
+	ring   *rolling.Ring
+
+	collector *exporter.Collector
+	self      *selfMetrics
+	totals    *exporter.Totals // owned by the cycle
+	cursor    time.Time        // end of the usage read so far
+	recorded  time.Time        // end of the last cycle in the history
+
+	state atomic.Pointer[State]
+	gen   atomic.Uint64
+	cache *resultCache
+}
+
+// Deps are what a Service is built with besides its options: the use
+// cases (with their clock), a logger and the registry its metrics go on.
+type Deps struct {
+	App      *app.App
+	Log      *slog.Logger
+	Registry prometheus.Registerer
+}
+
+// New opens the history, connects the sources and, for --demo, records
+// the simulated history and publishes its state. Sources that cannot be
+// reached fail here with the app's error kinds.
+func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, &app.Error{Kind: app.Usage, Err: err}
+	}
+	ring, err := rolling.NewRing(opts.segment())
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{opts: opts, app: d.App, log: d.Log, ring: ring, collector: exporter.NewCollector(),
+		totals: exporter.NewTotals(opts.MaxWorkloads), cache: newResultCache(64), stop: func() {}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if err := s.openHistory(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.register(d.Registry); err != nil {
+		s.store.Close()
+		return nil, err
+	}
+	if err := s.connect(ctx); err != nil {
+		s.store.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Service) openHistory(ctx context.Context) error {
+	path := s.opts.HistoryPath
+	if path == "" {
+		path = history.InMemory
+	}
+	st, err := history.Open(ctx, path)
+	if err != nil {
+		return &app.Error{Kind: app.Input, Err: err}
+	}
+	s.store = st
+	return s.restoreTotals(ctx)
+}
+
+// restoreTotals loads the counters from the history, so that they go on
+// from where the last process left them.
+func (s *Service) restoreTotals(ctx context.Context) error {
+	all := history.Query{Cluster: s.opts.Cluster, From: time.Unix(0, 0), To: time.Unix(1<<40, 0), Granularity: history.Daily}
+	all.Kind = history.Workload
+	w, err := s.store.Totals(ctx, all)
+	if err != nil {
+		return &app.Error{Kind: app.Input, Err: err}
+	}
+	all.Kind = history.GPUModel
+	m, err := s.store.Totals(ctx, all)
+	if err != nil {
+		return &app.Error{Kind: app.Input, Err: err}
+	}
+	s.totals.AddWorkloads(w)
+	s.totals.AddModels(m)
+	s.recorded, err = s.store.Last(ctx, s.opts.Cluster)
+	return err
+}
+
+// connect starts the sources: the simulator, informers, Prometheus.
+func (s *Service) connect(ctx context.Context) error {
+	if s.opts.Demo != nil {
+		return s.startDemo(ctx)
+	}
+	if s.opts.Prometheus != nil {
+		s.usage = promReader{app: s.app, src: *s.opts.Prometheus}
+	}
+	if s.opts.Inventory == InventoryPrometheus {
+		s.acc = newAccumulated()
+		s.inv = s.acc
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	w, err := s.app.Watch(wctx, s.opts.Kube)
+	if err != nil {
+		return err
+	}
+	s.inv, s.stop = watched{w}, w.Stop
+	return nil
+}
+
+// Close stops the sources and closes the history.
+func (s *Service) Close() error {
+	s.stop()
+	return s.store.Close()
+}
+
+// State is the published state, nil before the first cycle finished.
+func (s *Service) State() *State { return s.state.Load() }
+
+// publish makes st the state every request and scrape sees.
+func (s *Service) publish(st *State) {
+	st.Generation = s.gen.Add(1)
+	s.state.Store(st)
+	s.collector.Publish(st.Frame)
+	s.cache.reset(st.Generation)
+}
+
+// Run runs a cycle every Interval until ctx ends (the demo runs none).
+func (s *Service) Run(ctx context.Context) {
+	if s.opts.Demo != nil {
+		<-ctx.Done()
+		return
+	}
+	t := time.NewTicker(s.opts.Interval)
+	defer t.Stop()
+	for {
+		s.runCycle(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// runCycle runs one cycle and logs its outcome; a failure keeps the last
+// state, marked stale.
+func (s *Service) runCycle(ctx context.Context) {
+	start := time.Now()
+	res, err := s.Cycle(ctx)
+	dur := time.Since(start)
+	s.self.observe(res, err, dur, s.app.Now())
+	switch {
+	case errors.Is(err, errCanceled):
+	case err != nil:
+		s.log.Error("cycle failed; serving the last good result", "err", err, "seconds", dur.Seconds())
+	default:
+		s.log.Info("cycle", "window_end", res.windowEnd, "intervals_read", res.reads, "recorded", res.recorded,
+			"partial", errString(res.partial), "seconds", dur.Seconds())
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// errCanceled is a cycle stopped by shutdown, neither success nor failure.
+var errCanceled = context.Canceled
+
+// cycleResult is what one cycle did.
+type cycleResult struct {
+	windowEnd time.Time
+	reads     int
+	recorded  int
+	partial   error
+}
+
+func (c cycleResult) String() string {
+	return fmt.Sprintf("window end %s, %d reads, %d recorded", c.windowEnd, c.reads, c.recorded)
+}

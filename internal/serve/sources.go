@@ -1,0 +1,170 @@
+package serve
+
+import (
+	"context"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/kube"
+	"github.com/gpuwise/gpuwise/internal/rolling"
+)
+
+// inventory gives the cluster's objects: nodes, and pods with their lives
+// and the GPU units they hold, without usage, over [now-span, now).
+// Health says what is wrong with it now (nil: nothing).
+type inventory interface {
+	Inventory(ctx context.Context, now time.Time, span time.Duration) (*cluster.Snapshot, error)
+	Health() error
+}
+
+// usageReader reads the usage of one interval: a snapshot covering only w
+// (its Partial saying what could not be read). Implementations read only
+// that interval.
+type usageReader interface {
+	ReadUsage(ctx context.Context, w cluster.Window) (*app.SnapshotResult, error)
+}
+
+// watched is the live cluster's inventory from kube's shared informers.
+type watched struct{ w *kube.Watcher }
+
+func (i watched) Inventory(_ context.Context, now time.Time, span time.Duration) (*cluster.Snapshot, error) {
+	return i.w.Snapshot(now, span)
+}
+
+func (i watched) Health() error { return i.w.Health() }
+
+// promReader reads one interval of Prometheus history through the app's
+// Prometheus use case: the same read as `report --prometheus --end`.
+type promReader struct {
+	app *app.App
+	src app.PromSource
+}
+
+func (r promReader) ReadUsage(ctx context.Context, w cluster.Window) (*app.SnapshotResult, error) {
+	src := r.src
+	src.End = w.End
+	return r.app.Snapshot(ctx, app.Data{Source: app.Source{Prometheus: &src}, Window: w.End.Sub(w.Start)})
+}
+
+// accumulated is the inventory built from the intervals read from
+// Prometheus (InventoryPrometheus): the latest view of every node and
+// pod, with the units each pod was seen holding. A pod or node that an
+// interval no longer shows ended when the last interval showing it did.
+type accumulated struct {
+	source string
+	nodes  map[string]*seenNode
+	pods   map[string]*seenPod
+}
+
+type seenNode struct {
+	node cluster.Node
+	last time.Time // end of the last interval that showed it
+}
+
+type seenPod struct {
+	pod   cluster.Pod
+	units map[string]bool
+	last  time.Time
+}
+
+func newAccumulated() *accumulated {
+	return &accumulated{nodes: map[string]*seenNode{}, pods: map[string]*seenPod{}}
+}
+
+// absorb takes an interval's nodes and pods.
+func (a *accumulated) absorb(s *cluster.Snapshot) {
+	a.source = s.Source
+	end := s.Window.End
+	for _, n := range s.Nodes {
+		a.nodes[n.Name] = &seenNode{node: n, last: end}
+	}
+	for i := range s.Pods {
+		p := s.Pods[i]
+		k := rolling.PodKey(&p)
+		sp := a.pods[k]
+		if sp == nil {
+			sp = &seenPod{units: map[string]bool{}}
+			a.pods[k] = sp
+		}
+		for _, h := range p.GPUs {
+			sp.units[h.UnitID] = true
+		}
+		if !sp.pod.Start.IsZero() && sp.pod.Start.Before(p.Start) {
+			p.Start = sp.pod.Start // an interval sees a pod from its own start
+		}
+		p.GPUs = nil
+		sp.pod, sp.last = p, end
+	}
+}
+
+// Inventory is every node and pod seen in [now-span, now).
+func (a *accumulated) Inventory(_ context.Context, now time.Time, span time.Duration) (*cluster.Snapshot, error) {
+	start := now.Add(-span)
+	s := &cluster.Snapshot{Window: cluster.Window{Start: start, End: now}, Source: a.source}
+	latest := time.Time{}
+	for _, n := range a.nodes {
+		latest = laterOf(latest, n.last)
+	}
+	for name, n := range a.nodes {
+		if n.last.Before(start) {
+			delete(a.nodes, name)
+			continue
+		}
+		node := cloneNode(n.node)
+		if n.last.Before(latest) && node.Deleted.IsZero() {
+			node.Deleted = n.last
+		}
+		s.Nodes = append(s.Nodes, node)
+	}
+	for k, sp := range a.pods {
+		if sp.last.Before(start) {
+			delete(a.pods, k)
+			continue
+		}
+		s.Pods = append(s.Pods, sp.view(latest))
+	}
+	sortSnapshot(s)
+	return s, nil
+}
+
+func (a *accumulated) Health() error { return nil }
+
+// view is the pod as last seen, holding every unit it was seen on, ended
+// when last seen if a later interval no longer showed it.
+func (sp *seenPod) view(latest time.Time) cluster.Pod {
+	p := sp.pod
+	if sp.last.Before(latest) && p.End.IsZero() {
+		p.End = sp.last
+	}
+	for _, id := range sortedSet(sp.units) {
+		p.GPUs = append(p.GPUs, cluster.Holding{UnitID: id})
+	}
+	return p
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// static is a fixed inventory (the demo's).
+type static struct{ s *cluster.Snapshot }
+
+func (i static) Inventory(context.Context, time.Time, time.Duration) (*cluster.Snapshot, error) {
+	return i.s, nil
+}
+
+func (static) Health() error { return nil }
+
+// cloneNode copies n's GPUs and units: every snapshot prepares its own
+// (Prepare sets unit fractions) while requests read the last one.
+func cloneNode(n cluster.Node) cluster.Node {
+	n.GPUs = append([]cluster.GPU(nil), n.GPUs...)
+	for i := range n.GPUs {
+		n.GPUs[i].Units = append([]cluster.Unit(nil), n.GPUs[i].Units...)
+	}
+	return n
+}
