@@ -28,8 +28,8 @@ type Figures struct {
 // Side is one side of a comparison.
 type Side struct {
 	// Label names the side ("2026-11-01..2026-11-08", a file name).
-	Label  string         `json:"label"`
-	Window cluster.Window `json:"window"`
+	Label  string             `json:"label"`
+	Window cluster.Window     `json:"window"`
 	Keys   map[string]Figures `json:"-"`
 }
 
