@@ -6,11 +6,11 @@
 // help, labels and cardinality live in one table (metrics.go), from which
 // docs/metrics.md is generated.
 //
-// Two kinds of numbers: counters that accumulate the history (GPU-hours,
-// dollars and OOM kills per workload since the history began; PromQL's
-// increase() turns them into any period), and gauges over the service's
-// rolling window (utilization, coverage, audit findings, savings), the
-// same numbers /api/v1/report answers.
+// Two kinds of numbers: counters that add up each recorded cycle
+// (GPU-seconds, dollars and OOM kills per workload since the process
+// started; PromQL's increase() turns them into any period), and gauges
+// over the service's rolling window (utilization, coverage, audit
+// findings, savings), the same numbers /api/v1/report answers.
 //
 // Cardinality is bounded: workloads beyond MaxWorkloads are summed into
 // workload="__other__" of their namespace (a workload, once exported under

@@ -23,25 +23,25 @@ var wl = []string{"namespace", "workload"}
 // Families of the domain metrics, in the order docs/metrics.md lists them.
 var (
 	GPUAllocatedHours = Metric{"gpuwise_workload_gpu_allocated_seconds_total", counter,
-		"GPU-seconds held by the workload's pods (each unit weighted by its fraction of a physical GPU), accumulated over the history.",
+		"GPU-seconds held by the workload's pods (each unit weighted by its fraction of a physical GPU), added up over the cycles this process recorded.",
 		wl, "one per exported workload (see gpuwise_workload_*)"}
 	GPUActiveHours = Metric{"gpuwise_workload_gpu_active_seconds_total", counter,
-		"Held GPU-seconds weighted by measured GPU activity, accumulated over the history.", wl, "as above"}
+		"Held GPU-seconds weighted by measured GPU activity, added up over the cycles this process recorded.", wl, "as above"}
 	GPUIdleHours = Metric{"gpuwise_workload_gpu_idle_seconds_total", counter,
-		"Held and measured GPU-seconds below the idle threshold, accumulated over the history.", wl, "as above"}
+		"Held and measured GPU-seconds below the idle threshold, added up over the cycles this process recorded.", wl, "as above"}
 	GPUUnmeasuredHours = Metric{"gpuwise_workload_gpu_unmeasured_seconds_total", counter,
-		"Held GPU-seconds with no usage series (never counted as idle or busy), accumulated over the history.", wl, "as above"}
+		"Held GPU-seconds with no usage series (never counted as idle or busy), added up over the cycles this process recorded.", wl, "as above"}
 	Cost = Metric{"gpuwise_workload_cost_usd_total", counter,
-		"Dollars the cost engine charged the workload on priced nodes, by component (gpu_active, gpu_idle, gpu_unmeasured, cpu, memory; they sum to the workload's cost), accumulated over the history.",
+		"Dollars the cost engine charged the workload on priced nodes, by component (gpu_active, gpu_idle, gpu_unmeasured, cpu, memory; they sum to the workload's cost), added up over the cycles this process recorded.",
 		[]string{"namespace", "workload", "component"}, "5 per exported workload"}
 	UnpricedHours = Metric{"gpuwise_workload_unpriced_gpu_seconds_total", counter,
-		"Held GPU-seconds on nodes without a price, whose dollars are missing (never $0), accumulated over the history.", wl, "one per exported workload"}
+		"Held GPU-seconds on nodes without a price, whose dollars are missing (never $0), added up over the cycles this process recorded.", wl, "one per exported workload"}
 	OOMKills = Metric{"gpuwise_workload_oom_kills_total", counter,
-		"Out-of-memory kills of the workload's containers, accumulated over the history.", wl, "one per exported workload"}
+		"Out-of-memory kills of the workload's containers, added up over the cycles this process recorded.", wl, "one per exported workload"}
 	UnallocatedHours = Metric{"gpuwise_unallocated_gpu_seconds_total", counter,
-		"Provisioned GPU-seconds no pod held, by GPU model, accumulated over the history.", []string{"gpu_model"}, "one per GPU model"}
+		"Provisioned GPU-seconds no pod held, by GPU model, added up over the cycles this process recorded.", []string{"gpu_model"}, "one per GPU model"}
 	UnallocatedCost = Metric{"gpuwise_unallocated_cost_usd_total", counter,
-		"Dollars of capacity no pod held on priced nodes, by GPU model and component (gpu, cpu_memory), accumulated over the history.",
+		"Dollars of capacity no pod held on priced nodes, by GPU model and component (gpu, cpu_memory), added up over the cycles this process recorded.",
 		[]string{"gpu_model", "component"}, "2 per GPU model"}
 
 	WindowSeconds = Metric{"gpuwise_window_seconds", gauge,

@@ -11,13 +11,13 @@ import (
 	"github.com/gpuwise/gpuwise/internal/rolling"
 )
 
-// Cycle brings the service up to now: it reads the intervals not read yet
+// cycle brings the service up to now: it reads the intervals not read yet
 // (only those: at start the window, then the new interval), records each
 // in the history, rebuilds the window and publishes the results. When a
 // source fails it stops reading there (the next cycle resumes from the
 // same point) and publishes what it has, marked partial; when nothing new
 // could be built, the last state stays, marked stale.
-func (s *Service) Cycle(ctx context.Context) (cycleResult, error) {
+func (s *Service) cycle(ctx context.Context) (cycleResult, error) {
 	now := s.app.Now()
 	end := now.Add(-s.opts.Lag).Truncate(s.opts.Interval)
 	res := cycleResult{windowEnd: end}
@@ -32,11 +32,15 @@ func (s *Service) Cycle(ctx context.Context) (cycleResult, error) {
 	if s.cursor.IsZero() {
 		s.cursor = s.ring.Align(end.Add(-s.opts.Window))
 	}
-	for _, w := range s.pending(end) {
+	pending := s.pending(end)
+	for _, w := range pending {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
 		rec, err := s.readInterval(ctx, inv, w, &partial)
+		if err != nil && res.reads == 0 {
+			return res, s.stale(err, now) // nothing new: keep the last result
+		}
 		if err != nil {
 			partial = append(partial, err)
 			break // resume from here next cycle

@@ -44,15 +44,20 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// start builds a service with opts and the clock now, and serves its
-// handler; it runs no cycle loop (tests call Cycle).
-func start(t *testing.T, opts serve.Options, now func() time.Time) *instance {
+// startWith builds a service with opts, the clock now and the given
+// sources (nil: the options'), and serves its handler; it runs no cycle
+// loop (tests call Cycle).
+func startWith(t *testing.T, opts serve.Options, now func() time.Time, inv serve.Inventory, usage serve.UsageReader) *instance {
 	t.Helper()
 	log := &syncBuffer{}
 	reg := prometheus.NewRegistry()
 	labelled := prometheus.WrapRegistererWith(prometheus.Labels{"cluster": opts.Cluster}, reg)
-	svc, err := serve.New(context.Background(), opts, serve.Deps{App: app.New(now),
-		Log: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})), Registry: labelled})
+	d := serve.Deps{App: app.New(now), Log: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Registry: labelled, Inventory: inv}
+	if usage != nil {
+		d.Usage = usage
+	}
+	svc, err := serve.New(context.Background(), opts, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +84,6 @@ func demoOptions() serve.Options {
 var (
 	demoOnce sync.Once
 	demoInst *instance
-	demoT    = &testing.T{}
 )
 
 // demo is one shared --demo service (building it records the week).

@@ -54,9 +54,9 @@ Every series carries the ` + "`cluster`" + ` label (` + "`--cluster`" + `), so t
 (federation, or remote write to Thanos/Mimir) can sum or split clusters. Dollars are the cost engine's
 (` + "`_usd`" + `: US dollars, a project convention — Prometheus has no currency unit); GPU time is in
 GPU-seconds (a unit held for one second, weighted by its fraction of a physical GPU: divide by 3600 for
-the report's GPU-hours). Counters accumulate the history: they survive restarts when ` + "`--history`" + ` is
-on a volume (they are restored from it) and otherwise restart at zero, which ` + "`increase()`" + ` and
-` + "`rate()`" + ` handle. Missing data is never exported as 0: an unmeasured ratio and an unpriced dollar
+the report's GPU-hours). Counters add up what the process recorded, cycle by cycle: they start at zero in
+every process, which ` + "`increase()`" + ` and ` + "`rate()`" + ` handle (the history store, not the counters, is the
+durable record: ` + "`/api/v1/history`" + `). Missing data is never exported as 0: an unmeasured ratio and an unpriced dollar
 figure have no sample.
 
 Cardinality: namespaces × 7 workload families (× 5 components for ` + "`gpuwise_workload_cost_usd_total`" + `), for

@@ -24,9 +24,9 @@ type Service struct {
 	app   *app.App
 	log   *slog.Logger
 	store *history.Store
-	inv   inventory
+	inv   Inventory
 	acc   *accumulated // the inventory, when it comes from Prometheus
-	usage usageReader  // nil: usage unmeasured
+	usage UsageReader  // nil: usage unmeasured
 	stop  func()       // stops the sources
 
 	ringMu sync.RWMutex
@@ -45,10 +45,14 @@ type Service struct {
 
 // Deps are what a Service is built with besides its options: the use
 // cases (with their clock), a logger and the registry its metrics go on.
+// Inventory and Usage replace the sources the options name (tests, other
+// front ends); nil means the options' own.
 type Deps struct {
-	App      *app.App
-	Log      *slog.Logger
-	Registry prometheus.Registerer
+	App       *app.App
+	Log       *slog.Logger
+	Registry  prometheus.Registerer
+	Inventory Inventory
+	Usage     UsageReader
 }
 
 // New opens the history, connects the sources and, for --demo, records
@@ -74,7 +78,7 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 		s.store.Close()
 		return nil, err
 	}
-	if err := s.connect(ctx); err != nil {
+	if err := s.connect(ctx, d); err != nil {
 		s.store.Close()
 		return nil, err
 	}
@@ -91,36 +95,37 @@ func (s *Service) openHistory(ctx context.Context) error {
 		return &app.Error{Kind: app.Input, Err: err}
 	}
 	s.store = st
-	return s.restoreTotals(ctx)
+	return s.resume(ctx)
 }
 
-// restoreTotals loads the counters from the history, so that they go on
-// from where the last process left them.
-func (s *Service) restoreTotals(ctx context.Context) error {
-	all := history.Query{Cluster: s.opts.Cluster, From: time.Unix(0, 0), To: time.Unix(1<<40, 0), Granularity: history.Daily}
-	all.Kind = history.Workload
-	w, err := s.store.Totals(ctx, all)
+// resume finds where the history ends, so that a restarted service
+// records only what it lacks. The counters start at zero in every process
+// (increase() and rate() handle the reset); restoring them from the store
+// could make them step back by a rounding error, which Prometheus would
+// take for a reset and count the whole history again.
+func (s *Service) resume(ctx context.Context) error {
+	last, err := s.store.Last(ctx, s.opts.Cluster)
 	if err != nil {
 		return &app.Error{Kind: app.Input, Err: err}
 	}
-	all.Kind = history.GPUModel
-	m, err := s.store.Totals(ctx, all)
-	if err != nil {
-		return &app.Error{Kind: app.Input, Err: err}
-	}
-	s.totals.AddWorkloads(w)
-	s.totals.AddModels(m)
-	s.recorded, err = s.store.Last(ctx, s.opts.Cluster)
-	return err
+	s.recorded = last
+	return nil
 }
 
 // connect starts the sources: the simulator, informers, Prometheus.
-func (s *Service) connect(ctx context.Context) error {
+func (s *Service) connect(ctx context.Context, d Deps) error {
 	if s.opts.Demo != nil {
 		return s.startDemo(ctx)
 	}
 	if s.opts.Prometheus != nil {
 		s.usage = promReader{app: s.app, src: *s.opts.Prometheus}
+	}
+	if d.Usage != nil {
+		s.usage = d.Usage
+	}
+	if d.Inventory != nil {
+		s.inv = d.Inventory
+		return nil
 	}
 	if s.opts.Inventory == InventoryPrometheus {
 		s.acc = newAccumulated()
@@ -163,7 +168,7 @@ func (s *Service) Run(ctx context.Context) {
 	t := time.NewTicker(s.opts.Interval)
 	defer t.Stop()
 	for {
-		s.runCycle(ctx)
+		s.Cycle(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -172,11 +177,11 @@ func (s *Service) Run(ctx context.Context) {
 	}
 }
 
-// runCycle runs one cycle and logs its outcome; a failure keeps the last
-// state, marked stale.
-func (s *Service) runCycle(ctx context.Context) {
+// Cycle runs one cycle (see cycle), counts it and logs its outcome; a
+// failure keeps the last state, marked stale.
+func (s *Service) Cycle(ctx context.Context) error {
 	start := time.Now()
-	res, err := s.Cycle(ctx)
+	res, err := s.cycle(ctx)
 	dur := time.Since(start)
 	s.self.observe(res, err, dur, s.app.Now())
 	switch {
@@ -187,6 +192,7 @@ func (s *Service) runCycle(ctx context.Context) {
 		s.log.Info("cycle", "window_end", res.windowEnd, "intervals_read", res.reads, "recorded", res.recorded,
 			"partial", errString(res.partial), "seconds", dur.Seconds())
 	}
+	return err
 }
 
 func errString(err error) string {

@@ -10,18 +10,18 @@ import (
 	"github.com/gpuwise/gpuwise/internal/rolling"
 )
 
-// inventory gives the cluster's objects: nodes, and pods with their lives
+// Inventory gives the cluster's objects: nodes, and pods with their lives
 // and the GPU units they hold, without usage, over [now-span, now).
 // Health says what is wrong with it now (nil: nothing).
-type inventory interface {
+type Inventory interface {
 	Inventory(ctx context.Context, now time.Time, span time.Duration) (*cluster.Snapshot, error)
 	Health() error
 }
 
-// usageReader reads the usage of one interval: a snapshot covering only w
+// UsageReader reads the usage of one interval: a snapshot covering only w
 // (its Partial saying what could not be read). Implementations read only
 // that interval.
-type usageReader interface {
+type UsageReader interface {
 	ReadUsage(ctx context.Context, w cluster.Window) (*app.SnapshotResult, error)
 }
 
