@@ -17,7 +17,7 @@ const writerEnv = "GPUWISE_HISTORY_WRITER"
 
 // killKeys is the entries per cycle: enough that a kill often lands inside
 // a transaction.
-const killKeys = 3000
+const killKeys = 800
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(writerEnv); path != "" {

@@ -7,15 +7,16 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
-// Attach returns the snapshot the engines compute on for window w: the
-// inventory's nodes (shared, read-only) and copies of its pods that lived
-// in w, each with the span's usage put on it. A holding takes the usage of
+// Attach returns the snapshot the engines compute on for window w: copies
+// of the inventory's nodes (cluster.Prepare writes unit fractions, so
+// every snapshot owns its GPUs) and of its pods that lived in w, each with
+// the span's usage put on it. A holding takes the usage of
 // the unit with its ID; usage of units the inventory does not name goes
 // to the pod's remaining holdings in unit-ID order (the inventory guessed
 // which unit the pod got; the usage series know). Containers match by
 // name. What the span did not measure stays unmeasured.
 func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot {
-	out := &cluster.Snapshot{Window: w, Source: inv.Source, ActivityMetric: inv.ActivityMetric, Nodes: inv.Nodes,
+	out := &cluster.Snapshot{Window: w, Source: inv.Source, ActivityMetric: inv.ActivityMetric, Nodes: cloneNodes(inv.Nodes),
 		Notes: append([]string(nil), inv.Notes...)}
 	if u != nil && u.ActivityMetric != "" {
 		out.ActivityMetric = u.ActivityMetric
@@ -104,4 +105,18 @@ func attachGPUs(hs []cluster.Holding, gpus map[string]*GPUUsage) int {
 
 func set(h *cluster.Holding, g *GPUUsage) {
 	h.Activity, h.SMActive, h.FramebufferMiB = g.Activity, g.SMActive, g.FramebufferMiB
+}
+
+// cloneNodes copies nodes down to their units; labels and taints, which
+// nothing writes, stay shared.
+func cloneNodes(nodes []cluster.Node) []cluster.Node {
+	out := append([]cluster.Node(nil), nodes...)
+	for i := range out {
+		gpus := append([]cluster.GPU(nil), out[i].GPUs...)
+		for j := range gpus {
+			gpus[j].Units = append([]cluster.Unit(nil), gpus[j].Units...)
+		}
+		out[i].GPUs = gpus
+	}
+	return out
 }

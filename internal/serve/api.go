@@ -42,13 +42,13 @@ func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 		}
 		a, err := fn(r.Context(), newQuery(r.URL.Query(), rt), st)
 		if err != nil {
-			writeAppError(w, err)
+			s.writeAppError(w, err)
 			return
 		}
 		if a.partial == nil {
 			a.partial = st.partial()
 		}
-		c := cached{body: a.body, contentType: a.contentType, partial: headerText(a.partial)}
+		c := cached{body: a.body, contentType: a.contentType, partial: s.scrub.text(headerText(a.partial))}
 		s.cache.put(st.Generation, key, c)
 		write(w, c.body, c.contentType, c.partial)
 	}
@@ -91,9 +91,9 @@ var kindStatus = map[app.Kind]int{app.Internal: http.StatusInternalServerError, 
 	app.Input: http.StatusUnprocessableEntity, app.Unreachable: http.StatusBadGateway, app.Denied: http.StatusBadGateway,
 	app.Output: http.StatusInternalServerError}
 
-func writeAppError(w http.ResponseWriter, err error) {
+func (s *Service) writeAppError(w http.ResponseWriter, err error) {
 	k := app.KindOf(err)
-	writeError(w, kindStatus[k], kindNames[k], err)
+	writeError(w, kindStatus[k], kindNames[k], errors.New(s.scrub.text(err.Error())))
 }
 
 func writeError(w http.ResponseWriter, status int, kind string, err error) {

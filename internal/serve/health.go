@@ -66,7 +66,7 @@ func statusHandler(s *Service, rt route) http.HandlerFunc {
 			hist = "in memory (lost on restart: set --history)"
 		}
 		a := status{Cluster: s.opts.Cluster, Version: s.opts.Version, Mode: s.mode(), Window: st.Window, Interval: s.opts.Interval.String(),
-			Built: st.Built, Checked: st.Checked, Partial: errString(st.Snapshot.Partial), Stale: errString(st.Stale),
+			Built: st.Built, Checked: st.Checked, Partial: s.scrub.text(errString(st.Snapshot.Partial)), Stale: s.scrub.text(errString(st.Stale)),
 			Generation: st.Generation, History: hist}
 		return jsonAnswer(a, nil)
 	})

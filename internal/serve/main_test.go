@@ -15,6 +15,8 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/cli"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
 	"github.com/gpuwise/gpuwise/internal/serve"
 )
 
@@ -137,4 +139,30 @@ func cliOut(t *testing.T, args ...string) []byte {
 		t.Fatalf("gpuwise %v: exit %d: %s", args, code, errb.String())
 	}
 	return out.Bytes()
+}
+
+// tiny is a one-node inventory, for tests of the HTTP front end.
+func tiny() *cluster.Snapshot {
+	now := time.Now().UTC().Truncate(time.Hour)
+	n := clustertest.Node("gpu-1").GPUs(2, "H100-80GB").Instance("p5.48xlarge", "on-demand").Obj()
+	n.Cloud, n.Region = "aws", "us-east-1"
+	p := clustertest.Pod("ml", "train-0").On("gpu-1").Owner("Job", "train").Holds("gpu-1/gpu0", -1, 0).Obj()
+	p.Start = now.Add(-48 * time.Hour)
+	n.Created = now.Add(-72 * time.Hour)
+	return &cluster.Snapshot{Window: cluster.Window{Start: now.Add(-48 * time.Hour), End: now}, Source: "tiny",
+		Nodes: []cluster.Node{n}, Pods: []cluster.Pod{p}}
+}
+
+// small is a service on the tiny inventory (no usage source) that has run
+// one cycle, when cycle is set.
+func small(t *testing.T, opts serve.Options, cycle bool) *instance {
+	t.Helper()
+	opts.Window = 4 * time.Hour
+	in := startWith(t, opts, time.Now, staticInv{tiny()}, nil)
+	if cycle {
+		if err := in.svc.Cycle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return in
 }

@@ -41,6 +41,7 @@ type Service struct {
 	state atomic.Pointer[State]
 	gen   atomic.Uint64
 	cache *resultCache
+	scrub *scrubber
 }
 
 // Deps are what a Service is built with besides its options: the use
@@ -71,6 +72,8 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.scrub = newScrubber(opts)
+	s.log = slog.New(scrubHandler{next: s.log.Handler(), s: s.scrub})
 	if err := s.openHistory(ctx); err != nil {
 		return nil, err
 	}
@@ -178,10 +181,14 @@ func (s *Service) Run(ctx context.Context) {
 }
 
 // Cycle runs one cycle (see cycle), counts it and logs its outcome; a
-// failure keeps the last state, marked stale.
+// failure keeps the last state, marked stale. The error it returns has
+// the service's secrets scrubbed.
 func (s *Service) Cycle(ctx context.Context) error {
 	start := time.Now()
 	res, err := s.cycle(ctx)
+	if err != nil && !errors.Is(err, errCanceled) {
+		err = errors.New(s.scrub.text(err.Error()))
+	}
 	dur := time.Since(start)
 	s.self.observe(res, err, dur, s.app.Now())
 	switch {

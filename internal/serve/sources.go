@@ -111,7 +111,7 @@ func (a *accumulated) Inventory(_ context.Context, now time.Time, span time.Dura
 			delete(a.nodes, name)
 			continue
 		}
-		node := cloneNode(n.node)
+		node := n.node
 		if n.last.Before(latest) && node.Deleted.IsZero() {
 			node.Deleted = n.last
 		}
@@ -158,13 +158,3 @@ func (i static) Inventory(context.Context, time.Time, time.Duration) (*cluster.S
 }
 
 func (static) Health() error { return nil }
-
-// cloneNode copies n's GPUs and units: every snapshot prepares its own
-// (Prepare sets unit fractions) while requests read the last one.
-func cloneNode(n cluster.Node) cluster.Node {
-	n.GPUs = append([]cluster.GPU(nil), n.GPUs...)
-	for i := range n.GPUs {
-		n.GPUs[i].Units = append([]cluster.Unit(nil), n.GPUs[i].Units...)
-	}
-	return n
-}
