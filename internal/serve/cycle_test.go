@@ -123,7 +123,7 @@ func (staticInv) Health() error { return nil }
 
 type clock struct{ t atomic.Int64 }
 
-func (c *clock) now() time.Time   { return time.Unix(0, c.t.Load()).UTC() }
+func (c *clock) now() time.Time  { return time.Unix(0, c.t.Load()).UTC() }
 func (c *clock) set(t time.Time) { c.t.Store(t.UnixNano()) }
 
 var week = sim.DefaultConfig().Start

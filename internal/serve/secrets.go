@@ -108,4 +108,6 @@ func (h scrubHandler) WithAttrs(as []slog.Attr) slog.Handler {
 	return scrubHandler{h.next.WithAttrs(out), h.s}
 }
 
-func (h scrubHandler) WithGroup(name string) slog.Handler { return scrubHandler{h.next.WithGroup(name), h.s} }
+func (h scrubHandler) WithGroup(name string) slog.Handler {
+	return scrubHandler{h.next.WithGroup(name), h.s}
+}
