@@ -43,7 +43,7 @@ func (o Options) Validate() error {
 	if o.Prices == nil {
 		probs = append(probs, "prices: no price catalog")
 	}
-	if o.IdleThreshold < 0 || o.IdleThreshold > 1 {
+	if !(o.IdleThreshold >= 0 && o.IdleThreshold <= 1) { // NaN fails both
 		probs = append(probs, fmt.Sprintf("idle threshold: %g is outside [0, 1]", o.IdleThreshold))
 	}
 	switch o.IdleShare {

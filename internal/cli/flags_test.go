@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// Numeric flags out of range are usage errors (exit 2) naming the limit,
+// never a silent default, a zero-length window or a crash (issue 16 item 9).
+func TestBadNumericFlagsNameTheLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"demo", "--idle-threshold", "NaN"}, "idle threshold: NaN is outside [0, 1]"},
+		{[]string{"demo", "--idle-threshold", "-0.1"}, "idle threshold: -0.1 is outside [0, 1]"},
+		{[]string{"demo", "--window", "1e-30d"}, `window: "1e-30d" is shorter than the minimum, 1h`},
+		{[]string{"demo", "--window", "NaNd"}, `window: "NaNd" is not a positive number of days`},
+		{[]string{"demo", "--window", "Infd"}, `window: "Infd" is not a positive number of days`},
+		{[]string{"demo", "--window", "1e300d"}, `window: "1e300d" is longer than the maximum, 366d`},
+		{[]string{"demo", "--window", "300000d"}, `window: "300000d" is longer than the maximum, 366d`},
+		{[]string{"demo", "--window", "1ns"}, `window: "1ns" is shorter than the minimum, 1h`},
+		{[]string{"report", "--prometheus", "http://127.0.0.1:1", "--window", "1e300d"}, "is longer than the maximum"},
+		{[]string{"recommend", "--demo", "--window", "0.00001d"}, "is shorter than the minimum"},
+		{[]string{"collect", "-o", "x.json.gz", "--window", "400d"}, "is longer than the maximum"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			_, errOut, code := run(t, tt.args...)
+			if code != ExitUsage || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, ExitUsage, tt.wantErr)
+			}
+		})
+	}
+}
