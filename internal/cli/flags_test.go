@@ -35,3 +35,34 @@ func TestBadNumericFlagsNameTheLimit(t *testing.T) {
 		})
 	}
 }
+
+// Unknown commands and stray arguments are usage errors (exit 2), not
+// bugs (issue 16 item 15).
+func TestUnknownCommandsAndArgumentsAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"foo"}, `unknown command "foo" for gpuwise`},
+		{[]string{"report", "extra"}, `gpuwise report takes no arguments, got "extra"`},
+		{[]string{"demo", "a", "b"}, `gpuwise demo takes no arguments, got "a b"`},
+		{[]string{"generate", "nope"}, `unknown command "nope" for gpuwise generate`},
+		{[]string{"generate", "mig", "--demo", "x"}, "gpuwise generate mig takes no arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			_, errOut, code := run(t, tt.args...)
+			if code != ExitUsage || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, ExitUsage, tt.wantErr)
+			}
+		})
+	}
+	for _, args := range [][]string{nil, {"generate"}} {
+		out, _, code := run(t, args...)
+		if code != ExitOK || !strings.Contains(out, "Available Commands") {
+			t.Errorf("%v: exit %d, want help: %s", args, code, out)
+		}
+	}
+}

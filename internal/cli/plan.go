@@ -42,7 +42,7 @@ func newPlanCmd(e *env) *cobra.Command {
 			"kept and removed per pool, each kept GPU's MIG layout or time-slicing, the moves, the pods that\n" +
 			"fit nowhere and why, and $/month and GPU utilization before and after. It changes nothing;\n" +
 			"`gpuwise generate plan` writes the configs. How it works: docs/planning.md.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPlan(cmd.Context(), o, e) },
 	}
 	o.register(cmd, true)
