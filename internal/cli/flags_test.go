@@ -1,6 +1,11 @@
 package cli
 
 import (
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"strings"
 	"testing"
 )
@@ -64,5 +69,30 @@ func TestUnknownCommandsAndArgumentsAreUsageErrors(t *testing.T) {
 		if code != ExitOK || !strings.Contains(out, "Available Commands") {
 			t.Errorf("%v: exit %d, want help: %s", args, code, out)
 		}
+	}
+}
+
+// Help text shows each flag's argument as a placeholder: pflag takes a
+// `quoted` word in a usage string as the argument's name, so a usage
+// quoting a command made `--demo gpuwise demo` appear as if the boolean
+// took one (issue 16 item 23).
+func TestHelpShowsNoCommandAsAFlagArgument(t *testing.T) {
+	t.Parallel()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			name, _ := pflag.UnquoteUsage(f)
+			if strings.Contains(name, " ") || (f.Value.Type() == "bool" && name != "") {
+				t.Errorf("%s --%s shows its argument as %q", c.CommandPath(), f.Name, name)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot(Streams{Out: io.Discard, Err: io.Discard}))
+	out, _, _ := run(t, "recommend", "--help")
+	if strings.Contains(out, "--demo gpuwise") {
+		t.Errorf("recommend --help:\n%s", out)
 	}
 }

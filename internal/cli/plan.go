@@ -20,7 +20,7 @@ type planOptions struct {
 
 func (o *planOptions) register(cmd *cobra.Command, output bool) {
 	o.recommendFlags.register(cmd.Flags())
-	cmd.Flags().StringVar(&o.shapes, "shapes", string(packing.DefaultShapes), "GPU shapes to pack: recommended (right-sized by `gpuwise recommend`) or current (consolidation alone)")
+	cmd.Flags().StringVar(&o.shapes, "shapes", string(packing.DefaultShapes), "GPU shapes to pack: recommended (right-sized as gpuwise recommend does) or current (consolidation alone)")
 	if output {
 		o.output.register(cmd.Flags(), render.Formats)
 	}
