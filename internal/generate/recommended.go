@@ -53,8 +53,9 @@ func patchable(ns, kind, name string) (Workload, bool) {
 }
 
 // resourcePatches is one patch per workload: its containers' new requests
-// (memory request = limit; a CPU limit below the new request is raised to
-// it) and, for MIG and time-slice shapes, the GPU resource swap.
+// (memory request = limit; the CPU limit rightsize recommends: = request
+// for GPU containers) and, for MIG and time-slice shapes, the GPU resource
+// swap. A bare Job cannot be patched (ForNextRun says so instead).
 func resourcePatches(r *rightsize.Result) ([]ResourcePatch, []string) {
 	ps := &patchSet{by: map[string]*ResourcePatch{}, saved: map[string]float64{}}
 	for _, c := range r.Containers {
@@ -63,7 +64,8 @@ func resourcePatches(r *rightsize.Result) ([]ResourcePatch, []string) {
 	for _, g := range r.GPU {
 		ps.addGPU(g)
 	}
-	return ps.patches(), ps.notes
+	out, later := ForNextRun(ps.patches())
+	return out, append(ps.notes, later...)
 }
 
 // patchSet gathers one patch per workload, in first-seen order, and the
@@ -93,13 +95,14 @@ func (ps *patchSet) get(key, ns, kind, name string) *ResourcePatch {
 
 func (ps *patchSet) addContainer(c rightsize.ContainerRec) {
 	p := ps.get(c.Workload, c.Namespace, c.OwnerKind, c.OwnerName)
-	if p == nil || (c.CPUMilli == c.CurrentCPUMilli && c.MemoryBytes == c.CurrentMemoryBytes && c.MemoryBytes == c.CurrentMemoryLimit) {
+	if p == nil || (c.CPUMilli == c.CurrentCPUMilli && c.MemoryBytes == c.CurrentMemoryBytes && c.MemoryBytes == c.CurrentMemoryLimit &&
+		(c.CPULimitMilli == 0 || c.CPULimitMilli == c.CurrentCPULimit)) {
 		return
 	}
-	cr := ContainerResources{Name: c.Container, CPURequestMilli: c.CPUMilli,
+	cr := ContainerResources{Name: c.Container, CPURequestMilli: c.CPUMilli, CPULimitMilli: c.CPULimitMilli,
 		MemoryRequestBytes: c.MemoryBytes, MemoryLimitBytes: c.MemoryBytes}
-	if c.CurrentCPULimit > 0 && c.CurrentCPULimit < c.CPUMilli {
-		cr.CPULimitMilli = c.CPUMilli
+	if cr.CPULimitMilli == 0 && c.CurrentCPULimit > 0 && c.CurrentCPULimit < c.CPUMilli {
+		cr.CPULimitMilli = c.CPUMilli // a limit below the request is invalid
 	}
 	p.Containers = append(p.Containers, cr)
 	if c.Priced {
