@@ -2,10 +2,13 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/kube"
+	"github.com/gpuwise/gpuwise/internal/rolling"
+	"github.com/gpuwise/gpuwise/internal/sim"
 )
 
 // SnapshotResult is a prepared snapshot and what its reading lacked.
@@ -30,10 +33,18 @@ func (a *App) Snapshot(ctx context.Context, d Data) (*SnapshotResult, error) {
 	return &SnapshotResult{Snapshot: in.snap, Partial: in.partial}, nil
 }
 
+// Watcher is the live cluster kept current (kube.Watcher): snapshots from
+// its caches, the health of its watches, and Stop.
+type Watcher interface {
+	Snapshot(now time.Time, window time.Duration) (*cluster.Snapshot, error)
+	Health() error
+	Stop()
+}
+
 // Watch connects to the live cluster and starts watching it (shared
 // informers; read-only); ctx bounds the initial fill of the caches.
 // Errors are classified as the one-shot reads' are.
-func (a *App) Watch(ctx context.Context, k KubeSource) (*kube.Watcher, error) {
+func (a *App) Watch(ctx context.Context, k KubeSource) (Watcher, error) {
 	var p problems
 	k.validate(&p)
 	if err := p.err(); err != nil {
@@ -53,3 +64,25 @@ func (a *App) Watch(ctx context.Context, k KubeSource) (*kube.Watcher, error) {
 // Now is the app's clock, for front ends that schedule work (the
 // service's cycles).
 func (a *App) Now() time.Time { return a.now() }
+
+// DemoSpans simulates the demo cluster (as Report with Demo does) and
+// also cuts its usage into spans of the given length: what a service
+// reading it every `every` would have recorded.
+func DemoSpans(d *DemoSource, every time.Duration) (*cluster.Prepared, []*rolling.Span, error) {
+	var p problems
+	Source{Demo: d}.validate(&p)
+	if err := p.err(); err != nil {
+		return nil, nil, err
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Seed, cfg.Scale = d.Seed, d.Scale
+	snap, spans, err := sim.Spans(cfg, every)
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulating cluster: %w", err)
+	}
+	prep, err := Prepare(snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	return prep, spans, nil
+}

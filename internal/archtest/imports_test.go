@@ -38,11 +38,13 @@ const (
 // added here: the test refuses an unclassified one.
 var layers = map[string]layer{
 	"internal/cluster": core, "internal/usage": core, "internal/pricing": core, "internal/nodeprice": core,
-	"internal/gpushape": core, "internal/config": config,
+	"internal/gpushape": core, "internal/config": config, "internal/rolling": core,
 	"internal/cost": engine, "internal/audit": engine, "internal/rightsize": engine, "internal/packing": engine,
+	"internal/compare": engine,
 	"internal/kube": adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/app": useCase,
 	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd,
+	"internal/serve": frontEnd, "internal/exporter": frontEnd, "internal/history": frontEnd,
 	"internal/packbench":           lab,
 	"internal/cluster/clustertest": support, "internal/shareddata": support, "internal/archtest": support,
 	"cmd": main_, "hack": main_, "test": main_,
@@ -53,6 +55,10 @@ var layers = map[string]layer{
 var engineExceptions = map[string][]string{
 	"internal/packing": {"internal/rightsize"}, // packs right-sized shapes (rightsize.Result)
 }
+
+// callsUseCases are the front ends that run use cases: the CLI and the
+// service (DESIGN.md: both call the use cases and one rendering layer).
+var callsUseCases = map[string]bool{"internal/cli": true, "internal/serve": true}
 
 // forbiddenForCore are what no core package or engine may reach, even
 // transitively: the network, processes, Kubernetes clients, the CLI.
@@ -120,8 +126,10 @@ func forbidden(name string, l layer, in string, il layer) string {
 		return "adapters convert data; they know no use case or front end"
 	case l == useCase && il == frontEnd && in != "internal/generate":
 		return "use cases return values; front ends render them"
-	case l == frontEnd && name != "internal/cli" && (il == useCase || il == adapter):
-		return "only the CLI calls use cases; render and generate read result values"
+	case l == frontEnd && !callsUseCases[name] && (il == useCase || il == adapter):
+		return "only the CLI and the service call use cases; render, generate, exporter and history read result values"
+	case callsUseCases[name] && il == adapter:
+		return "front ends reach sources through the use cases (internal/app), which choose them once"
 	case il == support && l != support:
 		return "test support is for tests"
 	}
@@ -199,7 +207,8 @@ func TestRulesCatchBadImports(t *testing.T) {
 		{"core reaches the network", pkg{ImportPath: module + "internal/pricing", Deps: []string{"net/http"}}, "depends on net/http"},
 		{"engine reaches client-go", pkg{ImportPath: module + "internal/audit", Deps: []string{"k8s.io/client-go/rest"}}, "depends on k8s.io/client-go"},
 		{"engine imports the CLI", pkg{ImportPath: module + "internal/rightsize", Imports: []string{module + "internal/cli"}}, "core packages import only core packages"},
-		{"render calls a use case", pkg{ImportPath: module + "internal/render", Imports: []string{module + "internal/app"}}, "only the CLI calls use cases"},
+		{"render calls a use case", pkg{ImportPath: module + "internal/render", Imports: []string{module + "internal/app"}}, "only the CLI and the service call use cases"},
+		{"the service reads a source itself", pkg{ImportPath: module + "internal/serve", Imports: []string{module + "internal/sim"}}, "reach sources through the use cases"},
 		{"unclassified package", pkg{ImportPath: module + "internal/newthing"}, "not classified"},
 	}
 	for _, tt := range tests {

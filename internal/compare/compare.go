@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/cost"
 )
 
 // Figures are one key's numbers on one side.
@@ -189,23 +188,4 @@ func Utilization(active, allocated, unmeasured float64) *float64 {
 		return ptr(active / m)
 	}
 	return nil
-}
-
-// FromReport is a report's rows as a side's figures; oom, when not nil,
-// gives each key's OOM kills (a report does not carry them).
-func FromReport(r *cost.Report, oom map[string]int) map[string]Figures {
-	out := make(map[string]Figures, len(r.Rows))
-	for _, row := range r.Rows {
-		f := Figures{Pods: row.Pods, GPUAllocatedHours: row.GPUHours.Allocated, GPUActiveHours: row.GPUHours.Active,
-			GPUIdleHours: row.GPUHours.Idle, GPUUnmeasuredHours: row.GPUHours.Unmeasured, Utilization: row.GPUUtilization}
-		if !row.Unpriced {
-			f.IdleUSD = ptr(row.GPUCost.AllocatedIdle + row.GPUCost.Unallocated)
-			f.TotalUSD = ptr(row.TotalCost)
-		}
-		if oom != nil {
-			f.OOMKills = ptr(oom[row.Key])
-		}
-		out[row.Key] = f
-	}
-	return out
 }

@@ -9,6 +9,7 @@
 // report carries no OOM kills, an unmeasured key has no utilization, an
 // unpriced key has no dollars.
 //
-// Pure core: it imports cost, cluster and the standard library; no I/O,
+// Pure core: it imports cluster and the standard library; sides are built
+// by the use cases (app.ReportFigures) and the history's readers. No I/O,
 // no clock, no store.
 package compare

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/kube"
 	"github.com/gpuwise/gpuwise/internal/rolling"
 )
 
@@ -26,7 +25,7 @@ type UsageReader interface {
 }
 
 // watched is the live cluster's inventory from kube's shared informers.
-type watched struct{ w *kube.Watcher }
+type watched struct{ w app.Watcher }
 
 func (i watched) Inventory(_ context.Context, now time.Time, span time.Duration) (*cluster.Snapshot, error) {
 	return i.w.Snapshot(now, span)
