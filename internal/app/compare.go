@@ -1,6 +1,14 @@
 package app
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/compare"
 	"github.com/gpuwise/gpuwise/internal/cost"
 )
@@ -23,4 +31,165 @@ func ReportFigures(r *cost.Report, oom map[string]int) map[string]compare.Figure
 		out[row.Key] = f
 	}
 	return out
+}
+
+// DiffRequest compares two files: snapshots (each priced and grouped
+// like a report) or report JSON files (`-o json` output, grouped as they
+// were written).
+type DiffRequest struct {
+	Before, After string
+	// By groups snapshots' rows; a report file must have been grouped the
+	// same way.
+	By         string
+	Cost       cost.Options
+	PricesFile string
+}
+
+// DefaultDiffRequest compares by workload with the default allocation.
+func DefaultDiffRequest() DiffRequest {
+	return DiffRequest{By: "workload", Cost: cost.DefaultOptions(nil)}
+}
+
+// Validate lists every problem with the request.
+func (r DiffRequest) Validate() error {
+	var p problems
+	if r.Before == "" || r.After == "" {
+		p.add(errors.New("diff needs two files: BEFORE AFTER"))
+	}
+	p.add(cost.ReportOptions{By: r.By}.Validate())
+	opts := r.Cost
+	opts.Prices = noPrices{}
+	p.add(opts.Validate())
+	return p.err()
+}
+
+// Diff compares two snapshots or reports key by key: utilization,
+// GPU-hours, idle and total dollars and (for snapshots, by workload or
+// namespace) OOM kills.
+func (a *App) Diff(ctx context.Context, req DiffRequest) (*compare.Diff, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	before, err := a.side(ctx, req, req.Before)
+	if err != nil {
+		return nil, err
+	}
+	after, err := a.side(ctx, req, req.After)
+	if err != nil {
+		return nil, err
+	}
+	return compare.Compare(req.By, before, after), nil
+}
+
+// side reads one file as a side: a report JSON, else a snapshot.
+func (a *App) side(ctx context.Context, req DiffRequest, path string) (compare.Side, error) {
+	if r, ok := readReportFile(path); ok {
+		if r.By != req.By {
+			return compare.Side{}, usageErrorf("by: %s is a report grouped by %s; pass --by %s or a snapshot", path, r.By, r.By)
+		}
+		return compare.Side{Label: path, Window: r.Window, Keys: ReportFigures(r, nil)}, nil
+	}
+	br := DefaultBreakdownRequest()
+	br.Source, br.By, br.Cost, br.PricesFile = Source{File: path}, []string{req.By}, req.Cost, req.PricesFile
+	res, err := a.Breakdown(ctx, br)
+	if err != nil {
+		return compare.Side{}, err
+	}
+	return compare.Side{Label: path, Window: res.Snapshot.Window, Keys: ReportFigures(res.Reports[req.By], OOMKills(res.Snapshot.Snapshot, req.By))}, nil
+}
+
+// readReportFile reads path as a report's JSON; ok is false when it is not
+// one (a snapshot, or not readable: the snapshot reader says why).
+func readReportFile(path string) (*cost.Report, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 || b[0] != '{' {
+		return nil, false
+	}
+	var r cost.Report
+	if err := json.Unmarshal(b, &r); err != nil || r.By == "" || r.Window.End.IsZero() {
+		return nil, false
+	}
+	return &r, true
+}
+
+// OOMKills counts the pods' OOM kills per key of by (workload or
+// namespace); nil for other groupings, whose OOM kills are not counted.
+func OOMKills(s *cluster.Snapshot, by string) map[string]int {
+	key := map[string]func(p *cluster.Pod) string{
+		"workload": (*cluster.Pod).WorkloadKey, "namespace": func(p *cluster.Pod) string { return p.Namespace },
+		"pod": (*cluster.Pod).Key}[by]
+	if key == nil {
+		return nil
+	}
+	out := map[string]int{}
+	for i := range s.Pods {
+		out[key(&s.Pods[i])] += s.Pods[i].OOMKills
+	}
+	return out
+}
+
+// CompareRequest compares a window with the same-length window Period
+// earlier, read from the source twice (Prometheus, the simulator).
+type CompareRequest struct {
+	Data
+	Period time.Duration
+	By     string
+	Cost   cost.Options
+}
+
+// Validate lists every problem with the request.
+func (r CompareRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	if r.Period <= 0 {
+		p.add(errors.New("compare: the period must be positive (e.g. 7d)"))
+	}
+	if r.Source.Prometheus == nil && r.Source.Demo == nil {
+		p.add(errors.New("compare: reads two windows from --prometheus or --demo; a snapshot file holds one window (gpuwise diff BEFORE AFTER compares two files; --history reads a serve history)"))
+	}
+	p.add(cost.ReportOptions{By: r.By}.Validate())
+	return p.err()
+}
+
+// ComparePeriods reports the window and the window Period before it, and
+// compares them key by key.
+func (a *App) ComparePeriods(ctx context.Context, req CompareRequest) (*compare.Diff, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	after, err := a.periodSide(ctx, req, 0)
+	if err != nil {
+		return nil, err
+	}
+	before, err := a.periodSide(ctx, req, req.Period)
+	if err != nil {
+		return nil, err
+	}
+	return compare.Compare(req.By, before, after), nil
+}
+
+// periodSide reads the request's window moved back by shift.
+func (a *App) periodSide(ctx context.Context, req CompareRequest, shift time.Duration) (compare.Side, error) {
+	br := DefaultBreakdownRequest()
+	br.Data, br.By, br.Cost = req.Data, []string{req.By}, req.Cost
+	switch src := &br.Source; {
+	case src.Prometheus != nil:
+		p := *src.Prometheus
+		if p.End.IsZero() {
+			p.End = a.now().UTC().Truncate(p.Step)
+		}
+		p.End = p.End.Add(-shift)
+		src.Prometheus = &p
+	case src.Demo != nil:
+		d := *src.Demo
+		d.Shift = shift
+		src.Demo = &d
+	}
+	res, err := a.Breakdown(ctx, br)
+	if err != nil {
+		return compare.Side{}, err
+	}
+	w := res.Snapshot.Window
+	label := fmt.Sprintf("%s..%s", w.Start.UTC().Format(time.RFC3339), w.End.UTC().Format(time.RFC3339))
+	return compare.Side{Label: label, Window: w, Keys: ReportFigures(res.Reports[req.By], OOMKills(res.Snapshot.Snapshot, req.By))}, nil
 }

@@ -18,6 +18,9 @@ import (
 type Source struct {
 	// File is a snapshot written by collect or a saved demo.
 	File string
+	// Clusters are snapshot files of several clusters, merged into one
+	// snapshot (see readClusters); report --by cluster splits them again.
+	Clusters []ClusterFile
 	// Prometheus reads the whole snapshot from Prometheus history.
 	Prometheus *PromSource
 	// Demo simulates the embedded cluster.
@@ -43,6 +46,11 @@ type DemoSource struct {
 	Seed uint64
 	// Scale multiplies the cluster (1..1000).
 	Scale int
+	// Shift moves the simulated window back in time (report --compare:
+	// the cluster a period earlier). A shifted window is simulated with
+	// a seed derived from the shift, so that two weeks differ as real
+	// weeks do rather than repeat each other sample for sample.
+	Shift time.Duration
 }
 
 // DefaultDemo is the simulation `gpuwise demo` runs.
@@ -60,7 +68,7 @@ type loaded struct {
 
 func (s Source) validate(p *problems) {
 	n := 0
-	for _, set := range []bool{s.File != "", s.Prometheus != nil, s.Demo != nil, s.Snapshot != nil} {
+	for _, set := range []bool{s.File != "", len(s.Clusters) > 0, s.Prometheus != nil, s.Demo != nil, s.Snapshot != nil} {
 		if set {
 			n++
 		}
@@ -77,7 +85,7 @@ func (s Source) validate(p *problems) {
 	if s.Snapshot != nil && s.Snapshot.Prepared == nil {
 		p.add(fmt.Errorf("no snapshot yet: the first cycle has not finished"))
 	}
-	if s.File == "" && s.Prometheus == nil && s.Demo == nil && s.Snapshot == nil {
+	if s.File == "" && len(s.Clusters) == 0 && s.Prometheus == nil && s.Demo == nil && s.Snapshot == nil {
 		s.Kube.validate(p)
 	}
 }
@@ -94,6 +102,9 @@ func (a *App) read(ctx context.Context, s Source, window, live time.Duration) (s
 		return snap, nil, err
 	case s.File != "":
 		snap, err = readFile(s.File, window)
+		return snap, nil, err
+	case len(s.Clusters) > 0:
+		snap, err = readClusters(s.Clusters, window)
 		return snap, nil, err
 	}
 	if window == 0 {
@@ -149,6 +160,10 @@ func simulate(d *DemoSource, window time.Duration) (*cluster.Snapshot, error) {
 	cfg.Seed, cfg.Scale = d.Seed, d.Scale
 	if window > 0 {
 		cfg.Window = window
+	}
+	cfg.Start = cfg.Start.Add(-d.Shift)
+	if d.Shift != 0 {
+		cfg.Seed ^= uint64(d.Shift / time.Second)
 	}
 	snap, err := sim.Generate(cfg)
 	if err != nil {

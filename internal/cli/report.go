@@ -12,6 +12,7 @@ import (
 type reportOptions struct {
 	reportFlags
 	sourceFlags
+	compare compareFlags
 }
 
 func newReportCmd(e *env) *cobra.Command {
@@ -31,10 +32,14 @@ func newReportCmd(e *env) *cobra.Command {
 	}
 	o.reportFlags.register(cmd.Flags())
 	o.sourceFlags.register(cmd.Flags())
+	o.compare.register(cmd.Flags())
 	return cmd
 }
 
 func runReport(ctx context.Context, o *reportOptions, e *env) error {
+	if o.compare.period != "" {
+		return runCompare(ctx, o, e)
+	}
 	var p flagProblems
 	req := app.ReportRequest{Data: o.sourceFlags.data(&p)}
 	var format render.Format

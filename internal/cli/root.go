@@ -69,7 +69,7 @@ func newRoot(s Streams) *cobra.Command {
 	root.AddCommand(newAuditCmd(e), newCollectCmd(e))
 	root.AddCommand(newPlanCmd(e))
 	root.AddCommand(newRecommendCmd(e), newGenerateCmd(e))
-	root.AddCommand(newServeCmd(e))
+	root.AddCommand(newServeCmd(e), newDiffCmd(e))
 	return root
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -33,7 +34,7 @@ type sourceFlags struct {
 	dataFlags
 	promFlags
 	kube kubeFlags
-	from string
+	from []string
 	demo bool
 }
 
@@ -41,13 +42,21 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	f.dataFlags.register(fs)
 	f.promFlags.register(fs)
 	f.kube.register(fs)
-	fs.StringVar(&f.from, "from", "", "snapshot `FILE` to read, written by gpuwise collect or gpuwise demo --save")
+	fs.StringArrayVar(&f.from, "from", nil, "snapshot `FILE` to read, written by gpuwise collect or gpuwise demo --save; repeat it (NAME=FILE) to merge clusters, split again with --by cluster")
 	fs.BoolVar(&f.demo, "demo", false, "analyse the embedded simulated cluster (the one gpuwise demo reports on)")
 }
 
 // data is the snapshot selection the flags describe.
 func (f *sourceFlags) data(p *flagProblems) app.Data {
-	src := app.Source{File: f.from, Prometheus: f.promFlags.source(p), Kube: f.kube.KubeSource}
+	src := app.Source{Prometheus: f.promFlags.source(p), Kube: f.kube.KubeSource}
+	switch {
+	case len(f.from) == 1 && !strings.Contains(f.from[0], "="):
+		src.File = f.from[0]
+	case len(f.from) > 0:
+		for _, v := range f.from {
+			src.Clusters = append(src.Clusters, app.ParseClusterFile(v))
+		}
+	}
 	if f.demo {
 		src.Demo = app.DefaultDemo()
 	}

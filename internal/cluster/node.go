@@ -2,6 +2,11 @@ package cluster
 
 import "time"
 
+// ClusterLabel is the node label naming the cluster a node belongs to
+// when snapshots of several clusters are merged into one (report --from
+// A --from B --by cluster).
+const ClusterLabel = "gpuwise.io/cluster"
+
 // Capacity types of a node, as clouds and Karpenter name them.
 const (
 	OnDemand = "on-demand"

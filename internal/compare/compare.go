@@ -158,7 +158,13 @@ func total(keys map[string]Figures) Figures {
 	var t Figures
 	idle, tot, oom := 0.0, 0.0, 0
 	priced, counted := false, false
-	for _, f := range keys {
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names) // a fixed order: the same sides give the same sums
+	for _, k := range names {
+		f := keys[k]
 		t.Pods += f.Pods
 		t.GPUAllocatedHours += f.GPUAllocatedHours
 		t.GPUActiveHours += f.GPUActiveHours

@@ -3,6 +3,8 @@ package cost
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
 // UnallocatedKey labels rows of capacity no pod held when the grouping key
@@ -34,11 +36,13 @@ func keyFunc(by string) (keyer, error) {
 		return func(l *Line) string { return orNone(l.Node.GPUModel, "(unknown model)") }, nil
 	case by == "capacity-type":
 		return func(l *Line) string { return orNone(l.Node.Capacity, "(unknown)") }, nil
+	case by == "cluster":
+		return func(l *Line) string { return orNone(l.Node.Labels[cluster.ClusterLabel], "(unnamed cluster)") }, nil
 	case strings.HasPrefix(by, "label:") && len(by) > len("label:"):
 		label := strings.TrimPrefix(by, "label:")
 		return podKey(func(l *Line) string { return orNone(l.Pod.Labels[label], "(no "+label+")") }), nil
 	}
-	return nil, fmt.Errorf("by: %q is not one of namespace, workload, pod, node, gpu-model, capacity-type, label:KEY", by)
+	return nil, fmt.Errorf("by: %q is not one of namespace, workload, pod, node, gpu-model, capacity-type, cluster, label:KEY", by)
 }
 
 func orNone(v, none string) string {

@@ -59,7 +59,9 @@ func (o Options) Validate() error {
 // ReportOptions steer how an allocation is grouped and ranked.
 type ReportOptions struct {
 	// By is the aggregation key: namespace, workload, pod, node,
-	// gpu-model, capacity-type, or label:KEY.
+	// gpu-model, capacity-type, cluster (the node label
+	// cluster.ClusterLabel, set when snapshots of several clusters are
+	// merged), or label:KEY.
 	By string
 	// TopN is how many workloads the idle leaderboard keeps.
 	TopN int

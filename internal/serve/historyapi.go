@@ -2,12 +2,9 @@ package serve
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/compare"
 	"github.com/gpuwise/gpuwise/internal/history"
 )
 
@@ -120,63 +117,11 @@ func compareHandler(s *Service, rt route) http.HandlerFunc {
 		if cluster == "*" {
 			cluster = ""
 		}
-		d, err := Periods(ctx, s.store, cluster, kind, st.Window.End, period)
+		before, after := history.Windows(st.Window.End, period, period)
+		d, err := history.Compare(ctx, s.store, history.Query{Cluster: cluster, Kind: kind}, before, after)
 		if err != nil {
 			return nil, err
 		}
 		return jsonAnswer(d, nil)
 	})
-}
-
-// Periods compares [end-period, end) with the period before it, per key
-// of kind, from the history (hourly rows when they reach back far enough,
-// daily ones otherwise).
-func Periods(ctx context.Context, st *history.Store, clusterName, kind string, end time.Time, period time.Duration) (*compare.Diff, error) {
-	mid, start := end.Add(-period), end.Add(-2*period)
-	side := func(from, to time.Time) (compare.Side, error) {
-		g := history.Hourly
-		if period > maxHourlyRange/2 {
-			g = history.Daily
-		}
-		tot, err := st.Totals(ctx, history.Query{Cluster: clusterName, Kind: kind, From: from, To: to, Granularity: g})
-		if err != nil {
-			return compare.Side{}, err
-		}
-		label := fmt.Sprintf("%s..%s", from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339))
-		return compare.Side{Label: label, Window: cluster.Window{Start: from, End: to}, Keys: figures(tot)}, nil
-	}
-	before, err := side(start, mid)
-	if err != nil {
-		return nil, err
-	}
-	after, err := side(mid, end)
-	if err != nil {
-		return nil, err
-	}
-	d := compare.Compare(kind, before, after)
-	cb, err := st.Coverage(ctx, clusterName, start, mid)
-	if err != nil {
-		return nil, err
-	}
-	if want := period.Seconds(); cb.Seconds < want {
-		d.Notes = append(d.Notes, fmt.Sprintf("the history covers %.0f%% of the earlier period: keys missing from it were not seen, not free", 100*cb.Seconds/want))
-	}
-	return d, nil
-}
-
-// figures turns history values into comparison figures.
-func figures(vs map[string]history.Values) map[string]compare.Figures {
-	out := make(map[string]compare.Figures, len(vs))
-	for k, v := range vs {
-		f := compare.Figures{Pods: int(v.Pods), GPUAllocatedHours: v.GPUAllocatedHours, GPUActiveHours: v.GPUActiveHours,
-			GPUIdleHours: v.GPUIdleHours, GPUUnmeasuredHours: v.GPUUnmeasuredHours, Utilization: v.Utilization()}
-		if v.Priced() {
-			idle, tot := v.GPUIdleUSD+v.GPUUnallocatedUSD, v.TotalUSD
-			f.IdleUSD, f.TotalUSD = &idle, &tot
-		}
-		oom := int(v.OOMKills)
-		f.OOMKills = &oom
-		out[k] = f
-	}
-	return out
 }
