@@ -4,7 +4,7 @@ PKGS    := ./...
 BENCH   ?= .
 BENCHTIME ?= 1x
 
-.PHONY: all build test unit smoke integration lint demo bench fuzz tidy-check clean
+.PHONY: all build test unit smoke integration lint demo bench fuzz tidy-check clean manifests
 
 all: build
 
@@ -36,6 +36,7 @@ smoke:
 	$(GO) run ./cmd/gpuwise demo -o json | $(GO) run ./hack/checkreport
 	$(GO) run ./cmd/gpuwise recommend --demo > /dev/null
 	$(GO) run ./cmd/gpuwise plan --demo > /dev/null
+	GO=$(GO) hack/serve/smoke.sh
 	$(GO) run ./cmd/gpuwise audit --demo > /dev/null
 	@if [ -d ../shared/data/genai2026 ]; then \
 	  $(GO) run ./cmd/gpuwise-lab replay-genai --dir ../shared/data/genai2026 -o json | $(GO) run ./hack/checkreport; \
@@ -55,6 +56,12 @@ tidy-check:
 
 demo:
 	$(GO) run ./cmd/gpuwise demo
+
+## manifests: re-render deploy/manifests/gpuwise.yaml from the Helm chart
+## (helm is built once into $(GPUWISE_CACHE)/tools by hack/tools/build.sh).
+manifests:
+	hack/tools/build.sh helm
+	hack/serve/manifests.sh
 
 ## bench: benchmarks with allocations; compare runs with benchstat.
 bench:
