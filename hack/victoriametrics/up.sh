@@ -51,4 +51,4 @@ grep -v '^#' "$STATE/history.om" | sed 's/ \([0-9][0-9]*\)$/ \1000/' |
 rm -f "$STATE/history.om"
 curl -fsS "$url/internal/force_flush" >/dev/null
 echo "$url" >"$STATE/url"
-echo "up.sh: VictoriaMetrics $("$VM" -version 2>&1 | head -1) at $url (pid $(cat "$STATE/pid")), history loaded in $(($(date +%s) - t0)) s"
+echo "up.sh: VictoriaMetrics $VM_VERSION at $url (pid $(cat "$STATE/pid")), history loaded in $(($(date +%s) - t0)) s"

@@ -151,6 +151,9 @@ func (s *Service) Close() error {
 	return s.store.Close()
 }
 
+// HistoryPath is the history database's file ("" in memory).
+func (s *Service) HistoryPath() string { return s.opts.HistoryPath }
+
 // State is the published state, nil before the first cycle finished.
 func (s *Service) State() *State { return s.state.Load() }
 
