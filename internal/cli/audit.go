@@ -12,12 +12,12 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/audit"
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/snapshot"
 )
 
 type auditOptions struct {
 	kubeFlags
 	from          string
+	limit         snapshotLimit
 	output        string
 	failOn        string
 	prices        string
@@ -40,6 +40,7 @@ func newAuditCmd(s Streams) *cobra.Command {
 	fs := cmd.Flags()
 	o.register(fs)
 	fs.StringVar(&o.from, "from", "", "snapshot file to audit instead of the live cluster")
+	o.limit.register(fs)
 	fs.StringVarP(&o.output, "output", "o", "table", "output format: table, json, yaml, sarif")
 	fs.StringVar(&o.failOn, "fail-on", "", "exit 8 when a finding at or above this severity exists: info, warning, critical")
 	fs.StringVar(&o.prices, "prices", "", "price override file (YAML or CSV) for the $/month impact")
@@ -90,11 +91,7 @@ func runAudit(ctx context.Context, o *auditOptions, s Streams, now time.Time) er
 
 func (o *auditOptions) snapshot(ctx context.Context, now time.Time) (*cluster.Snapshot, error) {
 	if o.from != "" {
-		snap, err := snapshot.ReadFile(o.from)
-		if err != nil {
-			return nil, inputError(err)
-		}
-		return snap, nil
+		return o.limit.read(o.from)
 	}
 	if ctx == nil {
 		ctx = context.Background()

@@ -30,7 +30,7 @@ func newDemoCmd(s Streams) *cobra.Command {
 	o.register(cmd.Flags())
 	cmd.Flags().Uint64Var(&o.seed, "seed", sim.DefaultConfig().Seed, "simulation seed")
 	cmd.Flags().IntVar(&o.scale, "scale", 1, "cluster size multiplier")
-	cmd.Flags().StringVar(&o.save, "save", "", "also write the simulated snapshot to this file (gzip JSON)")
+	cmd.Flags().StringVar(&o.save, "save", "", "also write the simulated snapshot to this file (a gpuwise snapshot, for --from)")
 	return cmd
 }
 

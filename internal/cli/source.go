@@ -9,7 +9,6 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/sim"
-	"github.com/gpuwise/gpuwise/internal/snapshot"
 )
 
 // sourceFlags choose where an analysis command reads its snapshot: a file
@@ -18,15 +17,17 @@ import (
 // through the kubeconfig.
 type sourceFlags struct {
 	promFlags
-	kube kubeFlags
-	from string
-	demo bool
+	kube  kubeFlags
+	from  string
+	limit snapshotLimit
+	demo  bool
 }
 
 func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	f.promFlags.register(fs)
 	f.kube.register(fs)
 	fs.StringVar(&f.from, "from", "", "snapshot file written by `gpuwise collect` or `gpuwise demo --save`")
+	f.limit.register(fs)
 	fs.BoolVar(&f.demo, "demo", false, "analyse the embedded simulated cluster (what `gpuwise demo` reports on)")
 }
 
@@ -69,9 +70,8 @@ func (f *sourceFlags) load(ctx context.Context, window string) (snap *cluster.Sn
 		}
 		return snap, nil, nil
 	case f.from != "":
-		snap, err = snapshot.ReadFile(f.from)
-		if err != nil {
-			return nil, nil, inputError(err)
+		if snap, err = f.limit.read(f.from); err != nil {
+			return nil, nil, err
 		}
 		if window != "" {
 			d, err := parseWindow(window)
