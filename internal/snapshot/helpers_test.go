@@ -72,16 +72,19 @@ func snapshotJSON(t testing.TB, s *cluster.Snapshot) string {
 // touch most of the snapshot).
 func reportJSON(t testing.TB, s *cluster.Snapshot) string {
 	t.Helper()
-	if _, err := cluster.Prepare(s); err != nil {
-		t.Fatal(err)
-	}
-	opts := cost.DefaultOptions(pricing.Embedded())
-	opts.By, opts.IdleShare = "workload", cost.ShareNode
-	a, err := cost.Allocate(s, opts)
+	p, err := cluster.Prepare(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := cost.NewReport(a, opts)
+	opts := cost.DefaultOptions(pricing.Embedded())
+	opts.IdleShare = cost.ShareNode
+	a, err := cost.Allocate(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := cost.DefaultReportOptions()
+	ro.By = "workload"
+	r, err := cost.NewReport(a, ro)
 	if err != nil {
 		t.Fatal(err)
 	}
