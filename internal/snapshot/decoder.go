@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 	"time"
 )
 
@@ -30,6 +29,11 @@ func (d *decoder) fail(format string, args ...any) {
 func (d *decoder) uvarint() uint64 {
 	if d.err != nil {
 		return 0
+	}
+	if len(d.b) > 0 && d.b[0] < 0x80 { // most counts and string references
+		v := uint64(d.b[0])
+		d.b = d.b[1:]
+		return v
 	}
 	v, n := binary.Uvarint(d.b)
 	if n <= 0 {
@@ -59,8 +63,28 @@ func (d *decoder) byte() byte {
 	return v
 }
 
+// float reads what encoder.float writes.
 func (d *decoder) float() float64 {
-	return math.Float64frombits(bits.ReverseBytes64(d.uvarint()))
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) >= 9 && d.b[0] <= 8 { // one load: the bytes past n are masked off
+		n := uint(d.b[0])
+		u := binary.BigEndian.Uint64(d.b[1:9]) & ^(^uint64(0) >> (8 * n))
+		d.b = d.b[1+n:]
+		return math.Float64frombits(u)
+	}
+	n := int(d.byte())
+	if n > 8 || n > len(d.b) {
+		d.fail("truncated or malformed number")
+		return 0
+	}
+	var u uint64
+	for i := range n {
+		u |= uint64(d.b[i]) << (56 - 8*i)
+	}
+	d.b = d.b[n:]
+	return math.Float64frombits(u)
 }
 
 // int reads a varint that must fit an int.

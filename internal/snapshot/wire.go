@@ -37,12 +37,17 @@ func (e *encoder) uvarint(v uint64) { e.body = binary.AppendUvarint(e.body, v) }
 func (e *encoder) varint(v int64)   { e.body = binary.AppendVarint(e.body, v) }
 func (e *encoder) byte(v byte)      { e.body = append(e.body, v) }
 
-// float writes v's bits byte-reversed as a uvarint: the low mantissa bytes,
-// zero for whole numbers and short binary fractions (seconds, percent
-// buckets), become high zero bytes that the varint drops. 0 is one byte,
-// 300 three, a full-precision float nine or ten.
+// float writes v's bits as a byte n, then the n leading bytes of the bits
+// (big-endian) that are not trailing zeros: whole numbers and short binary
+// fractions (seconds, percent buckets) end in zero bytes. 0 is one byte,
+// 300 four, a full-precision float nine.
 func (e *encoder) float(v float64) {
-	e.uvarint(bits.ReverseBytes64(math.Float64bits(v)))
+	u := math.Float64bits(v)
+	n := 8 - bits.TrailingZeros64(u)/8
+	e.body = append(e.body, byte(n))
+	for i := range n {
+		e.body = append(e.body, byte(u>>(56-8*i)))
+	}
 }
 
 func (e *encoder) str(s string) {
