@@ -23,16 +23,18 @@ type ReadOptions struct {
 	MaxNodes, MaxPods, MaxSeries int
 }
 
-// Default limits: about four times a 10,000-GPU cluster (the demo at scale
+// Default limits: about 2.5 times a 10,000-GPU cluster (the demo at scale
 // 104: 1,872 nodes, 57,837 pods, 419,133 series; 134 MB as version 1 JSON,
-// 41 MB as version 2 frames). At these limits a read holds at most about
-// 2 GB; a cluster past them needs a larger MaxBytes.
+// 43 MB of version 2 frames) and twice the 10,000 nodes the planner is
+// benchmarked at. At these limits the series take at most about 1 GB in
+// memory (each at most 968 B) and the rest a few hundred MB; a larger
+// cluster needs a larger MaxBytes (WithMaxBytes).
 const (
-	DefaultMaxBytes       = 512 << 20
+	DefaultMaxBytes       = 256 << 20
 	DefaultMaxStringBytes = 64 << 10
 	DefaultMaxNodes       = 20_000
-	DefaultMaxPods        = 250_000
-	DefaultMaxSeries      = 2_000_000
+	DefaultMaxPods        = 200_000
+	DefaultMaxSeries      = 1_000_000
 )
 
 // DefaultReadOptions returns the default limits.
