@@ -25,7 +25,7 @@ type ReadOptions struct {
 
 // Default limits: about 2.5 times a 10,000-GPU cluster (the demo at scale
 // 104: 1,872 nodes, 57,837 pods, 419,133 series; 134 MB as version 1 JSON,
-// 43 MB of version 2 frames) and twice the 10,000 nodes the planner is
+// 44 MB of version 2 frames) and twice the 10,000 nodes the planner is
 // benchmarked at. At these limits the series take at most about 1 GB in
 // memory (each at most 968 B) and the rest a few hundred MB; a larger
 // cluster needs a larger MaxBytes (WithMaxBytes).
