@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -126,4 +127,32 @@ func TestSmallestItemsTakeMinItemBytes(t *testing.T) {
 	if len(n.body) < minItemBytes || len(p.body) < minItemBytes {
 		t.Errorf("an empty node takes %d bytes, an empty pod %d; the reader assumes at least %d", len(n.body), len(p.body), minItemBytes)
 	}
+}
+
+// A writer that fails stops Write at once with its error, whichever frame
+// it fails on (the frames after it are being encoded in parallel).
+func TestWriteReturnsTheWritersError(t *testing.T) {
+	t.Parallel()
+	s := randomSnapshot(testRand(), nodesPerFrame+1, 4*podsPerFrame)
+	full := len(encodeV2(t, s))
+	for _, after := range []int{0, 10, 100, full / 2, full - 1} {
+		err := Write(&failingWriter{left: after}, s)
+		if !errors.Is(err, errDiskFull) {
+			t.Errorf("writer failing after %d of %d bytes: Write = %v, want the writer's error", after, full, err)
+		}
+	}
+}
+
+var errDiskFull = errors.New("disk full")
+
+type failingWriter struct{ left int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.left {
+		n := w.left
+		w.left = 0
+		return n, errDiskFull
+	}
+	w.left -= len(p)
+	return len(p), nil
 }

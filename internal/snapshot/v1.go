@@ -39,9 +39,9 @@ func readV1(br *bufio.Reader, b *budget) (*cluster.Snapshot, error) {
 	dec := json.NewDecoder(text)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, jsonErr(err)
+		return nil, jsonErr(err, zr != nil)
 	}
-	if err := onlySpace(io.MultiReader(dec.Buffered(), text)); err != nil {
+	if err := onlySpace(io.MultiReader(dec.Buffered(), text), zr != nil); err != nil {
 		return nil, err
 	}
 	if zr != nil {
@@ -56,27 +56,24 @@ func readV1(br *bufio.Reader, b *budget) (*cluster.Snapshot, error) {
 	return s, b.check(s)
 }
 
-// jsonErr classifies a decoding error: a limit, a corrupt gzip stream, or
-// JSON that is not a snapshot.
-func jsonErr(err error) error {
+// jsonErr classifies a decoding error: a limit, a corrupt or truncated
+// gzip stream, or JSON that is not a snapshot.
+func jsonErr(err error, gzipped bool) error {
 	var lim *LimitError
 	switch {
 	case errors.As(err, &lim):
 		return lim
-	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.Is(err, io.ErrUnexpectedEOF) && !isSyntax(err):
-		return fmt.Errorf("%w: gzip: %v", ErrFormat, err)
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader):
+		return fmt.Errorf("%w: gzip stream: %v (the file is corrupt)", ErrFormat, err)
+	case gzipped && errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: gzip stream: unexpected EOF (the file is truncated)", ErrFormat)
 	}
 	return fmt.Errorf("%w: %v", ErrFormat, err)
 }
 
-func isSyntax(err error) bool {
-	var se *json.SyntaxError
-	return errors.As(err, &se)
-}
-
 // onlySpace reads r to its end (which makes gzip verify its checksum) and
 // fails on anything but JSON whitespace.
-func onlySpace(r io.Reader) error {
+func onlySpace(r io.Reader, gzipped bool) error {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
@@ -87,7 +84,7 @@ func onlySpace(r io.Reader) error {
 			return nil
 		}
 		if err != nil {
-			return jsonErr(err)
+			return jsonErr(err, gzipped)
 		}
 	}
 }
