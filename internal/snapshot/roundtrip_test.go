@@ -34,6 +34,11 @@ func TestRoundTripRandomSnapshots(t *testing.T) {
 		if trial%10 == 0 {
 			sameAccumulators(t, want, got)
 		}
+		// Old format -> new format: what version 1 gave, version 2 keeps.
+		fromOld := mustRead(t, encodeV1(t, want, gzip.BestSpeed))
+		if o, n := snapshotJSON(t, fromOld), snapshotJSON(t, mustRead(t, encodeV2(t, fromOld))); o != n {
+			t.Fatalf("trial %d: version 1 -> version 2 changed the snapshot (-old +new):\n%s", trial, cmp.Diff(o, n))
+		}
 	}
 }
 
