@@ -24,7 +24,7 @@ func newCollectCmd(e *env) *cobra.Command {
 			"file (versioned, checksummed, compressed) that `report --from`, `audit --from` and the other\n" +
 			"commands read. GPU usage is not collected here: holdings are marked unmeasured. Needs the\n" +
 			"ClusterRole in deploy/rbac.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd.Context(), o, e) },
 	}
 	o.register(cmd.Flags())
