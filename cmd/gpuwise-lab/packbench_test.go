@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/shareddata"
 )
 
 // packbenchDataDir is the shared openb trace, relative to this package.
@@ -15,6 +17,7 @@ const packbenchDataDir = "../../../shared/data/openb"
 
 func TestPackbenchBadFlags(t *testing.T) {
 	t.Parallel()
+	shareddata.Need(t, packbenchDataDir)
 	nodes := filepath.Join(packbenchDataDir, "openb_node_list_gpu_node.csv")
 	pods := filepath.Join(packbenchDataDir, "openb_pod_list_default.csv")
 	tests := []struct {
@@ -59,9 +62,7 @@ func TestParseSeeds(t *testing.T) {
 // and the simulator reads nothing else that the 5 columns lack).
 func TestPackbenchCSVMatchesPublished(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(packbenchDataDir); err != nil {
-		t.Fatalf("the openb trace must be at %s (see ../shared/data/README.md): %v", packbenchDataDir, err)
-	}
+	shareddata.Need(t, packbenchDataDir)
 	full := filepath.Join(packbenchDataDir, "openb_pod_list_default.csv")
 	for name, pods := range map[string]string{"11 columns": full, "5 columns": fiveColumnCopy(t, full)} {
 		t.Run(name, func(t *testing.T) { checkPublishedBestFit42(t, pods) })
@@ -133,6 +134,7 @@ func readPackbenchRows(t *testing.T, r interface{ Read([]byte) (int, error) }) [
 
 func TestPackbenchJSON(t *testing.T) {
 	t.Parallel()
+	shareddata.Need(t, packbenchDataDir)
 	var out bytes.Buffer
 	o := &packbenchOptions{Nodes: filepath.Join(packbenchDataDir, "openb_node_list_gpu_node.csv"), Pods: filepath.Join(packbenchDataDir, "openb_pod_list_default.csv"),
 		Policy: "fgd", Seeds: "42,43", MaxDemand: 130, Tune: 1.3, Mix: "default", Output: "json", Metric: "alloc", Jobs: 2}

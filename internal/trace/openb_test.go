@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuwise/gpuwise/internal/shareddata"
 )
 
 var update = flag.Bool("update", false, "rewrite the openb golden files")
@@ -166,9 +168,7 @@ func checkErrs(t *testing.T, err error, want []string) {
 
 func TestReadOpenBRealData(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(realOpenBDir); err != nil {
-		t.Fatalf("openb trace not found at %s (it lives in the shared data directory beside the repository): %v", realOpenBDir, err)
-	}
+	shareddata.Need(t, realOpenBDir)
 	nodes := readFile(t, filepath.Join(realOpenBDir, "openb_node_list_gpu_node.csv"), ReadOpenBNodes)
 	gpus := 0
 	for _, n := range nodes {
