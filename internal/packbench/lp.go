@@ -86,10 +86,13 @@ func ones(n int) []float64 {
 // few dozen rows and columns.
 func maximize(c []float64, a [][]float64, b []float64) (x, duals []float64, err error) {
 	t := newTableau(c, a, b)
-	for range 100 * (len(c) + len(a)) {
+	for pivots := 0; ; pivots++ {
 		col := t.entering()
 		if col < 0 {
 			return t.solution(), t.duals(), nil
+		}
+		if pivots == 100*(len(c)+len(a)) {
+			return nil, nil, errors.New("the simplex did not converge")
 		}
 		row := t.leaving(col)
 		if row < 0 {
@@ -97,7 +100,6 @@ func maximize(c []float64, a [][]float64, b []float64) (x, duals []float64, err 
 		}
 		t.pivot(row, col)
 	}
-	return nil, nil, errors.New("the simplex did not converge")
 }
 
 // tableau is a simplex tableau: m constraint rows over n structural and m
@@ -144,7 +146,9 @@ func (t *tableau) leaving(col int) int {
 		if r[col] <= lpEps {
 			continue
 		}
-		q := r[rhs] / r[col]
+		// Rounding can leave a basic value a hair below zero; taken as is,
+		// it gives a negative step that breaks feasibility.
+		q := max(0, r[rhs]) / r[col]
 		if q < ratio-lpEps || (q <= ratio+lpEps && best >= 0 && t.basis[i] < t.basis[best]) {
 			best, ratio = i, q
 		}

@@ -33,6 +33,7 @@ func TestGPUPrices(t *testing.T) {
 		wantGPUs  float64
 		wantPrice map[int64]float64 // the prices an optimum must have
 	}{
+		{"no fractional requests", nil, nil, 0, nil},
 		{"halves pair", []int64{500}, []float64{9}, 4.5, map[int64]float64{500: 0.5}},
 		{"an 810 takes a GPU and a 160 rides free beside it", []int64{810, 160}, []float64{10, 5}, 10, map[int64]float64{810: 1, 160: 0}},
 		{"470s pair, 320s go beside 650s", []int64{650, 470, 320}, []float64{30, 100, 30}, 80, map[int64]float64{470: 0.5}},
@@ -92,5 +93,44 @@ func TestGpusScarce(t *testing.T) {
 	g, err := newGpuwise(c, d.pods)
 	if err != nil || g.potential == nil || g.p.frag != defaultGpuwiseParams.frag {
 		t.Errorf("default trace: potential term off (err %v, frag %v)", err, g.p.frag)
+	}
+}
+
+// TestGPUPricesManySizes checks that the simplex stays feasible and
+// converges on the largest problem fractionalRequests passes it: 32
+// spread-out sizes (rounding once left it stuck at an infeasible point on
+// larger, regular size grids).
+func TestGPUPricesManySizes(t *testing.T) {
+	t.Parallel()
+	var sizes []int64
+	var counts []float64
+	for i := range maxPricedSizes {
+		sizes = append(sizes, int64(990-31*i))
+		counts = append(counts, float64(1+(i*37)%101))
+	}
+	y, err := gpuPrices(sizes, counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := bestConfig(sizes, y); v > 1+1e-6 {
+		t.Errorf("prices let a configuration cost %v > 1 GPU", v)
+	}
+}
+
+// TestFractionalRequestsCap keeps the most common sizes when a trace has
+// more than maxPricedSizes.
+func TestFractionalRequestsCap(t *testing.T) {
+	t.Parallel()
+	c := &cluster{models: []string{"T4"}}
+	var pods []Pod
+	for s := int64(10); s <= 400; s += 10 { // 40 sizes; size s asked s/10 times
+		for range s / 10 {
+			pods = append(pods, Pod{NumGPU: 1, Milli: s})
+		}
+	}
+	pods = append(pods, Pod{NumGPU: 2, Milli: 1000}, Pod{CPU: 1000})
+	sizes, counts := fractionalRequests(c, pods, 0)
+	if len(sizes) != maxPricedSizes || sizes[0] != 400 || sizes[len(sizes)-1] != 90 || counts[0] != 40 {
+		t.Errorf("sizes %v counts %v; want the 32 most common, 400 down to 90", sizes, counts)
 	}
 }

@@ -1,6 +1,7 @@
 package packbench
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -51,8 +52,13 @@ func modelPotentials(c *cluster, pods []Pod) ([]*[milliPerGPU + 1]float64, error
 	return tables, nil
 }
 
+// maxPricedSizes caps the request sizes the LP prices: the dense simplex
+// is fast and stable for a few dozen (openb has 20), not for hundreds.
+const maxPricedSizes = 32
+
 // fractionalRequests are the sizes of the one-GPU fractional requests that
-// may run on model m, largest first, and how many pods ask for each.
+// may run on model m, largest first, and how many pods ask for each; only
+// the maxPricedSizes most common sizes, so rarer ones get no price.
 func fractionalRequests(c *cluster, pods []Pod, m int) ([]int64, []float64) {
 	count := map[int64]float64{}
 	for _, q := range pods {
@@ -60,7 +66,11 @@ func fractionalRequests(c *cluster, pods []Pod, m int) ([]int64, []float64) {
 			count[q.Milli]++
 		}
 	}
-	sizes := slices.Sorted(maps.Keys(count))
+	sizes := slices.SortedFunc(maps.Keys(count), func(a, b int64) int {
+		return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(b, a))
+	})
+	sizes = sizes[:min(len(sizes), maxPricedSizes)]
+	slices.Sort(sizes)
 	slices.Reverse(sizes)
 	counts := make([]float64, len(sizes))
 	for i, s := range sizes {
