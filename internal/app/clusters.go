@@ -43,7 +43,7 @@ func (c ClusterFile) name() string {
 // it), and its nodes' lives clipped to its own window, so that a node is
 // billed only for the time its snapshot covers. The window is the union;
 // a note says when the files' windows differ.
-func readClusters(files []ClusterFile, window time.Duration) (*cluster.Snapshot, error) {
+func readClusters(files []ClusterFile, maxBytes int64, window time.Duration) (*cluster.Snapshot, error) {
 	out := &cluster.Snapshot{}
 	seen := map[string]string{}
 	var sources []string
@@ -53,7 +53,7 @@ func readClusters(files []ClusterFile, window time.Duration) (*cluster.Snapshot,
 			return nil, usageErrorf("from: %s and %s both name cluster %q; name them: --from NAME=FILE", prev, f.Path, name)
 		}
 		seen[name] = f.Path
-		s, err := readFile(f.Path, window)
+		s, err := readFile(f.Path, maxBytes, window)
 		if err != nil {
 			return nil, err
 		}

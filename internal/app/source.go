@@ -21,6 +21,10 @@ type Source struct {
 	// Clusters are snapshot files of several clusters, merged into one
 	// snapshot (see readClusters); report --by cluster splits them again.
 	Clusters []ClusterFile
+	// MaxSnapshotBytes bounds File's (and each of Clusters') decompressed
+	// size; the node, pod and series limits grow with it
+	// (snapshot.ReadOptions.WithMaxBytes). 0: DefaultMaxSnapshotBytes.
+	MaxSnapshotBytes int64
 	// Prometheus reads the whole snapshot from Prometheus history.
 	Prometheus *PromSource
 	// Demo simulates the embedded cluster.
@@ -53,6 +57,10 @@ type DemoSource struct {
 	Shift time.Duration
 }
 
+// DefaultMaxSnapshotBytes is the default bound on a snapshot file's
+// decompressed size (snapshot.DefaultMaxBytes).
+const DefaultMaxSnapshotBytes = snapshot.DefaultMaxBytes
+
 // DefaultDemo is the simulation `gpuwise demo` runs.
 func DefaultDemo() *DemoSource { return &DemoSource{Seed: sim.DefaultConfig().Seed, Scale: 1} }
 
@@ -75,6 +83,9 @@ func (s Source) validate(p *problems) {
 	}
 	if n > 1 {
 		p.add(fmt.Errorf("one source at a time: pass --from FILE, --prometheus URL or --demo"))
+	}
+	if s.MaxSnapshotBytes < 0 {
+		p.add(fmt.Errorf("max-snapshot-bytes: %d is negative", s.MaxSnapshotBytes))
 	}
 	if s.Demo != nil && (s.Demo.Scale < 1 || s.Demo.Scale > maxDemoScale) {
 		p.add(fmt.Errorf("scale: %d is outside 1..%d", s.Demo.Scale, maxDemoScale))
@@ -101,10 +112,10 @@ func (a *App) read(ctx context.Context, s Source, window, live time.Duration) (s
 		snap, err = simulate(s.Demo, window)
 		return snap, nil, err
 	case s.File != "":
-		snap, err = readFile(s.File, window)
+		snap, err = readFile(s.File, s.MaxSnapshotBytes, window)
 		return snap, nil, err
 	case len(s.Clusters) > 0:
-		snap, err = readClusters(s.Clusters, window)
+		snap, err = readClusters(s.Clusters, s.MaxSnapshotBytes, window)
 		return snap, nil, err
 	}
 	if window == 0 {
@@ -172,8 +183,12 @@ func simulate(d *DemoSource, window time.Duration) (*cluster.Snapshot, error) {
 	return snap, nil
 }
 
-func readFile(path string, window time.Duration) (*cluster.Snapshot, error) {
-	snap, err := snapshot.ReadFile(path)
+func readFile(path string, maxBytes int64, window time.Duration) (*cluster.Snapshot, error) {
+	opts := snapshot.DefaultReadOptions()
+	if maxBytes > 0 {
+		opts = opts.WithMaxBytes(maxBytes)
+	}
+	snap, err := opts.ReadFile(path)
 	if err != nil {
 		return nil, withKind(Input, err)
 	}
@@ -183,8 +198,8 @@ func readFile(path string, window time.Duration) (*cluster.Snapshot, error) {
 	return snap, nil
 }
 
-// SaveSnapshot writes a snapshot file (gzip JSON); a failure is an Output
-// error.
+// SaveSnapshot writes a snapshot file (the current snapshot format); a
+// failure is an Output error.
 func SaveSnapshot(path string, s *cluster.Snapshot) error {
 	return withKind(Output, snapshot.WriteFile(path, s))
 }
