@@ -3,6 +3,7 @@ package rolling
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
@@ -23,16 +24,14 @@ func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot 
 	}
 	out.Pods = make([]cluster.Pod, 0, len(inv.Pods))
 	unplaced := 0
+	find := u.finder(namesIn(inv.Pods, w))
 	for i := range inv.Pods {
 		p := &inv.Pods[i]
 		if !lived(p, w) {
 			continue
 		}
 		q := *p
-		var pu *PodUsage
-		if u != nil {
-			pu = u.Pods[PodKey(p)]
-		}
+		pu := find(p)
 		unplaced += attachPod(&q, pu)
 		out.Pods = append(out.Pods, q)
 	}
@@ -119,4 +118,56 @@ func cloneNodes(nodes []cluster.Node) []cluster.Node {
 		out[i].GPUs = gpus
 	}
 	return out
+}
+
+// namesIn counts the pods of each namespace/name that lived in w.
+func namesIn(pods []cluster.Pod, w cluster.Window) map[string]int {
+	n := map[string]int{}
+	for i := range pods {
+		if lived(&pods[i], w) {
+			n[pods[i].Key()]++
+		}
+	}
+	return n
+}
+
+// finder looks a pod's usage up by PodKey, and by namespace/name when
+// the inventory and the usage source disagree on knowing the UID — only
+// when one pod of that name lived in the window and one usage entry has
+// it, so that a recreated pod's two lives never share usage.
+func (u *Span) finder(names map[string]int) func(p *cluster.Pod) *PodUsage {
+	if u == nil {
+		return func(*cluster.Pod) *PodUsage { return nil }
+	}
+	var byName map[string]string // namespace/name → key, "" when ambiguous
+	return func(p *cluster.Pod) *PodUsage {
+		if pu := u.Pods[PodKey(p)]; pu != nil {
+			return pu
+		}
+		if byName == nil {
+			byName = map[string]string{}
+			for k := range u.Pods {
+				name := nameOf(k)
+				if _, seen := byName[name]; seen {
+					byName[name] = ""
+				} else {
+					byName[name] = k
+				}
+			}
+		}
+		if k := byName[p.Key()]; k != "" && names[p.Key()] == 1 {
+			return u.Pods[k]
+		}
+		return nil
+	}
+}
+
+// nameOf is the namespace/name part of a PodKey.
+func nameOf(key string) string {
+	if i := strings.IndexByte(key, '/'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '/'); j >= 0 {
+			return key[:i+1+j]
+		}
+	}
+	return key
 }

@@ -198,3 +198,30 @@ func TestAttachMatchesUnitsByIDThenOrder(t *testing.T) {
 		t.Error("Attach changed the inventory's holdings")
 	}
 }
+
+// A usage source that knows pods by name only still finds them, and a
+// name with two lives in the span is matched by neither.
+func TestAttachFallsBackToNames(t *testing.T) {
+	t.Parallel()
+	w := clustertest.Window(2)
+	node := clustertest.Node("n1").GPUs(2, "H100-80GB").Obj()
+	a := clustertest.Pod("ml", "a").On("n1").Holds("n1/gpu0", -1, 0).Obj()
+	a.UID = "uid-a"
+	b := clustertest.Pod("ml", "b").On("n1").Holds("n1/gpu1", -1, 0).Obj()
+	b.UID = "uid-b"
+	act := &usage.Activity{}
+	act.Add(0.7, 600)
+	gpu := func(id string) *rolling.PodUsage {
+		return &rolling.PodUsage{GPUs: map[string]*rolling.GPUUsage{id: {Activity: act}}}
+	}
+	span := &rolling.Span{Window: w, Pods: map[string]*rolling.PodUsage{
+		"ml/a": gpu("n1/gpu0"), "ml/b/old-uid": gpu("n1/gpu1"), "ml/b/other-uid": gpu("n1/gpu1"),
+	}}
+	got := rolling.Attach(&cluster.Snapshot{Window: w, Nodes: []cluster.Node{node}, Pods: []cluster.Pod{a, b}}, w, span)
+	if got.Pods[0].GPUs[0].Activity == nil {
+		t.Error("pod ml/a (UID in the inventory, none in the usage) found no usage")
+	}
+	if got.Pods[1].GPUs[0].Activity != nil {
+		t.Error("pod ml/b took the usage of one of two other lives of its name")
+	}
+}
