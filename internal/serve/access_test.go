@@ -173,7 +173,8 @@ func TestPrometheusPasswordNeverShows(t *testing.T) {
 	}
 }
 
-// TLS from a certificate and key file.
+// TLS from a certificate and key file. It asks /healthz: /readyz waits
+// for the first cycle, which races the request on a loaded machine.
 func TestServesTLS(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -195,7 +196,7 @@ func TestServesTLS(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(certPEM)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 10 * time.Second}
-	resp, err := client.Get("https://" + ln.Addr().String() + "/readyz")
+	resp, err := client.Get("https://" + ln.Addr().String() + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}
