@@ -1,0 +1,197 @@
+package ledger
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/packing"
+)
+
+// repack is the action that packs with the changes of mask instead of
+// prev: the money the k-th changing lever's changes (with any earlier ones
+// the cheaper plan now uses) realise. It requires every change that plan
+// applies.
+func (c *consolidation) repack(k, prev, mask int) Change {
+	pl, old := c.plans[mask], c.plans[prev]
+	keep, was := keptOf(pl), keptOf(old)
+	var gone, back []string
+	for _, n := range names(was) {
+		if !keep[n] {
+			gone = append(gone, n)
+		}
+	}
+	for _, n := range names(keep) {
+		if !was[n] {
+			back = append(back, n)
+		}
+	}
+	var requires []string
+	applied := 0
+	for g := range c.groups {
+		if mask&(1<<g) == 0 {
+			continue
+		}
+		for _, ch := range c.groups[g].changes {
+			if c.applied(ch, pl) {
+				requires, applied = append(requires, ch.Action), applied+1
+			}
+		}
+	}
+	moves := newMoves(pl, old)
+	recutNodes := map[string]bool{}
+	for _, r := range pl.Recuts {
+		recutNodes[r.Node] = true
+	}
+	levers := c.leverList(mask)
+	a := Action{Key: keyRepack + levers, Kind: kindRepack, Target: "GPU nodes: " + listText(gone),
+		Targets: nodeTargets(gone),
+		Title:   fmt.Sprintf("Re-pack with the %s changes: %d → %d GPU nodes", strings.ReplaceAll(levers, "+", " and "), len(was), len(keep)),
+		EffortHours: effortAction + float64(len(gone)+len(back))*effortRemoveNode + float64(moves)*effortMove +
+			float64(len(recutNodes))*effortNodeConfig,
+		Why: fmt.Sprintf("with %d right-sized change(s) applied, gpuwise plan needs %d node(s) instead of %d; remove %s%s",
+			applied, len(keep), len(was), listText(gone), backText(back)),
+		Evidence: []Evidence{
+			{Name: "nodes_before", Value: float64(len(was)), Unit: "nodes"}, {Name: "nodes_after", Value: float64(len(keep)), Unit: "nodes"},
+			{Name: "changes_applied", Value: float64(applied), Unit: "workloads"}, {Name: "pods_moved", Value: float64(moves), Unit: "pods"},
+			{Name: "gpu_recuts", Value: float64(len(pl.Recuts)), Unit: "GPUs"},
+		},
+		Artefacts: []Artefact{{Command: planRightsize, Files: planFiles(pl, true)}},
+	}
+	var ev []Evidence
+	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(keptGPUs(pl), c.models(gone))
+	a.Evidence = append(a.Evidence, ev...)
+	a.Risk, a.RiskReason = removalRisk(moves, a.Confidence)
+	if mask != 1<<len(c.groups)-1 {
+		a.Why += fmt.Sprintf("; note: `gpuwise generate plan` writes the plan with every right-sized change, this one applies the %s changes only", levers)
+	}
+	return Change{Action: a, Requires: requires, Apply: func(m *Model) { m.keepOnly(keep) }}
+}
+
+func backText(back []string) string {
+	if len(back) == 0 {
+		return ""
+	}
+	return "; keep " + listText(back) + " instead"
+}
+
+// newMoves counts the moves of pl that old does not make.
+func newMoves(pl, old *packing.Plan) int {
+	seen := map[packing.Move]bool{}
+	for _, mv := range old.Moves {
+		seen[mv] = true
+	}
+	n := 0
+	for _, mv := range pl.Moves {
+		if !seen[mv] {
+			n++
+		}
+	}
+	return n
+}
+
+// models are the GPU models of the named nodes.
+func (c *consolidation) models(nodes []string) []string {
+	set := map[string]bool{}
+	for _, n := range nodes {
+		if mn := c.m.Node(n); mn != nil {
+			set[mn.GPUModel] = true
+		}
+	}
+	return names(set)
+}
+
+// applied reports whether a plan uses a workload change: a GPU shape the
+// plan applied to at least one pod, or requests of a workload running on
+// a planned node at the window's end.
+func (c *consolidation) applied(ch WorkloadChange, pl *packing.Plan) bool {
+	if ch.GPU != nil {
+		for _, d := range pl.Shapes {
+			if d.Group == ch.Workload && d.Decision == packing.ShapeApplied {
+				return true
+			}
+		}
+		return false
+	}
+	return c.running()[ch.Workload]
+}
+
+// running is the set of workloads with a pod running at the window's end
+// on a GPU node the planner plans (DaemonSets included: their requests
+// take capacity on every node).
+func (c *consolidation) running() map[string]bool {
+	if c.end != nil {
+		return c.end
+	}
+	c.end = map[string]bool{}
+	s := c.env.Snapshot
+	planned := map[string]bool{}
+	for i := range c.m.Nodes {
+		planned[c.m.Nodes[i].Name] = true
+	}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if p.End.IsZero() && (p.Phase == "" || p.Phase == "Running") && planned[p.Node] {
+			c.end[p.WorkloadKey()] = true
+		}
+	}
+	return c.end
+}
+
+// unrealised says, for every change the final plan does not use, why:
+// the planner did not apply it (pinned, reverted, nothing running), or it
+// applied it and no node went away. A group left out of the final plan is
+// judged on the plan with it added (computed during the search: every
+// non-empty subset is, at the step of its last group).
+func (c *consolidation) unrealised(best int, out map[string]string) {
+	for k, g := range c.groups {
+		pl, with := c.plans[best], best
+		if best&(1<<k) == 0 {
+			with = best | 1<<k
+			pl = c.plans[with]
+		}
+		for _, ch := range g.changes {
+			switch {
+			case !c.applied(ch, pl):
+				out[ch.Action] = c.whyNot(ch, pl)
+			case with != best:
+				out[ch.Action] = fmt.Sprintf("the planner applies it, but it frees no node: with the %s changes the plan costs %s/month, without them %s",
+					g.lever, c.m.costOf(keptOf(pl)), c.m.costOf(keptOf(c.plans[best])))
+			}
+		}
+	}
+}
+
+// whyNot explains a change the plan does not use.
+func (c *consolidation) whyNot(ch WorkloadChange, pl *packing.Plan) string {
+	if !c.running()[ch.Workload] {
+		return "no pod of it runs on a GPU node at the window's end: the plan has nothing to change"
+	}
+	for _, d := range pl.Shapes {
+		if d.Group == ch.Workload {
+			return fmt.Sprintf("the consolidation plan %s (%s → %s): %s", decisionVerb(d.Decision), d.Current, d.Recommended, d.Reason)
+		}
+	}
+	for _, w := range pl.Problem().Workloads {
+		if w.Group != ch.Workload {
+			continue
+		}
+		if w.Pinned {
+			return "the planner does not move it: " + w.PinReason
+		}
+		if w.Note != "" {
+			return w.Note
+		}
+	}
+	return "the plan does not change it"
+}
+
+func decisionVerb(d string) string {
+	switch d {
+	case packing.ShapeNoEffect:
+		return "applies it without effect"
+	case packing.ShapeUnplaced:
+		return "cannot place it"
+	}
+	return "reverts it"
+}
+
