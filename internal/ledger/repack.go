@@ -194,4 +194,3 @@ func decisionVerb(d string) string {
 	}
 	return "reverts it"
 }
-
