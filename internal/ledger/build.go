@@ -17,6 +17,12 @@ func Build(in Input, o Options) (*Ledger, error) {
 		return nil, fmt.Errorf("ledger options: %w", err)
 	}
 	lvs, _ := Levers(o.Levers)
+	return buildWith(in, o, lvs)
+}
+
+// buildWith applies the levers in the order given (Build passes the
+// documented order; tests try others).
+func buildWith(in Input, o Options, lvs []Lever) (*Ledger, error) {
 	env, m, err := prepare(in, o)
 	if err != nil {
 		return nil, err

@@ -85,7 +85,7 @@ func (c *consolidation) removePool(pp packing.PoolPlan, nodes []string, moves in
 		Artefacts: []Artefact{{Command: planCurrent, Files: []string{removeScript}}},
 	}
 	var ev []Evidence
-	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(kept, []string{pp.Model})
+	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(kept, []string{pp.Model}, nil)
 	a.Evidence = append(a.Evidence, ev...)
 	a.Risk, a.RiskReason = removalRisk(moves, a.Confidence)
 	return Change{Action: a, Apply: func(m *Model) {

@@ -15,13 +15,22 @@ import (
 // and a batch burst earlier may have needed more.
 type demand struct {
 	window cluster.Window
-	events map[string][]step // by model, sorted by time
+	events []step // sorted by time
 }
 
-// step is a change in held GPU share at a time.
+// step is a change in the GPU share a workload holds of a model.
 type step struct {
-	at    time.Time
-	delta float64
+	at       time.Time
+	delta    float64
+	model    string
+	workload string
+}
+
+// reshape is a workload's planned GPU shape: its model and its new share
+// over its current one.
+type reshape struct {
+	model  string
+	factor float64
 }
 
 // gpuDemand sweeps every pod's held units (fraction of a physical GPU)
@@ -39,36 +48,44 @@ func gpuDemand(s *cluster.Snapshot) *demand {
 			}
 		}
 	}
-	d := &demand{window: s.Window, events: map[string][]step{}}
+	d := &demand{window: s.Window}
 	for i := range s.Pods {
 		p := &s.Pods[i]
 		from, to, ok := s.Window.Interval(p.Start, p.End)
 		if !ok {
 			continue
 		}
+		w := p.WorkloadKey()
 		for _, h := range p.GPUs {
 			if u, ok := units[h.UnitID]; ok && u.frac > 0 {
-				d.events[u.model] = append(d.events[u.model], step{from, u.frac}, step{to, -u.frac})
+				d.events = append(d.events, step{from, u.frac, u.model, w}, step{to, -u.frac, u.model, w})
 			}
 		}
 	}
-	for m := range d.events {
-		slices.SortFunc(d.events[m], func(a, b step) int { return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.delta, b.delta)) })
-	}
+	slices.SortFunc(d.events, func(a, b step) int { return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.delta, b.delta)) })
 	return d
 }
 
 // over returns the peak GPU share held of a model and the hours it
-// exceeded capacity GPUs.
-func (d *demand) over(model string, capacity float64) (peak, hours float64) {
+// exceeded capacity GPUs, with the planned shapes of reshaped workloads
+// (a workload moved to another model counts there).
+func (d *demand) over(model string, capacity float64, shapes map[string]reshape) (peak, hours float64) {
 	var cur float64
-	evs := d.events[model]
-	for i, e := range evs {
-		cur += e.delta
-		peak = max(peak, cur)
-		if i+1 < len(evs) && cur > capacity+1e-9 {
-			hours += evs[i+1].at.Sub(e.at).Hours()
+	var last time.Time
+	above := false
+	for _, e := range d.events {
+		m, delta := e.model, e.delta
+		if r, ok := shapes[e.workload]; ok {
+			m, delta = r.model, delta*r.factor
 		}
+		if m != model {
+			continue
+		}
+		if above {
+			hours += e.at.Sub(last).Hours()
+		}
+		cur += delta
+		peak, last, above = max(peak, cur), e.at, cur > capacity+1e-9
 	}
 	return peak, hours
 }
@@ -87,13 +104,13 @@ const (
 // confidence grades a set of kept GPUs per model against the window's
 // demand: the worst model decides. Evidence gets the peak and hours over
 // of that model.
-func (d *demand) confidence(kept map[string]int, models []string) (Level, string, []Evidence) {
+func (d *demand) confidence(kept map[string]int, models []string, shapes map[string]reshape) (Level, string, []Evidence) {
 	w := d.window.Hours()
 	level, why := High, fmt.Sprintf("at no time in the %.0f h window did pods hold more GPUs of %s than the plan keeps", w, listText(models))
 	var ev []Evidence
 	worst := -1.0
 	for _, m := range models {
-		peak, over := d.over(m, float64(kept[m]))
+		peak, over := d.over(m, float64(kept[m]), shapes)
 		if over <= worst {
 			continue
 		}

@@ -92,11 +92,13 @@ func inherit(a *Action, prereqs []string, byKey map[string]*Action) {
 	}
 }
 
-// rank orders the actions: repeatedly the money action whose bundle (it
-// and its prerequisites not yet scheduled) saves the most per effort hour,
-// prerequisites first; then stably by phase, so a prerequisite (never in a
-// later phase than what needs it) still comes first. It returns the order
-// and each money action's bundle effort.
+// rank orders the actions in plan order: repeatedly the money action of
+// the earliest phase whose bundle (it and its prerequisites not yet
+// scheduled) saves the most per effort hour, prerequisites first; then
+// stably by phase, so that a prerequisite (never in a later phase than
+// what needs it) sits in its own phase, still before what needs it. Each
+// money action's bundle effort is then read off that order: its own and
+// that of its prerequisites no earlier money action took.
 func rank(actions []*Action, byKey map[string]*Action) ([]*Action, map[string]float64) {
 	for _, a := range actions {
 		effort := a.EffortHours
@@ -107,10 +109,11 @@ func rank(actions []*Action, byKey map[string]*Action) ([]*Action, map[string]fl
 	}
 	phase(actions, byKey)
 	done := map[string]bool{}
-	bundles := map[string]float64{}
 	var order []*Action
 	for {
-		best, bestKeys, bestRatio := (*Action)(nil), []string(nil), -1.0
+		var best *Action
+		var bestKeys []string
+		bestRatio := 0.0
 		for _, a := range actions {
 			if a.saving <= 0 || done[a.Key] {
 				continue
@@ -120,21 +123,42 @@ func rank(actions []*Action, byKey map[string]*Action) ([]*Action, map[string]fl
 			if effort > 0 {
 				ratio = float64(a.saving) / effort
 			}
-			if best == nil || ratio > bestRatio || (ratio == bestRatio && cmp.Or(cmp.Compare(a.saving, best.saving), cmp.Compare(best.Key, a.Key)) > 0) {
+			if best == nil || before(a, ratio, best, bestRatio) {
 				best, bestKeys, bestRatio = a, keys, ratio
 			}
 		}
 		if best == nil {
 			break
 		}
-		_, bundles[best.Key] = bundle(best, byKey, done)
 		for _, k := range bestKeys {
 			done[k] = true
 			order = append(order, byKey[k])
 		}
 	}
 	slices.SortStableFunc(order, func(a, b *Action) int { return cmp.Compare(a.Phase, b.Phase) })
+	bundles := map[string]float64{}
+	taken := map[string]bool{}
+	for _, a := range order {
+		if a.saving > 0 {
+			_, bundles[a.Key] = bundle(a, byKey, taken)
+			for _, k := range append(closure(a, byKey), a.Key) {
+				taken[k] = true
+			}
+		}
+	}
 	return order, bundles
+}
+
+// before orders candidate bundles: earlier phase, then more saving per
+// effort hour, then more saving, then key.
+func before(a *Action, ra float64, b *Action, rb float64) bool {
+	if a.Phase != b.Phase {
+		return a.Phase < b.Phase
+	}
+	if ra != rb {
+		return ra > rb
+	}
+	return cmp.Or(cmp.Compare(b.saving, a.saving), cmp.Compare(a.Key, b.Key)) < 0
 }
 
 // bundle is an action with its prerequisites not yet done, prerequisites

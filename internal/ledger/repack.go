@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -58,13 +59,30 @@ func (c *consolidation) repack(k, prev, mask int) Change {
 		Artefacts: []Artefact{{Command: planRightsize, Files: planFiles(pl, true)}},
 	}
 	var ev []Evidence
-	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(keptGPUs(pl), c.models(gone))
+	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(keptGPUs(pl), c.models(gone), c.reshapes(mask, pl))
 	a.Evidence = append(a.Evidence, ev...)
 	a.Risk, a.RiskReason = removalRisk(moves, a.Confidence)
 	if mask != 1<<len(c.groups)-1 {
 		a.Why += fmt.Sprintf("; note: `gpuwise generate plan` writes the plan with every right-sized change, this one applies the %s changes only", levers)
 	}
 	return Change{Action: a, Requires: requires, Apply: func(m *Model) { m.keepOnly(keep) }}
+}
+
+// reshapes are the planned shapes of the workloads whose GPU change a
+// plan applies, for the demand check.
+func (c *consolidation) reshapes(mask int, pl *packing.Plan) map[string]reshape {
+	out := map[string]reshape{}
+	for g := range c.groups {
+		if mask&(1<<g) == 0 {
+			continue
+		}
+		for _, ch := range c.groups[g].changes {
+			if r := ch.GPU; r != nil && r.CurrentFraction > 0 && c.applied(ch, pl) {
+				out[ch.Workload] = reshape{model: cmp.Or(r.TargetModel, r.CurrentModel), factor: r.Fraction / r.CurrentFraction}
+			}
+		}
+	}
+	return out
 }
 
 func backText(back []string) string {
