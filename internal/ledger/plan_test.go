@@ -28,8 +28,8 @@ func TestPlanOrderPhasesAndPayback(t *testing.T) {
 		got = append(got, r)
 	}
 	want := []row{
-		{"consolidate:remove-nodes:test.a100x4/on-demand/A100-80GB", 1, 2, 0.8},  // $200 ÷ ($7,300 ÷ 30.417 d)
-		{"consolidate:remove-nodes:test.l4x2/on-demand/L4", 1, 1.75, 3.6},        // $175 ÷ $48.00/d
+		{"consolidate:remove-nodes:test.a100x4/on-demand/A100-80GB", 1, 2, 0.8}, // $200 ÷ ($7,300 ÷ 30.417 d)
+		{"consolidate:remove-nodes:test.l4x2/on-demand/L4", 1, 1.75, 3.6},       // $175 ÷ $48.00/d
 		{"rightsize:resize:batch/Deployment/l-0", 1, 1, -1},
 		{"rightsize:resize:batch/Deployment/l-1", 1, 1, -1},
 		{"rightsize:resize:batch/Deployment/l-2", 1, 1, -1},
