@@ -13,16 +13,17 @@ import (
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
-func sample() *Result {
+func sample(t *testing.T) *Result {
+	t.Helper()
 	n := h100("h1", false)
 	n.Labels[labelMIGState] = "failed"
-	return Run(&cluster.Snapshot{Source: "test", Window: clustertest.Window(1), Nodes: []cluster.Node{n}}, DefaultOptions(pricing.Embedded()))
+	return Run(clustertest.Prepare(t, &cluster.Snapshot{Source: "test", Window: clustertest.Window(1), Nodes: []cluster.Node{n}}), DefaultOptions(pricing.Embedded()))
 }
 
 func TestWriteSARIF(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := WriteSARIF(&b, sample(), "dev"); err != nil {
+	if err := WriteSARIF(&b, sample(t), "dev"); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {
@@ -59,7 +60,7 @@ func TestWriteSARIF(t *testing.T) {
 func TestWriteTable(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := WriteTable(&b, sample()); err != nil {
+	if err := WriteTable(&b, sample(t)); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"SEVERITY", "critical  GW008", "node/h1", "kubectl taint nodes h1 nvidia.com/gpu=present:NoSchedule", "1 critical, 1 warning, 0 info"} {

@@ -44,7 +44,7 @@ func newAuditCmd(s Streams) *cobra.Command {
 	fs.StringVar(&o.failOn, "fail-on", "", "exit 8 when a finding at or above this severity exists: info, warning, critical")
 	fs.StringVar(&o.prices, "prices", "", "price override file (YAML or CSV) for the $/month impact")
 	fs.StringSliceVar(&o.allowAgents, "allow-agent", nil, "extra node-agent globs over namespace/owner (e.g. 'logging/fluent-bit'); added to the defaults")
-	fs.StringSliceVar(&o.devNamespaces, "dev-namespaces", audit.DefaultDevNamespaces, "namespace globs where whole GPUs are flagged")
+	fs.StringSliceVar(&o.devNamespaces, "dev-namespaces", cluster.DefaultDevNamespaces, "namespace globs where whole GPUs are flagged")
 	return cmd
 }
 
@@ -77,6 +77,9 @@ func runAudit(ctx context.Context, o *auditOptions, s Streams, now time.Time) er
 	opts := audit.DefaultOptions(catalog)
 	opts.NodeAgents = append(append([]string{}, audit.DefaultNodeAgents...), o.allowAgents...)
 	opts.DevNamespaces = o.devNamespaces
+	if err := opts.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
 	res := audit.Run(snap, opts)
 	if err := writeAudit(s, res, o.output); err != nil {
 		return err
@@ -88,18 +91,22 @@ func runAudit(ctx context.Context, o *auditOptions, s Streams, now time.Time) er
 	return nil
 }
 
-func (o *auditOptions) snapshot(ctx context.Context, now time.Time) (*cluster.Snapshot, error) {
+func (o *auditOptions) snapshot(ctx context.Context, now time.Time) (*cluster.Prepared, error) {
 	if o.from != "" {
 		snap, err := snapshot.ReadFile(o.from)
 		if err != nil {
 			return nil, inputError(err)
 		}
-		return snap, nil
+		return prepare(snap)
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return liveSnapshot(ctx, &o.kubeFlags, now, time.Hour)
+	snap, err := liveSnapshot(ctx, &o.kubeFlags, now, time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	return prepare(snap)
 }
 
 func writeAudit(s Streams, res *audit.Result, format string) error {

@@ -35,7 +35,7 @@ func newDemoCmd(s Streams) *cobra.Command {
 }
 
 func runDemo(o *demoOptions, s Streams) error {
-	opts, format, err := o.costOptions()
+	opts, ropts, format, err := o.costOptions()
 	if err != nil {
 		return err
 	}
@@ -58,9 +58,13 @@ func runDemo(o *demoOptions, s Streams) error {
 			return inputError(err)
 		}
 	}
-	r, err := buildReport(snap, opts)
+	prep, err := prepare(snap)
 	if err != nil {
 		return err
 	}
-	return writeReport(s.Out, r, snap, opts.Prices, format, s)
+	r, err := buildReport(prep, opts, ropts)
+	if err != nil {
+		return err
+	}
+	return writeReport(s.Out, r, prep, opts.Prices, format, s)
 }

@@ -26,39 +26,37 @@ type reportFlags struct {
 }
 
 func (f *reportFlags) register(fs *pflag.FlagSet) {
+	alloc, rep := cost.DefaultOptions(nil), cost.DefaultReportOptions()
 	fs.StringVarP(&f.output, "output", "o", "table", "output format: table, json, csv, markdown, html")
-	fs.StringVar(&f.by, "by", "namespace", "group rows by namespace, workload, pod, node, gpu-model, capacity-type or label:KEY")
-	fs.StringVar(&f.idleShare, "idle-share", "none", "where unallocated cost goes: none (own rows), node, cluster")
-	fs.Float64Var(&f.idleThreshold, "idle-threshold", 0.10, "activity below which a GPU counts as idle (0-1)")
+	fs.StringVar(&f.by, "by", rep.By, "group rows by namespace, workload, pod, node, gpu-model, capacity-type or label:KEY")
+	fs.StringVar(&f.idleShare, "idle-share", string(alloc.IdleShare), "where unallocated cost goes: none (own rows), node, cluster")
+	fs.Float64Var(&f.idleThreshold, "idle-threshold", alloc.IdleThreshold, "activity below which a GPU counts as idle (0-1)")
 	fs.StringVar(&f.window, "window", "", "analysis window, e.g. 7d or 36h")
 	fs.StringVar(&f.prices, "prices", "", "price override file (YAML or CSV): negotiated or on-prem prices")
-	fs.IntVar(&f.top, "top", 10, "how many workloads the idle leaderboard shows")
+	fs.IntVar(&f.top, "top", rep.TopN, "how many workloads the idle leaderboard shows")
 }
 
 // costOptions builds and validates the engine options, listing every
 // problem at once.
-func (f *reportFlags) costOptions() (cost.Options, render.Format, error) {
+func (f *reportFlags) costOptions() (cost.Options, cost.ReportOptions, render.Format, error) {
 	format, ferr := render.ParseFormat(f.output)
 	catalog, perr := loadPrices(f.prices)
 	if perr != nil {
-		return cost.Options{}, "", perr
+		return cost.Options{}, cost.ReportOptions{}, "", perr
 	}
 	opts := cost.DefaultOptions(catalog)
-	opts.By, opts.IdleShare, opts.IdleThreshold, opts.TopN = f.by, cost.IdleShare(f.idleShare), f.idleThreshold, f.top
+	opts.IdleShare, opts.IdleThreshold = cost.IdleShare(f.idleShare), f.idleThreshold
+	ropts := cost.ReportOptions{By: f.by, TopN: f.top}
 	var probs []string
-	if ferr != nil {
-		probs = append(probs, ferr.Error())
-	}
-	if err := opts.Validate(); err != nil {
-		probs = append(probs, err.Error())
-	}
-	if f.top < 0 {
-		probs = append(probs, "top: must not be negative")
+	for _, err := range []error{ferr, opts.Validate(), ropts.Validate()} {
+		if err != nil {
+			probs = append(probs, err.Error())
+		}
 	}
 	if len(probs) > 0 {
-		return opts, format, usageErrorf("%s", strings.Join(probs, "; "))
+		return opts, ropts, format, usageErrorf("%s", strings.Join(probs, "; "))
 	}
-	return opts, format, nil
+	return opts, ropts, format, nil
 }
 
 func loadPrices(path string) (*pricing.Catalog, error) {

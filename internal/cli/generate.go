@@ -59,7 +59,7 @@ func runGenerate(ctx context.Context, o *generateOptions, s Streams, build artef
 	if err != nil {
 		return err
 	}
-	files, notes, err := build(r, snap, o.loaded)
+	files, notes, err := build(r, snap.Snapshot, o.loaded)
 	if err != nil {
 		return fmt.Errorf("generating: %w", err)
 	}

@@ -33,7 +33,7 @@ type planOptions struct {
 
 func (o *planOptions) register(cmd *cobra.Command, output bool) {
 	o.recommendFlags.register(cmd.Flags())
-	cmd.Flags().StringVar(&o.shapes, "shapes", "recommended", "GPU shapes to pack: recommended (right-sized by `gpuwise recommend`) or current (consolidation alone)")
+	cmd.Flags().StringVar(&o.shapes, "shapes", string(packing.DefaultShapes), "GPU shapes to pack: recommended (right-sized by `gpuwise recommend`) or current (consolidation alone)")
 	if output {
 		cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json, yaml, markdown")
 	}
@@ -85,22 +85,21 @@ func runPlan(ctx context.Context, o *planOptions, s Streams) error {
 }
 
 // plan loads the snapshot, right-sizes it when asked, and packs it.
-func (o *planOptions) plan(ctx context.Context) (*packing.Plan, *cluster.Snapshot, error, error) {
+func (o *planOptions) plan(ctx context.Context) (*packing.Plan, *cluster.Prepared, error, error) {
 	shapes := packing.Shapes(o.shapes)
-	if shapes != packing.CurrentShapes && shapes != packing.RecommendedShapes {
-		return nil, nil, nil, usageErrorf("shapes: %q is not one of recommended, current", o.shapes)
+	if err := shapes.Validate(); err != nil {
+		return nil, nil, nil, usageErrorf("%v", err)
 	}
 	var recs *rightsize.Result
-	var snap *cluster.Snapshot
+	var snap *cluster.Prepared
 	var partial, err error
 	if shapes == packing.RecommendedShapes {
 		recs, snap, partial, err = o.recommend(ctx)
 	} else {
-		snap, partial, err = o.load(ctx, o.window)
+		var raw *cluster.Snapshot
+		raw, partial, err = o.load(ctx, o.window)
 		if err == nil {
-			if _, perr := cluster.Prepare(snap); perr != nil {
-				err = inputError(fmt.Errorf("snapshot is inconsistent: %w", perr))
-			}
+			snap, err = prepare(raw)
 		}
 	}
 	if err != nil {
@@ -373,7 +372,7 @@ func runGeneratePlan(ctx context.Context, o *planOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	files, notes, err := planArtefacts(pl, snap)
+	files, notes, err := planArtefacts(pl, snap.Snapshot)
 	if err != nil {
 		return fmt.Errorf("generating: %w", err)
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/config"
-	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/render"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
@@ -45,7 +45,7 @@ func (f *recommendFlags) register(fs *pflag.FlagSet) {
 
 // recommend loads the snapshot and runs the engine; partial is an
 // ExitPartial error to return once the output is written.
-func (f *recommendFlags) recommend(ctx context.Context) (r *rightsize.Result, snap *cluster.Snapshot, partial, err error) {
+func (f *recommendFlags) recommend(ctx context.Context) (r *rightsize.Result, prep *cluster.Prepared, partial, err error) {
 	pol := rightsize.DefaultPolicy()
 	if f.policy != "" {
 		data, err := os.ReadFile(f.policy)
@@ -61,25 +61,25 @@ func (f *recommendFlags) recommend(ctx context.Context) (r *rightsize.Result, sn
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	snap, partial, err = f.load(ctx, f.window)
+	snap, partial, err := f.load(ctx, f.window)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if _, err := cluster.Prepare(snap); err != nil {
-		return nil, nil, nil, inputError(fmt.Errorf("snapshot is inconsistent: %w", err))
+	if prep, err = prepare(snap); err != nil {
+		return nil, nil, nil, err
 	}
-	r, err = rightsize.Recommend(snap, pol, catalog)
+	r, err = rightsize.Recommend(prep, pol, catalog)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("recommending: %w", err)
 	}
-	return r, snap, partial, nil
+	return r, prep, partial, nil
 }
 
 // recommendationSummary is the report's recommendations line: the
 // default policy on the report's (prepared) snapshot and prices. Nil when
 // the prices cannot list offers (a test fake): the report then says
 // nothing rather than $0.
-func recommendationSummary(snap *cluster.Snapshot, prices cost.Pricer) *render.Recommendations {
+func recommendationSummary(snap *cluster.Prepared, prices pricing.Pricer) *render.Recommendations {
 	p, ok := prices.(rightsize.Prices)
 	if !ok || snap == nil {
 		return nil

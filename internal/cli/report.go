@@ -32,7 +32,7 @@ func newReportCmd(s Streams) *cobra.Command {
 }
 
 func runReport(ctx context.Context, o *reportOptions, s Streams) error {
-	opts, format, err := o.costOptions()
+	opts, ropts, format, err := o.costOptions()
 	if err != nil {
 		return err
 	}
@@ -40,11 +40,15 @@ func runReport(ctx context.Context, o *reportOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	r, err := buildReport(snap, opts)
+	prep, err := prepare(snap)
 	if err != nil {
 		return err
 	}
-	if err := writeReport(s.Out, r, snap, opts.Prices, format, s); err != nil {
+	r, err := buildReport(prep, opts, ropts)
+	if err != nil {
+		return err
+	}
+	if err := writeReport(s.Out, r, prep, opts.Prices, format, s); err != nil {
 		return err
 	}
 	return partial
