@@ -71,8 +71,8 @@ func prepare(in Input, o Options) (*Env, *Model, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
-	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: recs, peaks: gpuDemand(in.Snapshot)}
-	return env, newModel(modelNodes(prob, in.Snapshot)), nil
+	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: recs, peaks: gpuDemand(in.Snapshot.Snapshot)}
+	return env, newModel(modelNodes(prob, in.Snapshot.Snapshot)), nil
 }
 
 // modelNodes are the planner's nodes with their capacity type.
@@ -156,7 +156,7 @@ func costReport(in Input) (*cost.Allocation, *cost.Report, error) {
 			return nil, nil, fmt.Errorf("ledger: allocating cost: %w", err)
 		}
 	}
-	rep, err := cost.NewReport(a, opts)
+	rep, err := cost.NewReport(a, cost.DefaultReportOptions())
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: cost report: %w", err)
 	}

@@ -77,7 +77,7 @@ func gauge(v float64) *usage.Gauge {
 // double counts: consolidation alone, right-sizing with consolidation and
 // shapes with consolidation each remove the A and first L node, so adding
 // their stand-alone savings ($8,760 + $10,220 + $11,680) claims $30,660.
-func fixture(t *testing.T) *cluster.Snapshot {
+func fixture(t *testing.T) *cluster.Prepared {
 	t.Helper()
 	nodes := []cluster.Node{
 		node("a1", a100x4, 4, "A100-80GB", 32, 256), node("a2", a100x4, 4, "A100-80GB", 32, 256),
@@ -91,14 +91,20 @@ func fixture(t *testing.T) *cluster.Snapshot {
 		pod("batch", "l-2", "l3", 0, 0.9, -1, 6000, 4, 0.5, 2), pod("batch", "l-3", "l4", 0, 0.9, -1, 1000, 4, 0.5, 2),
 		pod("inference", "h-0", "h1", 0, 0.05, 5120, 1000, 8, -1, 0), pod("inference", "h-1", "h2", 0, 0.05, 5120, 1000, 8, -1, 0),
 	}
-	s := &cluster.Snapshot{Window: clustertest.Window(weekHours), Source: "fixture", Nodes: nodes, Pods: pods}
-	if _, err := cluster.Prepare(s); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return prepareTest(t, &cluster.Snapshot{Window: clustertest.Window(weekHours), Source: "fixture", Nodes: nodes, Pods: pods})
 }
 
-func build(t *testing.T, s *cluster.Snapshot, o Options) *Ledger {
+// prepareTest checks a test snapshot.
+func prepareTest(t *testing.T, s *cluster.Snapshot) *cluster.Prepared {
+	t.Helper()
+	p, err := cluster.Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func build(t *testing.T, s *cluster.Prepared, o Options) *Ledger {
 	t.Helper()
 	l, err := Build(Input{Snapshot: s, Prices: testPrices()}, o)
 	if err != nil {

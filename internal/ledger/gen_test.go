@@ -30,7 +30,7 @@ var genNamespaces = []string{"inference", "train", "dev", "batch"}
 // deleted during the window; GPU pods on about 60% of GPUs with random
 // requests, lives, activity and usage (some unmeasured), bare pods and
 // Jobs among Deployments, and a few pods without GPUs.
-func genCluster(t *testing.T, rng *rand.Rand) *cluster.Snapshot {
+func genCluster(t *testing.T, rng *rand.Rand) *cluster.Prepared {
 	t.Helper()
 	s := &cluster.Snapshot{Window: clustertest.Window(weekHours), Source: "generated"}
 	for _, pi := range rng.Perm(len(genPools))[:2+rng.IntN(3)] {
@@ -47,10 +47,7 @@ func genCluster(t *testing.T, rng *rand.Rand) *cluster.Snapshot {
 			s.Pods = append(s.Pods, genPods(rng, &n, gp)...)
 		}
 	}
-	if _, err := cluster.Prepare(s); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return prepareTest(t, s)
 }
 
 // genPods fills a node's GPUs and CPU with random pods that fit it now:

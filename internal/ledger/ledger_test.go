@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
 	"github.com/gpuwise/gpuwise/internal/cost"
 )
@@ -198,16 +197,14 @@ func TestOptionsValidate(t *testing.T) {
 // report at $365.00.
 func TestBridgeToTheReport(t *testing.T) {
 	t.Parallel()
-	s := fixture(t)
+	s := fixture(t).Snapshot
 	gone := node("gone", l4x2, 2, "L4", 8, 32)
 	gone.Deleted = clustertest.At(84)
 	late := node("late", l4x2, 2, "L4", 8, 32)
 	late.Created = clustertest.At(126)
 	s.Nodes = append(s.Nodes, gone, late)
-	if _, err := cluster.Prepare(s); err != nil {
-		t.Fatal(err)
-	}
-	l := build(t, s, DefaultOptions())
+	p := prepareTest(t, s)
+	l := build(t, p, DefaultOptions())
 	b := l.Bridge
 	want := Bridge{ReportUSDMonth: 26280 + 730 + 365, WindowHours: 168, LedgerBeforeUSDMonth: 26280 + 1460,
 		PartWindowUSDMonth: 1095, PartWindowNodes: 1, DepartedUSDMonth: 730, DepartedNodes: 1}
@@ -215,8 +212,8 @@ func TestBridgeToTheReport(t *testing.T) {
 		t.Errorf("bridge (-want +got):\n%s", diff)
 	}
 	opts := cost.DefaultOptions(testPrices())
-	a, _ := cost.Allocate(s, opts)
-	r, err := cost.NewReport(a, opts)
+	a, _ := cost.Allocate(p, opts)
+	r, err := cost.NewReport(a, cost.DefaultReportOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

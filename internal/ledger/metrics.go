@@ -94,7 +94,7 @@ func metrics(in Input, env *Env, l *Ledger, a *cost.Allocation, rep *cost.Report
 		band("unallocated_share", "Unallocated share of provisioned GPU-hours", t.UnallocatedShare, "%", "< 10% (act > 25%)", unallocOK, unallocAct, false,
 			fmt.Sprintf("%.0f GPU-hours of capacity no pod held", t.GPUHours.Unallocated)),
 		lowGPUs(in.Hourly),
-		spotTraining(in.Snapshot),
+		spotTraining(in.Snapshot.Snapshot),
 	}
 	ms = append(ms, inferenceCost(in.Counters, a)...)
 	return ms, redFlags(in, env, l, a)

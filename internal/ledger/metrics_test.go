@@ -166,7 +166,7 @@ func TestCostPerInference(t *testing.T) {
 // removes it is named.
 func TestRedFlagsPriceWhatIsHeldHostage(t *testing.T) {
 	t.Parallel()
-	s := fixture(t)
+	s := fixture(t).Snapshot
 	mig := clustertest.Node("m1").Resources(32, 256).Instance(a100x4, cluster.OnDemand).
 		MIG("A100-80GB", "3g.40gb", "3g.40gb").MIG("A100-80GB", "7g.80gb").MIG("A100-80GB", "7g.80gb").MIG("A100-80GB", "7g.80gb").Obj()
 	used := clustertest.Pod("inference", "m-0").On("m1").Requests(1000, 4).Obj()
@@ -176,11 +176,9 @@ func TestRedFlagsPriceWhatIsHeldHostage(t *testing.T) {
 	old := clustertest.Pod("batch", "done").On("idle").Holds("idle/gpu0", 0.5, 3600).Life(clustertest.At(10), clustertest.At(20)).Obj()
 	s.Nodes = append(s.Nodes, mig, idle)
 	s.Pods = append(s.Pods, used, web, old)
-	if _, err := cluster.Prepare(s); err != nil {
-		t.Fatal(err)
-	}
-	l := build(t, s, DefaultOptions())
-	a, err := cost.Allocate(s, cost.DefaultOptions(testPrices()))
+	p := prepareTest(t, s)
+	l := build(t, p, DefaultOptions())
+	a, err := cost.Allocate(p, cost.DefaultOptions(testPrices()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,14 @@ package ledger
 import (
 	"math"
 
-	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // HoursPerMonth is the run-rate month (365 × 24 / 12), as the cost report
 // uses it.
-const HoursPerMonth = cost.HoursPerMonth
+const HoursPerMonth = pricing.HoursPerMonth
 
 // Node is one GPU node of the modelled cluster: what it costs an hour and
 // for how many hours a month it runs. Levers change these fields (a node

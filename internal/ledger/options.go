@@ -53,8 +53,7 @@ func (o Options) Validate() error {
 
 // Input is what a ledger is built from.
 type Input struct {
-	// Snapshot has passed cluster.Prepare.
-	Snapshot *cluster.Snapshot
+	Snapshot *cluster.Prepared
 	Prices   Prices
 	// Allocation is the cost engine's allocation of the same snapshot and
 	// prices; nil makes one with the default cost options.
@@ -71,7 +70,7 @@ type Input struct {
 // Env is what levers read besides the model: the snapshot, prices,
 // right-sizing results and the effort table. It is shared and read-only.
 type Env struct {
-	Snapshot *cluster.Snapshot
+	Snapshot *cluster.Prepared
 	Prices   Prices
 	Recs     *rightsize.Result
 	// peaks is the GPU demand over the window per model, for the

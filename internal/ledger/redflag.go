@@ -30,7 +30,7 @@ const hostageLookback = 24 * time.Hour
 
 // redFlags computes the red flags the snapshot supports.
 func redFlags(in Input, env *Env, l *Ledger, a *cost.Allocation) []RedFlag {
-	s := in.Snapshot
+	s := in.Snapshot.Snapshot
 	held, recent := heldUnits(s)
 	alive := map[string]bool{}
 	for _, n := range l.aliveNodes(env, s) {

@@ -141,7 +141,7 @@ func (c *consolidation) running() map[string]bool {
 		return c.end
 	}
 	c.end = map[string]bool{}
-	s := c.env.Snapshot
+	s := c.env.Snapshot.Snapshot
 	planned := map[string]bool{}
 	for i := range c.m.Nodes {
 		planned[c.m.Nodes[i].Name] = true
