@@ -44,7 +44,7 @@ func newRoot(s Streams) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.AddCommand(newDemoCmd(s), newReportCmd(s))
 	root.AddCommand(newAuditCmd(s), newCollectCmd(s))
-	root.AddCommand(newPlanCmd(s))
+	root.AddCommand(newPlanCmd(s), newAdviseCmd(s))
 	root.AddCommand(newRecommendCmd(s), newGenerateCmd(s))
 	return root
 }

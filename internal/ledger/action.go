@@ -90,6 +90,9 @@ type Action struct {
 
 	saving   Cents
 	requires []string // keys of prerequisite actions
+	// weight orders changes that are not counted: right-sizing's own
+	// estimate of the cost they free (never shown as a saving).
+	weight float64
 }
 
 // Saving is the action's saving in cents.
@@ -122,4 +125,6 @@ type NotCounted struct {
 	Lever  string `json:"lever"`
 	Target string `json:"target"`
 	Reason string `json:"reason"`
+
+	weight float64
 }

@@ -76,8 +76,7 @@ func (c *consolidation) removePool(pp packing.PoolPlan, nodes []string, moves in
 		Targets:     append([]Target{{Kind: "pool", Name: pp.Pool}}, nodeTargets(nodes)...),
 		Title:       fmt.Sprintf("Remove %d of %d %s node(s) in pool %s", len(nodes), pp.Nodes, pp.Model, pp.Pool),
 		EffortHours: effortAction + float64(len(nodes))*effortRemoveNode + float64(moves)*effortMove,
-		Why: fmt.Sprintf("gpuwise plan packs the %d pod(s) on %s onto the kept nodes as they are (GPU model, taints, selectors, CPU and memory, MIG rules all hold); drain and delete the nodes",
-			moves, listText(nodes)),
+		Why:         removeWhy(nodes, moves),
 		Evidence: []Evidence{
 			{Name: "nodes_removed", Value: float64(len(nodes)), Unit: "nodes"}, {Name: "gpus_removed", Value: float64(gpus), Unit: "GPUs"},
 			{Name: "pods_moved", Value: float64(moves), Unit: "pods"}, {Name: "node_price", Value: round2(usdPerHour), Unit: "USD/hour"},
@@ -95,6 +94,14 @@ func (c *consolidation) removePool(pp packing.PoolPlan, nodes []string, moves in
 			}
 		}
 	}}
+}
+
+func removeWhy(nodes []string, moves int) string {
+	if moves == 0 {
+		return fmt.Sprintf("%s hold(s) no workload pod at the window's end (DaemonSets aside); drain and delete", listText(nodes))
+	}
+	return fmt.Sprintf("gpuwise plan packs the %d pod(s) on %s onto the kept nodes as they are (GPU model, taints, selectors, CPU and memory, MIG rules all hold); drain and delete the nodes",
+		moves, listText(nodes))
 }
 
 // removalRisk: draining evicts pods; removing capacity the window's peak

@@ -30,15 +30,18 @@ func (l *Ledger) plan(r *run, rate float64) {
 		}
 	}
 	var kept []*Action
-	l.NotCounted = append([]NotCounted(nil), r.notCounted...)
 	for i := range r.actions {
 		a := &r.actions[i]
 		if a.saving > 0 || len(need[a.Key]) > 0 {
 			kept = append(kept, a)
 			continue
 		}
-		l.NotCounted = append(l.NotCounted, NotCounted{Lever: a.Lever, Target: a.Target, Reason: unrealisedWhy(a, r.unrealised)})
+		l.NotCounted = append(l.NotCounted, NotCounted{Lever: a.Lever, Target: a.Target, Reason: unrealisedWhy(a, r.unrealised), weight: a.weight})
 	}
+	// Changes found and not realised first, the larger first, then what
+	// had too little data.
+	slices.SortStableFunc(l.NotCounted, func(a, b NotCounted) int { return cmp.Compare(b.weight, a.weight) })
+	l.NotCounted = append(l.NotCounted, r.notCounted...)
 	for _, a := range kept {
 		if a.saving > 0 {
 			inherit(a, closure(a, byKey), byKey)

@@ -65,6 +65,9 @@ func resizeChange(w string, recs []rightsize.ContainerRec) Change {
 		},
 		Artefacts: patchArtefacts("gpuwise generate resources -d out/", w),
 	}
+	for _, c := range recs {
+		a.weight += c.MonthlySavingsUSD
+	}
 	a.Confidence, a.ConfidenceReason = resizeConfidence(recs)
 	a.Risk, a.RiskReason = resizeRisk(recs)
 	return Change{Action: a, Apply: func(m *Model) {

@@ -59,6 +59,7 @@ func shapeChange(r *rightsize.GPURec) Change {
 	a.EffortHours, a.Risk, a.RiskReason = shapeEffortRisk(r)
 	a.Confidence, a.ConfidenceReason = usageConfidence(r.Confidence, r.Evidence)
 	a.Confidence, a.ConfidenceReason = gpuVariability(a.Confidence, a.ConfidenceReason, r.Evidence)
+	a.weight = r.MonthlySavingsUSD
 	rec := *r
 	return Change{Action: a, Apply: func(m *Model) {
 		m.Changes = append(m.Changes, WorkloadChange{Action: key, Lever: LeverShape, Workload: r.Workload, GPU: &rec})

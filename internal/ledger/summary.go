@@ -27,6 +27,7 @@ type FirstAction struct {
 	Title          string   `json:"title"`
 	SavingUSDMonth float64  `json:"saving_usd_month"`
 	PaybackDays    *float64 `json:"payback_days"`
+	Confidence     Level    `json:"confidence"`
 }
 
 // summarize writes the executive summary.
@@ -34,7 +35,7 @@ func summarize(l *Ledger, rep *cost.Report) Summary {
 	s := Summary{SpendUSDMonth: l.Bridge.ReportUSDMonth, Utilization: rep.Totals.GPUUtilizationOfProvisioned, RecoverableUSDMonth: l.Saving().USD()}
 	for _, a := range l.Actions {
 		if a.saving > 0 && len(s.First) < 3 {
-			s.First = append(s.First, FirstAction{ID: a.ID, Title: a.Title, SavingUSDMonth: a.SavingUSDMonth, PaybackDays: a.PaybackDays})
+			s.First = append(s.First, FirstAction{ID: a.ID, Title: a.Title, SavingUSDMonth: a.SavingUSDMonth, PaybackDays: a.PaybackDays, Confidence: a.Confidence})
 		}
 	}
 	util := "n/a (no usage data)"
@@ -59,7 +60,7 @@ func summarize(l *Ledger, rep *cost.Report) Summary {
 	s.Lines = append(s.Lines, fmt.Sprintf("Recoverable %s/month%s by %d action(s); %.1f engineer-hours (%s) paid back in %s.",
 		l.Saving(), share, money, l.Payback.EffortHours, CentsOf(l.Payback.OneTimeUSD), daysText(l.Payback.Days)))
 	for _, f := range s.First {
-		s.Lines = append(s.Lines, fmt.Sprintf("%s: %s — %s/month, payback %s.", f.ID, f.Title, CentsOf(f.SavingUSDMonth), daysText(f.PaybackDays)))
+		s.Lines = append(s.Lines, fmt.Sprintf("%s: %s — %s/month, payback %s, %s confidence.", f.ID, f.Title, CentsOf(f.SavingUSDMonth), daysText(f.PaybackDays), f.Confidence))
 	}
 	return s
 }
