@@ -3,8 +3,8 @@ package ledger
 import (
 	"math"
 
-	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/packing"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
