@@ -12,7 +12,7 @@ import (
 // then each finding's evidence and remediation.
 func WriteTable(w io.Writer, r *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEVERITY\tRULE\tOBJECT\t$/MONTH\tFINDING")
+	fmt.Fprintln(tw, "SEVERITY\tRULE\tOBJECT\tAT STAKE $/MONTH\tFINDING")
 	for _, f := range r.Findings {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, f.Object, money(f.MonthlyUSD), f.Message)
 	}
@@ -20,7 +20,8 @@ func WriteTable(w io.Writer, r *Result) error {
 		return err
 	}
 	s := r.Summary
-	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; $%.2f/month at stake where priced. Source: %s\n",
+	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; $%.2f/month at stake where priced: the cost of what the findings involve,\n"+
+		"not a saving and not in the savings ledger (`gpuwise advise` counts what fixing them recovers, once). Source: %s\n",
 		s.Critical, s.Warning, s.Info, s.MonthlyUSD, r.Source)
 	for i, f := range r.Findings {
 		fmt.Fprintf(w, "\n[%d] %s %s %s\n", i+1, f.Rule, f.Severity, f.Object)

@@ -35,7 +35,7 @@ func buildReport(s *cluster.Prepared, opts cost.Options, ropts cost.ReportOption
 // writeReport renders the report with the recommendations summary of
 // the same snapshot (see recommendationSummary).
 func writeReport(w io.Writer, r *cost.Report, snap *cluster.Prepared, prices pricing.Pricer, f render.Format, s Streams) error {
-	o := render.Options{Color: s.OutIsTTY, Recommendations: recommendationSummary(snap, prices)}
+	o := render.Options{Color: s.OutIsTTY, Savings: savingsSummary(snap, prices)}
 	if err := render.Report(w, r, f, o); err != nil {
 		return fmt.Errorf("writing %s report: %w", f, err)
 	}

@@ -78,7 +78,7 @@ func runPlan(ctx context.Context, o *planOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	if err := writePlan(s.Out, pl, o.output); err != nil {
+	if err := writePlan(s.Out, pl, o.output, packing.Shapes(o.shapes)); err != nil {
 		return err
 	}
 	return partial
@@ -120,7 +120,7 @@ func (o *planOptions) plan(ctx context.Context) (*packing.Plan, *cluster.Prepare
 	return pl, snap, partial, nil
 }
 
-func writePlan(w io.Writer, pl *packing.Plan, format string) error {
+func writePlan(w io.Writer, pl *packing.Plan, format string, shapes packing.Shapes) error {
 	switch format {
 	case "json":
 		b, err := json.MarshalIndent(pl, "", "  ")
@@ -138,7 +138,7 @@ func writePlan(w io.Writer, pl *packing.Plan, format string) error {
 		return err
 	}
 	var b bytes.Buffer
-	writePlanText(&b, pl, format == "markdown")
+	writePlanText(&b, pl, format == "markdown", shapes)
 	_, err := w.Write(b.Bytes())
 	return err
 }
@@ -170,7 +170,7 @@ func heading(b *bytes.Buffer, md bool, title string) {
 	}
 }
 
-func writePlanText(b *bytes.Buffer, pl *packing.Plan, md bool) {
+func writePlanText(b *bytes.Buffer, pl *packing.Plan, md bool, shapes packing.Shapes) {
 	if md {
 		b.WriteString("# gpuwise consolidation plan\n\n")
 	}
@@ -186,7 +186,7 @@ func writePlanText(b *bytes.Buffer, pl *packing.Plan, md bool) {
 		fmt.Fprintf(b, "Right-sized GPU shapes: %d applied, %d applied without effect (time-slicing), %d reverted to the current shape (see right-sizing).\n",
 			countShapes(pl, packing.ShapeApplied), countShapes(pl, packing.ShapeNoEffect), countShapes(pl, packing.ShapeReverted))
 	}
-	b.WriteString("\n")
+	b.WriteString(ledgerRelation(shapes) + "\n\n")
 	heading(b, md, "Pools")
 	var rows [][]string
 	for _, p := range pl.Pools {
@@ -210,6 +210,15 @@ func writePlanText(b *bytes.Buffer, pl *packing.Plan, md bool) {
 		fmt.Fprintf(b, "%s\n\n", strings.Join(removed, ", "))
 	}
 	writeMovesAndUnplaced(b, pl, md)
+}
+
+// ledgerRelation says which part of the savings ledger a plan's saving is.
+func ledgerRelation(shapes packing.Shapes) string {
+	if shapes == packing.CurrentShapes {
+		return "Savings ledger: this is consolidation alone, the ledger's remove-nodes actions (`gpuwise advise`)."
+	}
+	return "Savings ledger: this is the consolidation lever with every right-sized change packed; `gpuwise advise` splits it into\n" +
+		"consolidation alone and what right-sizing adds, and counts the cheaper of packing with or without each lever's changes."
 }
 
 // maybeUSD is a dollar amount, or "n/a (unpriced)": unknown is not $0.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/config"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/render"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
@@ -75,21 +76,20 @@ func (f *recommendFlags) recommend(ctx context.Context) (r *rightsize.Result, pr
 	return r, prep, partial, nil
 }
 
-// recommendationSummary is the report's recommendations line: the
-// default policy on the report's (prepared) snapshot and prices. Nil when
-// the prices cannot list offers (a test fake): the report then says
-// nothing rather than $0.
-func recommendationSummary(snap *cluster.Prepared, prices pricing.Pricer) *render.Recommendations {
-	p, ok := prices.(rightsize.Prices)
+// savingsSummary is the report's savings lines: the savings ledger with
+// the default options on the report's (prepared) snapshot and prices. Nil
+// when the prices cannot list offers (a test fake) or the ledger cannot be
+// built: the report then says nothing rather than $0.
+func savingsSummary(snap *cluster.Prepared, prices pricing.Pricer) *render.Savings {
+	p, ok := prices.(ledger.Prices)
 	if !ok || snap == nil {
 		return nil
 	}
-	r, err := rightsize.Recommend(snap, rightsize.DefaultPolicy(), p)
+	l, err := ledger.Build(ledger.Input{Snapshot: snap, Prices: p}, ledger.DefaultOptions())
 	if err != nil {
 		return nil
 	}
-	return &render.Recommendations{MonthlySavingsUSD: r.MonthlySavingsUSD, Count: len(r.GPU) + len(r.Containers),
-		Unpriced: r.Unpriced, Skipped: len(r.Skipped), Command: "gpuwise recommend"}
+	return render.NewSavings(l)
 }
 
 type recommendOptions struct {
@@ -124,14 +124,33 @@ func runRecommend(ctx context.Context, o *recommendOptions, s Streams) error {
 	if !containsFormat(format) {
 		return usageErrorf("output format %q is not one of %s", o.output, strings.Join(recommendFormats, ", "))
 	}
-	r, _, partial, err := o.recommend(ctx)
+	r, prep, partial, err := o.recommend(ctx)
 	if err != nil {
 		return err
 	}
-	if err := writeRecommendations(s.Out, r, format); err != nil {
+	part := o.ledgerPart(r, prep)
+	if err := writeRecommendations(s.Out, r, part, format); err != nil {
 		return fmt.Errorf("writing %s recommendations: %w", format, err)
 	}
 	return partial
+}
+
+// ledgerPart is the part of the savings ledger recommendations realise:
+// the re-pack actions that right-sized requests and shapes enable. Nil
+// when the ledger cannot be built (the output then says so).
+func (o *recommendOptions) ledgerPart(r *rightsize.Result, prep *cluster.Prepared) *ledger.Part {
+	catalog, err := loadPrices(o.prices)
+	if err != nil {
+		return nil
+	}
+	opts := ledger.DefaultOptions()
+	opts.Policy = o.loaded
+	l, err := ledger.Build(ledger.Input{Snapshot: prep, Prices: catalog, Recs: r}, opts)
+	if err != nil {
+		return nil
+	}
+	p := l.RightSizing()
+	return &p
 }
 
 func containsFormat(f string) bool {
@@ -143,17 +162,37 @@ func containsFormat(f string) bool {
 	return false
 }
 
-func writeRecommendations(w io.Writer, r *rightsize.Result, format string) error {
+// recommendationsJSON is recommend's JSON and YAML: the engine's result,
+// then "ledger", the part of the savings ledger its changes realise (null
+// when the ledger could not be built).
+func recommendationsJSON(r *rightsize.Result, part *ledger.Part) ([]byte, error) {
+	rb, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := json.Marshal(part)
+	if err != nil {
+		return nil, err
+	}
+	out := append(rb[:len(rb)-1:len(rb)-1], `,"ledger":`...)
+	return append(append(out, pb...), '}'), nil
+}
+
+func writeRecommendations(w io.Writer, r *rightsize.Result, part *ledger.Part, format string) error {
 	switch format {
 	case "json":
-		b, err := json.MarshalIndent(r, "", "  ")
+		raw, err := recommendationsJSON(r, part)
 		if err != nil {
 			return err
 		}
-		_, err = w.Write(append(b, '\n'))
+		var b bytes.Buffer
+		if err := json.Indent(&b, raw, "", "  "); err != nil {
+			return err
+		}
+		_, err = w.Write(append(b.Bytes(), '\n'))
 		return err
 	case "yaml":
-		b, err := json.Marshal(r)
+		b, err := recommendationsJSON(r, part)
 		if err == nil {
 			b, err = yaml.JSONToYAML(b)
 		}
@@ -165,7 +204,7 @@ func writeRecommendations(w io.Writer, r *rightsize.Result, format string) error
 	case "csv":
 		return writeRecommendationsCSV(w, r)
 	}
-	return writeRecommendationsTable(w, r)
+	return writeRecommendationsTable(w, r, part)
 }
 
 // recommendCSVHeader names the CSV columns; their order is stable.
@@ -202,15 +241,20 @@ func savingsCell(v float64, priced bool) string {
 // maxSkipLines keeps the table's skip list short; json has them all.
 const maxSkipLines = 10
 
-func writeRecommendationsTable(w io.Writer, r *rightsize.Result) error {
+func writeRecommendationsTable(w io.Writer, r *rightsize.Result, part *ledger.Part) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Recommendations (%s window; $/month at 730 h; nothing applied: see `gpuwise generate`)\n", windowText(r))
-	fmt.Fprintf(&b, "  Total  %s/month from %d GPU shapes and %d containers", usdText(r.MonthlySavingsUSD), len(r.GPU), len(r.Containers))
+	writeLedgerLine(&b, part)
+	keep := keepWhole(r)
+	fmt.Fprintf(&b, "  Changes         %d GPU shape(s) and %d container(s); %d workload(s) keep their whole GPUs (decisions, not recommendations)",
+		len(r.GPU)-len(keep), len(r.Containers), len(keep))
 	if r.Unpriced > 0 {
 		fmt.Fprintf(&b, "; %d unpriced (n/a, not $0)", r.Unpriced)
 	}
-	b.WriteString("\n")
+	b.WriteString("\n  FREES $/MONTH is the GPU, CPU and memory cost a change stops holding once the freed capacity is packed away:\n" +
+		"  an upper bound per change, not additive, and not in the savings ledger until nodes go away.\n")
 	writeGPUTable(&b, r)
+	writeKeepWhole(&b, keep)
 	writeContainerTable(&b, r)
 	writeSkips(&b, r)
 	if len(r.Notes) > 0 {
@@ -223,16 +267,56 @@ func writeRecommendationsTable(w io.Writer, r *rightsize.Result) error {
 	return err
 }
 
+// writeLedgerLine says what the changes are worth in the savings ledger.
+func writeLedgerLine(b *bytes.Buffer, part *ledger.Part) {
+	if part == nil {
+		b.WriteString("  Savings ledger  n/a: the ledger could not be built; see `gpuwise advise`\n")
+		return
+	}
+	acts := "no action"
+	if len(part.Actions) > 0 {
+		acts = "actions " + strings.Join(part.Actions, ", ")
+	}
+	fmt.Fprintf(b, "  Savings ledger  these changes realise %s/month once packed, of the ledger's %s/month (%s: %s); see `%s`\n",
+		usdText(part.SavingUSDMonth), usdText(part.LedgerSavingUSDMonth), part.Name, acts, part.Command)
+}
+
+// keepWhole are the workloads that keep their whole GPUs.
+func keepWhole(r *rightsize.Result) []rightsize.GPURec {
+	var out []rightsize.GPURec
+	for _, g := range r.GPU {
+		if g.Action == rightsize.KeepWhole {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func writeKeepWhole(b *bytes.Buffer, keep []rightsize.GPURec) {
+	if len(keep) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nKeep the whole GPU (%d workloads; decisions, not recommendations)\n", len(keep))
+	for _, g := range keep {
+		fmt.Fprintf(b, "  %s: %s\n", g.Workload, g.Reason)
+	}
+}
+
 func writeGPUTable(b *bytes.Buffer, r *rightsize.Result) {
-	gpus := append([]rightsize.GPURec(nil), r.GPU...)
+	var gpus []rightsize.GPURec
+	for _, g := range r.GPU {
+		if g.Action != rightsize.KeepWhole {
+			gpus = append(gpus, g)
+		}
+	}
 	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].MonthlySavingsUSD > gpus[j].MonthlySavingsUSD })
-	b.WriteString("\nGPU shape per workload (best saving first)\n")
+	b.WriteString("\nGPU shape changes per workload (largest first)\n")
 	if len(gpus) == 0 {
 		b.WriteString("  none\n")
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\tPODS\tNOW\tRECOMMENDED\t$/MONTH\tCONFIDENCE")
+	fmt.Fprintln(tw, "  WORKLOAD\tPODS\tNOW\tRECOMMENDED\tFREES $/MONTH\tCONFIDENCE")
 	for _, g := range gpus {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", g.Workload, strconv.FormatFloat(g.Pods, 'f', 2, 64), gpuNow(g), gpuTarget(g),
 			moneyCell(g.MonthlySavingsUSD, g.Priced), g.Confidence)
@@ -253,7 +337,7 @@ func writeContainerTable(b *bytes.Buffer, r *rightsize.Result) {
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\tCONTAINER\tCPU\tMEMORY\t$/MONTH\tCONFIDENCE\tNOTE")
+	fmt.Fprintln(tw, "  WORKLOAD\tCONTAINER\tCPU\tMEMORY\tFREES $/MONTH\tCONFIDENCE\tNOTE")
 	for _, c := range cs {
 		var note []string
 		if c.RoundNumber {

@@ -70,3 +70,20 @@ func TestEngineerRateScalesPayback(t *testing.T) {
 		t.Errorf("free engineering: payback %+v, want $0 and 0 days", l.Payback)
 	}
 }
+
+// TestParts: consolidation alone and right-sizing realised by packing
+// split the fixture's ledger, each with its actions and prerequisites.
+func TestParts(t *testing.T) {
+	t.Parallel()
+	l := build(t, fixture(t), DefaultOptions())
+	cons, rs := l.Consolidation(), l.RightSizing()
+	if cons.SavingUSDMonth != 8760 || rs.SavingUSDMonth != 4380 || cons.LedgerSavingUSDMonth != 13140 {
+		t.Errorf("consolidation %v, right-sizing %v of %v; want 8760 and 4380 of 13140", cons.SavingUSDMonth, rs.SavingUSDMonth, cons.LedgerSavingUSDMonth)
+	}
+	if diff := cmp.Diff([]string{"A1", "A2"}, cons.Actions); diff != "" {
+		t.Errorf("consolidation actions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"A3", "A4", "A5", "A6", "A7", "A8", "A9", "A10"}, rs.Actions); diff != "" {
+		t.Errorf("right-sizing actions (-want +got):\n%s", diff)
+	}
+}

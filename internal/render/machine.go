@@ -11,14 +11,14 @@ import (
 
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
-func writeJSON(w io.Writer, r *cost.Report, rec *Recommendations) error {
+func writeJSON(w io.Writer, r *cost.Report, sav *Savings) error {
 	var v any = r
-	if rec != nil {
-		// The report's fields, then "recommendations".
+	if sav != nil {
+		// The report's fields, then "savings".
 		v = struct {
 			*cost.Report
-			Recommendations *Recommendations `json:"recommendations"`
-		}{r, rec}
+			Savings *Savings `json:"savings"`
+		}{r, sav}
 	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

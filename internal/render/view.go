@@ -20,9 +20,9 @@ type fact struct {
 	Idle bool
 }
 
-// headline answers "how bad is it?" in eight lines, and a ninth with the
-// recommendations' saving when there are any.
-func headline(r *cost.Report, rec *Recommendations) []fact {
+// headline answers "how bad is it?" in eight lines, then, with the
+// savings ledger, what can be recovered and what to do first.
+func headline(r *cost.Report, sav *Savings) []fact {
 	t := &r.Totals
 	h := t.GPUHours
 	facts := []fact{
@@ -37,19 +37,32 @@ func headline(r *cost.Report, rec *Recommendations) []fact {
 			Detail: fmt.Sprintf("idle (%s of measured allocated); %s unallocated (%s of provisioned)",
 				percent(t.IdleShare), hours(h.Unallocated), percent(t.UnallocatedShare))},
 		{Label: "Cost", Value: monthly(t.MonthlyCost), Detail: "(" + money(t.TotalCost) + " in the window)"},
-		{Label: "Idle cost", Value: monthly(t.MonthlyGPUIdle), Detail: "(GPU allocated-but-idle + unallocated)", Idle: true},
+		{Label: "Idle cost", Value: monthly(t.MonthlyGPUIdle), Detail: "(GPU allocated-but-idle + unallocated; a cost, not a saving)", Idle: true},
 		{Label: "Spot", Value: percent(t.SpotShare), Detail: "of provisioned GPU-hours on spot capacity"},
 	}
-	if rec != nil {
-		detail := fmt.Sprintf("saved by %d recommendations (GPU shapes, CPU/memory requests)", rec.Count)
-		if rec.Unpriced > 0 {
-			detail += fmt.Sprintf(", %d of them unpriced (not counted)", rec.Unpriced)
+	if sav != nil {
+		facts = append(facts, savingsFacts(sav)...)
+	}
+	return facts
+}
+
+// savingsFacts are the ledger's lines: the saving, then what to do first.
+func savingsFacts(s *Savings) []fact {
+	if s.Actions == 0 {
+		return []fact{{Label: "Savings", Value: "none found", Detail: "by the savings ledger's levers; see `" + s.Command + "`"}}
+	}
+	facts := []fact{{Label: "Savings", Value: monthly(s.SavingUSDMonth), Detail: fmt.Sprintf("recoverable by %d action(s): the savings ledger takes the GPU nodes alive at the window's end from %s to %s",
+		s.Actions, monthly(s.BeforeUSDMonth), monthly(s.AfterUSDMonth))}}
+	for i, f := range s.First {
+		label := "Then"
+		if i == 0 {
+			label = "Do first"
 		}
-		value := monthly(rec.MonthlySavingsUSD)
-		if rec.Count == 0 {
-			value, detail = "none", fmt.Sprintf("%d workloads or containers lacked the usage data to size them", rec.Skipped)
+		detail := f.ID + " " + f.Title + " (" + string(f.Confidence) + " confidence)"
+		if i == len(s.First)-1 {
+			detail += "; all actions: `" + s.Command + "`"
 		}
-		facts = append(facts, fact{Label: "Recommendations", Value: value, Detail: detail + "; see `" + rec.Command + "`"})
+		facts = append(facts, fact{Label: label, Value: monthly(f.SavingUSDMonth), Detail: detail})
 	}
 	return facts
 }
