@@ -205,3 +205,23 @@ func TestRedFlagsPriceWhatIsHeldHostage(t *testing.T) {
 		}
 	}
 }
+
+// TestNoUsageDataIsNotZeroUtilization is the regression test for the live
+// tier's finding: with no activity series at all, active ÷ provisioned is
+// 0 ÷ x, which is no data, not 0% (status act).
+func TestNoUsageDataIsNotZeroUtilization(t *testing.T) {
+	t.Parallel()
+	s := fixture(t).Snapshot
+	for i := range s.Pods {
+		for j := range s.Pods[i].GPUs {
+			s.Pods[i].GPUs[j].Activity, s.Pods[i].GPUs[j].FramebufferMiB = nil, nil
+		}
+	}
+	l := build(t, prepareTest(t, s), DefaultOptions())
+	if m := metric(t, l, "gpu_utilization"); m.Value != nil || m.Status != Unavailable {
+		t.Errorf("gpu_utilization without usage data: %v %s, want null, unavailable", m.Value, m.Status)
+	}
+	if l.Summary.Utilization != nil || !strings.Contains(l.Summary.Lines[0], "n/a (no usage data)") {
+		t.Errorf("summary utilization %v, line %q", l.Summary.Utilization, l.Summary.Lines[0])
+	}
+}
