@@ -1,5 +1,7 @@
 package ledger
 
+import "fmt"
+
 // Level grades confidence and risk.
 type Level string
 
@@ -87,12 +89,69 @@ type Action struct {
 	Why           string     `json:"why"`
 	Evidence      []Evidence `json:"evidence"`
 	Artefacts     []Artefact `json:"artefacts"`
+	// Items are the workloads of a grouped action (right-sized requests,
+	// GPU shapes): one per workload the ledger counts, with its own
+	// evidence, confidence, risk and effort. The action's effort is their
+	// sum plus the fixed part; its confidence their lowest, its risk their
+	// highest. Workloads nothing realises are in NotCounted instead.
+	Items []Item `json:"items,omitempty"`
 
 	saving   Cents
 	requires []string // keys of prerequisite actions
 	// weight orders changes that are not counted: right-sizing's own
 	// estimate of the cost they free (never shown as a saving).
 	weight float64
+	// title names a grouped action for its number of items.
+	title func(n int) string
+}
+
+// Item is one workload of a grouped action.
+type Item struct {
+	Target           string     `json:"target"`
+	Why              string     `json:"why"`
+	EffortHours      float64    `json:"effort_hours"`
+	Confidence       Level      `json:"confidence"`
+	ConfidenceReason string     `json:"confidence_reason"`
+	Risk             Level      `json:"risk"`
+	RiskReason       string     `json:"risk_reason"`
+	Evidence         []Evidence `json:"evidence"`
+	Files            []string   `json:"files,omitempty"`
+
+	key    string // the workload change's key, for Unrealised
+	weight float64
+}
+
+// group sets a grouped action's targets, effort, confidence, risk,
+// evidence, files and title from its items.
+func (a *Action) group() {
+	a.Targets, a.EffortHours = nil, effortAction
+	a.Confidence, a.Risk = High, Low
+	var files []string
+	for i := range a.Items {
+		it := &a.Items[i]
+		a.Targets = append(a.Targets, Target{Kind: "workload", Name: it.Target})
+		a.EffortHours += it.EffortHours
+		if i == 0 || it.Confidence.rank() < a.Confidence.rank() {
+			a.Confidence, a.ConfidenceReason = it.Confidence, it.Target+": "+it.ConfidenceReason
+		}
+		if i == 0 || it.Risk.rank() > a.Risk.rank() {
+			a.Risk, a.RiskReason = it.Risk, it.Target+": "+it.RiskReason
+		}
+		files = append(files, it.Files...)
+	}
+	a.Target = fmt.Sprintf("%d workload(s)", len(a.Items))
+	if len(a.Items) == 1 {
+		a.Target = a.Items[0].Target
+	}
+	if len(a.Items) > 1 {
+		a.ConfidenceReason = "lowest of " + fmt.Sprint(len(a.Items)) + " workloads: " + a.ConfidenceReason
+		a.RiskReason = "highest of " + fmt.Sprint(len(a.Items)) + " workloads: " + a.RiskReason
+	}
+	a.Evidence = []Evidence{{Name: "workloads", Value: float64(len(a.Items)), Unit: "workloads"}}
+	for i := range a.Artefacts {
+		a.Artefacts[i].Files = files
+	}
+	a.Title = a.title(len(a.Items))
 }
 
 // Saving is the action's saving in cents.

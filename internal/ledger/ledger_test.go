@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpuwise/gpuwise/internal/cluster"
+
 	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
 	"github.com/gpuwise/gpuwise/internal/cost"
 )
@@ -31,13 +33,9 @@ func TestFixtureSavingsKnownByConstruction(t *testing.T) {
 		"consolidate:remove-nodes:test.a100x4/on-demand/A100-80GB": 730_000,
 		"consolidate:remove-nodes:test.l4x2/on-demand/L4":          146_000,
 		"consolidate:repack:rightsize":                             146_000,
-		"consolidate:repack:rightsize+shape":                       292_000,
-		"rightsize:resize:batch/Deployment/l-0":                    0,
-		"rightsize:resize:batch/Deployment/l-1":                    0,
-		"rightsize:resize:batch/Deployment/l-2":                    0,
-		"rightsize:resize:batch/Deployment/l-3":                    0,
-		"shape:mig:inference/Deployment/h-0":                       0,
-		"shape:mig:inference/Deployment/h-1":                       0,
+		"consolidate:repack:shape":                                 292_000,
+		"rightsize:resize":                                         0,
+		"shape:mig":                                                0,
 	}
 	if diff := cmp.Diff(want, savings(l)); diff != "" {
 		t.Errorf("action savings (-want +got):\n%s", diff)
@@ -83,29 +81,30 @@ func TestPrerequisitesCarryTheMoney(t *testing.T) {
 	for _, a := range l.Actions {
 		byKey[a.Key] = a
 	}
-	ids := func(keys ...string) []string {
+	resize, mig := byKey["rightsize:resize"], byKey["shape:mig"]
+	repackRS, repackAll := byKey["consolidate:repack:rightsize"], byKey["consolidate:repack:shape"]
+	if diff := cmp.Diff([]string{resize.ID}, repackRS.Prerequisites); diff != "" {
+		t.Errorf("repack:rightsize prerequisites (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{resize.ID, mig.ID}, repackAll.Prerequisites); diff != "" {
+		t.Errorf("repack:rightsize+shape prerequisites (-want +got):\n%s", diff)
+	}
+	targets := func(a Action) []string {
 		var out []string
-		for _, k := range keys {
-			out = append(out, byKey[k].ID)
+		for _, it := range a.Items {
+			out = append(out, it.Target)
 		}
-		slices.Sort(out)
 		return out
 	}
-	resize := []string{"rightsize:resize:batch/Deployment/l-0", "rightsize:resize:batch/Deployment/l-1",
-		"rightsize:resize:batch/Deployment/l-2", "rightsize:resize:batch/Deployment/l-3"}
-	shapes := []string{"shape:mig:inference/Deployment/h-0", "shape:mig:inference/Deployment/h-1"}
-	sorted := func(xs []string) []string { xs = slices.Clone(xs); slices.Sort(xs); return xs }
-	if got := sorted(byKey["consolidate:repack:rightsize"].Prerequisites); !slices.Equal(got, ids(resize...)) {
-		t.Errorf("repack:rightsize prerequisites %v, want the four resizes %v", got, ids(resize...))
+	if diff := cmp.Diff([]string{"batch/Deployment/l-0", "batch/Deployment/l-1", "batch/Deployment/l-2", "batch/Deployment/l-3"}, targets(resize)); diff != "" {
+		t.Errorf("resized workloads (-want +got):\n%s", diff)
 	}
-	if got := sorted(byKey["consolidate:repack:rightsize+shape"].Prerequisites); !slices.Equal(got, ids(append(resize, shapes...)...)) {
-		t.Errorf("repack:rightsize+shape prerequisites %v, want resizes and MIG shapes %v", got, ids(append(resize, shapes...)...))
+	if diff := cmp.Diff([]string{"inference/Deployment/h-0", "inference/Deployment/h-1"}, targets(mig)); diff != "" {
+		t.Errorf("MIG workloads (-want +got):\n%s", diff)
 	}
-	for _, k := range shapes {
-		a := byKey[k]
-		if a.SavingUSDMonth != 0 || !slices.Equal(a.RealisedBy, []string{byKey["consolidate:repack:rightsize+shape"].ID}) || a.PaybackDays != nil {
-			t.Errorf("%s: saving %v, realised by %v, payback %v; want $0 realised by the shape repack, no payback of its own", k, a.SavingUSDMonth, a.RealisedBy, a.PaybackDays)
-		}
+	if mig.SavingUSDMonth != 0 || !slices.Equal(mig.RealisedBy, []string{repackAll.ID}) || mig.PaybackDays != nil || mig.EffortHours != 2.5 {
+		t.Errorf("shape:mig: saving %v, realised by %v, payback %v, effort %v; want $0 realised by the shape repack, no payback, 0.5 + 2 × 1 h",
+			mig.SavingUSDMonth, mig.RealisedBy, mig.PaybackDays, mig.EffortHours)
 	}
 	pos := map[string]int{}
 	for i, a := range l.Actions {
@@ -117,6 +116,37 @@ func TestPrerequisitesCarryTheMoney(t *testing.T) {
 				t.Errorf("%s comes before its prerequisite %s", a.ID, p)
 			}
 		}
+	}
+}
+
+// TestUnrealisedItemsLeaveTheGroup: a third H100 workload, a bare pod the
+// planner will not move, gets a MIG shape too; the MIG action keeps the
+// two workloads the re-pack uses and the third is not counted, with the
+// planner's reason. The money is the same: its node stays.
+func TestUnrealisedItemsLeaveTheGroup(t *testing.T) {
+	t.Parallel()
+	s := fixture(t).Snapshot
+	s.Nodes = append(s.Nodes, node("h3", h100x1, 1, "H100-80GB", 8, 64))
+	bare := pod("notebooks", "h-2", "h3", 0, 0.05, 5120, 1000, 8, -1, 0)
+	bare.Owner = cluster.Owner{Kind: "Pod", Name: "h-2"}
+	s.Pods = append(s.Pods, bare)
+	l := build(t, prepareTest(t, s), DefaultOptions())
+	if l.Saving() != 1_314_000 {
+		t.Errorf("saving %s, want $13,140.00", l.Saving())
+	}
+	for _, a := range l.Actions {
+		if a.Key == "shape:mig" && (len(a.Items) != 2 || a.Title != "Move 2 workload(s) to MIG slices") {
+			t.Errorf("MIG action %q with %d items, want the 2 the re-pack uses", a.Title, len(a.Items))
+		}
+	}
+	found := false
+	for _, n := range l.NotCounted {
+		if n.Target == "notebooks/Pod/h-2" && n.Lever == LeverShape {
+			found = strings.Contains(n.Reason, "bare pod")
+		}
+	}
+	if !found {
+		t.Errorf("the bare pod's MIG shape is not listed as not counted with the planner's reason: %+v", l.NotCounted)
 	}
 }
 

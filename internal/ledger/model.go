@@ -46,7 +46,10 @@ func (n *Node) monthly() float64 {
 // the action that made it. Such changes cost nothing by themselves; a
 // later lever (consolidation) turns them into nodes that go away.
 type WorkloadChange struct {
+	// Action is the key of this workload's part of the action (its item),
+	// Group the key of the action itself.
 	Action     string                   `json:"action"`
+	Group      string                   `json:"group"`
 	Lever      string                   `json:"lever"`
 	Workload   string                   `json:"workload"`
 	Containers []rightsize.ContainerRec `json:"-"`

@@ -32,11 +32,15 @@ func (l *Ledger) plan(r *run, rate float64) {
 	var kept []*Action
 	for i := range r.actions {
 		a := &r.actions[i]
-		if a.saving > 0 || len(need[a.Key]) > 0 {
-			kept = append(kept, a)
-			continue
+		needed := a.saving > 0 || len(need[a.Key]) > 0
+		if len(a.Items) > 0 {
+			l.NotCounted = append(l.NotCounted, a.trim(needed, r.unrealised)...)
+		} else if !needed {
+			l.NotCounted = append(l.NotCounted, NotCounted{Lever: a.Lever, Target: a.Target, Reason: unrealisedWhy(a, r.unrealised), weight: a.weight})
 		}
-		l.NotCounted = append(l.NotCounted, NotCounted{Lever: a.Lever, Target: a.Target, Reason: unrealisedWhy(a, r.unrealised), weight: a.weight})
+		if needed {
+			kept = append(kept, a)
+		}
 	}
 	// Changes found and not realised first, the larger first, then what
 	// had too little data.
@@ -47,10 +51,34 @@ func (l *Ledger) plan(r *run, rate float64) {
 			inherit(a, closure(a, byKey), byKey)
 		}
 	}
-	order, bundles := rank(kept, byKey)
+	order, bundles := rank(kept, byKey, need)
 	l.number(order, byKey, need)
 	l.price(order, bundles, rate)
 	l.count()
+}
+
+// trim moves a grouped action's items that nothing realises to the
+// not-counted list (all of them when the action itself is not needed) and
+// regroups the rest.
+func (a *Action) trim(needed bool, unrealised map[string]string) []NotCounted {
+	var out []NotCounted
+	var kept []Item
+	for _, it := range a.Items {
+		why, ok := unrealised[it.key]
+		if needed && !ok {
+			kept = append(kept, it)
+			continue
+		}
+		if !ok {
+			why = "saves nothing on its own and no later lever realises it"
+		}
+		out = append(out, NotCounted{Lever: a.Lever, Target: it.Target, Reason: why, weight: it.weight})
+	}
+	if needed {
+		a.Items = kept
+		a.group()
+	}
+	return out
 }
 
 // unrealisedWhy is why an action that saves nothing is not counted.
@@ -102,7 +130,7 @@ func inherit(a *Action, prereqs []string, byKey map[string]*Action) {
 // what needs it) sits in its own phase, still before what needs it. Each
 // money action's bundle effort is then read off that order: its own and
 // that of its prerequisites no earlier money action took.
-func rank(actions []*Action, byKey map[string]*Action) ([]*Action, map[string]float64) {
+func rank(actions []*Action, byKey map[string]*Action, need map[string][]string) ([]*Action, map[string]float64) {
 	for _, a := range actions {
 		effort := a.EffortHours
 		for _, k := range closure(a, byKey) {
@@ -110,7 +138,7 @@ func rank(actions []*Action, byKey map[string]*Action) ([]*Action, map[string]fl
 		}
 		a.Phase = kindPhase(a, effort)
 	}
-	phase(actions, byKey)
+	phase(actions, byKey, need)
 	done := map[string]bool{}
 	var order []*Action
 	for {
@@ -178,12 +206,27 @@ func bundle(a *Action, byKey map[string]*Action, done map[string]bool) ([]string
 }
 
 // phase raises every action to at least the phase of its prerequisites,
-// so that no action is planned before what it needs.
-func phase(actions []*Action, byKey map[string]*Action) {
+// so that no action is planned before what it needs; then puts each
+// prerequisite in the earliest phase of the actions that need it (not
+// earlier: a request change that only a later re-pack turns into money is
+// done in that re-pack's phase).
+func phase(actions []*Action, byKey map[string]*Action, need map[string][]string) {
 	for _, a := range actions {
 		for _, k := range closure(a, byKey) {
 			a.Phase = max(a.Phase, byKey[k].Phase)
 		}
+	}
+	for _, a := range actions {
+		if a.saving > 0 {
+			continue
+		}
+		first := 0
+		for _, k := range need[a.Key] {
+			if p := byKey[k].Phase; first == 0 || p < first {
+				first = p
+			}
+		}
+		a.Phase = max(a.Phase, first)
 	}
 }
 

@@ -30,30 +30,26 @@ func TestPlanOrderPhasesAndPayback(t *testing.T) {
 	want := []row{
 		{"consolidate:remove-nodes:test.a100x4/on-demand/A100-80GB", 1, 2, 0.8}, // $200 ÷ ($7,300 ÷ 30.417 d)
 		{"consolidate:remove-nodes:test.l4x2/on-demand/L4", 1, 1.75, 3.6},       // $175 ÷ $48.00/d
-		{"rightsize:resize:batch/Deployment/l-0", 1, 1, -1},
-		{"rightsize:resize:batch/Deployment/l-1", 1, 1, -1},
-		{"rightsize:resize:batch/Deployment/l-2", 1, 1, -1},
-		{"rightsize:resize:batch/Deployment/l-3", 1, 1, -1},
-		{"consolidate:repack:rightsize", 1, 6, 12.5}, // (4 × 1 h + 2 h) × $100 ÷ $48.00/d
-		{"shape:mig:inference/Deployment/h-0", 2, 1.5, -1},
-		{"shape:mig:inference/Deployment/h-1", 2, 1.5, -1},
-		{"consolidate:repack:rightsize+shape", 2, 7, 7.3}, // (2 × 1.5 h + 4 h) × $100 ÷ $96.00/d
+		{"rightsize:resize", 1, 2.5, -1},                                        // 0.5 h + 4 × 0.5 h
+		{"consolidate:repack:rightsize", 1, 4.5, 9.4},                           // (2.5 h + 2 h) × $100 ÷ $48.00/d
+		{"shape:mig", 2, 2.5, -1},                                               // 0.5 h + 2 × 1 h
+		{"consolidate:repack:shape", 2, 6.5, 6.8},                               // (2.5 h + 4 h) × $100 ÷ $96.00/d
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
 	}
 	wantPhases := []Phase{
-		{Phase: 1, Days: "0-30", Name: "quick wins", Actions: []string{"A1", "A2", "A3", "A4", "A5", "A6", "A7"}, SavingUSDMonth: 10220, EffortHours: 9.75},
-		{Phase: 2, Days: "31-60", Name: "configuration changes", Actions: []string{"A8", "A9", "A10"}, SavingUSDMonth: 2920, EffortHours: 7},
+		{Phase: 1, Days: "0-30", Name: "quick wins", Actions: []string{"A1", "A2", "A3", "A4"}, SavingUSDMonth: 10220, EffortHours: 8.25},
+		{Phase: 2, Days: "31-60", Name: "configuration changes", Actions: []string{"A5", "A6"}, SavingUSDMonth: 2920, EffortHours: 6.5},
 		{Phase: 3, Days: "61-90", Name: "capacity changes", Actions: []string{}, SavingUSDMonth: 0},
 	}
 	if diff := cmp.Diff(wantPhases, l.Phases); diff != "" {
 		t.Errorf("phases (-want +got):\n%s", diff)
 	}
-	if l.Payback.EffortHours != 16.75 || l.Payback.OneTimeUSD != 1675 || l.Payback.Days == nil || *l.Payback.Days != 3.9 {
-		t.Errorf("payback %+v, want 16.75 h, $1,675, 3.9 days", l.Payback)
+	if l.Payback.EffortHours != 14.75 || l.Payback.OneTimeUSD != 1475 || l.Payback.Days == nil || *l.Payback.Days != 3.4 {
+		t.Errorf("payback %+v, want 14.75 h, $1,475, 3.4 days", l.Payback)
 	}
-	wantFirst := []string{"A1", "A2", "A7"}
+	wantFirst := []string{"A1", "A2", "A4"}
 	for i, f := range l.Summary.First {
 		if f.ID != wantFirst[i] {
 			t.Errorf("summary action %d is %s, want %s", i, f.ID, wantFirst[i])
@@ -83,7 +79,7 @@ func TestParts(t *testing.T) {
 	if diff := cmp.Diff([]string{"A1", "A2"}, cons.Actions); diff != "" {
 		t.Errorf("consolidation actions (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"A3", "A4", "A5", "A6", "A7", "A8", "A9", "A10"}, rs.Actions); diff != "" {
+	if diff := cmp.Diff([]string{"A3", "A4", "A5", "A6"}, rs.Actions); diff != "" {
 		t.Errorf("right-sizing actions (-want +got):\n%s", diff)
 	}
 }

@@ -3,6 +3,7 @@ package ledger
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/packing"
@@ -12,9 +13,9 @@ import (
 // prev: the money the k-th changing lever's changes (with any earlier ones
 // the cheaper plan now uses) realise. It requires every change that plan
 // applies.
-func (c *consolidation) repack(k, prev, mask int) Change {
+func (c *consolidation) repack(prev, mask int) Change {
 	pl, old := c.plans[mask], c.plans[prev]
-	keep, was := keptOf(pl), keptOf(old)
+	keep, was := c.indexOf(mask).kept, c.indexOf(prev).kept
 	var gone, back []string
 	for _, n := range names(was) {
 		if !keep[n] {
@@ -33,8 +34,11 @@ func (c *consolidation) repack(k, prev, mask int) Change {
 			continue
 		}
 		for _, ch := range c.groups[g].changes {
-			if c.applied(ch, pl) {
-				requires, applied = append(requires, ch.Action), applied+1
+			if c.applied(ch, mask) {
+				applied++
+				if !slices.Contains(requires, ch.Group) {
+					requires = append(requires, ch.Group)
+				}
 			}
 		}
 	}
@@ -43,7 +47,7 @@ func (c *consolidation) repack(k, prev, mask int) Change {
 	for _, r := range pl.Recuts {
 		recutNodes[r.Node] = true
 	}
-	levers := c.leverList(mask)
+	levers := c.leverList(mask &^ prev)
 	a := Action{Key: keyRepack + levers, Kind: kindRepack, Target: "GPU nodes: " + listText(gone),
 		Targets: nodeTargets(gone),
 		Title:   fmt.Sprintf("Re-pack with the %s changes: %d → %d GPU nodes", strings.ReplaceAll(levers, "+", " and "), len(was), len(keep)),
@@ -59,25 +63,25 @@ func (c *consolidation) repack(k, prev, mask int) Change {
 		Artefacts: []Artefact{{Command: planRightsize, Files: planFiles(pl, true)}},
 	}
 	var ev []Evidence
-	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(keptGPUs(pl), c.models(gone), c.reshapes(mask, pl))
+	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(keptGPUs(pl), c.models(gone), c.reshapes(mask))
 	a.Evidence = append(a.Evidence, ev...)
 	a.Risk, a.RiskReason = removalRisk(moves, a.Confidence)
 	if mask != 1<<len(c.groups)-1 {
-		a.Why += fmt.Sprintf("; note: `gpuwise generate plan` writes the plan with every right-sized change, this one applies the %s changes only", levers)
+		a.Why += fmt.Sprintf("; note: `gpuwise generate plan` writes the plan with every right-sized change, this one applies the %s changes only", c.leverList(mask))
 	}
 	return Change{Action: a, Requires: requires, Apply: func(m *Model) { m.keepOnly(keep) }}
 }
 
 // reshapes are the planned shapes of the workloads whose GPU change a
 // plan applies, for the demand check.
-func (c *consolidation) reshapes(mask int, pl *packing.Plan) map[string]reshape {
+func (c *consolidation) reshapes(mask int) map[string]reshape {
 	out := map[string]reshape{}
 	for g := range c.groups {
 		if mask&(1<<g) == 0 {
 			continue
 		}
 		for _, ch := range c.groups[g].changes {
-			if r := ch.GPU; r != nil && r.CurrentFraction > 0 && c.applied(ch, pl) {
+			if r := ch.GPU; r != nil && r.CurrentFraction > 0 && c.applied(ch, mask) {
 				out[ch.Workload] = reshape{model: cmp.Or(r.TargetModel, r.CurrentModel), factor: r.Fraction / r.CurrentFraction}
 			}
 		}
@@ -121,14 +125,9 @@ func (c *consolidation) models(nodes []string) []string {
 // applied reports whether a plan uses a workload change: a GPU shape the
 // plan applied to at least one pod, or requests of a workload running on
 // a planned node at the window's end.
-func (c *consolidation) applied(ch WorkloadChange, pl *packing.Plan) bool {
+func (c *consolidation) applied(ch WorkloadChange, mask int) bool {
 	if ch.GPU != nil {
-		for _, d := range pl.Shapes {
-			if d.Group == ch.Workload && d.Decision == packing.ShapeApplied {
-				return true
-			}
-		}
-		return false
+		return c.indexOf(mask).applied[ch.Workload]
 	}
 	return c.running()[ch.Workload]
 }
@@ -162,43 +161,27 @@ func (c *consolidation) running() map[string]bool {
 // non-empty subset is, at the step of its last group).
 func (c *consolidation) unrealised(best int, out map[string]string) {
 	for k, g := range c.groups {
-		pl, with := c.plans[best], best
-		if best&(1<<k) == 0 {
-			with = best | 1<<k
-			pl = c.plans[with]
-		}
+		with := best | 1<<k
+		noNode := fmt.Sprintf("the planner applies it, but it frees no node: with the %s changes the plan costs %s/month, without them %s",
+			g.lever, c.indexOf(with).cost, c.indexOf(best).cost)
 		for _, ch := range g.changes {
 			switch {
-			case !c.applied(ch, pl):
-				out[ch.Action] = c.whyNot(ch, pl)
+			case !c.applied(ch, with):
+				out[ch.Action] = c.whyNot(ch, with)
 			case with != best:
-				out[ch.Action] = fmt.Sprintf("the planner applies it, but it frees no node: with the %s changes the plan costs %s/month, without them %s",
-					g.lever, c.m.costOf(keptOf(pl)), c.m.costOf(keptOf(c.plans[best])))
+				out[ch.Action] = noNode
 			}
 		}
 	}
 }
 
 // whyNot explains a change the plan does not use.
-func (c *consolidation) whyNot(ch WorkloadChange, pl *packing.Plan) string {
+func (c *consolidation) whyNot(ch WorkloadChange, mask int) string {
 	if !c.running()[ch.Workload] {
 		return "no pod of it runs on a GPU node at the window's end: the plan has nothing to change"
 	}
-	for _, d := range pl.Shapes {
-		if d.Group == ch.Workload {
-			return fmt.Sprintf("the consolidation plan %s (%s → %s): %s", decisionVerb(d.Decision), d.Current, d.Recommended, d.Reason)
-		}
-	}
-	for _, w := range pl.Problem().Workloads {
-		if w.Group != ch.Workload {
-			continue
-		}
-		if w.Pinned {
-			return "the planner does not move it: " + w.PinReason
-		}
-		if w.Note != "" {
-			return w.Note
-		}
+	if why := c.indexOf(mask).why[ch.Workload]; why != "" {
+		return why
 	}
 	return "the plan does not change it"
 }

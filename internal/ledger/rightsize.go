@@ -9,9 +9,9 @@ import (
 )
 
 // rightsizeLever sets CPU and memory requests to right-sizing's
-// recommendations, one action per workload. Requests are not the bill: the
-// action saves nothing on its own, and the consolidation lever realises it
-// when the smaller requests let a node go.
+// recommendations: one action, one item per workload. Requests are not the
+// bill: the action saves nothing on its own, and the consolidation lever
+// realises it when the smaller requests let a node go.
 type rightsizeLever struct{}
 
 func (rightsizeLever) Name() string { return LeverRightsize }
@@ -29,8 +29,8 @@ func (rightsizeLever) Propose(_ *Model, env *Env) (Proposal, error) {
 		}
 		byWorkload[c.Workload] = append(byWorkload[c.Workload], c)
 	}
-	for _, w := range order {
-		p.Changes = append(p.Changes, resizeChange(w, byWorkload[w]))
+	if len(order) > 0 {
+		p.Changes = append(p.Changes, resizeChange(order, byWorkload))
 	}
 	for _, k := range env.Recs.Skipped {
 		if k.Kind == "cpu-memory" {
@@ -40,39 +40,48 @@ func (rightsizeLever) Propose(_ *Model, env *Env) (Proposal, error) {
 	return p, nil
 }
 
-// resizeChange is one workload's request change.
-func resizeChange(w string, recs []rightsize.ContainerRec) Change {
-	key := LeverRightsize + ":" + kindResize + ":" + w
+// resizeChange is the request change of every right-sized workload, one
+// item each.
+func resizeChange(order []string, recs map[string][]rightsize.ContainerRec) Change {
+	key := LeverRightsize + ":" + kindResize
+	a := Action{Key: key, Kind: kindResize,
+		title: func(n int) string { return fmt.Sprintf("Right-size CPU/memory requests of %d workload(s)", n) },
+		Why:   "frees CPU and memory on GPU nodes (requests sized on measured use, docs/recommendations.md); money only once a node goes",
+		Artefacts: []Artefact{{Command: "gpuwise generate resources -d out/"}}}
+	var changes []WorkloadChange
+	for _, w := range order {
+		it := resizeItem(w, recs[w])
+		a.Items = append(a.Items, it)
+		changes = append(changes, WorkloadChange{Action: it.key, Group: key, Lever: LeverRightsize, Workload: w, Containers: recs[w]})
+	}
+	a.group()
+	return Change{Action: a, Apply: func(m *Model) { m.Changes = append(m.Changes, changes...) }}
+}
+
+// resizeItem is one workload's request change.
+func resizeItem(w string, recs []rightsize.ContainerRec) Item {
 	var cpuNow, cpuNew, memNow, memNew, cpuP95, memP99 float64
 	names := make([]string, len(recs))
+	it := Item{Target: w, key: LeverRightsize + ":" + kindResize + ":" + w, EffortHours: effortResize, Files: patchFiles(w)}
 	for i, c := range recs {
 		names[i] = c.Container
 		cpuNow, cpuNew = cpuNow+float64(c.CurrentCPUMilli)/1000, cpuNew+float64(c.CPUMilli)/1000
 		memNow, memNew = memNow+gib(c.CurrentMemoryBytes), memNew+gib(c.MemoryBytes)
 		cpuP95, memP99 = cpuP95+c.CPUEvidence.Percentiles["p95"], memP99+c.MemoryEvidence.Percentiles["p99"]/(1<<30)
+		it.weight += c.MonthlySavingsUSD
 	}
-	a := Action{Key: key, Kind: kindResize, Target: w, Targets: []Target{{Kind: "workload", Name: w}},
-		Title:       fmt.Sprintf("Right-size CPU/memory requests of %s", w),
-		EffortHours: effortAction + effortResize,
-		Why: fmt.Sprintf("requests %s CPU, %s memory → %s CPU, %s memory (containers %s); frees CPU and memory on GPU nodes, money only once a node goes",
-			coresText(cpuNow), gibText(memNow), coresText(cpuNew), gibText(memNew), strings.Join(names, ", ")),
-		Evidence: []Evidence{
-			{Name: "cpu_request_now", Value: round2(cpuNow), Unit: "cores"}, {Name: "cpu_request_new", Value: round2(cpuNew), Unit: "cores"},
-			{Name: "cpu_p95", Value: round2(cpuP95), Unit: "cores"},
-			{Name: "memory_request_now", Value: round2(memNow), Unit: "GiB"}, {Name: "memory_request_new", Value: round2(memNew), Unit: "GiB"},
-			{Name: "memory_p99", Value: round2(memP99), Unit: "GiB"},
-			{Name: "history", Value: round2(recs[0].CPUEvidence.Span.Hours() / 24), Unit: "days"},
-		},
-		Artefacts: patchArtefacts("gpuwise generate resources -d out/", w),
+	it.Why = fmt.Sprintf("requests %s CPU, %s memory → %s CPU, %s memory (containers %s)",
+		coresText(cpuNow), gibText(memNow), coresText(cpuNew), gibText(memNew), strings.Join(names, ", "))
+	it.Evidence = []Evidence{
+		{Name: "cpu_request_now", Value: round2(cpuNow), Unit: "cores"}, {Name: "cpu_request_new", Value: round2(cpuNew), Unit: "cores"},
+		{Name: "cpu_p95", Value: round2(cpuP95), Unit: "cores"},
+		{Name: "memory_request_now", Value: round2(memNow), Unit: "GiB"}, {Name: "memory_request_new", Value: round2(memNew), Unit: "GiB"},
+		{Name: "memory_p99", Value: round2(memP99), Unit: "GiB"},
+		{Name: "history", Value: round2(recs[0].CPUEvidence.Span.Hours() / 24), Unit: "days"},
 	}
-	for _, c := range recs {
-		a.weight += c.MonthlySavingsUSD
-	}
-	a.Confidence, a.ConfidenceReason = resizeConfidence(recs)
-	a.Risk, a.RiskReason = resizeRisk(recs)
-	return Change{Action: a, Apply: func(m *Model) {
-		m.Changes = append(m.Changes, WorkloadChange{Action: key, Lever: LeverRightsize, Workload: w, Containers: recs})
-	}}
+	it.Confidence, it.ConfidenceReason = resizeConfidence(recs)
+	it.Risk, it.RiskReason = resizeRisk(recs)
+	return it
 }
 
 // resizeConfidence is the weakest container's.
@@ -108,14 +117,14 @@ func resizeRisk(recs []rightsize.ContainerRec) (Level, string) {
 	return Low, "requests only, sized on measured use with headroom; undone by re-applying the old requests"
 }
 
-// patchArtefacts names the patch file generate writes for a workload
-// (bare pods and custom resources get none: change what creates them).
-func patchArtefacts(command, workload string) []Artefact {
+// patchFiles names the patch file generate writes for a workload (bare
+// pods and custom resources get none: change what creates them).
+func patchFiles(workload string) []string {
 	ns, kind, name := splitWorkload(workload)
 	if !slices.Contains([]string{"Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"}, kind) {
-		return []Artefact{{Command: command}}
+		return nil
 	}
-	return []Artefact{{Command: command, Files: []string{fmt.Sprintf("patches/%s/%s-%s.yaml", ns, strings.ToLower(kind), name)}}}
+	return []string{fmt.Sprintf("patches/%s/%s-%s.yaml", ns, strings.ToLower(kind), name)}
 }
 
 // splitWorkload splits "namespace/Kind/name".

@@ -150,15 +150,28 @@ func detailOf(a *ledger.Action) actionDetail {
 	if a.PaybackDays != nil {
 		d.Lines = append(d.Lines, fmt.Sprintf("effort with prerequisites: %s h, %s one-time", decimal(a.BundleEffortHours, 2), money(a.OneTimeUSD)))
 	}
+	for i, it := range a.Items {
+		if i == maxItems {
+			d.Lines = append(d.Lines, fmt.Sprintf("… %d more workload(s) (all in -o json)", len(a.Items)-maxItems))
+			break
+		}
+		d.Lines = append(d.Lines, fmt.Sprintf("%s: %s (confidence %s, risk %s)", it.Target, it.Why, it.Confidence, it.Risk))
+	}
 	for _, art := range a.Artefacts {
 		line := "do: " + art.Command
-		if len(art.Files) > 0 {
-			line += " → " + strings.Join(art.Files, ", ")
+		if n := len(art.Files); n > 0 {
+			line += " → " + strings.Join(art.Files[:min(n, maxItems)], ", ")
+			if n > maxItems {
+				line += fmt.Sprintf(" and %d more", n-maxItems)
+			}
 		}
 		d.Lines = append(d.Lines, line)
 	}
 	return d
 }
+
+// maxItems caps the workloads and files a human format lists per action.
+const maxItems = 5
 
 func newBeforeAfterBar(l *ledger.Ledger) beforeAfterBar {
 	b := beforeAfterBar{Before: monthly(l.BeforeUSDMonth), After: monthly(l.AfterUSDMonth), Width: px(barMax), AfterWidth: px(0)}
