@@ -45,8 +45,8 @@ func (rightsizeLever) Propose(_ *Model, env *Env) (Proposal, error) {
 func resizeChange(order []string, recs map[string][]rightsize.ContainerRec) Change {
 	key := LeverRightsize + ":" + kindResize
 	a := Action{Key: key, Kind: kindResize,
-		title: func(n int) string { return fmt.Sprintf("Right-size CPU/memory requests of %d workload(s)", n) },
-		Why:   "frees CPU and memory on GPU nodes (requests sized on measured use, docs/recommendations.md); money only once a node goes",
+		title:     func(n int) string { return fmt.Sprintf("Right-size CPU/memory requests of %d workload(s)", n) },
+		Why:       "frees CPU and memory on GPU nodes (requests sized on measured use, docs/recommendations.md); money only once a node goes",
 		Artefacts: []Artefact{{Command: "gpuwise generate resources -d out/"}}}
 	var changes []WorkloadChange
 	for _, w := range order {
