@@ -2,31 +2,30 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/render"
 )
 
-// adviseOptions are the flags of `gpuwise advise`. Temporary wiring until
-// the use-case layer (internal/app) lands: then advise becomes a use case
-// like the others.
+// adviseOptions are the flags of `gpuwise advise`.
 type adviseOptions struct {
 	recommendFlags
-	output string
+	output outputFlag
 	levers []string
 	rate   float64
 }
 
-func newAdviseCmd(s Streams) *cobra.Command {
+// request is the advise request the flags describe.
+func (o *adviseOptions) request(p *flagProblems) app.AdviseRequest {
+	return app.AdviseRequest{RecommendRequest: o.recommendFlags.request(p), Levers: o.levers, EngineerUSDPerHour: o.rate}
+}
+
+func newAdviseCmd(e *env) *cobra.Command {
 	o := &adviseOptions{}
-	formats := make([]string, len(render.LedgerFormats))
-	for i, f := range render.LedgerFormats {
-		formats[i] = string(f)
-	}
 	cmd := &cobra.Command{
 		Use:   "advise [--from FILE | --prometheus URL | --demo | --context CTX]",
 		Short: "The savings ledger: what to do first, and what each action is worth on top of the ones before it",
@@ -37,44 +36,28 @@ func newAdviseCmd(s Streams) *cobra.Command {
 			"saving per engineer-hour and phased over 30/60/90 days, with FinOps metrics and red flags. The\n" +
 			"actions add up to before − after to the cent. Nothing is applied. Reference: docs/savings.md.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runAdvise(cmd.Context(), o, s) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAdvise(cmd.Context(), o, e) },
 	}
 	o.recommendFlags.register(cmd.Flags())
-	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(formats, ", "))
+	o.output.register(cmd.Flags(), render.Formats)
 	cmd.Flags().StringSliceVar(&o.levers, "levers", nil, "levers to apply (default all, always in this order): "+strings.Join(ledger.LeverNames(), ", "))
 	cmd.Flags().Float64Var(&o.rate, "engineer-rate", ledger.DefaultEngineerUSDPerHour, "engineering cost in $ per hour, for payback")
 	return cmd
 }
 
-func runAdvise(ctx context.Context, o *adviseOptions, s Streams) error {
-	f, err := render.ParseLedgerFormat(o.output)
-	opts := ledger.DefaultOptions()
-	opts.Levers, opts.EngineerUSDPerHour = o.levers, o.rate
-	var problems []string
-	if err != nil {
-		problems = append(problems, err.Error())
+func runAdvise(ctx context.Context, o *adviseOptions, e *env) error {
+	var p flagProblems
+	req := o.request(&p)
+	format := o.output.parse(&p)
+	if err := p.check(req.Validate); err != nil {
+		return err
 	}
-	if err := opts.Validate(); err != nil {
-		problems = append(problems, err.Error())
-	}
-	if len(problems) > 0 {
-		return usageErrorf("%s", strings.Join(problems, "; "))
-	}
-	recs, prep, partial, err := o.recommend(ctx)
+	res, err := e.app.Advise(ctx, req)
 	if err != nil {
 		return err
 	}
-	catalog, err := loadPrices(o.prices)
-	if err != nil {
+	if err := render.Ledger(e.Out, res.Ledger, format, e.renderOptions()); err != nil {
 		return err
 	}
-	opts.Policy = o.loaded
-	l, err := ledger.Build(ledger.Input{Snapshot: prep, Prices: catalog, Recs: recs}, opts)
-	if err != nil {
-		return fmt.Errorf("building the savings ledger: %w", err)
-	}
-	if err := render.Ledger(s.Out, l, f); err != nil {
-		return err
-	}
-	return partial
+	return partial(res.Partial)
 }

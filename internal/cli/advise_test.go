@@ -9,17 +9,18 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/packing"
+	"github.com/gpuwise/gpuwise/internal/render"
 )
 
 // The demo's savings ledger is golden in every format a person or a
 // machine reads.
 func TestAdviseDemoGolden(t *testing.T) {
-	for f, ext := range map[string]string{"table": "txt", "json": "json", "yaml": "yaml", "markdown": "md", "html": "html"} {
-		out, errOut, code := run(t, "advise", "--demo", "-o", f)
+	for _, f := range render.Formats {
+		out, errOut, code := run(t, "advise", "--demo", "-o", string(f))
 		if code != ExitOK {
 			t.Fatalf("-o %s: exit %d: %s", f, code, errOut)
 		}
-		golden(t, "advise_demo."+ext, out)
+		golden(t, "advise."+string(f), out)
 	}
 }
 
@@ -102,7 +103,7 @@ func TestAdviseBadInput(t *testing.T) {
 	}{
 		{[]string{"--levers", "consolidate,spot-magic"}, `unknown lever "spot-magic"`},
 		{[]string{"--engineer-rate", "-20"}, "engineer rate: -20 $/hour is not a non-negative amount"},
-		{[]string{"-o", "csv"}, `output format "csv" is not one of table, json, yaml, markdown, html`},
+		{[]string{"-o", "sarif"}, `output format "sarif" is not one of table, wide, json, yaml, csv, markdown, html`},
 	} {
 		_, errOut, code := run(t, append([]string{"advise", "--demo"}, c.args...)...)
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {

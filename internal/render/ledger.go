@@ -1,202 +1,107 @@
 package render
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
+	"encoding/csv"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/gpuwise/gpuwise/internal/ledger"
 )
 
-// YAML is the ledger's (and other results') YAML form: the JSON fields.
-const YAML Format = "yaml"
-
-// LedgerFormats are the formats of `gpuwise advise`.
-var LedgerFormats = []Format{Table, JSON, YAML, Markdown, HTML}
-
 // Ledger writes the savings ledger in format f: json and yaml are the
-// ledger's documented fields (docs/savings.md); table, markdown and html
-// show the summary, the plan, the metrics and red flags.
-func Ledger(w io.Writer, l *ledger.Ledger, f Format) error {
+// ledger's documented fields (docs/savings.md), csv one row per action;
+// table, markdown and html show the summary, the plan, the metrics and red
+// flags (html as one page with headline cards and a before/after bar).
+func Ledger(w io.Writer, l *ledger.Ledger, f Format, o Options) error {
 	if l == nil {
-		return errors.New("rendering ledger: no ledger")
+		return fmt.Errorf("rendering ledger: no ledger")
 	}
-	var err error
-	switch f {
-	case JSON:
-		err = writeLedgerJSON(w, l)
-	case YAML:
-		err = writeLedgerYAML(w, l)
-	case Table:
-		err = writeLedgerText(w, newLedgerView(l), false)
-	case Markdown:
-		err = writeLedgerText(w, newLedgerView(l), true)
-	case HTML:
-		err = ledgerPage.Execute(w, newLedgerView(l))
-	default:
-		err = fmt.Errorf("output format %q is not one of table, json, yaml, markdown, html", f)
-	}
-	if err != nil {
-		return fmt.Errorf("rendering %s ledger: %w", f, err)
-	}
-	return nil
+	v := newLedgerView(l)
+	return write(w, "ledger", f, o, writers{
+		Table:    ledgerDoc(v).writeText,
+		Markdown: ledgerDoc(v).writeMarkdown,
+		HTML:     func(w io.Writer) error { return ledgerPage.Execute(w, v) },
+		JSON:     func(w io.Writer) error { return encodeJSON(w, l) },
+		YAML:     func(w io.Writer) error { return encodeYAML(w, l) },
+		CSV:      func(w io.Writer) error { return writeLedgerCSV(w, l) },
+	})
 }
 
-func writeLedgerJSON(w io.Writer, l *ledger.Ledger) error {
-	b, err := json.MarshalIndent(l, "", "  ")
-	if err != nil {
-		return err
+// ledgerDoc is the ledger as a document for the terminal and markdown.
+func ledgerDoc(v ledgerView) *doc {
+	d := &doc{title: "gpuwise savings plan"}
+	d.line(v.Window + " · source " + v.Source + " · $/month at 730 h · nothing applied")
+	d.line("")
+	d.heading("Summary")
+	for _, s := range v.Summary {
+		d.item(s)
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
-
-func writeLedgerYAML(w io.Writer, l *ledger.Ledger) error {
-	b, err := json.Marshal(l)
-	if err == nil {
-		b, err = yaml.JSONToYAML(b)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
-
-// writeLedgerText writes the table (terminal) or markdown form.
-func writeLedgerText(w io.Writer, v ledgerView, md bool) error {
-	t := &textOut{md: md}
-	t.title("GPU savings plan", v.Window+" · source "+v.Source+" · $/month at 730 h · nothing applied")
-	t.section("Summary")
-	t.bullets(v.Summary)
-	t.section("Before → after")
-	t.bullets([]string{v.BeforeAfter, v.Bridge})
-	t.section("Levers, in the order they apply")
-	t.table([]string{"lever", "saves $/month", "actions", "not counted"}, v.Levers)
+	d.line("")
+	d.heading("Before → after")
+	d.item(v.BeforeAfter)
+	d.item(v.Bridge)
+	d.line("")
+	d.heading("Levers, in the order they apply")
+	d.table([]string{"lever", "saves $/month", "actions", "not counted"}, v.Levers)
 	for _, ph := range v.Phases {
-		t.section(ph.Title)
+		d.heading(ph.Title)
 		if len(ph.Rows) == 0 {
-			t.para("Nothing in this phase.")
+			d.line("Nothing in this phase.")
+			d.line("")
 			continue
 		}
-		t.table(actionHeader, ph.Rows)
-		for _, d := range ph.Details {
-			t.detail(d)
+		d.table(actionHeader, ph.Rows)
+		for _, det := range ph.Details {
+			d.line(det.Head)
+			for _, l := range det.Lines {
+				d.item(l)
+			}
+			d.line("")
 		}
 	}
-	t.section("FinOps metrics")
-	t.table([]string{"metric", "value", "target", "status", "detail"}, v.Metrics)
-	t.section("Red flags")
-	t.table([]string{"flag", "status", "at stake (a cost, not a saving)", "actions", "detail"}, v.Flags)
-	t.section("Not counted")
+	d.heading("FinOps metrics")
+	d.table([]string{"metric", "value", "target", "status", "detail"}, v.Metrics)
+	d.heading("Red flags")
+	d.table([]string{"flag", "status", "at stake (a cost, not a saving)", "actions", "detail"}, v.Flags)
+	d.heading("Not counted")
 	if len(v.NotCounted) == 0 {
-		t.para("Everything found is counted.")
+		d.line("Everything found is counted.")
 	} else {
-		t.table([]string{"lever", "target", "why"}, v.NotCounted)
+		d.table([]string{"lever", "target", "why"}, v.NotCounted)
 		if v.MoreNotCounted > 0 {
-			t.para(fmt.Sprintf("… %d more (all in -o json).", v.MoreNotCounted))
+			d.linef("… %d more (all in -o json).", v.MoreNotCounted)
 		}
 	}
 	if len(v.Notes) > 0 {
-		t.section("Notes")
-		t.bullets(v.Notes)
-	}
-	_, err := w.Write(t.b.Bytes())
-	return err
-}
-
-// textOut writes sections, bullets and tables as terminal text or
-// markdown.
-type textOut struct {
-	b  bytes.Buffer
-	md bool
-}
-
-func (t *textOut) title(title, sub string) {
-	if t.md {
-		fmt.Fprintf(&t.b, "# %s\n\n_%s_\n", mdEscape(title), mdEscape(sub))
-		return
-	}
-	fmt.Fprintf(&t.b, "%s\n  %s\n", title, sub)
-}
-
-func (t *textOut) section(s string) {
-	if t.md {
-		fmt.Fprintf(&t.b, "\n## %s\n\n", mdEscape(s))
-		return
-	}
-	fmt.Fprintf(&t.b, "\n%s\n", s)
-}
-
-func (t *textOut) para(s string) {
-	if t.md {
-		t.b.WriteString(mdEscape(s) + "\n")
-		return
-	}
-	t.b.WriteString("  " + s + "\n")
-}
-
-func (t *textOut) bullets(lines []string) {
-	for _, l := range lines {
-		if t.md {
-			t.b.WriteString("- " + mdEscape(l) + "\n")
-		} else {
-			t.b.WriteString("  " + l + "\n")
+		d.line("")
+		d.heading("Notes")
+		for _, n := range v.Notes {
+			d.item(n)
 		}
 	}
+	return d
 }
 
-func (t *textOut) table(header []string, rows [][]string) {
-	if t.md {
-		esc := func(cells []string) []string {
-			out := make([]string, len(cells))
-			for i, c := range cells {
-				out[i] = mdEscape(c)
-			}
-			return out
-		}
-		mdLine(&t.b, esc(header))
-		mdLine(&t.b, strings.Split(strings.Repeat("---,", len(header)-1)+"---", ","))
-		for _, r := range rows {
-			mdLine(&t.b, esc(r))
-		}
-		return
-	}
-	tw := tabwriter.NewWriter(&t.b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  "+strings.ToUpper(strings.Join(header, "\t")))
-	for _, r := range rows {
-		fmt.Fprintln(tw, "  "+strings.Join(r, "\t"))
-	}
-	tw.Flush()
-}
+// ledgerCSVHeader names the CSV columns; their order is stable.
+var ledgerCSVHeader = []string{"id", "rank", "phase", "lever", "kind", "title", "target", "saving_usd_month",
+	"effort_hours", "bundle_effort_hours", "payback_days", "confidence", "risk", "prerequisites", "realised_by"}
 
-func (t *textOut) detail(d actionDetail) {
-	if t.md {
-		fmt.Fprintf(&t.b, "\n**%s**\n\n", mdEscape(d.Head))
-		t.bullets(d.Lines)
-		return
-	}
-	fmt.Fprintf(&t.b, "\n  %s\n", d.Head)
-	for _, l := range d.Lines {
-		t.b.WriteString("    " + l + "\n")
-	}
-}
-
-// ParseLedgerFormat turns a flag value into one of LedgerFormats; the
-// error lists them.
-func ParseLedgerFormat(s string) (Format, error) {
-	names := make([]string, len(LedgerFormats))
-	for i, f := range LedgerFormats {
-		if strings.EqualFold(s, string(f)) {
-			return f, nil
+// writeLedgerCSV writes one row per action, money at full precision.
+func writeLedgerCSV(w io.Writer, l *ledger.Ledger) error {
+	cw := csv.NewWriter(w)
+	cw.Write(ledgerCSVHeader)
+	for _, a := range l.Actions {
+		payback := ""
+		if a.PaybackDays != nil {
+			payback = strconv.FormatFloat(*a.PaybackDays, 'f', -1, 64)
 		}
-		names[i] = string(f)
+		cw.Write([]string{a.ID, strconv.Itoa(a.Rank), strconv.Itoa(a.Phase), a.Lever, a.Kind, a.Title, a.Target,
+			strconv.FormatFloat(a.SavingUSDMonth, 'f', 2, 64), strconv.FormatFloat(a.EffortHours, 'f', -1, 64),
+			strconv.FormatFloat(a.BundleEffortHours, 'f', -1, 64), payback, string(a.Confidence), string(a.Risk),
+			strings.Join(a.Prerequisites, " "), strings.Join(a.RealisedBy, " ")})
 	}
-	return "", fmt.Errorf("output format %q is not one of %s", s, strings.Join(names, ", "))
+	cw.Flush()
+	return cw.Error()
 }

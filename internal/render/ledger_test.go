@@ -67,10 +67,10 @@ func TestLedgerGolden(t *testing.T) {
 		file   string
 		format Format
 	}{
-		{"ledger.txt", Table}, {"ledger.json", JSON}, {"ledger.yaml", YAML}, {"ledger.md", Markdown}, {"ledger.html", HTML},
+		{"ledger.txt", Table}, {"ledger.json", JSON}, {"ledger.yaml", YAML}, {"ledger.csv", CSV}, {"ledger.md", Markdown}, {"ledger.html", HTML},
 	} {
 		var got bytes.Buffer
-		if err := Ledger(&got, l, c.format); err != nil {
+		if err := Ledger(&got, l, c.format, Options{}); err != nil {
 			t.Fatalf("%s: %v", c.format, err)
 		}
 		checkGolden(t, filepath.Join("testdata", c.file), got.Bytes())
@@ -82,7 +82,7 @@ func TestLedgerGolden(t *testing.T) {
 func TestLedgerHTMLIsSelfContained(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := Ledger(&b, sampleLedger(t), HTML); err != nil {
+	if err := Ledger(&b, sampleLedger(t), HTML, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -100,10 +100,10 @@ func TestLedgerHTMLIsSelfContained(t *testing.T) {
 
 func TestLedgerFormatErrors(t *testing.T) {
 	t.Parallel()
-	if _, err := ParseLedgerFormat("csv"); err == nil || !strings.Contains(err.Error(), "table, json, yaml, markdown, html") {
-		t.Errorf("csv: %v, want the list of formats", err)
+	if err := Ledger(&bytes.Buffer{}, sampleLedger(t), SARIF, Options{}); err == nil || !strings.Contains(err.Error(), "table, wide, json, yaml, csv, markdown, html") {
+		t.Errorf("sarif: %v, want the list of formats", err)
 	}
-	if err := Ledger(&bytes.Buffer{}, nil, JSON); err == nil {
+	if err := Ledger(&bytes.Buffer{}, nil, JSON, Options{}); err == nil {
 		t.Error("nil ledger rendered")
 	}
 }

@@ -70,7 +70,8 @@ func notCounted(l *ledger.Ledger) ([][]string, int) {
 	return rows, more
 }
 
-var actionHeader = []string{"ID", "action", "$/month", "effort", "payback", "confidence", "risk", "needs"}
+// actionHeader: the title last, where a narrow terminal wraps it.
+var actionHeader = []string{"ID", "$/month", "effort", "payback", "confidence", "risk", "needs", "action"}
 
 func newLedgerView(l *ledger.Ledger) ledgerView {
 	v := ledgerView{Window: windowSpan(l.Window) + " (" + windowHours(l.Window.Hours()) + ")", Source: orUnknown(l.Source), Summary: l.Summary.Lines}
@@ -134,7 +135,7 @@ func actionRow(a *ledger.Action) []string {
 	if len(a.RealisedBy) > 0 {
 		saving = "$0, realised by " + strings.Join(a.RealisedBy, ", ")
 	}
-	return []string{a.ID, a.Title, saving, decimal(a.EffortHours, 2) + " h", days(a.PaybackDays), string(a.Confidence), string(a.Risk), orDash(strings.Join(a.Prerequisites, ", "))}
+	return []string{a.ID, saving, decimal(a.EffortHours, 2) + " h", days(a.PaybackDays), string(a.Confidence), string(a.Risk), orDash(strings.Join(a.Prerequisites, ", ")), a.Title}
 }
 
 func detailOf(a *ledger.Action) actionDetail {

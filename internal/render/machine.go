@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"io"
 	"strconv"
 
@@ -12,20 +11,19 @@ import (
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
 func writeJSON(w io.Writer, r *cost.Report, sav *Savings) error {
-	var v any = r
-	if sav != nil {
-		// The report's fields, then "savings".
-		v = struct {
-			*cost.Report
-			Savings *Savings `json:"savings"`
-		}{r, sav}
+	return encodeJSON(w, reportValue(r, sav))
+}
+
+// reportValue is what the report's JSON and YAML encode: the report's
+// fields, then "savings" when the savings ledger was built.
+func reportValue(r *cost.Report, sav *Savings) any {
+	if sav == nil {
+		return r
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return struct {
+		*cost.Report
+		Savings *Savings `json:"savings"`
+	}{r, sav}
 }
 
 // csvHeader names the CSV columns; their order is part of the stable format.
