@@ -52,8 +52,8 @@ type ReportResult struct {
 	// Ledger is the savings ledger with the default options on the same
 	// snapshot, prices and allocation (the report's savings lines); nil
 	// when it could not be built.
-	Ledger *ledger.Ledger
-	Snapshot        *cluster.Prepared
+	Ledger   *ledger.Ledger
+	Snapshot *cluster.Prepared
 	// Partial, when set, says what could not be read: the report is still
 	// complete for what was.
 	Partial error
