@@ -17,11 +17,19 @@ type adviseOptions struct {
 	output outputFlag
 	levers []string
 	rate   float64
+	scale  int
 }
 
 // request is the advise request the flags describe.
 func (o *adviseOptions) request(p *flagProblems) app.AdviseRequest {
-	return app.AdviseRequest{RecommendRequest: o.recommendFlags.request(p), Levers: o.levers, EngineerUSDPerHour: o.rate}
+	req := app.AdviseRequest{RecommendRequest: o.recommendFlags.request(p), Levers: o.levers, EngineerUSDPerHour: o.rate}
+	switch {
+	case req.Source.Demo != nil:
+		req.Source.Demo.Scale = o.scale
+	case o.scale != 1:
+		p.addf("--scale sizes the simulated cluster: it needs --demo")
+	}
+	return req
 }
 
 func newAdviseCmd(e *env) *cobra.Command {
@@ -42,6 +50,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 	o.output.register(cmd.Flags(), render.Formats)
 	cmd.Flags().StringSliceVar(&o.levers, "levers", nil, "levers to apply (default all, always in this order): "+strings.Join(ledger.LeverNames(), ", "))
 	cmd.Flags().Float64Var(&o.rate, "engineer-rate", ledger.DefaultEngineerUSDPerHour, "engineering cost in $ per hour, for payback")
+	cmd.Flags().IntVar(&o.scale, "scale", app.DefaultDemo().Scale, "with --demo: cluster size multiplier (96 GPUs each)")
 	return cmd
 }
 
