@@ -142,26 +142,11 @@ func rank(actions []*Action, byKey map[string]*Action, need map[string][]string)
 	done := map[string]bool{}
 	var order []*Action
 	for {
-		var best *Action
-		var bestKeys []string
-		bestRatio := 0.0
-		for _, a := range actions {
-			if a.saving <= 0 || done[a.Key] {
-				continue
-			}
-			keys, effort := bundle(a, byKey, done)
-			ratio := math.Inf(1)
-			if effort > 0 {
-				ratio = float64(a.saving) / effort
-			}
-			if best == nil || before(a, ratio, best, bestRatio) {
-				best, bestKeys, bestRatio = a, keys, ratio
-			}
-		}
+		best, keys := next(actions, byKey, done)
 		if best == nil {
 			break
 		}
-		for _, k := range bestKeys {
+		for _, k := range keys {
 			done[k] = true
 			order = append(order, byKey[k])
 		}
@@ -178,6 +163,28 @@ func rank(actions []*Action, byKey map[string]*Action, need map[string][]string)
 		}
 	}
 	return order, bundles
+}
+
+// next is the money action to schedule next (see before) and its bundle's
+// keys, prerequisites first; nil when every one is done.
+func next(actions []*Action, byKey map[string]*Action, done map[string]bool) (*Action, []string) {
+	var best *Action
+	var bestKeys []string
+	bestRatio := 0.0
+	for _, a := range actions {
+		if a.saving <= 0 || done[a.Key] {
+			continue
+		}
+		keys, effort := bundle(a, byKey, done)
+		ratio := math.Inf(1)
+		if effort > 0 {
+			ratio = float64(a.saving) / effort
+		}
+		if best == nil || before(a, ratio, best, bestRatio) {
+			best, bestKeys, bestRatio = a, keys, ratio
+		}
+	}
+	return best, bestKeys
 }
 
 // before orders candidate bundles: earlier phase, then more saving per

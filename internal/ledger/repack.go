@@ -16,32 +16,8 @@ import (
 func (c *consolidation) repack(prev, mask int) Change {
 	pl, old := c.plans[mask], c.plans[prev]
 	keep, was := c.indexOf(mask).kept, c.indexOf(prev).kept
-	var gone, back []string
-	for _, n := range names(was) {
-		if !keep[n] {
-			gone = append(gone, n)
-		}
-	}
-	for _, n := range names(keep) {
-		if !was[n] {
-			back = append(back, n)
-		}
-	}
-	var requires []string
-	applied := 0
-	for g := range c.groups {
-		if mask&(1<<g) == 0 {
-			continue
-		}
-		for _, ch := range c.groups[g].changes {
-			if c.applied(ch, mask) {
-				applied++
-				if !slices.Contains(requires, ch.Group) {
-					requires = append(requires, ch.Group)
-				}
-			}
-		}
-	}
+	gone, back := minus(was, keep), minus(keep, was)
+	requires, applied := c.requires(mask)
 	moves := newMoves(pl, old)
 	recutNodes := map[string]bool{}
 	for _, r := range pl.Recuts {
@@ -70,6 +46,38 @@ func (c *consolidation) repack(prev, mask int) Change {
 		a.Why += fmt.Sprintf("; note: `gpuwise generate plan` writes the plan with every right-sized change, this one applies the %s changes only", c.leverList(mask))
 	}
 	return Change{Action: a, Requires: requires, Apply: func(m *Model) { m.keepOnly(keep) }}
+}
+
+// minus lists the names in a and not in b, sorted.
+func minus(a, b map[string]bool) []string {
+	var out []string
+	for _, n := range names(a) {
+		if !b[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// requires are the grouped actions whose workload changes the plan of mask
+// applies, and how many workloads that is.
+func (c *consolidation) requires(mask int) ([]string, int) {
+	var out []string
+	applied := 0
+	for g := range c.groups {
+		if mask&(1<<g) == 0 {
+			continue
+		}
+		for _, ch := range c.groups[g].changes {
+			if c.applied(ch, mask) {
+				applied++
+				if !slices.Contains(out, ch.Group) {
+					out = append(out, ch.Group)
+				}
+			}
+		}
+	}
+	return out, applied
 }
 
 // reshapes are the planned shapes of the workloads whose GPU change a
