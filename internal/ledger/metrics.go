@@ -87,8 +87,8 @@ const needsHourly = "needs hourly series: the snapshot carries window summaries,
 func metrics(in Input, env *Env, l *Ledger, a *cost.Allocation, rep *cost.Report) ([]Metric, []RedFlag) {
 	t := rep.Totals
 	ms := []Metric{
-		band("gpu_utilization", "GPU utilization (active ÷ provisioned GPU-hours)", provisionedUtilization(rep), "%", "> 60% (investigate < 30%)", utilTarget, utilInvestigate, true,
-			fmt.Sprintf("%.0f active of %.0f provisioned GPU-hours", t.GPUHours.Active, t.GPUHours.Provisioned)),
+		band("gpu_utilization", "GPU utilization (active ÷ provisioned GPU-hours)", t.GPUUtilizationOfProvisioned, "%", "> 60% (investigate < 30%)", utilTarget, utilInvestigate, true,
+			fmt.Sprintf("%.0f active of %.0f provisioned GPU-hours whose state is known (unmeasured held time left out, as the report does)", t.GPUHours.Active, t.GPUHours.Provisioned-t.GPUHours.Unmeasured)),
 		band("idle_share", "Idle share of measured allocated GPU-hours", t.IdleShare, "%", "< 40% (act > 70%)", idleOK, idleAct, false,
 			fmt.Sprintf("%.0f idle GPU-hours (below %.0f%% activity) of %.0f measured allocated", t.GPUHours.Idle, rep.IdleThreshold*100, t.GPUHours.Allocated-t.GPUHours.Unmeasured)),
 		band("unallocated_share", "Unallocated share of provisioned GPU-hours", t.UnallocatedShare, "%", "< 10% (act > 25%)", unallocOK, unallocAct, false,
@@ -100,17 +100,6 @@ func metrics(in Input, env *Env, l *Ledger, a *cost.Allocation, rep *cost.Report
 	return ms, redFlags(in, env, l, a)
 }
 
-// provisionedUtilization is the report's active ÷ provisioned GPU-hours,
-// or nil when GPUs were held and none of it was measured: 0 active out of
-// x is no data then, not 0%. (Nothing held at all is a true 0%.)
-func provisionedUtilization(rep *cost.Report) *float64 {
-	h := rep.Totals.GPUHours
-	if h.Allocated > 0 && h.Allocated-h.Unmeasured <= 0 {
-		return nil
-	}
-	return rep.Totals.GPUUtilizationOfProvisioned
-}
-
 // band grades a share against a target (higher or lower is better).
 func band(name, title string, v *float64, unit, target string, good, bad float64, higher bool, detail string) Metric {
 	m := Metric{Name: name, Title: title, Unit: unit, Target: target, Detail: detail}
@@ -118,7 +107,7 @@ func band(name, title string, v *float64, unit, target string, good, bad float64
 		m.Status, m.Detail = Unavailable, "no usage data: "+detail
 		return m
 	}
-	pct := round2(*v * 100)
+	pct := *v * 100
 	m.Value = &pct
 	switch {
 	case higher && *v >= good, !higher && *v <= good:

@@ -32,7 +32,7 @@ type FirstAction struct {
 
 // summarize writes the executive summary.
 func summarize(l *Ledger, rep *cost.Report) Summary {
-	s := Summary{SpendUSDMonth: l.Bridge.ReportUSDMonth, Utilization: provisionedUtilization(rep), RecoverableUSDMonth: l.Saving().USD()}
+	s := Summary{SpendUSDMonth: l.Bridge.ReportUSDMonth, Utilization: rep.Totals.GPUUtilizationOfProvisioned, RecoverableUSDMonth: l.Saving().USD()}
 	for _, a := range l.Actions {
 		if a.saving > 0 && len(s.First) < 3 {
 			s.First = append(s.First, FirstAction{ID: a.ID, Title: a.Title, SavingUSDMonth: a.SavingUSDMonth, PaybackDays: a.PaybackDays, Confidence: a.Confidence})
