@@ -36,6 +36,7 @@ smoke:
 	$(GO) run ./cmd/gpuwise demo -o json | $(GO) run ./hack/checkreport
 	$(GO) run ./cmd/gpuwise recommend --demo > /dev/null
 	$(GO) run ./cmd/gpuwise plan --demo > /dev/null
+	$(GO) run ./cmd/gpuwise audit --demo > /dev/null
 	$(GO) run ./cmd/gpuwise advise --demo > /dev/null
 	$(GO) run ./cmd/gpuwise advise --demo -o json | $(GO) run ./hack/checkledger
 	@if [ -d ../shared/data/genai2026 ]; then \
