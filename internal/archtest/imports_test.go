@@ -41,7 +41,7 @@ var layers = map[string]layer{
 	"internal/gpushape": core, "internal/config": config,
 	"internal/cost": engine, "internal/audit": engine, "internal/rightsize": engine, "internal/packing": engine,
 	"internal/ledger": engine,
-	"internal/kube": adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
+	"internal/kube":   adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/app": useCase,
 	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd,
 	"internal/packbench":           lab,
