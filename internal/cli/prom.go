@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -14,7 +13,8 @@ import (
 	"github.com/gpuwise/gpuwise/internal/prom"
 )
 
-// promFlags are the flags of reading history from Prometheus.
+// promFlags are the flags of reading history from Prometheus. Their
+// defaults and every rule about them are prom.Options'.
 type promFlags struct {
 	url          string
 	tokenFile    string
@@ -31,69 +31,85 @@ type promFlags struct {
 	shardSize    int
 	gzip         string
 	read         string
+	maxSeries    int
+	maxLabel     int
+	maxResponse  int64
 }
 
 func (f *promFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.url, "prometheus", "", "read the whole snapshot from this Prometheus (or Thanos, Mimir, VictoriaMetrics) URL")
+	d := prom.Defaults()
+	fs.StringVar(&f.url, "prometheus", "", "read the whole snapshot from this Prometheus (or Thanos, Mimir, VictoriaMetrics) URL; a password in it is never shown, a query string is refused")
 	fs.StringVar(&f.tokenFile, "prometheus-bearer-token-file", "", "file holding a bearer token for Prometheus")
 	fs.StringVar(&f.user, "prometheus-user", "", "basic-auth user for Prometheus")
 	fs.StringVar(&f.passwordFile, "prometheus-password-file", "", "file holding the basic-auth password")
 	fs.StringVar(&f.caFile, "prometheus-ca-file", "", "PEM CA bundle that signs Prometheus' certificate")
 	fs.BoolVar(&f.insecure, "prometheus-insecure-skip-verify", false, "do not verify Prometheus' TLS certificate")
 	fs.StringArrayVar(&f.headers, "prometheus-header", nil, "extra header KEY=VALUE on every request, e.g. X-Scope-OrgID=team-a (repeatable)")
-	fs.DurationVar(&f.timeout, "prometheus-timeout", 2*time.Minute, "timeout of one Prometheus request")
-	fs.IntVar(&f.retries, "prometheus-retries", 3, "retries of a request that timed out or got a 5xx, with exponential backoff")
-	fs.IntVar(&f.concurrency, "prometheus-concurrency", 4, "Prometheus requests in flight at once")
-	fs.DurationVar(&f.step, "step", 5*time.Minute, "resolution of usage series from Prometheus; at least the scrape interval")
+	fs.DurationVar(&f.timeout, "prometheus-timeout", d.Client.Timeout, "timeout of one Prometheus request")
+	fs.IntVar(&f.retries, "prometheus-retries", d.Client.Retries, fmt.Sprintf("retries of a request that timed out or got a 5xx/429, with exponential backoff or the Retry-After asked for (at most %d retries for all requests together; after %d failures to connect in a row no more requests are sent)", d.Client.RetryBudget, d.Client.BreakerFailures))
+	fs.IntVar(&f.concurrency, "prometheus-concurrency", d.Client.Concurrency, "Prometheus requests in flight at once")
+	fs.DurationVar(&f.step, "step", d.Step, "resolution of usage series from Prometheus; at least the scrape interval")
 	fs.StringVar(&f.end, "end", "", "window end for --prometheus, RFC 3339 (default: now, rounded down to --step)")
-	fs.IntVar(&f.shardSize, "prometheus-shard-size", 16, "nodes per usage query")
-	fs.StringVar(&f.read, "prometheus-read", prom.ReadAuto, "how usage series are read: remote (raw samples by remote read, /api/v1/read with streamed XOR chunks), raw (raw samples by instant queries of range vectors; no per-step evaluation in Prometheus), range (query_range at --step), or auto: raw samples where they come about once a --step (by remote read when the server supports it), range where they are denser")
-	fs.StringVar(&f.gzip, "prometheus-gzip", "auto", "ask for gzip answers: auto (on unless Prometheus is on a loopback address), on, off")
+	fs.IntVar(&f.shardSize, "prometheus-shard-size", d.ShardSize, "nodes per usage query")
+	fs.StringVar(&f.read, "prometheus-read", d.Read, "how usage series are read: remote (raw samples by remote read, /api/v1/read with streamed XOR chunks), raw (raw samples by instant queries of range vectors; no per-step evaluation in Prometheus), range (query_range at --step), or auto: raw samples where they come about once a --step (by remote read when the server supports it), range where they are denser")
+	fs.StringVar(&f.gzip, "prometheus-gzip", d.Client.Gzip, "ask for gzip answers: auto (on unless Prometheus is on a loopback address), on, off")
+	fs.IntVar(&f.maxSeries, "prometheus-max-series", d.Limits.MaxSeries, "most series one Prometheus answer may hold")
+	fs.IntVar(&f.maxLabel, "prometheus-max-label-bytes", d.Limits.MaxLabelBytes, "longest label name or value a Prometheus answer may hold")
+	fs.Int64Var(&f.maxResponse, "prometheus-max-response-bytes", d.Client.MaxResponseBytes, "largest Prometheus answer, after decompression")
 }
 
-// config checks the flags and builds the client config, listing every
-// problem at once.
-func (f *promFlags) config() (prom.Config, error) {
-	cfg := prom.Config{URL: f.url, BearerTokenFile: f.tokenFile, Username: f.user, CAFile: f.caFile,
-		Insecure: f.insecure, Timeout: f.timeout, Retries: f.retries, Concurrency: f.concurrency, Gzip: f.gzip, Headers: map[string]string{}}
+// options fills prom.Options from the flags and validates them, listing
+// every problem at once (exit 2).
+func (f *promFlags) options(now time.Time, length time.Duration) (prom.Options, error) {
+	o := prom.Defaults()
+	c := &o.Client
+	c.URL, c.BearerTokenFile, c.Username, c.PasswordFile, c.CAFile = f.url, f.tokenFile, f.user, f.passwordFile, f.caFile
+	c.Insecure, c.Timeout, c.Retries, c.Concurrency, c.Gzip = f.insecure, f.timeout, f.retries, f.concurrency, f.gzip
+	c.MaxResponseBytes, o.Limits.MaxSeries, o.Limits.MaxLabelBytes = f.maxResponse, f.maxSeries, f.maxLabel
+	o.Step, o.ShardSize, o.Read = f.step, f.shardSize, f.read
 	var probs []string
-	for _, h := range f.headers {
+	c.Headers, probs = parseHeaders(f.headers)
+	w, err := f.promWindow(length, now)
+	if err != nil {
+		probs = append(probs, err.Error())
+	}
+	o.Window = w
+	var oe prom.OptionsError
+	if err := o.Validate(); errors.As(err, &oe) {
+		probs = append(probs, oe...)
+	}
+	if len(probs) > 0 {
+		return o, usageErrorf("%s", strings.Join(probs, "; "))
+	}
+	return o, nil
+}
+
+// parseHeaders reads KEY=VALUE flags; prom.Options checks names and
+// values.
+func parseHeaders(flags []string) (map[string]string, []string) {
+	headers := map[string]string{}
+	var probs []string
+	for _, h := range flags {
 		k, v, ok := strings.Cut(h, "=")
 		if !ok || strings.TrimSpace(k) == "" {
 			probs = append(probs, fmt.Sprintf("prometheus-header: %q is not KEY=VALUE", h))
 			continue
 		}
-		cfg.Headers[strings.TrimSpace(k)] = v
+		headers[strings.TrimSpace(k)] = v
 	}
-	if f.step < time.Second {
-		probs = append(probs, fmt.Sprintf("step: %s is shorter than 1s", f.step))
-	}
-	if f.read != prom.ReadAuto && f.read != prom.ReadRemote && f.read != prom.ReadRaw && f.read != prom.ReadRange {
-		probs = append(probs, fmt.Sprintf("prometheus-read: %q is not auto, remote, raw or range", f.read))
-	}
-	if f.retries < 0 || f.concurrency < 1 || f.shardSize < 1 {
-		probs = append(probs, "prometheus-retries must be ≥ 0, prometheus-concurrency and prometheus-shard-size ≥ 1")
-	}
-	if len(probs) > 0 {
-		return cfg, usageErrorf("%s", strings.Join(probs, "; "))
-	}
-	if f.passwordFile != "" {
-		b, err := os.ReadFile(f.passwordFile)
-		if err != nil {
-			return cfg, inputError(fmt.Errorf("reading prometheus password: %w", err))
-		}
-		cfg.Password = strings.TrimSpace(string(b))
-	}
-	return cfg, nil
+	return headers, probs
 }
 
-// window is the analysis window ending at --end (or now).
+// promWindow is the analysis window ending at --end (or now).
 func (f *promFlags) promWindow(length time.Duration, now time.Time) (cluster.Window, error) {
-	end := now.UTC().Truncate(f.step)
+	end := now.UTC()
+	if f.step > 0 {
+		end = end.Truncate(f.step)
+	}
 	if f.end != "" {
 		t, err := time.Parse(time.RFC3339, f.end)
 		if err != nil {
-			return cluster.Window{}, usageErrorf("end: %q is not an RFC 3339 time (e.g. 2026-11-15T00:00:00Z)", f.end)
+			return cluster.Window{}, fmt.Errorf("end: %q is not an RFC 3339 time (e.g. 2026-11-15T00:00:00Z)", f.end)
 		}
 		end = t.UTC()
 	}
@@ -103,19 +119,11 @@ func (f *promFlags) promWindow(length time.Duration, now time.Time) (cluster.Win
 // fromPrometheus builds the snapshot from Prometheus history. A partial
 // read returns the snapshot and an error carrying ExitPartial.
 func (f *promFlags) fromPrometheus(ctx context.Context, length time.Duration) (*cluster.Snapshot, error) {
-	cfg, err := f.config()
+	opts, err := f.options(time.Now(), length)
 	if err != nil {
 		return nil, err
 	}
-	w, err := f.promWindow(length, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	c, err := prom.New(cfg)
-	if err != nil {
-		return nil, inputError(err)
-	}
-	snap, err := prom.Build(ctx, c, prom.Options{Window: w, Step: f.step, ShardSize: f.shardSize, Read: f.read})
+	snap, err := prom.Build(ctx, opts)
 	var partial *prom.PartialError
 	switch {
 	case err == nil:
@@ -128,6 +136,10 @@ func (f *promFlags) fromPrometheus(ctx context.Context, length time.Duration) (*
 
 // promError maps a Prometheus failure to its exit code.
 func promError(err error) error {
+	var fe *prom.FileError
+	if errors.As(err, &fe) {
+		return inputError(err)
+	}
 	kind, ok := prom.KindOf(err)
 	switch {
 	case !ok:

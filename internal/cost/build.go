@@ -16,7 +16,7 @@ func NewReport(a *Allocation, opts Options) (*Report, error) {
 	s := a.Snapshot
 	monthFactor := HoursPerMonth / s.Window.Hours()
 	r := &Report{
-		Window: s.Window, WindowHours: s.Window.Hours(), Source: s.Source,
+		Partial: s.Partial, Window: s.Window, WindowHours: s.Window.Hours(), Source: s.Source,
 		ActivityMetric: s.ActivityMetric, IdleThreshold: opts.IdleThreshold,
 		IdleShare: opts.IdleShare, By: opts.By,
 	}
