@@ -145,3 +145,36 @@ func TestPrometheusSecretsNeverShown(t *testing.T) {
 		}
 	}
 }
+
+// TestPrometheusRedirects (issues 16.12, 16.13): a 302 is followed as the
+// POST it answered, match[] included (it used to become a GET without
+// it: "no kube-state-metrics"); a redirect loop is one failed request,
+// not retried; an empty 200 is a bad answer, not retried.
+func TestPrometheusRedirects(t *testing.T) {
+	moved := promtest.New(t, promtest.Cluster())
+	moved.Inject(func(w http.ResponseWriter, r *http.Request, _ int64, _ string) bool {
+		rest, ok := strings.CutPrefix(r.URL.Path, "/old")
+		if ok {
+			http.Redirect(w, r, rest, http.StatusFound)
+		}
+		return ok
+	})
+	if _, errOut, code := run(t, promArgs(moved.URL+"/old")...); code != ExitOK {
+		t.Errorf("302 to the same server: exit %d, %s; want the report", code, errOut)
+	}
+	loop := promtest.New(t, promtest.Cluster())
+	loop.Inject(func(w http.ResponseWriter, r *http.Request, _ int64, _ string) bool {
+		http.Redirect(w, r, r.URL.Path, http.StatusFound)
+		return true
+	})
+	_, errOut, code := run(t, promArgs(loop.URL)...)
+	if code != ExitInput || !strings.Contains(errOut, "redirect loop") || loop.Requests() > 6 {
+		t.Errorf("redirect loop: exit %d after %d requests, %s; want exit %d after at most 6", code, loop.Requests(), errOut, ExitInput)
+	}
+	empty := promtest.New(t, promtest.Cluster())
+	empty.Inject(func(w http.ResponseWriter, r *http.Request, _ int64, _ string) bool { return true })
+	_, errOut, code = run(t, promArgs(empty.URL)...)
+	if code != ExitInput || !strings.Contains(errOut, "empty answer") || empty.Requests() != 1 {
+		t.Errorf("empty 200: exit %d after %d requests, %s; want exit %d after one", code, empty.Requests(), errOut, ExitInput)
+	}
+}
