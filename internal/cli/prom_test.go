@@ -74,7 +74,7 @@ func TestReportPrometheusErrors(t *testing.T) {
 // the facts are in, the report ends in seconds and every format says it
 // is partial before any figure.
 func TestReportPartialSaysSoFirst(t *testing.T) {
-	for _, format := range []string{"table", "markdown", "html", "json"} {
+	for _, format := range []string{"table", "wide", "markdown", "html", "json", "yaml"} {
 		t.Run(format, func(t *testing.T) {
 			srv := promtest.New(t, promtest.Cluster())
 			srv.Inject(func(w http.ResponseWriter, r *http.Request, _ int64, metric string) bool {
@@ -94,8 +94,11 @@ func TestReportPartialSaysSoFirst(t *testing.T) {
 				t.Fatalf("exit %d after %v, stderr %q; want %d, fast", code, time.Since(start), errOut, ExitPartial)
 			}
 			partial, figures := strings.Index(out, "DCGM usage of 1 node(s) (gpu-1)"), strings.Index(out, "GPU utilization")
-			if format == "json" {
+			switch format {
+			case "json":
 				figures = strings.Index(out, `"window"`)
+			case "yaml":
+				figures = strings.Index(out, "window:")
 			}
 			if partial < 0 || figures < 0 || partial > figures {
 				t.Errorf("partial note at %d, first figure at %d; want the note first:\n%.1500s", partial, figures, out)
@@ -123,7 +126,7 @@ func TestPrometheusSecretsNeverShown(t *testing.T) {
 		return true
 	})
 	var cases [][]string
-	for _, f := range []string{"table", "json", "csv", "markdown", "html"} {
+	for _, f := range []string{"table", "wide", "json", "yaml", "csv", "markdown", "html"} {
 		cases = append(cases, promArgs(withUser, "-o", f, "--prometheus-header", "X-Scope-OrgID="+secret))
 	}
 	cases = append(cases,
