@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -29,6 +30,7 @@ func TestReportPrometheusErrors(t *testing.T) {
 	nanPods.Edit(promtest.NaN("kube_pod_info"))
 	noRequests := promtest.New(t, promtest.Cluster())
 	noRequests.Edit(promtest.Drop("kube_pod_container_resource_requests"))
+	huge := hugeAnswers(t)
 	flakyUsage := promtest.New(t, promtest.Cluster())
 	flakyUsage.Inject(promtest.Fail("container_memory_working_set_bytes", 503, "overloaded"))
 	tests := []struct {
@@ -56,6 +58,10 @@ func TestReportPrometheusErrors(t *testing.T) {
 		{"no request series", promArgs(noRequests.URL), ExitPartial, "report is partial: no kube_pod_container_resource_requests series",
 			"PARTIAL RESULT"},
 		{"usage queries fail", promArgs(flakyUsage.URL, "--prometheus-retries", "0"), ExitPartial, "report is partial: cAdvisor usage", "PARTIAL RESULT"},
+		{"too many series", promArgs(huge.URL+"/series", "--prometheus-max-series", "1000"), ExitInput, "more than 1000 series in one answer (raise the limit with --prometheus-max-series)", ""},
+		{"a 1 MB label value", promArgs(huge.URL+"/label"), ExitInput, "more than 65536 bytes in one label or string (raise the limit with --prometheus-max-label-bytes)", ""},
+		{"an answer of 2 MB", promArgs(huge.URL+"/label", "--prometheus-max-response-bytes", "1048576", "--prometheus-max-label-bytes", "4194304"), ExitInput,
+			"answer larger than 1048576 bytes (raise the limit with --prometheus-max-response-bytes)", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,6 +74,24 @@ func TestReportPrometheusErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hugeAnswers answers the node listing under /series with 1,001 nodes and
+// under /label with one node whose provider ID is 2 MB long (issue 16.11).
+func hugeAnswers(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"status":"success","data":[`))
+		if strings.HasPrefix(r.URL.Path, "/series") {
+			for i := range 1001 {
+				fmt.Fprintf(w, `{"node":"n%d"},`, i)
+			}
+		} else {
+			w.Write([]byte(`{"provider_id":"` + strings.Repeat("x", 2<<20) + `"},`))
+		}
+		w.Write([]byte(`{"node":"last"}]}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // TestReportPartialSaysSoFirst (issue 16.6): when Prometheus dies after
