@@ -59,7 +59,7 @@ func TestReportPrometheusErrors(t *testing.T) {
 			"PARTIAL RESULT"},
 		{"usage queries fail", promArgs(flakyUsage.URL, "--prometheus-retries", "0"), ExitPartial, "report is partial: cAdvisor usage", "PARTIAL RESULT"},
 		{"too many series", promArgs(huge.URL+"/series", "--prometheus-max-series", "1000"), ExitInput, "more than 1000 series in one answer (raise the limit with --prometheus-max-series)", ""},
-		{"a 1 MB label value", promArgs(huge.URL+"/label"), ExitInput, "more than 65536 bytes in one label or string (raise the limit with --prometheus-max-label-bytes)", ""},
+		{"a 1 MB label value", promArgs(huge.URL + "/label"), ExitInput, "more than 65536 bytes in one label or string (raise the limit with --prometheus-max-label-bytes)", ""},
 		{"an answer of 2 MB", promArgs(huge.URL+"/label", "--prometheus-max-response-bytes", "1048576", "--prometheus-max-label-bytes", "4194304"), ExitInput,
 			"answer larger than 1048576 bytes (raise the limit with --prometheus-max-response-bytes)", ""},
 	}
