@@ -94,6 +94,7 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 	pods := buildPods(pf.facts, r.w, r.opts.InfoStep, pf.gpuFromLimits)
 	g := gpus()
 	if g.invErr != nil {
+		cancel()
 		ctrs()
 		return nil, g.invErr
 	}
