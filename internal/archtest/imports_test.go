@@ -39,7 +39,7 @@ const (
 var layers = map[string]layer{
 	"internal/cluster": core, "internal/usage": core, "internal/pricing": core, "internal/nodeprice": core,
 	"internal/gpushape": core, "internal/config": config,
-	"internal/cost": engine, "internal/audit": engine, "internal/rightsize": engine, "internal/packing": engine,
+	"internal/cost": engine, "internal/audit": engine, "internal/inventory": engine, "internal/rightsize": engine, "internal/packing": engine,
 	"internal/kube": adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/app": useCase,
 	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd,
