@@ -56,16 +56,16 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 // writeReport renders the report with its recommendations line.
 func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
 	o := s.renderOptions()
-	o.Recommendations = recommendationSummary(res.Recommendations)
+	o.Recommendations = recommendationSummary(res.Recommendations, s.name())
 	return render.Report(s.Out, res.Report, f, o)
 }
 
 // recommendationSummary is the report's recommendations line; nil says
 // nothing rather than $0.
-func recommendationSummary(r *rightsize.Result) *render.Recommendations {
+func recommendationSummary(r *rightsize.Result, name string) *render.Recommendations {
 	if r == nil {
 		return nil
 	}
 	return &render.Recommendations{MonthlySavingsUSD: r.MonthlySavingsUSD, Count: len(r.GPU) + len(r.Containers),
-		Unpriced: r.Unpriced, Skipped: len(r.Skipped), Command: "gpuwise recommend"}
+		Unpriced: r.Unpriced, Skipped: len(r.Skipped), Command: name + " recommend"}
 }

@@ -23,6 +23,18 @@ type Streams struct {
 	Width    int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Name is what help, usage lines and errors call the command: its
+	// ProgramName ("kubectl gpuwise" for the kubectl-gpuwise binary);
+	// empty means gpuwise.
+	Name string
+}
+
+// name is the command's name for these streams.
+func (s Streams) name() string {
+	if s.Name == "" {
+		return defaultName
+	}
+	return s.Name
 }
 
 // Version is set at build time with -ldflags.
@@ -34,7 +46,7 @@ func Execute(args []string, s Streams) int {
 	root.SetArgs(args)
 	err := root.Execute()
 	if err != nil {
-		fmt.Fprintf(s.Err, "gpuwise: %v\n", err)
+		fmt.Fprintf(s.Err, "%s: %v\n", s.name(), err)
 	}
 	return ExitCode(err)
 }
@@ -69,6 +81,7 @@ func newRoot(s Streams) *cobra.Command {
 	root.AddCommand(newAuditCmd(e), newCollectCmd(e))
 	root.AddCommand(newPlanCmd(e), newInventoryCmd(e))
 	root.AddCommand(newRecommendCmd(e), newGenerateCmd(e))
+	rename(root, s.name())
 	return root
 }
 
@@ -76,7 +89,7 @@ func newRoot(s Streams) *cobra.Command {
 func StdStreams() Streams {
 	st, err := os.Stdout.Stat()
 	tty := err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("NO_COLOR") == ""
-	s := Streams{Out: os.Stdout, Err: os.Stderr, OutIsTTY: tty}
+	s := Streams{Out: os.Stdout, Err: os.Stderr, OutIsTTY: tty, Name: ProgramName(os.Args[0])}
 	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && tty {
 		s.Width = w
 	}
