@@ -2,23 +2,54 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 )
 
-// build compiles this command into a temporary directory.
+// binDir holds the binary the tests build once.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gpuwise-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	buildOnce sync.Once
+	buildErr  error
+)
+
+// build compiles this command once per test run and returns a copy of
+// it in a directory of the test's own, so that tests may link it under
+// other names.
 func build(t *testing.T) string {
 	t.Helper()
+	built := filepath.Join(binDir, "gpuwise")
+	buildOnce.Do(func() {
+		if out, err := exec.Command("go", "build", "-o", built, ".").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
 	bin := filepath.Join(t.TempDir(), "gpuwise")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := os.Link(built, bin); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

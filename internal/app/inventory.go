@@ -48,6 +48,7 @@ func (a *App) Inventory(ctx context.Context, req InventoryRequest) (*InventoryRe
 	if err != nil {
 		return nil, err
 	}
+	a.progress.phase("taking inventory")
 	inv := inventory.Build(in.snap, inventory.Options{Prices: catalog, Catalog: catalog})
 	return &InventoryResult{Inventory: inv, Partial: in.partial}, nil
 }
