@@ -16,8 +16,8 @@ const (
 	CheckNotAdvertised = "gpus-not-advertised"
 	// CheckGPUsMissing: fewer GPUs advertised than the hardware has.
 	CheckGPUsMissing = "gpus-missing"
-	// CheckNoFeatureDiscovery: GPUs advertised without GFD labels, so the
-	// model is unknown.
+	// CheckNoFeatureDiscovery: GPUs advertised without GFD labels and no
+	// other source names the model.
 	CheckNoFeatureDiscovery = "no-feature-discovery"
 	// CheckMIGFailed: the MIG manager reports the wanted layout failed.
 	CheckMIGFailed = "mig-config-failed"
@@ -46,9 +46,10 @@ func check(n *cluster.Node, out *Node) []Finding {
 			out.GPUs, *out.ExpectedGPUs, out.ExpectedFrom, *out.ExpectedGPUs-out.GPUs),
 			fmt.Sprintf("kubectl describe node %s; look for unhealthy devices (XID errors) in the device plugin's log and run nvidia-smi on the node", n.Name))
 	}
-	if out.GPUs > 0 && out.FeatureDiscovery.Status == Missing {
-		add(CheckNoFeatureDiscovery, "advertises GPUs without GPU feature discovery labels: the model is unknown, so it is priced by instance type only and MIG and shape advice is off",
-			"run GPU feature discovery (the GPU operator's gpu-feature-discovery, or the device plugin chart with gfd.enabled=true)")
+	if out.GPUs > 0 && out.FeatureDiscovery.Status == Missing && n.GPUModel == "" {
+		add(CheckNoFeatureDiscovery, "advertises GPUs without GPU feature discovery labels: no label names the model, so pods cannot select it, gpuwise prices the node by instance type only and MIG and shape advice is off",
+			"run GPU feature discovery (the GPU operator's gpu-feature-discovery, or the device plugin chart with gfd.enabled=true); "+
+				"from Prometheus, also let kube-state-metrics export the labels (--metric-labels-allowlist=nodes=[nvidia.com/gpu.product,...])")
 	}
 	migChecks(n, out, add)
 	for _, c := range out.Components {
