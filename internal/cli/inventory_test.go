@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,5 +57,42 @@ func TestInventoryRefusesBadFlags(t *testing.T) {
 	_, errOut, code := run(t, "inventory", "--demo", "--from", "x.json.gz", "-o", "sarif")
 	if code != ExitUsage || !strings.Contains(errOut, "one source at a time") || !strings.Contains(errOut, `"sarif"`) {
 		t.Errorf("exit %d: %s; want a usage error listing both problems", code, errOut)
+	}
+}
+
+// Each node says where its price came from: a --prices rule's own price,
+// a rule's discount on the catalog (with the catalog's date), or the
+// catalog itself.
+func TestInventoryPriceOrigins(t *testing.T) {
+	prices := filepath.Join(t.TempDir(), "prices.yaml")
+	rules := "prices:\n  - match: {instanceType: dgx-a100-640gb}\n    gpuUSDPerHour: 1.5\n" +
+		"  - match: {cloud: aws}\n    discount: 0.2\n"
+	if err := os.WriteFile(prices, []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "inventory", "--demo", "--prices", prices, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var inv inventory.Inventory
+	if err := json.Unmarshal([]byte(out), &inv); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, n := range inv.Nodes {
+		if n.Price == nil {
+			t.Errorf("%s is unpriced: %s", n.Name, n.Unpriced)
+			continue
+		}
+		got[n.Name] = n.Price.Origin + " " + n.Price.AsOf
+	}
+	want := map[string]string{"onprem-dgx-1": "override ", "train-h100-1": "catalog-discount 2026-01-21", "serve-h100-1": "catalog 2025-05-28"}
+	for node, w := range want {
+		if got[node] != w {
+			t.Errorf("%s price origin %q, want %q", node, got[node], w)
+		}
+	}
+	if inv.Totals.UnpricedNodes != 0 {
+		t.Errorf("%d unpriced nodes with the on-prem rule", inv.Totals.UnpricedNodes)
 	}
 }
