@@ -55,6 +55,8 @@ smoke:
 	  $$d/bin/kubectl-gpuwise inventory --help | grep -q 'kubectl gpuwise inventory' && \
 	  $$d/bin/gpuwise demo > /dev/null; rc=$$?; rm -rf $$d; \
 	  if [ $$rc -ne 0 ]; then echo "smoke: make install did not give a working gpuwise and kubectl-gpuwise"; exit 1; fi
+	$(GO) run ./cmd/gpuwise advise --demo > /dev/null
+	$(GO) run ./cmd/gpuwise advise --demo -o json | $(GO) run ./hack/checkledger
 	@if [ -d ../shared/data/genai2026 ]; then \
 	  $(GO) run ./cmd/gpuwise-lab replay-genai --dir ../shared/data/genai2026 -o json | $(GO) run ./hack/checkreport; \
 	else echo "smoke: ../shared/data/genai2026 not found; trace replay not checked"; exit 1; fi

@@ -35,7 +35,7 @@ func TestUseCasesReportTheirPhases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"simulating cluster", "checking snapshot", "allocating cost", "recommending"}
+	want := []string{"simulating cluster", "checking snapshot", "allocating cost", "building the savings ledger"}
 	if diff := cmp.Diff(want, rep.seen); diff != "" {
 		t.Errorf("report phases (-want +got):\n%s", diff)
 	}

@@ -27,11 +27,11 @@ func TestProgramName(t *testing.T) {
 }
 
 // commandPaths are every command's path below the root.
-var commandPaths = [][]string{{}, {"demo"}, {"report"}, {"audit"}, {"collect"}, {"plan"}, {"inventory"},
+var commandPaths = [][]string{{}, {"demo"}, {"report"}, {"audit"}, {"collect"}, {"plan"}, {"inventory"}, {"advise"},
 	{"recommend"}, {"generate"}, {"generate", "resources"}, {"generate", "plan"}}
 
 // staleName finds the default name where a command of the tree is meant.
-var staleName = regexp.MustCompile(`gpuwise (demo|report|audit|collect|plan|inventory|recommend|generate)\b`)
+var staleName = regexp.MustCompile(`gpuwise (demo|report|audit|collect|plan|inventory|advise|recommend|generate)\b`)
 
 // Called as kubectl-gpuwise, every help page, usage line and flag
 // description says "kubectl gpuwise …", never a bare "gpuwise report".
@@ -89,13 +89,13 @@ func TestDefaultNameIsGpuwise(t *testing.T) {
 	}
 }
 
-// The report's recommendations line points at the invoked command.
+// The report's savings line points at the invoked command.
 func TestReportPointsAtTheInvokedCommand(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := Execute([]string{"demo"}, Streams{Out: &out, Err: &errb, Name: "kubectl gpuwise"}); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "see `kubectl gpuwise recommend`") {
-		t.Errorf("report does not point at `kubectl gpuwise recommend`:\n%s", out.String())
+	if !strings.Contains(out.String(), "kubectl gpuwise advise") {
+		t.Errorf("report does not point at `kubectl gpuwise advise`:\n%s", out.String())
 	}
 }

@@ -98,7 +98,8 @@ func newCommand(s Streams) (*cobra.Command, *env) {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.AddCommand(newDemoCmd(e), newReportCmd(e))
 	root.AddCommand(newAuditCmd(e), newCollectCmd(e))
-	root.AddCommand(newPlanCmd(e), newInventoryCmd(e))
+	root.AddCommand(newPlanCmd(e), newAdviseCmd(e))
+	root.AddCommand(newInventoryCmd(e))
 	root.AddCommand(newRecommendCmd(e), newGenerateCmd(e))
 	rename(root, s.name())
 	return root, e
