@@ -7,8 +7,8 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // ReportRequest asks for the cost report.
@@ -49,11 +49,12 @@ func (noPrices) Price(n pricing.NodeSpec) (pricing.NodePrice, error) {
 // ReportResult is the report and what it stands on.
 type ReportResult struct {
 	Report *cost.Report
-	// Recommendations are `gpuwise recommend` with the default policy on
-	// the same snapshot and prices (the report's recommendations line);
-	// nil when they could not be computed.
-	Recommendations *rightsize.Result
-	Snapshot        *cluster.Prepared
+	// Ledger is the savings ledger with the default options on the same
+	// snapshot, prices and allocation (the report's savings lines); nil
+	// when it could not be built (LedgerErr says why).
+	Ledger    *ledger.Ledger
+	LedgerErr error
+	Snapshot  *cluster.Prepared
 	// Partial, when set, says what could not be read: the report is still
 	// complete for what was.
 	Partial error
@@ -76,10 +77,12 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		return nil, err
 	}
 	if req.SaveSnapshot != "" {
+		a.progress.phase("writing snapshot " + req.SaveSnapshot)
 		if err := SaveSnapshot(req.SaveSnapshot, in.snap.Snapshot); err != nil {
 			return nil, err
 		}
 	}
+	a.progress.phase("allocating cost")
 	opts := req.Cost
 	opts.Prices = catalog
 	alloc, err := cost.Allocate(in.snap, opts)
@@ -91,8 +94,7 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		return nil, fmt.Errorf("building report: %w", err)
 	}
 	res := &ReportResult{Report: r, Snapshot: in.snap, Partial: in.partial}
-	if recs, err := rightsize.Recommend(in.snap, rightsize.DefaultPolicy(), catalog); err == nil {
-		res.Recommendations = recs
-	}
+	a.progress.phase("building the savings ledger")
+	res.Ledger, res.LedgerErr = ledger.Build(ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}, ledger.DefaultOptions())
 	return res, nil
 }

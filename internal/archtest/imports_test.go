@@ -39,14 +39,14 @@ const (
 var layers = map[string]layer{
 	"internal/cluster": core, "internal/usage": core, "internal/pricing": core, "internal/nodeprice": core,
 	"internal/gpushape": core, "internal/config": config, "internal/rolling": core,
-	"internal/cost": engine, "internal/audit": engine, "internal/rightsize": engine, "internal/packing": engine,
-	"internal/compare": engine,
-	"internal/kube":    adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
+	"internal/cost": engine, "internal/audit": engine, "internal/inventory": engine, "internal/rightsize": engine, "internal/packing": engine,
+	"internal/ledger": engine, "internal/compare": engine,
+	"internal/kube": adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/app": useCase,
-	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd,
+	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd, "internal/progress": frontEnd,
 	"internal/serve": frontEnd, "internal/exporter": frontEnd, "internal/history": frontEnd,
 	"internal/packbench":           lab,
-	"internal/cluster/clustertest": support, "internal/shareddata": support, "internal/archtest": support,
+	"internal/cluster/clustertest": support, "internal/proctest": support, "internal/shareddata": support, "internal/archtest": support,
 	"cmd": main_, "hack": main_, "test": main_,
 }
 
@@ -54,6 +54,9 @@ var layers = map[string]layer{
 // the other engine; each is also written in the importer's doc.go.
 var engineExceptions = map[string][]string{
 	"internal/packing": {"internal/rightsize"}, // packs right-sized shapes (rightsize.Result)
+	// the savings ledger: right-sized changes packed onto fewer priced
+	// nodes, related to the cost report (docs/savings.md)
+	"internal/ledger": {"internal/rightsize", "internal/packing", "internal/cost"},
 }
 
 // callsUseCases are the front ends that run use cases: the CLI and the

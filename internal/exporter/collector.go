@@ -12,7 +12,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/audit"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 )
 
 // Frame is what one scrape shows: the counters' totals and the results of
@@ -30,8 +30,9 @@ type Frame struct {
 	GPUModels *cost.Report
 	Pods      *cost.Report
 	Audit     *audit.Result
-	// Recommendations are on the window with the default policy.
-	Recommendations *rightsize.Result
+	// Ledger is the savings ledger on the window (gpuwise advise, every
+	// lever, the default policy); nil when it could not be built.
+	Ledger *ledger.Ledger
 }
 
 // Collector emits the metrics of the latest Frame. Scrapes never wait on
@@ -82,8 +83,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	if f.Audit != nil {
 		e.audit(f.Audit)
 	}
-	if f.Recommendations != nil {
-		e.emit(&Savings, f.Recommendations.MonthlySavingsUSD)
+	if f.Ledger != nil {
+		e.savings(f.Ledger)
 	}
 	if f.Pods != nil {
 		e.pods(f.Pods)
@@ -231,4 +232,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// savings is the ledger's total and each lever's share of it (the levers
+// add up to the total).
+func (e emitter) savings(l *ledger.Ledger) {
+	e.emit(&Savings, l.SavingUSDMonth)
+	for _, lv := range l.Levers {
+		e.emit(&LeverSavings, lv.SavingUSDMonth, lv.Name)
+	}
 }

@@ -71,8 +71,11 @@ var (
 		"Audit findings on the window's snapshot, by rule and severity.", []string{"rule", "severity"}, "one per rule and severity found"}
 	FindingsUSD = Metric{"gpuwise_window_audit_at_stake_usd_per_month", gauge,
 		"Priced monthly dollars at stake in the audit's findings, by rule.", []string{"rule"}, "one per rule found"}
-	Savings = Metric{"gpuwise_window_recommended_savings_usd_per_month", gauge,
-		"Monthly dollars the priced recommendations (gpuwise recommend, default policy) would save, on the window's usage.", nil, "1"}
+	Savings = Metric{"gpuwise_window_savings_usd_per_month", gauge,
+		"Monthly dollars the savings ledger (gpuwise advise: every lever, default policy) saves on the window's usage: modelled run-rate before minus after.", nil, "1"}
+	LeverSavings = Metric{"gpuwise_window_lever_savings_usd_per_month", gauge,
+		"The savings ledger's monthly dollars by lever (rightsize, shape, consolidate); they add up to gpuwise_window_savings_usd_per_month.",
+		[]string{"lever"}, "one per lever (3)"}
 
 	PodGPUAllocated = Metric{"gpuwise_window_pod_gpu_allocated_seconds", gauge,
 		"GPU-seconds the pod held in the window (only with --metrics-pods).", []string{"namespace", "pod"}, "one per pod (opt-in)"}
@@ -88,7 +91,7 @@ var Families = []*Metric{
 	&GPUAllocatedHours, &GPUActiveHours, &GPUIdleHours, &GPUUnmeasuredHours, &Cost, &UnpricedHours, &OOMKills,
 	&UnallocatedHours, &UnallocatedCost,
 	&WindowSeconds, &WindowEnd, &Partial, &GPUs, &NamespaceUtilization, &NamespaceCost, &NamespaceIdleCost,
-	&Utilization, &Coverage, &IdleCost, &Findings, &FindingsUSD, &Savings,
+	&Utilization, &Coverage, &IdleCost, &Findings, &FindingsUSD, &Savings, &LeverSavings,
 	&PodGPUAllocated, &PodUtilization, &PodCost,
 }
 

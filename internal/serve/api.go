@@ -137,7 +137,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 			return nil, err
 		}
 		o := s.renderOptions()
-		o.Recommendations = render.RecommendationSummary(res.Recommendations)
+		o.Savings = render.NewSavings(res.Ledger)
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
 	})
 }
@@ -174,7 +174,7 @@ func recommendHandler(s *Service, rt route) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Recommend(b, res.Result, f, s.renderOptions()) })
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Recommend(b, res.Result, res.Ledger, f, s.renderOptions()) })
 	})
 }
 
@@ -192,7 +192,26 @@ func planHandler(s *Service, rt route) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Plan(b, res.Plan, f, s.renderOptions()) })
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Plan(b, res.Plan, req.Shapes, f, s.renderOptions()) })
+	})
+}
+
+func adviseHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
+		req := app.DefaultAdviseRequest()
+		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
+		req.Levers = q.list("levers", nil)
+		req.EngineerUSDPerHour = q.float("engineer-rate", req.EngineerUSDPerHour)
+		f := q.format(render.Formats)
+		q.add(req.Validate())
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		res, err := s.app.Advise(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Ledger(b, res.Ledger, f, s.renderOptions()) })
 	})
 }
 

@@ -29,6 +29,8 @@ func TestAPIAnswersTheCLIsOutput(t *testing.T) {
 		{"/api/v1/plan", []string{"plan", "--demo", "-o", "json"}},
 		{"/api/v1/plan?shapes=current&output=yaml", []string{"plan", "--demo", "--shapes", "current", "-o", "yaml"}},
 		{"/api/v1/report?window=7d", []string{"demo", "-o", "json", "--window", "7d"}},
+		{"/api/v1/advise", []string{"advise", "--demo", "-o", "json"}},
+		{"/api/v1/advise?levers=rightsize,consolidate&engineer-rate=150&output=markdown", []string{"advise", "--demo", "-o", "markdown", "--levers", "rightsize,consolidate", "--engineer-rate", "150"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -64,6 +66,8 @@ func TestAPIRefusesBadParameters(t *testing.T) {
 		{"/api/v1/report?bogus=1", []string{`unknown parameter "bogus"`}},
 		{"/api/v1/audit?dev-namespaces=dev-[", []string{`"dev-[" is not a valid glob`}},
 		{"/api/v1/plan?shapes=tiny", []string{"tiny"}},
+		{"/api/v1/advise?levers=magic&engineer-rate=-3", []string{`unknown lever "magic"`, "engineer rate: -3 $/hour"}},
+		{"/api/v1/advise?engineer-rate=cheap", []string{`engineer-rate: "cheap" is not a number`}},
 		{"/api/v1/history?kind=pods&step=week", []string{`kind: "pods"`, `step: "week"`}},
 		{"/api/v1/history?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z", []string{"is not after from"}},
 		{"/api/v1/compare?period=-1d", []string{"period:"}},
@@ -116,7 +120,7 @@ func TestEveryRouteIsInTheOpenAPIDocument(t *testing.T) {
 			t.Errorf("GET %s (not documented): %d, want 404", path, code)
 		}
 	}
-	for _, want := range []string{"/healthz", "/readyz", "/metrics", "/api/v1/report", "/api/v1/audit", "/api/v1/recommend", "/api/v1/plan", "/api/v1/history", "/api/v1/compare", "/"} {
+	for _, want := range []string{"/healthz", "/readyz", "/metrics", "/api/v1/report", "/api/v1/audit", "/api/v1/recommend", "/api/v1/plan", "/api/v1/advise", "/api/v1/history", "/api/v1/compare", "/"} {
 		if doc.Paths[want] == nil {
 			t.Errorf("%s missing from the document", want)
 		}

@@ -361,7 +361,9 @@ func TestInventoryFromPrometheus(t *testing.T) {
 	clk := &clock{}
 	clk.set(week.Add(60 * time.Hour))
 	opts := liveOptions("")
-	opts.Inventory, opts.Prometheus = serve.InventoryPrometheus, &app.PromSource{URL: "http://replaced-by-the-fake"}
+	src := app.DefaultPromSource()
+	src.Client.URL = "http://replaced-by-the-fake"
+	opts.Inventory, opts.Prometheus = serve.InventoryPrometheus, &src
 	in := startWith(t, opts, clk.now, nil, &fakeProm{wd: wd})
 	if err := in.svc.Cycle(context.Background()); err != nil {
 		t.Fatal(err)

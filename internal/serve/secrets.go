@@ -38,7 +38,9 @@ func newScrubber(o Options) *scrubber {
 	}
 	file(o.BearerTokenFile)
 	file(o.BasicAuthFile)
-	if p := o.Prometheus; p != nil {
+	if o.Prometheus != nil {
+		p := &o.Prometheus.Client
+		add(p.Password)
 		file(p.PasswordFile)
 		file(p.BearerTokenFile)
 		if u, err := url.Parse(p.URL); err == nil && u.User != nil {

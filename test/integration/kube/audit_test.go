@@ -18,6 +18,7 @@ import (
 	authv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -26,6 +27,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cli"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/snapshot"
 )
 
@@ -44,6 +46,7 @@ func TestAuditAndCollectAgainstRealControlPlane(t *testing.T) {
 	t.Run("report", func(t *testing.T) { checkLiveReport(t, reader) })
 	t.Run("recommend", func(t *testing.T) { checkLiveRecommend(t, reader) })
 	t.Run("plan", func(t *testing.T) { checkLivePlan(t, reader) })
+	t.Run("advise", func(t *testing.T) { checkLiveAdvise(t, reader) })
 	t.Run("forbidden without the ClusterRole", func(t *testing.T) {
 		unbound := serviceAccountKubeconfig(ctx, t, cs, cfg, "nobody", false)
 		var out, errb bytes.Buffer
@@ -174,6 +177,52 @@ func checkLivePlan(t *testing.T, kubeconfig string) {
 	}
 }
 
+// checkLiveAdvise runs `gpuwise advise` on the live inventory with the
+// read-only role: without usage data the levers that need it (right-size,
+// shape) count nothing and list every GPU workload with the reason; the
+// ledger still adds up, the bridge to the report adds up, and the metrics
+// that need usage say n/a rather than 0%.
+func checkLiveAdvise(t *testing.T, kubeconfig string) {
+	out, errOut, code := execute(t, "advise", "--kubeconfig", kubeconfig, "-o", "json", "--window", "1h")
+	if code != cli.ExitOK {
+		t.Fatalf("advise exit %d: %s", code, errOut)
+	}
+	var l ledger.Ledger
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	var sum ledger.Cents
+	for _, a := range l.Actions {
+		if a.Lever != ledger.LeverConsolidate {
+			t.Errorf("action %s (%s) without usage data", a.ID, a.Key)
+		}
+		sum += ledger.CentsOf(a.SavingUSDMonth)
+	}
+	if sum != ledger.CentsOf(l.BeforeUSDMonth)-ledger.CentsOf(l.AfterUSDMonth) || l.BeforeUSDMonth <= 0 {
+		t.Errorf("actions save %s; before %v, after %v", sum, l.BeforeUSDMonth, l.AfterUSDMonth)
+	}
+	b := l.Bridge
+	if d := ledger.CentsOf(b.ReportUSDMonth) - (ledger.CentsOf(b.LedgerBeforeUSDMonth) - ledger.CentsOf(b.PartWindowUSDMonth) + ledger.CentsOf(b.DepartedUSDMonth)); d > 1 || d < -1 {
+		t.Errorf("bridge off by %d cents: %+v", d, b)
+	}
+	shape := map[string]string{}
+	for _, n := range l.NotCounted {
+		if n.Lever == ledger.LeverShape {
+			shape[n.Target] = n.Reason
+		}
+	}
+	for _, w := range []string{"ml/Deployment/serve", "team-notebooks/Deployment/nb"} {
+		if reason := shape[w]; !strings.Contains(reason, "unmeasured") && !strings.Contains(reason, "no ") {
+			t.Errorf("GPU workload %s not skipped with a data reason: %q (not counted: %v)", w, reason, shape)
+		}
+	}
+	for _, m := range l.Metrics {
+		if m.Name == "gpu_utilization" && (m.Value != nil || m.Status != ledger.Unavailable) {
+			t.Errorf("utilization without usage data: %v %s", m.Value, m.Status)
+		}
+	}
+}
+
 // waitScheduled waits until every pod but ml/no-toleration is bound and
 // Running (KWOK plays the kubelet), and that one is Pending because of
 // the untolerated taint.
@@ -219,7 +268,7 @@ func unschedulable(p *corev1.Pod) bool {
 func serviceAccountKubeconfig(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config, name string, bind bool) string {
 	t.Helper()
 	if _, err := cs.CoreV1().ServiceAccounts("gpuwise").Create(ctx,
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "gpuwise", Name: name}}, metav1.CreateOptions{}); err != nil {
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "gpuwise", Name: name}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	if bind {
@@ -256,10 +305,11 @@ func applyShippedRBAC(ctx context.Context, t *testing.T, cs *kubernetes.Clientse
 	readYAML(t, "clusterrole.yaml", 0, &role)
 	var binding rbacv1.ClusterRoleBinding
 	readYAML(t, "binding.yaml", 1, &binding)
-	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
+	// Another test of the tier may have applied them already.
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &binding, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 }
