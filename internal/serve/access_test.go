@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,9 +244,19 @@ func TestGracefulShutdownFinishesRequestsInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The handler says when the request arrived and takes a while more,
+	// so that shutdown surely starts with it in flight (a fixed sleep
+	// before cancel raced the request on a loaded machine).
+	arrived := make(chan struct{}, 1)
+	var once sync.Once
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { arrived <- struct{}{} })
+		time.Sleep(200 * time.Millisecond)
+		h.ServeHTTP(w, r)
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- svc.Serve(ctx, ln, h) }()
+	go func() { done <- svc.Serve(ctx, ln, slow) }()
 	url := "http://" + ln.Addr().String() + "/api/v1/plan"
 	got := make(chan int, 1)
 	go func() {
@@ -257,7 +268,7 @@ func TestGracefulShutdownFinishesRequestsInFlight(t *testing.T) {
 		resp.Body.Close()
 		got <- resp.StatusCode
 	}()
-	time.Sleep(20 * time.Millisecond)
+	<-arrived
 	cancel()
 	if code := <-got; code != http.StatusOK {
 		t.Errorf("request in flight at shutdown: %d", code)

@@ -95,7 +95,7 @@ func benchService(b *testing.B, scale int) (*instance, *benchWorld, *clock) {
 
 // BenchmarkCycle is one steady-state cycle: read the new 10-minute
 // interval, record it in the history (4 groupings), rebuild the 24-hour
-// window (report with recommendations, audit, GPU-model breakdown) and
+// window (report with its savings ledger, audit, GPU-model breakdown) and
 // publish. CPU seconds per cycle are reported as cpu-s/op.
 func BenchmarkCycle(b *testing.B) {
 	scale := benchScale(b)
