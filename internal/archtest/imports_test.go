@@ -40,6 +40,7 @@ var layers = map[string]layer{
 	"internal/cluster": core, "internal/usage": core, "internal/pricing": core, "internal/nodeprice": core,
 	"internal/gpushape": core, "internal/config": config,
 	"internal/cost": engine, "internal/audit": engine, "internal/rightsize": engine, "internal/packing": engine,
+	"internal/policy": engine, "internal/quota": engine,
 	"internal/kube": adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/app": useCase,
 	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd,
@@ -52,6 +53,7 @@ var layers = map[string]layer{
 // the other engine; each is also written in the importer's doc.go.
 var engineExceptions = map[string][]string{
 	"internal/packing": {"internal/rightsize"}, // packs right-sized shapes (rightsize.Result)
+	"internal/quota":   {"internal/cost"},      // prices quotas from the cost allocation (cost.Allocation)
 }
 
 // forbiddenForCore are what no core package or engine may reach, even
