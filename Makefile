@@ -66,6 +66,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzReadV2$$' -fuzztime=30s ./internal/snapshot
 	$(GO) test -run='^$$' -fuzz=FuzzParseOverrides -fuzztime=30s ./internal/pricing
 	$(GO) test -run='^$$' -fuzz=FuzzParsePolicy -fuzztime=30s ./internal/config
+	$(GO) test -run='^$$' -fuzz=FuzzParseAdmission -fuzztime=30s ./internal/config
 	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBPods -fuzztime=30s ./internal/trace
 	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBNodes -fuzztime=30s ./internal/trace
 	$(GO) test -run='^$$' -fuzz=FuzzReadGenAI -fuzztime=30s ./internal/trace

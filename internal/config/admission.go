@@ -43,10 +43,10 @@ func ParseAdmission(file string, data []byte, base policy.Settings) (policy.Sett
 	default:
 		probs = append(probs, "want a mapping of settings (gpuResources, gpuTaint, agents, …) at the top level")
 	}
-	if len(probs) == 0 {
-		if err := s.Validate(); err != nil {
-			probs = strings.Split(err.Error(), "\n")
-		}
+	// A field that failed to decode kept base's value, so Validate adds
+	// only the other fields' problems.
+	if err := s.Validate(); err != nil {
+		probs = append(probs, strings.Split(err.Error(), "\n")...)
 	}
 	if len(probs) > 0 {
 		for i := range probs {
@@ -127,7 +127,9 @@ func mode(dst *policy.Mode) setter {
 	}
 }
 
-// namespaceLimits reads maxGPUsPerPod: a list of {namespaces, max}.
+// namespaceLimits reads maxGPUsPerPod: a list of {namespaces, max}. An
+// entry that fails to decode is reported and stands in as a valid one, so
+// that Validate reports the other entries under their own indexes.
 func namespaceLimits(dst *[]policy.NamespaceLimit) setter {
 	return func(v any) string {
 		list, ok := v.([]any)
@@ -137,19 +139,19 @@ func namespaceLimits(dst *[]policy.NamespaceLimit) setter {
 		out := make([]policy.NamespaceLimit, len(list))
 		var probs []string
 		for i, item := range list {
-			m, ok := item.(map[string]any)
-			if !ok {
-				probs = append(probs, fmt.Sprintf("\x00[%d]: want a mapping {namespaces, max} (got %s)", i, describe(item)))
-				continue
+			var entry []string
+			if m, ok := item.(map[string]any); ok {
+				walk(fmt.Sprintf("\x00[%d].", i), m, map[string]any{"namespaces": stringList(&out[i].Namespaces), "max": integer(&out[i].Max)}, &entry)
+			} else {
+				entry = append(entry, fmt.Sprintf("\x00[%d]: want a mapping {namespaces, max} (got %s)", i, describe(item)))
 			}
-			l := &out[i]
-			walk(fmt.Sprintf("\x00[%d].", i), m, map[string]any{"namespaces": stringList(&l.Namespaces), "max": integer(&l.Max)}, &probs)
-		}
-		if len(probs) > 0 {
-			return strings.Join(probs, "\n")
+			if len(entry) > 0 {
+				out[i] = policy.NamespaceLimit{Namespaces: []string{"*"}, Max: 1}
+				probs = append(probs, entry...)
+			}
 		}
 		*dst = out
-		return ""
+		return strings.Join(probs, "\n")
 	}
 }
 
@@ -174,13 +176,14 @@ func ruleSettings(dst *map[string]policy.RuleSettings) setter {
 				continue
 			}
 			var r policy.RuleSettings
-			walk("\x00."+name+".", rm, map[string]any{"disabled": boolean(&r.Disabled), "mode": mode(&r.Mode)}, &probs)
-			out[name] = r
-		}
-		if len(probs) > 0 {
-			return strings.Join(probs, "\n")
+			var entry []string
+			walk("\x00."+name+".", rm, map[string]any{"disabled": boolean(&r.Disabled), "mode": mode(&r.Mode)}, &entry)
+			if len(entry) == 0 {
+				out[name] = r
+			}
+			probs = append(probs, entry...)
 		}
 		*dst = out
-		return ""
+		return strings.Join(probs, "\n")
 	}
 }

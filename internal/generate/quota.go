@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -66,7 +67,7 @@ func quotaFile(r *quota.Result, ns quota.Namespace) (File, error) {
 		Spec:     quotaSpec{Hard: map[string]string{}}}
 	var head bytes.Buffer
 	fmt.Fprintf(&head, "# gpuwise GPU quota for namespace %s: p%g of the GPU units its pods requested at once over %s, +%g%% headroom.\n",
-		ns.Namespace, r.Percentile*100, r.Window, r.Headroom*100)
+		ns.Namespace, r.Percentile*100, windowText(r.Window), r.Headroom*100)
 	var total float64
 	priced := true
 	for _, q := range ns.Resources {
@@ -90,6 +91,14 @@ func quotaFile(r *quota.Result, ns quota.Namespace) (File, error) {
 		return File{}, fmt.Errorf("ResourceQuota %s/%s: generated object is invalid (a gpuwise bug): %w", ns.Namespace, QuotaName, err)
 	}
 	return File{Path: "quota/" + ns.Namespace + ".yaml", Data: append(head.Bytes(), body...)}, nil
+}
+
+// windowText is "7d" for whole days, a Go duration otherwise.
+func windowText(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return d.String()
 }
 
 func capText(q quota.Resource) string {

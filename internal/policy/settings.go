@@ -117,6 +117,9 @@ func (s Settings) ModeOf(rule string) Mode {
 func (s Settings) Enabled(rule string) bool { return !s.Rules[rule].Disabled }
 
 var (
+	// globChars are what names (lower-case DNS labels and subdomains) and
+	// path.Match syntax need; nothing else reaches the CEL string literals.
+	globChars     = regexp.MustCompile(`^[a-z0-9.*?\[\]^\\/-]+$`)
 	qualifiedName = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
 	dnsLabel      = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 )
@@ -268,6 +271,10 @@ func (p *checker) globs(field string, globs []string, slash bool) {
 	for i, g := range globs {
 		if _, err := path.Match(g, ""); err != nil || g == "" {
 			p.addf("%s[%d]: %q is not a valid glob", field, i, g)
+			continue
+		}
+		if !globChars.MatchString(g) {
+			p.addf("%s[%d]: %q: names are lower-case letters, digits, - and .; globs add * ? [ ] ^ \\", field, i, g)
 			continue
 		}
 		switch n := strings.Count(g, "/"); {
