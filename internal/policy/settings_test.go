@@ -49,7 +49,9 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 		{"unknown mode", func(s *Settings) { s.Mode = "block" }, []string{`mode: "block" is not warn or deny`}},
 		{"unknown rule", func(s *Settings) { s.Rules = map[string]RuleSettings{"gw003": {Mode: Deny}} },
 			[]string{`rules.gw003: unknown rule (known: non-gpu-pod-tolerates-gpu-taint, gpu-container-limits`}},
-		{"disabled with a mode", func(s *Settings) { s.Rules = map[string]RuleSettings{"gpu-container-limits": {Disabled: true, Mode: Deny}} },
+		{"disabled with a mode", func(s *Settings) {
+			s.Rules = map[string]RuleSettings{"gpu-container-limits": {Disabled: true, Mode: Deny}}
+		},
 			[]string{`rules.gpu-container-limits: disabled and given a mode`}},
 		{"rule without its parameters", func(s *Settings) { s.RequiredLabels = nil },
 			[]string{`requiredLabels: empty while rule gpu-pod-cost-labels is enabled`}},
