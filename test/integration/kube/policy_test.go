@@ -193,12 +193,12 @@ func checkTypeChecking(ctx context.Context, t *testing.T, dyn dynamic.Interface)
 		}
 		var pending, warnings []string
 		for _, p := range l.Items {
-			tc, ok, _ := unstructured.NestedMap(p.Object, "status", "typeChecking")
-			if !ok {
+			seen, _, _ := unstructured.NestedInt64(p.Object, "status", "observedGeneration")
+			if seen < p.GetGeneration() {
 				pending = append(pending, p.GetName())
 				continue
 			}
-			ws, _, _ := unstructured.NestedSlice(tc, "expressionWarnings")
+			ws, _, _ := unstructured.NestedSlice(p.Object, "status", "typeChecking", "expressionWarnings")
 			for _, w := range ws {
 				warnings = append(warnings, fmt.Sprintf("%s: %v", p.GetName(), w))
 			}
