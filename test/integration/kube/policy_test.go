@@ -53,6 +53,7 @@ func TestAdmissionPoliciesOnTheRealAPIServer(t *testing.T) {
 	namespaces(ctx, t, cs, append(policyNamespaces, "gpuwise"))
 	defer deleteNamespaces(cs, policyNamespaces)
 	defer deleteGpuwisePolicies(t, dyn)
+	defer deleteFixturesIn(cs, "kube-system")
 
 	dir := generatePolicies(t, "--engine", "native", "--mode", "deny", "--policy-settings", fixtureSettings)
 	applyDir(ctx, t, dyn, filepath.Join(dir, "policy", "native"))
@@ -107,6 +108,20 @@ func namespaces(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, nam
 func deleteNamespaces(cs *kubernetes.Clientset, names []string) {
 	for _, ns := range names {
 		cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	}
+}
+
+// deleteFixturesIn removes the fixture pods of a namespace the test does
+// not own.
+func deleteFixturesIn(cs *kubernetes.Clientset, ns string) {
+	l, err := cs.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for _, p := range l.Items {
+		if _, ok := p.Annotations["gpuwise.test/refused"]; ok {
+			cs.CoreV1().Pods(ns).Delete(context.Background(), p.Name, metav1.DeleteOptions{})
+		}
 	}
 }
 
