@@ -213,16 +213,16 @@ func (s Settings) validateRules(p *checker) {
 	}
 	// A rule without its parameters would generate a policy that never
 	// refuses anything: say so rather than ship it.
-	for rule, empty := range map[string]struct {
-		field string
-		empty bool
+	for _, c := range []struct {
+		rule, field string
+		empty       bool
 	}{
-		RuleDevWholeGPU.Name: {"devNamespaces", len(s.DevNamespaces) == 0},
-		RuleLabels.Name:      {"requiredLabels", len(s.RequiredLabels) == 0},
-		RuleMaxGPUs.Name:     {"maxGPUsPerPod", len(s.MaxGPUsPerPod) == 0},
+		{RuleDevWholeGPU.Name, "devNamespaces", len(s.DevNamespaces) == 0},
+		{RuleLabels.Name, "requiredLabels", len(s.RequiredLabels) == 0},
+		{RuleMaxGPUs.Name, "maxGPUsPerPod", len(s.MaxGPUsPerPod) == 0},
 	} {
-		if empty.empty && s.Enabled(rule) {
-			p.addf("%s: empty while rule %s is enabled; set it, or disable the rule (rules.%s.disabled: true)", empty.field, rule, rule)
+		if c.empty && s.Enabled(c.rule) {
+			p.addf("%s: empty while rule %s is enabled; set it, or disable the rule (rules.%s.disabled: true)", c.field, c.rule, c.rule)
 		}
 	}
 }
