@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,6 +81,7 @@ func TestAdmissionPoliciesOnTheRealAPIServer(t *testing.T) {
 		waitMode(ctx, t, cs, true)
 		checkAdmissionAudit(ctx, t, cs, reader, "deny", pods)
 	})
+	t.Run("audit with a role that cannot list the policies", func(t *testing.T) { checkOldRole(ctx, t, cs, cfg) })
 	t.Run("workload updates", func(t *testing.T) { checkUpdates(ctx, t, cs) })
 	t.Run("mutation", func(t *testing.T) { checkMutation(ctx, t, cs, dyn) })
 }
@@ -440,6 +442,53 @@ func checkWorkloads(ctx context.Context, t *testing.T, cs *kubernetes.Clientset)
 	_, err = cs.BatchV1().CronJobs("pol-ml").Create(ctx, cron, metav1.CreateOptions{})
 	if err == nil || !strings.Contains(err.Error(), "gpuwise-gpu-pod-cost-labels-cronjobs") {
 		t.Errorf("CronJob without cost labels: %v; want refused by gpuwise-gpu-pod-cost-labels-cronjobs", err)
+	}
+}
+
+// checkOldRole: with the ClusterRole as it was before the admission reads
+// were added, the audit is still written, every rule's status is unknown,
+// a note names the refused list and the role, and the exit code is 6.
+func checkOldRole(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config) {
+	var role rbacv1.ClusterRole
+	readYAML(t, "clusterrole.yaml", 0, &role)
+	role.Name = "gpuwise-readonly-old"
+	role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.APIGroups, "admissionregistration.k8s.io") })
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer cs.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	kc := serviceAccountKubeconfig(ctx, t, cs, cfg, "gpuwise-old", false)
+	b := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "gpuwise-old"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "gpuwise-old", Namespace: "gpuwise"}}}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), b.Name, metav1.DeleteOptions{})
+	var out, errOut string
+	var code int
+	waitFor(t, "the binding to take effect", 20*time.Second, func() (bool, string) {
+		out, errOut, code = execute(t, "audit", "--kubeconfig", kc, "-o", "json")
+		return code == cli.ExitPartial, errOut
+	})
+	var res struct {
+		Findings  []json.RawMessage
+		Admission struct {
+			Rules []struct{ Status string }
+			Notes []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Admission.Rules {
+		if r.Status != "unknown" {
+			t.Errorf("status %s without the policy reads, want unknown", r.Status)
+		}
+	}
+	notes := strings.Join(res.Admission.Notes, "\n")
+	if len(res.Findings) == 0 || !strings.Contains(notes, "validatingadmissionpolicies") || !strings.Contains(notes, "deploy/rbac/clusterrole.yaml") {
+		t.Errorf("findings %d, notes %q: want the audit written and the refused list and the role named", len(res.Findings), notes)
 	}
 }
 
