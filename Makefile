@@ -39,6 +39,8 @@ smoke:
 	$(GO) run ./cmd/gpuwise audit --demo > /dev/null
 	$(GO) run ./cmd/gpuwise generate policy > /dev/null
 	$(GO) run ./cmd/gpuwise generate quota --demo > /dev/null 2>&1
+	$(GO) run ./cmd/gpuwise advise --demo > /dev/null
+	$(GO) run ./cmd/gpuwise advise --demo -o json | $(GO) run ./hack/checkledger
 	@if [ -d ../shared/data/genai2026 ]; then \
 	  $(GO) run ./cmd/gpuwise-lab replay-genai --dir ../shared/data/genai2026 -o json | $(GO) run ./hack/checkreport; \
 	else echo "smoke: ../shared/data/genai2026 not found; trace replay not checked"; exit 1; fi

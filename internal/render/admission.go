@@ -45,13 +45,6 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // ruleLabel names a rule by its audit ID when it has one.
 func ruleLabel(st policy.RuleState) string {
 	if st.AuditRule != "" {
