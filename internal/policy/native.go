@@ -51,7 +51,7 @@ type mapSpec struct {
 	FailurePolicy      string         `json:"failurePolicy"`
 	MatchConstraints   matchResources `json:"matchConstraints"`
 	ReinvocationPolicy string         `json:"reinvocationPolicy"`
-	Variables          []Variable     `json:"variables"`
+	MatchConditions    []Variable     `json:"matchConditions"`
 	Mutations          []mutation     `json:"mutations"`
 }
 
@@ -73,20 +73,26 @@ const MutationName = "gpuwise-gw004-add-gpu-toleration"
 
 // mutation is the MutatingAdmissionPolicy that adds the GPU toleration to
 // GPU pods that lack it, and nothing else. It fails open (Ignore): a pod
-// it could not patch still meets the validating GW004 rule.
+// it could not patch still meets the validating GW004 rule. Which pods need
+// it is a matchCondition, not a guard in the patch: the API server then
+// skips every other pod before its patch machinery (an empty JSON patch
+// still round-trips the pod through JSON), the bulk of the policy's cost
+// per create (docs/performance.md).
 func (s Settings) mutation() Artefact {
 	g := gen{s}
 	t := s.GPUTaint
 	tol := "Object.spec.tolerations{key: " + quote(t.Key) + ", operator: 'Exists', effect: " + quote(t.Effect) + "}"
-	expr := "variables.isGPU && !variables.tolerated ? (has(object.spec.tolerations) ? " +
+	expr := "has(object.spec.tolerations) ? " +
 		"[JSONPatch{op: 'add', path: '/spec/tolerations/-', value: " + tol + "}] : " +
-		"[JSONPatch{op: 'add', path: '/spec/tolerations', value: [" + tol + "]}]) : []"
-	vars := append(g.common(podShape), Variable{"tolerated", "variables.spec.?tolerations.orValue([]).exists(t, " + g.tolerates("t") + ")"})
+		"[JSONPatch{op: 'add', path: '/spec/tolerations', value: [" + tol + "]}]"
+	needs := Variable{"gpu-pod-without-gpu-toleration", "!object.spec.?tolerations.orValue([]).exists(t, " + g.tolerates("t") + ") && " +
+		"(object.spec.containers + object.spec.?initContainers.orValue([])).exists(c, " + limitsOf("c") + ".exists(r, " +
+		g.isGPUResource("r") + " && " + positive("c", "r") + "))"}
 	m := meta(MutationName, RuleToleration, podShape)
 	m.Annotations[annotationSummary] = "Adds the GPU toleration to GPU pods that lack it; mutates nothing else."
 	spec := mapSpec{FailurePolicy: "Ignore", ReinvocationPolicy: "IfNeeded",
 		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: podShape.rules()},
-		Variables:        vars, Mutations: []mutation{{PatchType: "JSONPatch", JSONPatch: jsonPatch{expr}}}}
+		MatchConditions:  []Variable{needs}, Mutations: []mutation{{PatchType: "JSONPatch", JSONPatch: jsonPatch{expr}}}}
 	return Artefact{Name: MutationName, Objects: []Object{
 		{APIVersion: admissionV1, Kind: "MutatingAdmissionPolicy", Metadata: m, Spec: spec},
 		{APIVersion: admissionV1, Kind: "MutatingAdmissionPolicyBinding", Metadata: m, Spec: mapBindingSpec{PolicyName: MutationName}},

@@ -67,6 +67,7 @@ func TestAdmissionPoliciesOnTheRealAPIServer(t *testing.T) {
 	t.Run("warn", func(t *testing.T) {
 		rollout(t, cfg, dir, "warn")
 		waitMode(ctx, t, cs, false)
+		waitAdmitted(ctx, t, cs, pods)
 		checkWarn(ctx, t, cfg, pods)
 		legacy := deployment("pol-ml", "legacy", 0, podSpec(nil, []string{"nvidia.com/gpu", "1"}, nil, true))
 		legacy.Spec.Template.Labels["team"] = "ml"
@@ -243,6 +244,21 @@ func waitMode(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, deny 
 	waitFor(t, fmt.Sprintf("the policies to deny=%v", deny), 30*time.Second, func() (bool, string) {
 		_, err := cs.CoreV1().Pods("pol-ml").Create(ctx, probe(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		return (err != nil) == deny, fmt.Sprint(err)
+	})
+}
+
+// waitAdmitted waits until every pod passes admission, by server-side dry
+// run: each binding reaches the admission plugin on its own, so one probe
+// admitted does not mean every rule has left deny mode (a flake under load).
+func waitAdmitted(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, pods []corev1.Pod) {
+	t.Helper()
+	waitFor(t, "every binding to leave deny mode", 30*time.Second, func() (bool, string) {
+		for i := range pods {
+			if _, err := cs.CoreV1().Pods(pods[i].Namespace).Create(ctx, pods[i].DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+				return false, fmt.Sprint(err)
+			}
+		}
+		return true, ""
 	})
 }
 
@@ -551,6 +567,16 @@ func checkMutation(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, 
 	got2, err := cs.CoreV1().Pods("pol-ml").Create(ctx, p2, metav1.CreateOptions{})
 	if err != nil || len(got2.Spec.Tolerations) < 1 || countKey(got2.Spec.Tolerations, "nvidia.com/gpu") != 1 {
 		t.Errorf("tolerating pod: %v, tolerations %v; want exactly one GPU toleration", err, got2.Spec.Tolerations)
+	}
+	// A pod without a GPU is left alone too (the GW002 rule would refuse
+	// the toleration the mutation must not give it).
+	p3 := probe()
+	p3.Name = "no-gpu"
+	delete(p3.Spec.Containers[0].Resources.Limits, "nvidia.com/gpu")
+	delete(p3.Spec.Containers[0].Resources.Requests, "nvidia.com/gpu")
+	got3, err := cs.CoreV1().Pods("pol-ml").Create(ctx, p3, metav1.CreateOptions{})
+	if err != nil || countKey(got3.Spec.Tolerations, "nvidia.com/gpu") != 0 {
+		t.Errorf("pod without a GPU: %v, tolerations %v; want no GPU toleration added", err, got3.Spec.Tolerations)
 	}
 }
 
