@@ -60,6 +60,7 @@ func (a *App) Audit(ctx context.Context, req AuditRequest) (*AuditResult, error)
 	if err != nil {
 		return nil, err
 	}
+	a.progress.phase("auditing")
 	opts := req.Audit
 	opts.Prices = catalog
 	adm, admPartial, err := a.admission(ctx, req.Source, in.snap, req.AdmissionFile)

@@ -38,15 +38,15 @@ type Admission struct {
 func (c *Client) Admission(ctx context.Context) (*Admission, error) {
 	out := &Admission{Served: true}
 	api := c.Interface.AdmissionregistrationV1()
-	err := listAll(ctx, func(ctx context.Context, lo metav1.ListOptions) (string, error) {
+	err := listAll(ctx, "validatingadmissionpolicies", c.Progress, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
 		l, err := api.ValidatingAdmissionPolicies().List(ctx, lo)
 		if err != nil {
-			return "", err
+			return page{}, err
 		}
 		for _, p := range l.Items {
 			out.Policies = append(out.Policies, AdmissionPolicy{Name: p.Name, Labels: p.Labels})
 		}
-		return l.Continue, nil
+		return pageOf(l.ListMeta, len(l.Items)), nil
 	})
 	if apierrors.IsNotFound(err) {
 		return &Admission{}, nil
@@ -54,10 +54,10 @@ func (c *Client) Admission(ctx context.Context) (*Admission, error) {
 	if err != nil {
 		return nil, classify(err, "list", "validatingadmissionpolicies.admissionregistration.k8s.io", c.Server)
 	}
-	err = listAll(ctx, func(ctx context.Context, lo metav1.ListOptions) (string, error) {
+	err = listAll(ctx, "validatingadmissionpolicybindings", c.Progress, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
 		l, err := api.ValidatingAdmissionPolicyBindings().List(ctx, lo)
 		if err != nil {
-			return "", err
+			return page{}, err
 		}
 		for _, b := range l.Items {
 			ab := AdmissionBinding{Name: b.Name, PolicyName: b.Spec.PolicyName}
@@ -66,7 +66,7 @@ func (c *Client) Admission(ctx context.Context) (*Admission, error) {
 			}
 			out.Bindings = append(out.Bindings, ab)
 		}
-		return l.Continue, nil
+		return pageOf(l.ListMeta, len(l.Items)), nil
 	})
 	if err != nil {
 		return nil, classify(err, "list", "validatingadmissionpolicybindings.admissionregistration.k8s.io", c.Server)

@@ -306,6 +306,7 @@ func applyShippedRBAC(ctx context.Context, t *testing.T, cs *kubernetes.Clientse
 	readYAML(t, "clusterrole.yaml", 0, &role)
 	var binding rbacv1.ClusterRoleBinding
 	readYAML(t, "binding.yaml", 1, &binding)
+	// Another test of the tier may have applied them already.
 	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
