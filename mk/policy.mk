@@ -14,13 +14,15 @@ verify-kyverno:
 ## latency seen by the client (p50/p99) over ADMISSION_CREATES creates,
 ## alternating blocks with and without the generated policies, and the mean of
 ## apiserver_admission_controller_admission_duration_seconds per policy plugin
-## (docs/performance.md). Not part of `make test`.
+## (docs/performance.md). ADMISSION_POD=cpu times pods without a GPU instead.
+## Not part of `make test`.
 ADMISSION_CREATES ?= 2000
+ADMISSION_POD ?= gpu
 .PHONY: bench-admission
 bench-admission:
 	./hack/controlplane/build.sh
 	@./hack/controlplane/down.sh >/dev/null 2>&1 || true
 	@set -e; trap './hack/controlplane/down.sh' EXIT; \
 	./hack/controlplane/up.sh; \
-	GPUWISE_TEST_KUBECONFIG=$(GPUWISE_CACHE)/controlplane/run/kubeconfig GPUWISE_ADMISSION_CREATES=$(ADMISSION_CREATES) \
+	GPUWISE_TEST_KUBECONFIG=$(GPUWISE_CACHE)/controlplane/run/kubeconfig GPUWISE_ADMISSION_CREATES=$(ADMISSION_CREATES) GPUWISE_ADMISSION_POD=$(ADMISSION_POD) \
 	  $(GO) test -tags 'integration admissionbench' -count=1 -v -timeout 20m -run TestAdmissionLatency ./test/integration/kube/...

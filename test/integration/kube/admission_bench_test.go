@@ -72,8 +72,12 @@ func TestAdmissionLatency(t *testing.T) {
 	}
 	toggle(true)
 	seq := 0
+	timed := benchPod
+	if os.Getenv("GPUWISE_ADMISSION_POD") == "cpu" {
+		timed = cpuPod
+	}
 	create := func() time.Duration {
-		p := benchPod(seq)
+		p := timed(seq)
 		seq++
 		start := time.Now()
 		if _, err := cs.CoreV1().Pods("bench-adm").Create(ctx, p, metav1.CreateOptions{}); err != nil {
@@ -120,6 +124,15 @@ func benchPod(i int) *corev1.Pod {
 	p.Namespace = "bench-adm"
 	p.Spec.SchedulerName = "gpuwise-bench-none"
 	p.Spec.Tolerations = []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+	return p
+}
+
+// cpuPod is a compliant pod without a GPU (GPUWISE_ADMISSION_POD=cpu):
+// most of a cluster's creates.
+func cpuPod(i int) *corev1.Pod {
+	p := benchPod(i)
+	p.Spec.Tolerations = nil
+	delete(p.Spec.Containers[0].Resources.Limits, "nvidia.com/gpu")
 	return p
 }
 
@@ -214,7 +227,11 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d.Microseco
 func report(t *testing.T, lat [2][]time.Duration, plugin [2]map[string]sample, n int) {
 	var b strings.Builder
 	host, _ := os.Hostname()
-	fmt.Fprintf(&b, "machine: %s, %d CPUs, %s; %d creates, alternating blocks of %d\n", host, runtime.NumCPU(), runtime.Version(), n, len(lat[0])/10)
+	kind := "GPU"
+	if os.Getenv("GPUWISE_ADMISSION_POD") == "cpu" {
+		kind = "non-GPU"
+	}
+	fmt.Fprintf(&b, "machine: %s, %d CPUs, %s; %d creates of %s pods, alternating blocks of %d\n", host, runtime.NumCPU(), runtime.Version(), n, kind, len(lat[0])/10)
 	fmt.Fprintln(&b, "| policies | creates | client p50 ms | client p99 ms | client mean ms | VAP plugin mean ms | MAP plugin mean ms | apiserver CPU ms / create |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|")
 	for i, name := range []string{"none", "every gpuwise policy (16 VAP, 6 on pods; 1 MAP)"} {
