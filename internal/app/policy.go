@@ -110,7 +110,9 @@ func (a *App) policySettings(ctx context.Context, d *Data, file string) (*learnt
 }
 
 // live reports whether the source is the live cluster.
-func live(s Source) bool { return s.File == "" && s.Prometheus == nil && s.Demo == nil }
+func live(s Source) bool {
+	return s.File == "" && len(s.Clusters) == 0 && s.Prometheus == nil && s.Demo == nil && s.Snapshot == nil
+}
 
 // checkMutation turns the mutating policy off when the live API server
 // does not serve it.
