@@ -157,7 +157,9 @@ func auditHandler(s *Service, rt route) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.AuditWithAdmission(b, res.Result, res.Admission, f, s.renderOptions()) })
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error {
+			return render.AuditWithAdmission(b, res.Result, res.Admission, f, s.renderOptions())
+		})
 	})
 }
 
