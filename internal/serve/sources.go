@@ -43,6 +43,13 @@ type promReader struct {
 func (r promReader) ReadUsage(ctx context.Context, w cluster.Window) (*app.SnapshotResult, error) {
 	src := r.src
 	src.End = w.End
+	// Pods' lives at the usage step: at the default hour a pod deleted
+	// within an interval of an hour or less is never seen to end, and
+	// its GPU's next holder overlaps it (a time-slice replica held by
+	// two pods at once). An interval is short, so the finer read is cheap.
+	if src.InfoStep > src.Step {
+		src.InfoStep = src.Step
+	}
 	return r.app.Snapshot(ctx, app.Data{Source: app.Source{Prometheus: &src}, Window: w.End.Sub(w.Start)})
 }
 
@@ -86,11 +93,19 @@ func (a *accumulated) absorb(s *cluster.Snapshot) {
 			sp = &seenPod{units: map[string]bool{}}
 			a.pods[k] = sp
 		}
-		for _, h := range p.GPUs {
-			sp.units[h.UnitID] = true
+		if alive(&p, s.Window) {
+			// An interval read gives a pod that ended before it units by
+			// assignment, not by measurement: only a pod alive in the
+			// interval says which units it held.
+			for _, h := range p.GPUs {
+				sp.units[h.UnitID] = true
+			}
 		}
 		if !sp.pod.Start.IsZero() && sp.pod.Start.Before(p.Start) {
 			p.Start = sp.pod.Start // an interval sees a pod from its own start
+		}
+		if p.End.IsZero() && !sp.pod.End.IsZero() {
+			p.End = sp.pod.End // a pod that ended never runs again
 		}
 		p.GPUs = nil
 		sp.pod, sp.last = p, end
@@ -170,6 +185,11 @@ func (sp *seenPod) view(latest time.Time) (p cluster.Pod, inferred bool) {
 		p.GPUs = append(p.GPUs, cluster.Holding{UnitID: id})
 	}
 	return p, inferred
+}
+
+// alive reports whether p ran during w.
+func alive(p *cluster.Pod, w cluster.Window) bool {
+	return p.Start.Before(w.End) && (p.End.IsZero() || p.End.After(w.Start))
 }
 
 func laterOf(a, b time.Time) time.Time {
