@@ -43,13 +43,6 @@ type promReader struct {
 func (r promReader) ReadUsage(ctx context.Context, w cluster.Window) (*app.SnapshotResult, error) {
 	src := r.src
 	src.End = w.End
-	// Pods' lives at the usage step: at the default hour a pod deleted
-	// within an interval of an hour or less is never seen to end, and
-	// its GPU's next holder overlaps it (a time-slice replica held by
-	// two pods at once). An interval is short, so the finer read is cheap.
-	if src.InfoStep > src.Step {
-		src.InfoStep = src.Step
-	}
 	return r.app.Snapshot(ctx, app.Data{Source: app.Source{Prometheus: &src}, Window: w.End.Sub(w.Start)})
 }
 
@@ -103,9 +96,6 @@ func (a *accumulated) absorb(s *cluster.Snapshot) {
 		}
 		if !sp.pod.Start.IsZero() && sp.pod.Start.Before(p.Start) {
 			p.Start = sp.pod.Start // an interval sees a pod from its own start
-		}
-		if p.End.IsZero() && !sp.pod.End.IsZero() {
-			p.End = sp.pod.End // a pod that ended never runs again
 		}
 		p.GPUs = nil
 		sp.pod, sp.last = p, end

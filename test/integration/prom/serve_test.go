@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/cli"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/serve"
 )
@@ -70,21 +71,11 @@ func TestServeReadsIncrementallyLikeOneRead(t *testing.T) {
 	if w.End != at.Add(20*time.Minute) {
 		t.Fatalf("window %v, want it to end at the last cycle %v", w, at.Add(20*time.Minute))
 	}
-	// One read of the window, with pods' lives read at the usage step as
-	// the service's interval reads do (its default, an hour, ends a
-	// deleted pod up to an hour late; the service's short reads cannot).
-	one := app.DefaultPromSource()
-	one.Client.URL, one.End, one.InfoStep = url, w.End, one.Step
-	req := app.DefaultReportRequest()
-	req.Data = app.Data{Source: app.Source{Prometheus: &one}, Window: w.End.Sub(w.Start)}
-	want, err := app.New(now).Report(context.Background(), req)
-	if err != nil {
-		t.Fatalf("one read of the window: %v", err)
+	want, stderr, code := report(t, "report", "--prometheus", url, "--window", w.End.Sub(w.Start).String(), "--end", w.End.Format(time.RFC3339), "-o", "json")
+	if code != cli.ExitOK {
+		t.Fatalf("one read of the window: exit %d: %s", code, stderr)
 	}
-	if want.Partial != nil {
-		t.Fatalf("one read of the window is partial: %v", want.Partial)
-	}
-	g, wt := got.Totals, want.Report.Totals
+	g, wt := got.Totals, want.Totals
 	if g.Pods != wt.Pods || g.GPUPods != wt.GPUPods || g.Nodes != wt.Nodes {
 		t.Errorf("pods %d/%d GPU pods %d/%d nodes %d/%d (incremental/one read)", g.Pods, wt.Pods, g.GPUPods, wt.GPUPods, g.Nodes, wt.Nodes)
 	}
