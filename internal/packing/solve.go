@@ -72,6 +72,8 @@ type solver struct {
 	order       []int32 // FFD order of works
 	slots       []slot
 	buf         []int16
+	// explained remembers explain's answers (explain.go).
+	explained map[explainKey]string
 }
 
 func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
@@ -159,7 +161,7 @@ func (s *solver) fullGPUs() map[int32]bool {
 }
 
 func newSolver(p *Problem, revert map[string]string) *solver {
-	s := &solver{p: p, ms: models{over: p.Models}, sigs: map[string]int{}, revertWhy: map[int32]string{}}
+	s := &solver{p: p, ms: models{over: p.Models}, sigs: map[string]int{}, revertWhy: map[int32]string{}, explained: map[explainKey]string{}}
 	s.nodes = make([]node, len(p.Nodes))
 	for i := range p.Nodes {
 		n := &p.Nodes[i]
