@@ -71,7 +71,7 @@ func prepare(in Input, o Options) (*Env, *Model, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
-	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: recs, peaks: gpuDemand(in.Snapshot)}
+	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: recs, peaks: gpuDemand(in.Snapshot), current: prob}
 	return env, newModel(modelNodes(prob, in.Snapshot.Snapshot)), nil
 }
 

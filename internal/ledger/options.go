@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -76,4 +77,7 @@ type Env struct {
 	// peaks is the GPU demand over the window per model, for the
 	// consolidation lever's confidence.
 	peaks *demand
+	// current is the packing problem of the pods as they are (the model's
+	// nodes come from it); the consolidation lever packs it as it is.
+	current *packing.Problem
 }
