@@ -146,7 +146,8 @@ func (l *Ledger) money() {
 }
 
 // costReport is the input's cost allocation (or one with the default
-// options) and its report with the default options.
+// options) and its report with the default options (the input's, given
+// with its allocation).
 func costReport(in Input) (*cost.Allocation, *cost.Report, error) {
 	a := in.Allocation
 	opts := cost.DefaultOptions(in.Prices)
@@ -155,6 +156,8 @@ func costReport(in Input) (*cost.Allocation, *cost.Report, error) {
 		if a, err = cost.Allocate(in.Snapshot, opts); err != nil {
 			return nil, nil, fmt.Errorf("ledger: allocating cost: %w", err)
 		}
+	} else if in.Report != nil {
+		return a, in.Report, nil
 	}
 	rep, err := cost.NewReport(a, cost.DefaultReportOptions())
 	if err != nil {

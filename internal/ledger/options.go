@@ -59,6 +59,10 @@ type Input struct {
 	// Allocation is the cost engine's allocation of the same snapshot and
 	// prices; nil makes one with the default cost options.
 	Allocation *cost.Allocation
+	// Report is the cost report of Allocation with
+	// cost.DefaultReportOptions (the caller's own, when it made that
+	// one); nil makes one.
+	Report *cost.Report
 	// Recs are right-sizing results for the snapshot; nil computes them
 	// with Options.Policy.
 	Recs *rightsize.Result
