@@ -174,6 +174,14 @@ func (c *consolidation) solve(mask int) (*packing.Plan, error) {
 	if pl, ok := c.plans[mask]; ok {
 		return pl, nil
 	}
+	if p := c.env.packed; mask == 0 && p != nil {
+		c.env.packed = nil // taken: the lever drops its plans when done with them
+		if p.err != nil {
+			return nil, fmt.Errorf("consolidating: %w", p.err)
+		}
+		c.plans[0] = p.plan
+		return p.plan, nil
+	}
 	prob, err := c.problem(mask)
 	if err != nil {
 		return nil, fmt.Errorf("consolidating: %w", err)

@@ -73,7 +73,8 @@ type Input struct {
 }
 
 // Env is what levers read besides the model: the snapshot, prices,
-// right-sizing results and the effort table. It is shared and read-only.
+// right-sizing results and the effort table. It is shared and read-only,
+// but for packed, which the consolidation lever takes.
 type Env struct {
 	Snapshot *cluster.Prepared
 	Prices   Prices
@@ -84,4 +85,13 @@ type Env struct {
 	// current is the packing problem of the pods as they are (the model's
 	// nodes come from it); the consolidation lever packs it as it is.
 	current *packing.Problem
+	// packed is current's plan, packed beside right-sizing; the
+	// consolidation lever takes it (and may drop it later).
+	packed *packed
+}
+
+// packed is a plan packed ahead, or why it could not be.
+type packed struct {
+	plan *packing.Plan
+	err  error
 }
