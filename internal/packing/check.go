@@ -3,6 +3,7 @@ package packing
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -14,8 +15,8 @@ import (
 // no placement on a removed node; GPU model, MIG profile, taints, node
 // selector respected; CPU and memory never overcommitted; every MIG layout
 // valid for the model (gpushape.Model.Valid); shares ≤ 1000 milli per GPU;
-// time-sliced GPUs within their replicas, one class each, one replica
-// count per node and no exclusive GPU beside them; totals consistent.
+// time-sliced GPUs within their replicas, one class and one replica count
+// per node and no exclusive GPU beside them; totals consistent.
 func (pl *Plan) Check() error {
 	p := pl.problem
 	if p == nil {
@@ -170,6 +171,7 @@ func (c *checker) node(n *Node, np *NodePlan) {
 	}
 	m := checkModel(c.p, n.Model)
 	var tsReps, excl, ts int
+	classes := map[string]bool{}
 	for g, holders := range c.gpus[n.Name] {
 		what := fmt.Sprintf("node %s GPU %d", n.Name, g)
 		mode, _ := c.gpu(what, m, holders, np, g)
@@ -182,8 +184,13 @@ func (c *checker) node(n *Node, np *NodePlan) {
 				if tsReps == 0 || h.Demand.Replicas < tsReps {
 					tsReps = h.Demand.Replicas
 				}
+				classes[h.Demand.Class] = true
 			}
 		}
+	}
+	if len(classes) > 1 {
+		// The kubelet hands any replica of the node's GPUs to any pod.
+		c.errorf("node %s: time-slice classes %v share the node's replicas", n.Name, slices.Sorted(maps.Keys(classes)))
 	}
 	if ts > 0 && excl > 0 {
 		c.errorf("node %s: %d time-sliced GPUs beside %d exclusive or shared ones; time-slicing applies to every full GPU of a node", n.Name, ts, excl)
@@ -237,9 +244,6 @@ func (c *checker) gpu(what string, m gpushape.Model, holders []*Placement, np *N
 		// holder gets 1/R ≥ its 1/r, and a GPU holds at most R.
 		mode, reps = ModeTimeSlice, np.TimeSlicingReplicas
 		for _, h := range holders {
-			if h.Demand.Class != holders[0].Demand.Class {
-				c.errorf("%s: time-slice classes %q and %q share a GPU", what, h.Demand.Class, holders[0].Demand.Class)
-			}
 			if h.Demand.Replicas < reps || reps < 2 {
 				c.errorf("%s: %s on a node time-sliced %d ways", what, h.Demand, reps)
 			}

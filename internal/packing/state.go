@@ -33,11 +33,16 @@ type node struct {
 	migGPUs int
 	shGPUs  int
 	tsReps  int // the node's time-slicing replicas; 0 while no GPU is time-sliced
-	ws      []int32
-	opened  bool
-	closed  bool // emptied and removed
-	full    bool // no GPU can take any more GPU work
-	pinned  bool // hosts a pinned workload or must be kept
+	// tsCls is the time-slice class of the node (while tsGPUs > 0): the
+	// device plugin offers the replicas of all its GPUs as one resource and
+	// the kubelet hands any free replica to any pod, so classes can be kept
+	// apart per node, not per GPU.
+	tsCls  int32
+	ws     []int32
+	opened bool
+	closed bool // emptied and removed
+	full   bool // no GPU can take any more GPU work
+	pinned bool // hosts a pinned workload or must be kept
 }
 
 // slot is where a workload went: a node and the GPUs it holds there.
@@ -91,13 +96,13 @@ func (n *node) choose(w *work, buf []int16, fresh bool) ([]int16, bool) {
 		}
 		return n.chooseMIG(w, buf, fresh)
 	case TimeSlice:
-		// A node has one replica count R; a pod asking for 1/r of a GPU
-		// fits when R ≤ r (it gets at least its share).
-		if n.excl > 0 || (n.tsReps != 0 && n.tsReps > d.Replicas) || (!fresh && n.tsGPUs == 0) {
+		// A node has one replica count R and one class; a pod asking for
+		// 1/r of a GPU fits when R ≤ r (it gets at least its share).
+		if !n.tsFits(w) || (!fresh && n.tsGPUs == 0) {
 			return nil, false
 		}
 		return n.chooseShared(buf, fresh, gTimeSlice, func(g *gpu) bool {
-			return g.cls == w.cls && g.used < int64(n.tsReps)
+			return g.used < int64(n.tsReps)
 		}, func(g *gpu) int64 { return g.used })
 	case Shared:
 		if n.tsGPUs > 0 || (!fresh && n.shGPUs == 0) {
@@ -108,6 +113,16 @@ func (n *node) choose(w *work, buf []int16, fresh bool) ([]int16, bool) {
 		}, func(g *gpu) int64 { return g.used })
 	}
 	return nil, false
+}
+
+// tsFits reports whether the node's sharing config admits a time-slice
+// pod: no exclusive or shared GPU, a replica count no larger than the
+// pod's, and the pod's class.
+func (n *node) tsFits(w *work) bool {
+	if n.tsGPUs == 0 {
+		return n.excl == 0
+	}
+	return n.excl == 0 && n.tsReps <= w.d.Replicas && n.tsCls == w.cls
 }
 
 func (n *node) chooseMIG(w *work, buf []int16, fresh bool) ([]int16, bool) {
@@ -185,6 +200,9 @@ func (n *node) apply(wi int32, w *work, gpus []int16) {
 			g.key, _ = n.m.add(g.key, n.m.profileIndex(w.prof))
 		case TimeSlice:
 			if g.mode == gFree {
+				if n.tsGPUs == 0 {
+					n.tsCls = w.cls
+				}
 				n.tsGPUs++
 				g.cls = w.cls
 			}
