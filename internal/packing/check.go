@@ -13,8 +13,9 @@ import (
 // Check re-verifies the plan against its problem without the packer's
 // data structures: every workload placed exactly once or listed unplaced;
 // no placement on a removed node; GPU model, MIG profile, taints, node
-// selector respected; CPU and memory never overcommitted; every MIG layout
-// valid for the model (gpushape.Model.Valid); shares ≤ 1000 milli per GPU;
+// selector respected; CPU, memory and pod slots never overcommitted;
+// every MIG layout valid for the model (gpushape.Model.Valid); shares ≤
+// 1000 milli per GPU;
 // time-sliced GPUs within their replicas, one class and one replica count
 // per node and no exclusive GPU beside them; totals consistent.
 func (pl *Plan) Check() error {
@@ -34,7 +35,7 @@ func (pl *Plan) Check() error {
 	}
 	c.coverage()
 	c.gpus = map[string][][]*Placement{}
-	c.used = map[string][2]int64{}
+	c.used = map[string][3]int64{}
 	for i := range pl.Placements {
 		c.placement(&pl.Placements[i])
 	}
@@ -52,7 +53,7 @@ type checker struct {
 	plans map[string]*NodePlan
 	works map[string]*Workload
 	gpus  map[string][][]*Placement // node → GPU → holders
-	used  map[string][2]int64       // node → CPU, memory
+	used  map[string][3]int64       // node → CPU, memory, pods
 	errs  []error
 }
 
@@ -115,7 +116,7 @@ func (c *checker) placement(pc *Placement) {
 	c.constraints(what, w, n, pc.Demand, !pc.KeptShape && !pc.CurrentShape && !w.Pinned)
 	c.gpuIndices(what, n, pc)
 	u := c.used[n.Name]
-	c.used[n.Name] = [2]int64{u[0] + w.CPUMilli, u[1] + w.MemoryBytes}
+	c.used[n.Name] = [3]int64{u[0] + w.CPUMilli, u[1] + w.MemoryBytes, u[2] + 1}
 }
 
 // constraints checks taints and selectors, and the GPU model unless the
@@ -165,6 +166,9 @@ func (c *checker) node(n *Node, np *NodePlan) {
 	u := c.used[n.Name]
 	if u[0] > n.CPUMilli || u[1] > n.MemoryBytes {
 		c.errorf("node %s: CPU %dm of %dm, memory %d of %d bytes: overcommitted", n.Name, u[0], n.CPUMilli, u[1], n.MemoryBytes)
+	}
+	if n.MaxPods != nil && u[2] > int64(*n.MaxPods) {
+		c.errorf("node %s: %d workloads, more than its %d pod slots", n.Name, u[2], *n.MaxPods)
 	}
 	if !np.Keep && len(np.GPUs) > 0 {
 		c.errorf("node %s: removed but lists GPU modes", n.Name)

@@ -10,7 +10,7 @@ import (
 // there: a MIG instance that stays on its GPU keeps running, and a GPU
 // whose pods all stay keeps its layout.
 func (n *node) chooseOwn(w *work, own []int, buf []int16) ([]int16, bool) {
-	if w.cpu > n.cpu || w.mem > n.mem {
+	if !n.room(w) {
 		return nil, false
 	}
 	buf = buf[:0]

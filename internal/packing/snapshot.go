@@ -31,6 +31,10 @@ const (
 	RecommendedShapes Shapes = "recommended"
 )
 
+// DefaultMaxPods is the kubelet's default max-pods, the pod limit of a
+// node whose allocatable pod count the snapshot does not have.
+const DefaultMaxPods = 110
+
 // DevClass is the time-slice class of right-sized dev workloads; a
 // time-sliced GPU never mixes it with another class.
 const DevClass = "dev"
@@ -83,8 +87,12 @@ func (b *builder) addNodes() {
 		if !n.HasGPUs() || (!n.Deleted.IsZero() && n.Deleted.Before(end)) {
 			continue
 		}
+		pods := n.Pods
+		if pods == 0 {
+			pods = DefaultMaxPods
+		}
 		pn := Node{Name: n.Name, Pool: poolOf(n), Model: modelOf(n), GPUs: len(n.GPUs), CPUMilli: n.CPUMilli,
-			MemoryBytes: n.MemoryBytes, Labels: n.Labels, Taints: n.Taints}
+			MemoryBytes: n.MemoryBytes, MaxPods: &pods, Labels: n.Labels, Taints: n.Taints}
 		if b.o.Prices != nil {
 			if price, err := b.o.Prices.Price(cost.NodeSpec(n)); err == nil {
 				pn.USDPerHour, pn.Priced = price.NodeUSDPerHour, true
@@ -174,6 +182,7 @@ func (b *builder) addPods() {
 		if pod.Owner.Kind == "DaemonSet" {
 			n := &b.p.Nodes[ni]
 			n.CPUMilli, n.MemoryBytes = max(n.CPUMilli-cpu, 0), max(n.MemoryBytes-mem, 0)
+			*n.MaxPods = max(*n.MaxPods-1, 0)
 			continue
 		}
 		b.p.Workloads = append(b.p.Workloads, b.workload(pod, &b.p.Nodes[ni], recs[pod.WorkloadKey()], cpu, mem))

@@ -283,6 +283,9 @@ func cpuPerGPU(n *Node) float64 { return float64(n.CPUMilli) / float64(max(n.GPU
 func classKey(n *Node) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%s|%d|%d|%d|%g|%v|", n.Pool, n.Model, n.GPUs, n.CPUMilli, n.MemoryBytes, n.USDPerHour, n.Priced)
+	if n.MaxPods != nil {
+		fmt.Fprintf(&b, "pods=%d|", *n.MaxPods)
+	}
 	for _, t := range n.Taints {
 		b.WriteString(t.Key + "=" + t.Value + ":" + t.Effect + ",")
 	}
@@ -371,6 +374,9 @@ func (s *solver) staticReason(k *work, n *Node, perNode bool) string {
 	}
 	if k.mem > n.MemoryBytes {
 		return fmt.Sprintf("requests %s memory, the node has %s for workloads", gib(k.mem), gib(n.MemoryBytes))
+	}
+	if n.MaxPods != nil && *n.MaxPods < 1 {
+		return "no pod slot left beside its DaemonSets"
 	}
 	return ""
 }

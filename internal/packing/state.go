@@ -69,7 +69,7 @@ func (n *node) reset() {
 // are considered, so that partly used GPUs anywhere fill up before a new
 // GPU is cut.
 func (n *node) choose(w *work, buf []int16, fresh bool) ([]int16, bool) {
-	if w.cpu > n.cpu || w.mem > n.mem {
+	if !n.room(w) {
 		return nil, false
 	}
 	buf = buf[:0]
@@ -113,6 +113,11 @@ func (n *node) choose(w *work, buf []int16, fresh bool) ([]int16, bool) {
 		}, func(g *gpu) int64 { return g.used })
 	}
 	return nil, false
+}
+
+// room reports whether w's CPU and memory and one more pod fit n.
+func (n *node) room(w *work) bool {
+	return w.cpu <= n.cpu && w.mem <= n.mem && (n.MaxPods == nil || len(n.ws) < *n.MaxPods)
 }
 
 // tsFits reports whether the node's sharing config admits a time-slice
