@@ -92,6 +92,7 @@ func solve(p *Problem, revert map[string]string) (*Plan, error) {
 	s.empty()
 	final := s.fewerDisruptions(s.relabel(s.snapshotSlots()))
 	s.revertLonely(final)
+	final = s.placeStragglers(final)
 	pl := s.plan(final)
 	if err := pl.Check(); err != nil {
 		return nil, fmt.Errorf("packing: the plan failed its own check (a gpuwise bug; please report it): %w", err)
