@@ -24,8 +24,11 @@ INTEGRATION :=
 -include mk/*.mk
 integration: $(INTEGRATION)
 
+## unit: GPUWISE_REQUIRE_SHARED=1 turns the tests that read ../shared/data
+## (public traces, price sources) from skipped into failed when it is
+## missing: a plain `go test ./...` in a clone skips them, CI never does.
 unit:
-	$(GO) test -race -count=1 $(PKGS)
+	GPUWISE_REQUIRE_SHARED=1 $(GO) test -race -count=1 $(PKGS)
 
 ## smoke: the README promises these work on a fresh machine.
 smoke:

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/shareddata"
 )
 
 // openbDir is where the openb trace lives, relative to this package.
@@ -17,11 +19,7 @@ const openbDir = "../../../shared/data/openb"
 func TestConsolidateOpenBWithinOnePercentOfBound(t *testing.T) {
 	nodes := filepath.Join(openbDir, "openb_node_list_gpu_node.csv")
 	pods := filepath.Join(openbDir, "openb_pod_list_default.csv")
-	for _, f := range []string{nodes, pods} {
-		if _, err := os.Stat(f); err != nil {
-			t.Fatalf("openb trace missing: %v (the test needs ../shared/data/openb next to the repository; see ../shared/data/README.md)", err)
-		}
-	}
+	shareddata.Need(t, openbDir)
 	var out, errb bytes.Buffer
 	if code := execute([]string{"consolidate", "--nodes", nodes, "--pods", pods, "-o", "json"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())

@@ -73,7 +73,7 @@ func TestExecuteExitCodes(t *testing.T) {
 			exitOK, "aws p4d.24xlarge us-east-1 on-demand", ""},
 		{"missing --dir", []string{"replay-genai"}, exitUsage, "", "--dir is required"},
 		{"bad output and grouping together", []string{"replay-genai", "--dir", fixtureDir, "-o", "yaml", "--by", "team"},
-			exitUsage, "", `output format "yaml" is not one of json, table; invalid options: by: "team"`},
+			exitUsage, "", `output format "yaml" is not one of json, table; by: "team"`},
 		{"bad idle threshold", []string{"replay-genai", "--dir", fixtureDir, "--idle-threshold", "10"}, exitUsage, "", "idle threshold: 10 is outside [0, 1]"},
 		{"unknown flag", []string{"replay-genai", "--dri", fixtureDir}, exitUsage, "", "unknown flag: --dri"},
 		{"unknown command", []string{"replay-alibaba"}, exitUsage, "", `unknown command "replay-alibaba"`},

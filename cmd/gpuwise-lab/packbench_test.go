@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/shareddata"
 )
 
 // packbenchDataDir is the shared openb trace, relative to this package.
@@ -15,6 +17,7 @@ const packbenchDataDir = "../../../shared/data/openb"
 
 func TestPackbenchBadFlags(t *testing.T) {
 	t.Parallel()
+	shareddata.Need(t, packbenchDataDir)
 	nodes := filepath.Join(packbenchDataDir, "openb_node_list_gpu_node.csv")
 	pods := filepath.Join(packbenchDataDir, "openb_pod_list_default.csv")
 	tests := []struct {
@@ -57,9 +60,7 @@ func TestParseSeeds(t *testing.T) {
 // the row with the published one, cell for cell as text.
 func TestPackbenchCSVMatchesPublished(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(packbenchDataDir); err != nil {
-		t.Fatalf("the openb trace must be at %s (see ../shared/data/README.md): %v", packbenchDataDir, err)
-	}
+	shareddata.Need(t, packbenchDataDir)
 	for _, metric := range []string{"alloc", "frag"} {
 		var out bytes.Buffer
 		o := &packbenchOptions{Nodes: filepath.Join(packbenchDataDir, "openb_node_list_gpu_node.csv"), Pods: filepath.Join(packbenchDataDir, "openb_pod_list_default.csv"),
@@ -99,6 +100,7 @@ func readPackbenchRows(t *testing.T, r interface{ Read([]byte) (int, error) }) [
 
 func TestPackbenchJSON(t *testing.T) {
 	t.Parallel()
+	shareddata.Need(t, packbenchDataDir)
 	var out bytes.Buffer
 	o := &packbenchOptions{Nodes: filepath.Join(packbenchDataDir, "openb_node_list_gpu_node.csv"), Pods: filepath.Join(packbenchDataDir, "openb_pod_list_default.csv"),
 		Policy: "fgd", Seeds: "42,43", MaxDemand: 130, Tune: 1.3, Mix: "default", Output: "json", Metric: "alloc", Jobs: 2}

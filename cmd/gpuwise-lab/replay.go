@@ -32,7 +32,7 @@ type replayOptions struct {
 
 func newReplayGenAICmd(out io.Writer) *cobra.Command {
 	def := cost.DefaultOptions(nil)
-	o := &replayOptions{Output: "json", By: def.By, IdleShare: string(def.IdleShare), IdleThreshold: def.IdleThreshold}
+	o := &replayOptions{Output: "json", By: cost.DefaultReportOptions().By, IdleShare: string(def.IdleShare), IdleThreshold: def.IdleThreshold}
 	cmd := &cobra.Command{
 		Use:   "replay-genai --dir DIR",
 		Short: "Build a cost report from the Alibaba GenAI-2026 pod GPU trace",
@@ -57,7 +57,7 @@ func newReplayGenAICmd(out io.Writer) *cobra.Command {
 
 // runReplay builds the snapshot, allocates its cost and writes the report.
 func runReplay(o *replayOptions, w io.Writer) error {
-	costOpts, err := o.costOptions(pricing.Embedded())
+	costOpts, reportOpts, err := o.costOptions(pricing.Embedded())
 	if err != nil {
 		return err
 	}
@@ -74,11 +74,15 @@ func runReplay(o *replayOptions, w io.Writer) error {
 			return err
 		}
 	}
-	a, err := cost.Allocate(s, costOpts)
+	p, err := cluster.Prepare(s)
+	if err != nil {
+		return inputError{fmt.Errorf("trace snapshot is inconsistent: %w", err)}
+	}
+	a, err := cost.Allocate(p, costOpts)
 	if err != nil {
 		return fmt.Errorf("allocating cost: %w", err)
 	}
-	r, err := cost.NewReport(a, costOpts)
+	r, err := cost.NewReport(a, reportOpts)
 	if err != nil {
 		return fmt.Errorf("building report: %w", err)
 	}
@@ -87,7 +91,7 @@ func runReplay(o *replayOptions, w io.Writer) error {
 
 // costOptions checks the flags that need no data and turns them into cost
 // options; every problem is a usage error.
-func (o *replayOptions) costOptions(prices cost.Pricer) (cost.Options, error) {
+func (o *replayOptions) costOptions(prices pricing.Pricer) (cost.Options, cost.ReportOptions, error) {
 	var probs []string
 	if o.Dir == "" {
 		probs = append(probs, "--dir is required: the directory holding "+trace.DutyCycleFile+" and "+trace.MemoryUsedFile)
@@ -96,14 +100,18 @@ func (o *replayOptions) costOptions(prices cost.Pricer) (cost.Options, error) {
 		probs = append(probs, fmt.Sprintf("output format %q is not one of json, table", o.Output))
 	}
 	opts := cost.DefaultOptions(prices)
-	opts.By, opts.IdleShare, opts.IdleThreshold = o.By, cost.IdleShare(o.IdleShare), o.IdleThreshold
-	if err := opts.Validate(); err != nil {
-		probs = append(probs, err.Error())
+	opts.IdleShare, opts.IdleThreshold = cost.IdleShare(o.IdleShare), o.IdleThreshold
+	ropts := cost.DefaultReportOptions()
+	ropts.By = o.By
+	for _, err := range []error{opts.Validate(), ropts.Validate()} {
+		if err != nil {
+			probs = append(probs, err.Error())
+		}
 	}
 	if len(probs) > 0 {
-		return opts, usageErrorf("%s", strings.Join(probs, "; "))
+		return opts, ropts, usageErrorf("%s", strings.Join(probs, "; "))
 	}
-	return opts, nil
+	return opts, ropts, nil
 }
 
 // nodeShape fills the node shape of a chosen instance type from the

@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/shareddata"
 )
 
 // The committed catalog is what gencatalog makes of the shared data.
 func TestCatalogUpToDate(t *testing.T) {
 	in := filepath.Join("..", "..", "..", "shared", "data", "prices", "gpu_prices.csv")
-	if _, err := os.Stat(in); err != nil {
-		t.Fatalf("shared price data not present (tests expect ../shared/data beside the repo): %v", err)
-	}
+	shareddata.Need(t, in)
 	out := filepath.Join(t.TempDir(), "catalog.csv")
 	if err := run(Options{In: in, Out: out}, io.Discard); err != nil {
 		t.Fatal(err)

@@ -1,17 +1,16 @@
 package audit
 
 import (
+	"errors"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/nodeprice"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
-
-// HoursPerMonth converts hourly prices to monthly impact.
-const HoursPerMonth = cost.HoursPerMonth
 
 // GPUTaintKey is the taint key GPU pools are expected to carry.
 const GPUTaintKey = "nvidia.com/gpu"
@@ -19,7 +18,7 @@ const GPUTaintKey = "nvidia.com/gpu"
 // Options tune the rules.
 type Options struct {
 	// Prices prices nodes for the $/month impact; nil leaves it unpriced.
-	Prices *pricing.Catalog
+	Prices pricing.Pricer
 	// NodeAgents are path.Match globs over "namespace/owner-name" (and
 	// "namespace/pod-name") of pods that belong on every node.
 	NodeAgents []string
@@ -36,31 +35,45 @@ var DefaultNodeAgents = []string{
 	"*/*node-exporter*", "*/kube-proxy*", "*/hami-*", "kube-system/*",
 }
 
-// DefaultDevNamespaces match the usual dev and notebook namespaces.
-var DefaultDevNamespaces = []string{"dev", "dev-*", "*-dev", "*notebook*", "jupyter*", "sandbox*", "playground*"}
-
 // DefaultOptions returns the documented defaults.
-func DefaultOptions(prices *pricing.Catalog) Options {
-	return Options{Prices: prices, NodeAgents: DefaultNodeAgents, DevNamespaces: DefaultDevNamespaces}
+func DefaultOptions(prices pricing.Pricer) Options {
+	return Options{Prices: prices, NodeAgents: DefaultNodeAgents, DevNamespaces: cluster.DefaultDevNamespaces}
+}
+
+// Validate lists every malformed glob, naming its option.
+func (o Options) Validate() error {
+	var probs []string
+	for name, globs := range map[string][]string{"node agents": o.NodeAgents, "dev namespaces": o.DevNamespaces} {
+		for _, g := range globs {
+			if _, err := path.Match(g, ""); err != nil {
+				probs = append(probs, fmt.Sprintf("%s: %q is not a valid glob", name, g))
+			}
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	sort.Strings(probs)
+	return errors.New(strings.Join(probs, "; "))
 }
 
 // auditor holds the indexes every rule reads.
 type auditor struct {
-	s      *cluster.Snapshot
-	o      Options
-	nodes  map[string]*cluster.Node
-	prices map[string]*pricing.NodePrice
-	kinds  map[string]cluster.UnitKind
-	notes  []string
+	s        *cluster.Prepared
+	o        Options
+	prices   *nodeprice.Memo
+	unpriced map[string]bool // nodes whose missing price is noted
+	kinds    map[string]cluster.UnitKind
+	notes    []string
 }
 
 // Run checks every rule against s. Findings come back sorted by
 // severity (worst first), then money at stake (most first; unpriced
 // after priced), then rule, then object.
-func Run(s *cluster.Snapshot, o Options) *Result {
-	a := &auditor{s: s, o: o, nodes: map[string]*cluster.Node{}, prices: map[string]*pricing.NodePrice{}}
-	for i := range s.Nodes {
-		a.nodes[s.Nodes[i].Name] = &s.Nodes[i]
+func Run(s *cluster.Prepared, o Options) *Result {
+	a := &auditor{s: s, o: o, unpriced: map[string]bool{}}
+	if o.Prices != nil {
+		a.prices = nodeprice.New(o.Prices)
 	}
 	var fs []Finding
 	fs = append(fs, a.nodeRules()...)
@@ -101,20 +114,18 @@ func monthly(f Finding) float64 {
 
 // price returns the node's price, nil when unpriced (noted once).
 func (a *auditor) price(n *cluster.Node) *pricing.NodePrice {
-	if p, seen := a.prices[n.Name]; seen {
-		return p
+	if a.prices == nil {
+		return nil
 	}
-	var out *pricing.NodePrice
-	if a.o.Prices != nil {
-		p, err := a.o.Prices.Price(cost.NodeSpec(n))
-		if err == nil {
-			out = &p
-		} else {
-			a.notes = append(a.notes, "impact not priced: "+err.Error())
-		}
+	p, err := a.prices.Node(n)
+	if err == nil {
+		return &p
 	}
-	a.prices[n.Name] = out
-	return out
+	if !a.unpriced[n.Name] {
+		a.unpriced[n.Name] = true
+		a.notes = append(a.notes, "impact not priced: "+err.Error())
+	}
+	return nil
 }
 
 func usd(v float64) *float64 { return &v }
@@ -135,15 +146,6 @@ func (a *auditor) gpuNodes() []*cluster.Node {
 func hasGPUTaint(n *cluster.Node) bool {
 	for _, t := range n.Taints {
 		if t.Effect == "NoSchedule" && (t.Key == GPUTaintKey || strings.Contains(strings.ToLower(t.Key), "gpu")) {
-			return true
-		}
-	}
-	return false
-}
-
-func matchAny(globs []string, s string) bool {
-	for _, g := range globs {
-		if ok, _ := path.Match(g, s); ok {
 			return true
 		}
 	}

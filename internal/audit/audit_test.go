@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,7 +58,7 @@ func runRule(t *testing.T, rule string, s *cluster.Snapshot) []got {
 	if s.Window.End.IsZero() {
 		s.Window = clustertest.Window(24)
 	}
-	r := Run(s, DefaultOptions(pricing.Embedded()))
+	r := Run(clustertest.Prepare(t, s), DefaultOptions(pricing.Embedded()))
 	var out []got
 	for _, f := range r.Findings {
 		if f.Rule != rule {
@@ -141,7 +142,7 @@ func webUSD() float64 {
 	if err != nil {
 		panic(err)
 	}
-	return math.Round(2*(4*p.CPUUSDPerCoreHour+16*p.MemoryUSDPerGiBHour)*HoursPerMonth*100) / 100
+	return math.Round(2*(4*p.CPUUSDPerCoreHour+16*p.MemoryUSDPerGiBHour)*pricing.HoursPerMonth*100) / 100
 }
 
 func TestRuleLimits(t *testing.T) {
@@ -249,7 +250,7 @@ func TestRuleDevWholeGPU(t *testing.T) {
 		pod  cluster.Pod
 		want []got
 	}{
-		{"whole H100 in a notebook namespace", nb, []got{{Warning, "StatefulSet team-notebooks/nb", math.Round(gpuHour*0.75*HoursPerMonth*100) / 100}}},
+		{"whole H100 in a notebook namespace", nb, []got{{Warning, "StatefulSet team-notebooks/nb", math.Round(gpuHour*0.75*pricing.HoursPerMonth*100) / 100}}},
 		{"production namespace", prod, nil},
 		{"time-slice in dev is fine", sliced, nil},
 	}
@@ -278,7 +279,7 @@ func TestNodeLabelRules(t *testing.T) {
 		}
 		return n
 	}
-	gpuMonth := math.Round(webGPUHour()*8*HoursPerMonth*100) / 100
+	gpuMonth := math.Round(webGPUHour()*8*pricing.HoursPerMonth*100) / 100
 	tests := []struct {
 		name string
 		rule string
@@ -337,7 +338,7 @@ func TestRunOrderAndSummary(t *testing.T) {
 	n := h100("h1", false)
 	n.Labels[labelMIGState] = "failed"
 	s := &cluster.Snapshot{Window: clustertest.Window(1), Nodes: []cluster.Node{n}}
-	r := Run(s, DefaultOptions(nil))
+	r := Run(clustertest.Prepare(t, s), DefaultOptions(nil))
 	var rules []string
 	for _, f := range r.Findings {
 		rules = append(rules, f.Rule)
@@ -351,5 +352,33 @@ func TestRunOrderAndSummary(t *testing.T) {
 	}
 	if r.Worst() != Critical {
 		t.Errorf("worst %v", r.Worst())
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	t.Parallel()
+	if err := DefaultOptions(nil).Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+	o := DefaultOptions(nil)
+	o.NodeAgents = append(o.NodeAgents, "logging/[fluent")
+	o.DevNamespaces = []string{"dev-[", "dev"}
+	err := o.Validate()
+	for _, want := range []string{`node agents: "logging/[fluent" is not a valid glob`, `dev namespaces: "dev-[" is not a valid glob`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to contain %q", err, want)
+		}
+	}
+}
+
+func TestParseSeverity(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"info", "WARNING", "critical"} {
+		if _, err := ParseSeverity(s); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	if _, err := ParseSeverity("high"); err == nil {
+		t.Error("high: no error")
 	}
 }

@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // timeSliceReplicas is the sharing the dev rule prices its saving at.
 const timeSliceReplicas = 4
 
 func (a *auditor) devWholeGPU(p *cluster.Pod) *hit {
-	if !matchAny(a.o.DevNamespaces, p.Namespace) {
+	if !cluster.MatchAny(a.o.DevNamespaces, p.Namespace) {
 		return nil
 	}
 	whole := a.wholeUnits(p)
@@ -27,9 +28,9 @@ func (a *auditor) devWholeGPU(p *cluster.Pod) *hit {
 					"limits":   map[string]any{"nvidia.com/gpu": nil, "nvidia.com/gpu.shared": 1},
 					"requests": map[string]any{"nvidia.com/gpu": nil}}}}}),
 	}
-	if n := a.nodes[p.Node]; n != nil {
+	if n := a.s.Index.Nodes[p.Node]; n != nil {
 		if price := a.price(n); price != nil {
-			h.usd = usd(float64(whole) * price.GPUUSDPerHour * (1 - 1.0/timeSliceReplicas) * HoursPerMonth)
+			h.usd = usd(float64(whole) * price.GPUUSDPerHour * (1 - 1.0/timeSliceReplicas) * pricing.HoursPerMonth)
 		}
 	}
 	return h
@@ -80,23 +81,7 @@ func firstGPUContainer(p *cluster.Pod) string {
 	return "main"
 }
 
-const (
-	gib       = int64(1) << 30
-	roundCPU  = 2000 // whole cores from 2 up
-	roundMemB = 4 * gib
-)
-
-// RoundCPU reports a CPU request that looks guessed rather than measured:
-// whole cores, from 2 up.
-func RoundCPU(milli int64) bool { return milli >= roundCPU && milli%1000 == 0 }
-
-// RoundMemory reports a memory request that looks guessed: whole GiB, from
-// 4Gi up.
-func RoundMemory(bytes int64) bool { return bytes >= roundMemB && bytes%gib == 0 }
-
-// InNamespaces reports whether a namespace matches any of the globs
-// (path.Match syntax), as the dev-namespace rule matches DevNamespaces.
-func InNamespaces(globs []string, namespace string) bool { return matchAny(globs, namespace) }
+const gib = int64(1) << 30
 
 func (a *auditor) roundRequests(p *cluster.Pod) *hit {
 	if !p.RequestsGPU() {
@@ -104,10 +89,10 @@ func (a *auditor) roundRequests(p *cluster.Pod) *hit {
 	}
 	var ev []string
 	for _, c := range p.Containers {
-		if RoundCPU(c.CPURequestMilli) {
+		if cluster.RoundCPU(c.CPURequestMilli) {
 			ev = append(ev, fmt.Sprintf("container %s: CPU request %d cores", c.Name, c.CPURequestMilli/1000))
 		}
-		if RoundMemory(c.MemoryRequest) {
+		if cluster.RoundMemory(c.MemoryRequest) {
 			ev = append(ev, fmt.Sprintf("container %s: memory request %dGi", c.Name, c.MemoryRequest/gib))
 		}
 	}

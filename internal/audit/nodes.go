@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // Node labels the rules read (gpu-formats.md §1.6, §2.2).
@@ -135,7 +136,7 @@ func (a *auditor) wholeNodeGPUs(n *cluster.Node) *float64 {
 	if p == nil || len(n.GPUs) == 0 {
 		return nil
 	}
-	return usd(p.GPUUSDPerHour * float64(len(n.GPUs)) * HoursPerMonth)
+	return usd(p.GPUUSDPerHour * float64(len(n.GPUs)) * pricing.HoursPerMonth)
 }
 
 func orNone(s string) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 func (a *auditor) podRules() []Finding {
@@ -36,11 +37,11 @@ func (a *auditor) eachPod(check func(*cluster.Pod) *hit) []hit {
 }
 
 func (a *auditor) isAgent(p *cluster.Pod) bool {
-	return matchAny(a.o.NodeAgents, p.Namespace+"/"+p.Owner.Name) || matchAny(a.o.NodeAgents, p.Key())
+	return cluster.MatchAny(a.o.NodeAgents, p.Namespace+"/"+p.Owner.Name) || cluster.MatchAny(a.o.NodeAgents, p.Key())
 }
 
 func (a *auditor) nonGPUPod(p *cluster.Pod) *hit {
-	n := a.nodes[p.Node]
+	n := a.s.Index.Nodes[p.Node]
 	if n == nil || !n.HasGPUs() || p.RequestsGPU() || a.isAgent(p) {
 		return nil
 	}
@@ -66,7 +67,7 @@ func (a *auditor) nonGPUPod(p *cluster.Pod) *hit {
 		h.evidence = append(h.evidence, "a DaemonSet: add it to --allow-agent if it must run on GPU nodes")
 	}
 	if price := a.price(n); price != nil {
-		h.usd = usd((cores*price.CPUUSDPerCoreHour + gib*price.MemoryUSDPerGiBHour) * HoursPerMonth)
+		h.usd = usd((cores*price.CPUUSDPerCoreHour + gib*price.MemoryUSDPerGiBHour) * pricing.HoursPerMonth)
 	}
 	return h
 }
@@ -204,7 +205,7 @@ func (a *auditor) noModelAffinity(p *cluster.Pod) *hit {
 		}
 	}
 	product := "<product>"
-	if n := a.nodes[p.Node]; n != nil && n.Labels["nvidia.com/gpu.product"] != "" {
+	if n := a.s.Index.Nodes[p.Node]; n != nil && n.Labels["nvidia.com/gpu.product"] != "" {
 		product = n.Labels["nvidia.com/gpu.product"]
 	}
 	return &hit{severity: Warning,

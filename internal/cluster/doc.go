@@ -1,7 +1,10 @@
 // Package cluster owns the snapshot model that every engine computes on:
 // nodes, physical GPUs, the GPU units carved from them (whole GPU, MIG
 // instance, time-slice replica), pods with containers, requests and limits,
-// their top-level owners, and the time window the snapshot covers.
+// their top-level owners, and the time window the snapshot covers; Prepare,
+// the one validation path, whose Prepared (snapshot and index) every engine
+// takes; and the request heuristics engines share (round-number requests,
+// namespace globs).
 //
 // It is pure core: standard library and the usage package only. It must not
 // import Kubernetes, Prometheus, HTTP or CLI packages, and it never reads the

@@ -36,10 +36,22 @@ func NewIndex(s *Snapshot) *Index {
 	return ix
 }
 
+// Prepared is a snapshot that Prepare accepted, with its index. Engines
+// take it rather than a bare *Snapshot: none computes on an unchecked
+// snapshot, and none rebuilds the index.
+type Prepared struct {
+	*Snapshot
+	Index *Index
+}
+
 // Prepare normalizes unit fractions and checks the snapshot's consistency,
 // returning every problem found (joined), each naming the object. A
 // snapshot that passes can be allocated without losing or inventing time.
-func Prepare(s *Snapshot) (*Index, error) {
+// It is the one validation path every command and use case goes through.
+func Prepare(s *Snapshot) (*Prepared, error) {
+	if s == nil {
+		return nil, errors.New("no snapshot")
+	}
 	var errs []error
 	if err := s.Window.Validate(); err != nil {
 		errs = append(errs, err)
@@ -47,7 +59,10 @@ func Prepare(s *Snapshot) (*Index, error) {
 	errs = append(errs, prepareNodes(s)...)
 	ix := NewIndex(s)
 	errs = append(errs, checkPods(s, ix)...)
-	return ix, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return &Prepared{Snapshot: s, Index: ix}, nil
 }
 
 func prepareNodes(s *Snapshot) []error {

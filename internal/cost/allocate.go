@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/nodeprice"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
@@ -21,30 +22,31 @@ type Allocation struct {
 	Unpriced map[string]string
 	// CPUOnlyNodes counts nodes without GPUs, which are out of scope.
 	CPUOnlyNodes int
+	// Options are the settings it was allocated with.
+	Options Options
 }
 
 // Allocate prices every GPU node, attributes its cost for the window to the
 // pods that held its GPUs, CPU and memory, leaves the rest as unallocated
-// lines and applies the idle sharing mode. The snapshot must have passed
-// cluster.Prepare.
-func Allocate(s *cluster.Snapshot, opts Options) (*Allocation, error) {
+// lines and applies the idle sharing mode.
+func Allocate(s *cluster.Prepared, opts Options) (*Allocation, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	ix := cluster.NewIndex(s)
+	prices := nodeprice.New(opts.Prices)
 	podsByNode := map[string][]*cluster.Pod{}
 	for i := range s.Pods {
 		p := &s.Pods[i]
 		podsByNode[p.Node] = append(podsByNode[p.Node], p)
 	}
-	a := &Allocation{Snapshot: s, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}}
+	a := &Allocation{Snapshot: s.Snapshot, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}, Options: opts}
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		if !n.HasGPUs() {
 			a.CPUOnlyNodes++
 			continue
 		}
-		a.allocateNode(n, podsByNode[n.Name], ix, opts)
+		a.allocateNode(n, podsByNode[n.Name], s.Index, prices, opts)
 	}
 	if err := share(a, opts.IdleShare); err != nil {
 		return nil, err
@@ -52,17 +54,8 @@ func Allocate(s *cluster.Snapshot, opts Options) (*Allocation, error) {
 	return a, nil
 }
 
-// NodeSpec converts a node to what the price catalog needs.
-func NodeSpec(n *cluster.Node) pricing.NodeSpec {
-	return pricing.NodeSpec{
-		Name: n.Name, Cloud: n.Cloud, Region: n.Region, InstanceType: n.InstanceType,
-		Capacity: pricing.CapacityType(n.Capacity), Labels: n.Labels, GPUModel: n.GPUModel,
-		GPUCount: len(n.GPUs), CPUCores: n.CPUCores(), MemoryGiB: n.MemoryGiB(),
-	}
-}
-
-func (a *Allocation) allocateNode(n *cluster.Node, pods []*cluster.Pod, ix *cluster.Index, opts Options) {
-	price, err := opts.Prices.Price(NodeSpec(n))
+func (a *Allocation) allocateNode(n *cluster.Node, pods []*cluster.Pod, ix *cluster.Index, prices *nodeprice.Memo, opts Options) {
+	price, err := prices.Node(n)
 	priced := err == nil
 	if priced {
 		a.Prices[n.Name] = price

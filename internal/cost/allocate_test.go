@@ -33,20 +33,27 @@ const hour = 3600.0
 
 var approx = cmpopts.EquateApprox(0, 1e-9)
 
-func report(t *testing.T, s *cluster.Snapshot, mutate func(*Options)) *Report {
+// settings are both option sets, so a test changes either in one closure.
+type settings struct {
+	Options
+	ReportOptions
+}
+
+func report(t *testing.T, s *cluster.Snapshot, mutate func(*settings)) *Report {
 	t.Helper()
-	if _, err := cluster.Prepare(s); err != nil {
+	p, err := cluster.Prepare(s)
+	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
-	opts := DefaultOptions(fakePrices{})
+	opts := settings{DefaultOptions(fakePrices{}), DefaultReportOptions()}
 	if mutate != nil {
 		mutate(&opts)
 	}
-	a, err := Allocate(s, opts)
+	a, err := Allocate(p, opts.Options)
 	if err != nil {
 		t.Fatalf("Allocate: %v", err)
 	}
-	r, err := NewReport(a, opts)
+	r, err := NewReport(a, opts.ReportOptions)
 	if err != nil {
 		t.Fatalf("NewReport: %v", err)
 	}

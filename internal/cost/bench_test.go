@@ -15,13 +15,13 @@ import (
 
 var (
 	benchMu    sync.Mutex
-	benchSnaps = map[int]*cluster.Snapshot{}
+	benchSnaps = map[int]*cluster.Prepared{}
 	benchHeap  = map[int]uint64{}
 )
 
 // benchSnapshot simulates about gpus GPUs over 7 days at 5-minute steps,
 // once per size, and records the heap the snapshot holds.
-func benchSnapshot(b *testing.B, gpus int) *cluster.Snapshot {
+func benchSnapshot(b *testing.B, gpus int) *cluster.Prepared {
 	benchMu.Lock()
 	defer benchMu.Unlock()
 	if s, ok := benchSnaps[gpus]; ok {
@@ -37,13 +37,14 @@ func benchSnapshot(b *testing.B, gpus int) *cluster.Snapshot {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := cluster.Prepare(s); err != nil {
+	p, err := cluster.Prepare(s)
+	if err != nil {
 		b.Fatal(err)
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	benchSnaps[gpus], benchHeap[gpus] = s, after.HeapAlloc-before.HeapAlloc
-	return s
+	benchSnaps[gpus], benchHeap[gpus] = p, after.HeapAlloc-before.HeapAlloc
+	return p
 }
 
 func BenchmarkAllocate(b *testing.B) {
@@ -52,7 +53,8 @@ func BenchmarkAllocate(b *testing.B) {
 		b.Run(fmt.Sprintf("gpus=%d", gpus), func(b *testing.B) {
 			s := benchSnapshot(b, gpus)
 			opts := cost.DefaultOptions(catalog)
-			opts.By = "workload"
+			ropts := cost.DefaultReportOptions()
+			ropts.By = "workload"
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
@@ -60,7 +62,7 @@ func BenchmarkAllocate(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := cost.NewReport(a, opts); err != nil {
+				if _, err := cost.NewReport(a, ropts); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -71,7 +73,7 @@ func BenchmarkAllocate(b *testing.B) {
 	}
 }
 
-func countGPUs(s *cluster.Snapshot) int {
+func countGPUs(s *cluster.Prepared) int {
 	var n int
 	for _, node := range s.Nodes {
 		n += len(node.GPUs)

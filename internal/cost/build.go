@@ -6,19 +6,20 @@ import (
 	"slices"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // NewReport groups an allocation into a report.
-func NewReport(a *Allocation, opts Options) (*Report, error) {
+func NewReport(a *Allocation, opts ReportOptions) (*Report, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	s := a.Snapshot
-	monthFactor := HoursPerMonth / s.Window.Hours()
+	monthFactor := pricing.HoursPerMonth / s.Window.Hours()
 	r := &Report{
 		Window: s.Window, WindowHours: s.Window.Hours(), Source: s.Source,
-		ActivityMetric: s.ActivityMetric, IdleThreshold: opts.IdleThreshold,
-		IdleShare: opts.IdleShare, By: opts.By,
+		ActivityMetric: s.ActivityMetric, IdleThreshold: a.Options.IdleThreshold,
+		IdleShare: a.Options.IdleShare, By: opts.By,
 	}
 	r.Rows = groupRows(a.Lines, opts.By, monthFactor)
 	r.Totals = totals(a, monthFactor)

@@ -6,6 +6,6 @@
 // the FinOps totals.
 //
 // Every report reconciles: the sum of all rows' cost equals the priced nodes'
-// cost for the window, to the cent. Pure core: it imports cluster, usage and
-// pricing only, and never reads the clock.
+// cost for the window, to the cent. Pure core: it imports cluster, usage,
+// pricing and nodeprice only — no other engine — and never reads the clock.
 package cost

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // notes explains what the numbers stand on: which metric, how much was
@@ -32,7 +34,7 @@ func notes(a *Allocation, r *Report) []Note {
 	}
 	if n, cost := nonGPUPodsOnGPUNodes(a); n > 0 {
 		add("warning", "%d pod(s) without GPU requests run on GPU nodes, costing $%.0f/month in CPU and memory there; taint GPU nodes (gpuwise audit)",
-			n, cost*HoursPerMonth/r.WindowHours)
+			n, cost*pricing.HoursPerMonth/r.WindowHours)
 	}
 	for _, src := range priceSources(a) {
 		add("info", "prices: %s", src)

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -20,28 +21,20 @@ const (
 	ShareCluster IdleShare = "cluster"
 )
 
-// Pricer prices a node. *pricing.Catalog satisfies it; an error means the
-// node is unpriced and its hours are reported without dollars.
-type Pricer interface {
-	Price(n pricing.NodeSpec) (pricing.NodePrice, error)
-}
+// IdleShares lists the sharing modes in the order help text shows them.
+var IdleShares = []IdleShare{ShareNone, ShareNode, ShareCluster}
 
-// Options steer one allocation.
+// Options steer one allocation: how node cost is attributed to pods.
 type Options struct {
-	Prices Pricer
+	Prices pricing.Pricer
 	// IdleThreshold is the activity below which a unit counts as idle.
 	IdleThreshold float64
 	IdleShare     IdleShare
-	// By is the aggregation key: namespace, workload, pod, node,
-	// gpu-model, or label:KEY.
-	By string
-	// TopN is how many workloads the idle leaderboard keeps.
-	TopN int
 }
 
-// DefaultOptions returns the documented defaults.
-func DefaultOptions(p Pricer) Options {
-	return Options{Prices: p, IdleThreshold: 0.10, IdleShare: ShareNone, By: "namespace", TopN: 10}
+// DefaultOptions returns the documented allocation defaults.
+func DefaultOptions(p pricing.Pricer) Options {
+	return Options{Prices: p, IdleThreshold: 0.10, IdleShare: ShareNone}
 }
 
 // Validate lists every problem with the options.
@@ -58,11 +51,37 @@ func (o Options) Validate() error {
 	default:
 		probs = append(probs, fmt.Sprintf("idle share: %q is not one of none, node, cluster", o.IdleShare))
 	}
+	return problems(probs)
+}
+
+// ReportOptions steer how an allocation is grouped and ranked.
+type ReportOptions struct {
+	// By is the aggregation key: namespace, workload, pod, node,
+	// gpu-model, capacity-type, or label:KEY.
+	By string
+	// TopN is how many workloads the idle leaderboard keeps.
+	TopN int
+}
+
+// DefaultReportOptions returns the documented report defaults.
+func DefaultReportOptions() ReportOptions { return ReportOptions{By: "namespace", TopN: 10} }
+
+// Validate lists every problem with the options.
+func (o ReportOptions) Validate() error {
+	var probs []string
 	if _, err := keyFunc(o.By); err != nil {
 		probs = append(probs, err.Error())
 	}
-	if len(probs) > 0 {
-		return fmt.Errorf("invalid options: %s", strings.Join(probs, "; "))
+	if o.TopN < 0 {
+		probs = append(probs, fmt.Sprintf("top: %d is negative", o.TopN))
 	}
-	return nil
+	return problems(probs)
+}
+
+// problems is every problem in one line, each naming its field.
+func problems(probs []string) error {
+	if len(probs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(probs, "; "))
 }

@@ -7,9 +7,6 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
-// HoursPerMonth turns window dollars into monthly ones (365 × 24 / 12).
-const HoursPerMonth = 730
-
 // Report is the cost report: totals, rows grouped by one key, the idle
 // leaderboard and data-quality notes. Its JSON form is documented in
 // docs/report-format.md and is stable.

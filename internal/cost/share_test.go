@@ -34,7 +34,7 @@ func TestIdleShareModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.mode), func(t *testing.T) {
-			r := report(t, shareFixture(), func(o *Options) { o.IdleShare = tt.mode })
+			r := report(t, shareFixture(), func(o *settings) { o.IdleShare = tt.mode })
 			if got := row(t, r, "team-a").GPUCost.Unallocated; math.Abs(got-tt.wantAUnalloc) > 1e-9 {
 				t.Errorf("team-a unallocated share = %v, want %v", got, tt.wantAUnalloc)
 			}
@@ -58,9 +58,9 @@ func TestGroupings(t *testing.T) {
 		"label:team": {"vision", "(no team)", UnallocatedKey},
 		"workload":   {"team-a/Deployment/a", "team-b/Deployment/b", UnallocatedKey},
 	} {
-		r := report(t, shareFixture(), func(o *Options) { o.By = by })
+		r := report(t, shareFixture(), func(o *settings) { o.By = by })
 		if by == "label:team" {
-			r = report(t, s, func(o *Options) { o.By = by })
+			r = report(t, s, func(o *settings) { o.By = by })
 		}
 		if len(r.Rows) != len(want) {
 			t.Errorf("by %s: %d rows, want %v", by, len(r.Rows), want)
@@ -78,7 +78,7 @@ func TestRandomSnapshotsReconcile(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		for _, mode := range []IdleShare{ShareNone, ShareNode, ShareCluster} {
 			s := randomSnapshot(rng)
-			r := report(t, s, func(o *Options) { o.IdleShare = mode; o.By = "pod" })
+			r := report(t, s, func(o *settings) { o.IdleShare = mode; o.By = "pod" })
 			if err := r.Reconcile(); err != nil {
 				t.Fatalf("seed %d mode %s: %v", seed, mode, err)
 			}

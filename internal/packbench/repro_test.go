@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gpuwise/gpuwise/internal/shareddata"
 	"github.com/gpuwise/gpuwise/internal/trace"
 )
 
@@ -58,6 +59,7 @@ var loadDefault = sync.OnceValues(func() (defaultTrace, error) {
 
 func mustDefault(tb testing.TB) defaultTrace {
 	tb.Helper()
+	shareddata.Need(tb, openbDir)
 	d, err := loadDefault()
 	if err != nil {
 		tb.Fatal(err)

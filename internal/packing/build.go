@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // plan turns the final slots into a Plan value.
@@ -240,7 +242,7 @@ func poolPlans(nodes []NodePlan, in []Node) []PoolPlan {
 		var month float64
 		if np.Priced {
 			p.Priced = true
-			month = in[i].USDPerHour * HoursPerMonth
+			month = in[i].USDPerHour * pricing.HoursPerMonth
 		} else {
 			p.Unpriced++
 		}
@@ -292,7 +294,7 @@ func (t *Totals) addNode(n *Node) {
 	t.Nodes++
 	t.GPUs += n.GPUs
 	if n.Priced {
-		t.usd += n.USDPerHour * HoursPerMonth
+		t.usd += n.USDPerHour * pricing.HoursPerMonth
 		t.priced++
 	} else {
 		t.UnpricedNodes++

@@ -14,8 +14,10 @@
 // boundary. Plan.Check re-verifies every invariant independently of the
 // packer, and Solve refuses to return a plan that fails it.
 //
-// The package is pure: it may import cluster, gpushape, pricing and
-// rightsize (core), never adapters (kube, prom, sim, trace, snapshot) or
-// front ends, and it has no clock and no I/O. It never applies a plan;
-// cli turns one into manifests through package generate.
+// The package is pure: it may import cluster, gpushape, pricing, nodeprice
+// and — its one documented composition of another engine — rightsize,
+// whose Result supplies the right-sized shapes RecommendedShapes packs. It
+// never imports adapters (kube, prom, sim, trace, snapshot) or front ends,
+// and it has no clock and no I/O. It never applies a plan; package
+// generate turns one into manifests.
 package packing

@@ -60,10 +60,11 @@ func TestPodSlotsFromSnapshot(t *testing.T) {
 		}
 		s.Pods = append(s.Pods, clustertest.Pod("ml", "serve-"+node).On(node).Holds(node+"/gpu0", 0.5, 3600).Obj())
 	}
-	if _, err := cluster.Prepare(s); err != nil {
+	prep, err := cluster.Prepare(s)
+	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := FromSnapshot(s, SnapshotOptions{})
+	p, err := FromSnapshot(prep, SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

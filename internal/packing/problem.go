@@ -6,13 +6,8 @@ import (
 	"math"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/gpushape"
 )
-
-// HoursPerMonth converts $/h to $/month (365 × 24 / 12), as the cost
-// report does.
-const HoursPerMonth = cost.HoursPerMonth
 
 // MilliPerGPU is one whole GPU in milli-GPU.
 const MilliPerGPU = 1000

@@ -7,16 +7,11 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/gpushape"
+	"github.com/gpuwise/gpuwise/internal/nodeprice"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
-
-// Pricer prices a node; *pricing.Catalog is one.
-type Pricer interface {
-	Price(n pricing.NodeSpec) (pricing.NodePrice, error)
-}
 
 // Shapes says which GPU shapes the planner packs.
 type Shapes string
@@ -35,13 +30,24 @@ const (
 // node whose allocatable pod count the snapshot does not have.
 const DefaultMaxPods = 110
 
+// DefaultShapes is what the planner packs unless told otherwise.
+const DefaultShapes = RecommendedShapes
+
+// Validate says whether s is a shape source.
+func (s Shapes) Validate() error {
+	if s != CurrentShapes && s != RecommendedShapes {
+		return fmt.Errorf("shapes: %q is not one of recommended, current", s)
+	}
+	return nil
+}
+
 // DevClass is the time-slice class of right-sized dev workloads; a
 // time-sliced GPU never mixes it with another class.
 const DevClass = "dev"
 
 // SnapshotOptions steer FromSnapshot.
 type SnapshotOptions struct {
-	Prices Pricer
+	Prices pricing.Pricer
 	Shapes Shapes
 	// Recs are the right-sizing results for RecommendedShapes.
 	Recs *rightsize.Result
@@ -53,17 +59,17 @@ type SnapshotOptions struct {
 // their requests are taken off each node's capacity, since they run on
 // every node that stays. Pods without a controller are pinned to their
 // node. CPU-only nodes and their pods are outside the plan.
-func FromSnapshot(s *cluster.Snapshot, o SnapshotOptions) (*Problem, error) {
-	switch o.Shapes {
-	case CurrentShapes, "":
-	case RecommendedShapes:
-		if o.Recs == nil {
-			return nil, fmt.Errorf("recommended shapes need right-sizing results")
-		}
-	default:
-		return nil, fmt.Errorf("shapes %q: want current or recommended", o.Shapes)
+func FromSnapshot(s *cluster.Prepared, o SnapshotOptions) (*Problem, error) {
+	if err := o.Shapes.Validate(); err != nil && o.Shapes != "" {
+		return nil, err
 	}
-	b := &builder{s: s, o: o, ix: cluster.NewIndex(s), nodes: map[string]int{}, models: map[string]bool{}}
+	if o.Shapes == RecommendedShapes && o.Recs == nil {
+		return nil, fmt.Errorf("recommended shapes need right-sizing results")
+	}
+	b := &builder{s: s.Snapshot, o: o, ix: s.Index, nodes: map[string]int{}, models: map[string]bool{}}
+	if o.Prices != nil {
+		b.prices = nodeprice.New(o.Prices)
+	}
 	b.addNodes()
 	b.addPods()
 	b.p.Notes = append(b.p.Notes, b.notes...)
@@ -74,6 +80,7 @@ type builder struct {
 	s      *cluster.Snapshot
 	o      SnapshotOptions
 	ix     *cluster.Index
+	prices *nodeprice.Memo // nil: every node unpriced
 	p      Problem
 	nodes  map[string]int // name → index in p.Nodes
 	models map[string]bool
@@ -93,8 +100,8 @@ func (b *builder) addNodes() {
 		}
 		pn := Node{Name: n.Name, Pool: poolOf(n), Model: modelOf(n), GPUs: len(n.GPUs), CPUMilli: n.CPUMilli,
 			MemoryBytes: n.MemoryBytes, MaxPods: &pods, Labels: n.Labels, Taints: n.Taints}
-		if b.o.Prices != nil {
-			if price, err := b.o.Prices.Price(cost.NodeSpec(n)); err == nil {
+		if b.prices != nil {
+			if price, err := b.prices.Node(n); err == nil {
 				pn.USDPerHour, pn.Priced = price.NodeUSDPerHour, true
 			}
 		}

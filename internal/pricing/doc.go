@@ -29,6 +29,12 @@
 //
 // holds for every priced node with any capacity; cost allocation relies on it.
 //
+// # Interface
+//
+// Pricer (Price a NodeSpec) is the one price-lookup interface every engine
+// takes; *Catalog is the implementation. HoursPerMonth (730) turns every
+// hourly dollar figure into a monthly one.
+//
 // # Imports
 //
 // Pure core: the standard library and sigs.k8s.io/yaml only. It must not

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // The fixture is a hand-built week on a 16-GPU cluster. It has a row with
@@ -13,7 +14,7 @@ import (
 
 const fixtureHours = 168
 
-func monthFactor() float64 { return cost.HoursPerMonth / float64(fixtureHours) }
+func monthFactor() float64 { return pricing.HoursPerMonth / float64(fixtureHours) }
 
 func ptr(v float64) *float64 { return &v }
 

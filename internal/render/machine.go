@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"io"
 	"strconv"
 
@@ -12,20 +11,19 @@ import (
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
 func writeJSON(w io.Writer, r *cost.Report, rec *Recommendations) error {
-	var v any = r
-	if rec != nil {
-		// The report's fields, then "recommendations".
-		v = struct {
-			*cost.Report
-			Recommendations *Recommendations `json:"recommendations"`
-		}{r, rec}
+	return encodeJSON(w, reportValue(r, rec))
+}
+
+// reportValue is what the report's JSON and YAML encode: the report's
+// fields, then "recommendations" when there are any.
+func reportValue(r *cost.Report, rec *Recommendations) any {
+	if rec == nil {
+		return r
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return struct {
+		*cost.Report
+		Recommendations *Recommendations `json:"recommendations"`
+	}{r, rec}
 }
 
 // csvHeader names the CSV columns; their order is part of the stable format.

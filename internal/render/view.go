@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // The view is what the human formats (table, markdown, html) share: the
@@ -189,7 +190,7 @@ func costGrid(r *cost.Report, maxRows int) grid {
 	cols := costColumns(hasUnmeasuredCost(r))
 	g := grid{
 		Title:    "Cost by " + r.By,
-		Caption:  fmt.Sprintf("dollars for the %s window; $/month scales the total to %d h", windowHours(r.WindowHours), cost.HoursPerMonth),
+		Caption:  fmt.Sprintf("dollars for the %s window; $/month scales the total to %d h", windowHours(r.WindowHours), pricing.HoursPerMonth),
 		KeyTitle: r.By,
 	}
 	for _, c := range cols {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpuwise/gpuwise/internal/audit"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/usage"
@@ -99,7 +98,7 @@ func (e *engine) containerRec(w *workload, u *containerUsage, spec *cluster.Cont
 	rec := ContainerRec{
 		Workload: w.key, Namespace: w.namespace, OwnerKind: w.kind, OwnerName: w.name, Container: u.name,
 		CurrentCPUMilli: spec.CPURequestMilli, CurrentCPULimit: spec.CPULimitMilli, CurrentMemoryBytes: spec.MemoryRequest, CurrentMemoryLimit: spec.MemoryLimit,
-		RoundNumber:    audit.RoundCPU(spec.CPURequestMilli) || audit.RoundMemory(spec.MemoryRequest),
+		RoundNumber:    cluster.RoundCPU(spec.CPURequestMilli) || cluster.RoundMemory(spec.MemoryRequest),
 		CPUEvidence:    e.evidence(&u.cpu, u.cpuPods, u.allocatedSec),
 		MemoryEvidence: e.evidence(&u.mem, u.memPods, u.allocatedSec),
 	}
@@ -154,7 +153,7 @@ func (e *engine) priceContainer(w *workload, rec *ContainerRec) {
 	if rec.CurrentMemoryBytes > 0 {
 		hourly += float64(rec.CurrentMemoryBytes-rec.MemoryBytes) / float64(gib) * memRate
 	}
-	rec.MonthlySavingsUSD = roundCents(hourly * HoursPerMonth * w.avgPods)
+	rec.MonthlySavingsUSD = roundCents(hourly * pricing.HoursPerMonth * w.avgPods)
 }
 
 // enoughData says why a gauge cannot back a recommendation, or "".

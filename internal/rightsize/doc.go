@@ -5,7 +5,6 @@
 // gives no recommendation and says why. It never applies anything.
 // Decision rules and formulas: docs/recommendations.md.
 //
-// Pure core: it imports cluster, usage, pricing, cost (node → price spec),
-// gpushape and audit (round-number and namespace tests) and the standard
-// library only; no I/O, no clock.
+// Pure core: it imports cluster, usage, pricing, nodeprice and gpushape and
+// the standard library only — no other engine; no I/O, no clock.
 package rightsize

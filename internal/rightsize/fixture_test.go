@@ -58,16 +58,12 @@ func gauge(v float64) *usage.Gauge {
 }
 
 // snapshot prepares a week-long snapshot of nodes and pods.
-func snapshot(t *testing.T, nodes []cluster.Node, pods ...cluster.Pod) *cluster.Snapshot {
+func snapshot(t *testing.T, nodes []cluster.Node, pods ...cluster.Pod) *cluster.Prepared {
 	t.Helper()
-	s := &cluster.Snapshot{Window: clustertest.Window(weekHours), Nodes: nodes, Pods: pods}
-	if _, err := cluster.Prepare(s); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return clustertest.Prepare(t, &cluster.Snapshot{Window: clustertest.Window(weekHours), Nodes: nodes, Pods: pods})
 }
 
-func recommend(t *testing.T, s *cluster.Snapshot, prices Prices) *Result {
+func recommend(t *testing.T, s *cluster.Prepared, prices Prices) *Result {
 	t.Helper()
 	r, err := Recommend(s, DefaultPolicy(), prices)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpuwise/gpuwise/internal/audit"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/gpushape"
 	"github.com/gpuwise/gpuwise/internal/pricing"
@@ -71,7 +70,7 @@ func (e *engine) gpu(w *workload, r *Result) {
 		return
 	}
 	c := &gpuCase{w: w, u: u, model: model, rate: rate, priced: priced,
-		dev: audit.InNamespaces(e.p.GPU.DevNamespaces, w.namespace), capacity: pricing.CapacityType(u.node.Capacity)}
+		dev: cluster.MatchAny(e.p.GPU.DevNamespaces, w.namespace), capacity: pricing.CapacityType(u.node.Capacity)}
 	c.need = withHeadroom(u.framebuffer.Max, e.p.GPU.MemoryHeadroom)
 	c.p95 = u.activity.Quantile(e.p.GPU.ActivityPercentile)
 	c.compute = withHeadroom(c.p95, e.p.GPU.ComputeHeadroom)
@@ -237,7 +236,7 @@ func (e *engine) keepWhole(c *gpuCase, rec *GPURec, why []string) {
 // of a GPU at the current rate to fraction of a GPU at newRate.
 func (e *engine) saving(c *gpuCase, newRate, fraction float64) float64 {
 	hourly := c.u.fraction*c.rate - fraction*newRate
-	return roundCents(hourly * HoursPerMonth * c.w.avgPods)
+	return roundCents(hourly * pricing.HoursPerMonth * c.w.avgPods)
 }
 
 func (e *engine) note(notes ...string) {

@@ -81,15 +81,15 @@ func (e *engine) gpuUsage(w *workload) *gpuUsage {
 		var podFrac float64
 		var hasAct, hasFB bool
 		for _, h := range pod.GPUs {
-			ref, ok := e.units[h.UnitID]
+			ref, ok := e.s.Index.Units[h.UnitID]
 			if !ok {
 				continue
 			}
 			held++
-			podFrac += ref.unit.Fraction
-			kindSec[ref.unit.Kind] += w.seconds[i]
-			if ref.unit.Kind == cluster.MIGSlice {
-				u.profile = ref.unit.Profile
+			podFrac += ref.Unit.Fraction
+			kindSec[ref.Unit.Kind] += w.seconds[i]
+			if ref.Unit.Kind == cluster.MIGSlice {
+				u.profile = ref.Unit.Profile
 			}
 			u.allocatedSec += w.seconds[i]
 			if h.Activity != nil && h.Activity.Seconds > 0 {
@@ -126,7 +126,7 @@ func (e *engine) gpuUsage(w *workload) *gpuUsage {
 	} else {
 		u.fraction = float64(u.gpusPerPod)
 	}
-	u.node = e.nodes[busiest(nodeSec)]
+	u.node = e.s.Index.Nodes[busiest(nodeSec)]
 	u.kind = cluster.WholeGPU
 	for k, sec := range kindSec {
 		if sec > kindSec[u.kind] {
@@ -147,13 +147,13 @@ func (e *engine) gpuUsage(w *workload) *gpuUsage {
 
 // computeShare is the part of a GPU's compute a unit holds: a MIG
 // instance's compute slices over the GPU's, else the unit's fraction.
-func computeShare(ref unitRef) float64 {
-	if ref.unit.Kind == cluster.MIGSlice && ref.unit.ComputeSlices > 0 {
-		c, _ := cluster.MIGGeometry(ref.gpu.Model)
-		return float64(ref.unit.ComputeSlices) / float64(c)
+func computeShare(ref cluster.UnitRef) float64 {
+	if ref.Unit.Kind == cluster.MIGSlice && ref.Unit.ComputeSlices > 0 {
+		c, _ := cluster.MIGGeometry(ref.GPU.Model)
+		return float64(ref.Unit.ComputeSlices) / float64(c)
 	}
-	if ref.unit.Fraction > 0 {
-		return ref.unit.Fraction
+	if ref.Unit.Fraction > 0 {
+		return ref.Unit.Fraction
 	}
 	return 1
 }

@@ -7,7 +7,7 @@ import (
 	"path"
 	"time"
 
-	"github.com/gpuwise/gpuwise/internal/audit"
+	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
 // Policy steers every recommendation. Headrooms are fractions added on top
@@ -76,7 +76,7 @@ func DefaultPolicy() Policy {
 		History: HistoryPolicy{MinObserved: 24 * time.Hour, MinCoverage: 0.5},
 		GPU: GPUPolicy{
 			MemoryHeadroom: 0.2, ActivityPercentile: 0.95, ComputeHeadroom: 0.2,
-			DevNamespaces: append([]string(nil), audit.DefaultDevNamespaces...),
+			DevNamespaces: append([]string(nil), cluster.DefaultDevNamespaces...),
 			MinReplicas:   2, MaxReplicas: 8,
 		},
 	}

@@ -6,30 +6,28 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/nodeprice"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
-// HoursPerMonth turns hourly savings into monthly ones (365 × 24 / 12).
-const HoursPerMonth = cost.HoursPerMonth
-
 // Prices is what recommendations need from a price catalog: a node's
-// price split per GPU, core and GiB, and the rows a cheaper GPU model is
-// looked up in. *pricing.Catalog satisfies it (with its overrides).
+// price split per GPU, core and GiB (the pricing.Pricer every engine
+// takes), and the rows a cheaper GPU model is looked up in. *pricing.Catalog
+// satisfies it (with its overrides).
 type Prices interface {
-	Price(n pricing.NodeSpec) (pricing.NodePrice, error)
+	pricing.Pricer
 	Offers(cloud, region string) []pricing.Entry
 }
 
-// Recommend sizes every container and GPU workload of a prepared snapshot
-// (cluster.Prepare has set unit fractions). It fails only on an invalid
-// policy or snapshot; missing data, unknown models and unpriced nodes give
-// skips and unpriced recommendations, never guesses.
-func Recommend(s *cluster.Snapshot, p Policy, prices Prices) (*Result, error) {
+// Recommend sizes every container and GPU workload of a prepared snapshot.
+// It fails only on an invalid policy or snapshot; missing data, unknown
+// models and unpriced nodes give skips and unpriced recommendations, never
+// guesses.
+func Recommend(s *cluster.Prepared, p Policy, prices Prices) (*Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid policy: %w", err)
 	}
-	if s == nil || prices == nil {
+	if s == nil || s.Snapshot == nil || prices == nil {
 		return nil, fmt.Errorf("recommending: no snapshot or no price catalog")
 	}
 	if err := s.Window.Validate(); err != nil {
@@ -46,53 +44,31 @@ func Recommend(s *cluster.Snapshot, p Policy, prices Prices) (*Result, error) {
 	return r, nil
 }
 
-// engine holds the snapshot's indexes and the prices seen so far.
+// engine holds the prepared snapshot and the prices seen so far.
 type engine struct {
-	s      *cluster.Snapshot
-	p      Policy
-	prices Prices
-	nodes  map[string]*cluster.Node
-	units  map[string]unitRef
-	priced map[string]*pricing.NodePrice
-	notes  []string
+	s        *cluster.Prepared
+	p        Policy
+	prices   Prices
+	nodes    *nodeprice.Memo
+	unpriced map[string]bool // nodes whose missing price is noted
+	notes    []string
 }
 
-// unitRef locates a GPU unit.
-type unitRef struct {
-	node *cluster.Node
-	gpu  *cluster.GPU
-	unit *cluster.Unit
-}
-
-func newEngine(s *cluster.Snapshot, p Policy, prices Prices) *engine {
-	e := &engine{s: s, p: p, prices: prices, nodes: map[string]*cluster.Node{},
-		units: map[string]unitRef{}, priced: map[string]*pricing.NodePrice{}}
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
-		e.nodes[n.Name] = n
-		for j := range n.GPUs {
-			g := &n.GPUs[j]
-			for k := range g.Units {
-				e.units[g.Units[k].ID] = unitRef{node: n, gpu: g, unit: &g.Units[k]}
-			}
-		}
-	}
-	return e
+func newEngine(s *cluster.Prepared, p Policy, prices Prices) *engine {
+	return &engine{s: s, p: p, prices: prices, nodes: nodeprice.New(prices), unpriced: map[string]bool{}}
 }
 
 // price returns a node's price, nil when unpriced (noted once).
 func (e *engine) price(n *cluster.Node) *pricing.NodePrice {
-	if p, seen := e.priced[n.Name]; seen {
-		return p
+	p, err := e.nodes.Node(n)
+	if err == nil {
+		return &p
 	}
-	var out *pricing.NodePrice
-	if p, err := e.prices.Price(cost.NodeSpec(n)); err == nil {
-		out = &p
-	} else {
+	if !e.unpriced[n.Name] {
+		e.unpriced[n.Name] = true
 		e.notes = append(e.notes, "savings not priced: "+err.Error())
 	}
-	e.priced[n.Name] = out
-	return out
+	return nil
 }
 
 // workload is one owner's pods on GPU nodes over the window.
@@ -110,7 +86,7 @@ func (e *engine) workloads() []*workload {
 	by := map[string]*workload{}
 	for i := range e.s.Pods {
 		pod := &e.s.Pods[i]
-		n := e.nodes[pod.Node]
+		n := e.s.Index.Nodes[pod.Node]
 		if n == nil || (!n.HasGPUs() && !pod.RequestsGPU()) {
 			continue
 		}
@@ -145,7 +121,7 @@ func (e *engine) workloads() []*workload {
 func (e *engine) rate(w *workload, pick func(*pricing.NodePrice) float64) (float64, bool) {
 	var sum float64
 	for i, pod := range w.pods {
-		p := e.price(e.nodes[pod.Node])
+		p := e.price(e.s.Index.Nodes[pod.Node])
 		if p == nil {
 			return 0, false
 		}

@@ -21,12 +21,16 @@ func TestDemoShowsLowUtilization(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		p, err := cluster.Prepare(s)
+		if err != nil {
+			t.Fatalf("seed %d: Prepare: %v", seed, err)
+		}
 		opts := cost.DefaultOptions(pricing.Embedded())
-		a, err := cost.Allocate(s, opts)
+		a, err := cost.Allocate(p, opts)
 		if err != nil {
 			t.Fatalf("seed %d: Allocate: %v", seed, err)
 		}
-		r, err := cost.NewReport(a, opts)
+		r, err := cost.NewReport(a, cost.DefaultReportOptions())
 		if err != nil {
 			t.Fatalf("seed %d: NewReport: %v", seed, err)
 		}

@@ -98,15 +98,16 @@ func FuzzRead(f *testing.F) {
 		}
 		// Whatever decodes must be safe to check, and whatever passes the
 		// check must allocate and reconcile without panicking.
-		if _, err := cluster.Prepare(s); err != nil {
+		p, err := cluster.Prepare(s)
+		if err != nil {
 			return
 		}
 		opts := cost.DefaultOptions(pricing.Embedded())
-		a, err := cost.Allocate(s, opts)
+		a, err := cost.Allocate(p, opts)
 		if err != nil {
 			t.Fatalf("Allocate on a prepared snapshot: %v", err)
 		}
-		if _, err := cost.NewReport(a, opts); err != nil {
+		if _, err := cost.NewReport(a, cost.DefaultReportOptions()); err != nil {
 			t.Fatalf("NewReport on a prepared snapshot: %v", err)
 		}
 	})

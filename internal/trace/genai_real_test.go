@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/shareddata"
 )
 
 // realGenAIDir is the shared copy of the trace, relative to this package.
@@ -20,9 +21,7 @@ const realGenAIDir = "../../../shared/data/genai2026"
 
 func needRealData(tb testing.TB) {
 	tb.Helper()
-	if _, err := os.Stat(realGenAIDir); os.IsNotExist(err) {
-		tb.Skipf("GenAI-2026 trace not found at %s (it lives in the shared data directory beside the repository)", realGenAIDir)
-	}
+	shareddata.Need(tb, realGenAIDir)
 }
 
 func TestReadGenAIRealData(t *testing.T) {

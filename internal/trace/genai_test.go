@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	ct "github.com/gpuwise/gpuwise/internal/cluster/clustertest"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
@@ -20,18 +21,18 @@ func (p flatPricer) Price(n pricing.NodeSpec) (pricing.NodePrice, error) {
 	return pricing.NodePrice{NodeUSDPerHour: p.gpu * float64(n.GPUCount), GPUUSDPerHour: p.gpu, Source: "test"}, nil
 }
 
-func report(t *testing.T, dir string, opts GenAIOptions, prices cost.Pricer) *cost.Report {
+func report(t *testing.T, dir string, opts GenAIOptions, prices pricing.Pricer) *cost.Report {
 	t.Helper()
 	s, err := ReadGenAI(dir, opts)
 	if err != nil {
 		t.Fatalf("ReadGenAI(%s): %v", dir, err)
 	}
 	o := cost.DefaultOptions(prices)
-	a, err := cost.Allocate(s, o)
+	a, err := cost.Allocate(ct.Prepare(t, s), o)
 	if err != nil {
 		t.Fatalf("Allocate: %v", err)
 	}
-	r, err := cost.NewReport(a, o)
+	r, err := cost.NewReport(a, cost.DefaultReportOptions())
 	if err != nil {
 		t.Fatalf("NewReport: %v", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuwise/gpuwise/internal/shareddata"
 )
 
 // realOpenBDir is the shared copy of the openb trace, relative to this package.
@@ -143,9 +145,7 @@ func checkErrs(t *testing.T, err error, want []string) {
 
 func TestReadOpenBRealData(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(realOpenBDir); err != nil {
-		t.Fatalf("openb trace not found at %s (it lives in the shared data directory beside the repository): %v", realOpenBDir, err)
-	}
+	shareddata.Need(t, realOpenBDir)
 	nodes := readFile(t, "openb_node_list_gpu_node.csv", ReadOpenBNodes)
 	gpus := 0
 	for _, n := range nodes {

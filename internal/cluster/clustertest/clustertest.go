@@ -4,6 +4,7 @@ package clustertest
 
 import (
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -147,4 +148,14 @@ func Window(hours int) cluster.Window {
 // At is the time hours after Window's start.
 func At(hours float64) time.Time {
 	return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(hours * float64(time.Hour)))
+}
+
+// Prepare runs cluster.Prepare on s and fails tb when s is inconsistent.
+func Prepare(tb testing.TB, s *cluster.Snapshot) *cluster.Prepared {
+	tb.Helper()
+	p, err := cluster.Prepare(s)
+	if err != nil {
+		tb.Fatalf("preparing the test snapshot: %v", err)
+	}
+	return p
 }

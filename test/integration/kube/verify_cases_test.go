@@ -3,19 +3,19 @@
 package kube
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/cli"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/gpushape"
 	"github.com/gpuwise/gpuwise/internal/packing"
-	"github.com/gpuwise/gpuwise/internal/pricing"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
-	"github.com/gpuwise/gpuwise/internal/sim"
 )
 
 // planCase is one plan to verify, with a short id that prefixes its
@@ -32,12 +32,10 @@ type planCase struct {
 // a cluster where the pod count binds.
 func planCases(t *testing.T) []planCase {
 	t.Helper()
-	demo := simPlan(t, sim.DefaultConfig())
+	demo := simPlan(t, app.DefaultDemo().Seed)
 	sameAsCLI(t, demo)
 	cases := []planCase{{id: "demo", what: "gpuwise plan --demo", plan: demo}}
-	cfg := sim.DefaultConfig()
-	cfg.Seed = 2
-	cases = append(cases, planCase{id: "sim2", what: "simulated cluster seed 2", plan: simPlan(t, cfg)})
+	cases = append(cases, planCase{id: "sim2", what: "simulated cluster seed 2", plan: simPlan(t, 2)})
 	for _, g := range []struct {
 		seed        uint64
 		nodes, pods int
@@ -108,28 +106,18 @@ func manySmallPods() *packing.Problem {
 	return p
 }
 
-// simPlan is the CLI's plan path on a simulated cluster: right-sizing with
-// the default policy and the embedded prices, then the planner.
-func simPlan(t *testing.T, cfg sim.Config) *packing.Plan {
+// simPlan is the CLI's plan path (the app layer's Plan use case) on a
+// simulated cluster: right-sizing with the default policy and the
+// embedded prices, then the planner.
+func simPlan(t *testing.T, seed uint64) *packing.Plan {
 	t.Helper()
-	snap, err := sim.Generate(cfg)
+	req := app.DefaultPlanRequest()
+	req.Data.Source = app.Source{Demo: &app.DemoSource{Seed: seed, Scale: 1}}
+	res, err := app.New(time.Now).Plan(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	catalog := pricing.Embedded()
-	recs, err := rightsize.Recommend(snap, rightsize.DefaultPolicy(), catalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prob, err := packing.FromSnapshot(snap, packing.SnapshotOptions{Prices: catalog, Shapes: packing.RecommendedShapes, Recs: recs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := packing.Solve(prob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pl
+	return res.Plan
 }
 
 // sameAsCLI makes sure the demo case is the plan users see.
