@@ -4,8 +4,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 
@@ -20,11 +22,16 @@ func main() {
 		cost.Report
 		Recommendations *render.Recommendations `json:"recommendations"`
 	}
-	dec := json.NewDecoder(os.Stdin)
+	data, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fail("reading report: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
 		fail("decoding report: %v", err)
 	}
+	checkUnpriced(data)
 	r := in.Report
 	if rec := in.Recommendations; rec != nil {
 		if math.IsNaN(rec.MonthlySavingsUSD) || rec.MonthlySavingsUSD < 0 || rec.Count < rec.Unpriced {
@@ -39,6 +46,27 @@ func main() {
 	}
 	fmt.Printf("checkreport: %s: %d GPUs, $%.2f reconciles, utilization %s\n",
 		r.Source, r.Totals.GPUs, r.Totals.NodeCost, pct(r.Totals.GPUUtilization))
+}
+
+// checkUnpriced holds the JSON to docs/report-format.md on unpriced data:
+// every row says whether it is unpriced, and an unpriced row's dollars are
+// null, never a number (which a reader would take for $0).
+func checkUnpriced(data []byte) {
+	var raw struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		fail("decoding rows: %v", err)
+	}
+	for _, row := range raw.Rows {
+		unpriced, ok := row["unpriced"].(bool)
+		if _, hours := row["unpriced_gpu_hours"].(float64); !ok || !hours {
+			fail("row %v lacks unpriced or unpriced_gpu_hours", row["key"])
+		}
+		if unpriced && (row["total_cost_usd"] != nil || row["monthly_cost_usd"] != nil) {
+			fail("unpriced row %v carries dollars %v; they must be null", row["key"], row["total_cost_usd"])
+		}
+	}
 }
 
 func pct(v *float64) string {

@@ -57,20 +57,25 @@ type ContainerRec struct {
 	OwnerName string `json:"owner_name"`
 	Container string `json:"container,omitempty"`
 
-	CurrentCPUMilli    int64      `json:"current_cpu_milli"`
-	CurrentCPULimit    int64      `json:"current_cpu_limit_milli"` // 0: none
-	CurrentMemoryBytes int64      `json:"current_memory_bytes"`    // request
-	CurrentMemoryLimit int64      `json:"current_memory_limit"`    // 0: none
-	CPUMilli           int64      `json:"cpu_milli"`               // recommended request
-	MemoryBytes        int64      `json:"memory_bytes"`            // recommended request (= limit)
-	RoundNumber        bool       `json:"round_number"`            // the current request looks guessed (8 cores, 64Gi)
-	OOMBumped          bool       `json:"oom_bumped"`
-	CPUEvidence        Evidence   `json:"cpu_evidence"`
-	MemoryEvidence     Evidence   `json:"memory_evidence"`
-	Confidence         Confidence `json:"confidence"`
-	MonthlySavingsUSD  float64    `json:"monthly_savings_usd"` // negative when the container needs more
-	Priced             bool       `json:"priced"`
-	Reason             string     `json:"reason"` // one line a human reads
+	CurrentCPUMilli    int64 `json:"current_cpu_milli"`
+	CurrentCPULimit    int64 `json:"current_cpu_limit_milli"` // 0: none
+	CurrentMemoryBytes int64 `json:"current_memory_bytes"`    // request
+	CurrentMemoryLimit int64 `json:"current_memory_limit"`    // 0: none
+	CPUMilli           int64 `json:"cpu_milli"`               // recommended request
+	// CPULimitMilli is the recommended CPU limit, 0 to leave it as it is:
+	// equal to the request for a container that requests a GPU (Guaranteed
+	// QoS, what audit rule GW003 asks of GPU containers), or raised to
+	// the request where the current limit is below it.
+	CPULimitMilli     int64      `json:"cpu_limit_milli"`
+	MemoryBytes       int64      `json:"memory_bytes"` // recommended request (= limit)
+	RoundNumber       bool       `json:"round_number"` // the current request looks guessed (8 cores, 64Gi)
+	OOMBumped         bool       `json:"oom_bumped"`
+	CPUEvidence       Evidence   `json:"cpu_evidence"`
+	MemoryEvidence    Evidence   `json:"memory_evidence"`
+	Confidence        Confidence `json:"confidence"`
+	MonthlySavingsUSD float64    `json:"monthly_savings_usd"` // negative when the container needs more
+	Priced            bool       `json:"priced"`
+	Reason            string     `json:"reason"` // one line a human reads
 }
 
 // GPUAction is what to do with a workload's GPUs.
@@ -109,7 +114,9 @@ type GPURec struct {
 	// TargetModel is the GPU model for CheaperModel (and the model the MIG
 	// profile is cut from for UseMIG).
 	TargetModel string `json:"target_model,omitempty"`
-	// Fraction is the share of one physical GPU each pod needs afterwards.
+	// Fraction is the share of one physical GPU each of the pod's GPU
+	// units needs afterwards: per GPU, not per pod, so a pod of 8 whole
+	// GPUs kept whole has Fraction 1 (GPUsPerPod says how many).
 	Fraction float64 `json:"fraction"`
 
 	// PeakFramebufferMiB, NeedMiB (= peak × headroom) and P95Activity are
@@ -126,7 +133,9 @@ type GPURec struct {
 	// reader who prefers less change.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
 
-	// CurrentFraction is the share of a physical GPU each pod holds now.
+	// CurrentFraction is the share of a physical GPU each of the pod's GPU
+	// units holds now, in Fraction's unit (per GPU): 1 for whole GPUs
+	// however many the pod has, 0.25 for a quarter time-slice.
 	CurrentFraction float64 `json:"current_fraction"`
 	// TargetInstanceType is the cheapest instance type of TargetModel in
 	// the node's cloud and region that holds one pod (CheaperModel).
