@@ -5,6 +5,7 @@ package kube
 import (
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -60,10 +61,32 @@ type verifyRun struct {
 	want map[string]map[corev1.ResourceName]int64
 	// reasons are the plan's reasons per unplaced pod name.
 	reasons map[string]string
+	// attempt counts the free variant's arrival orders; first are the
+	// workloads that arrive before all others (refused in the last one).
+	attempt int
+	first   map[string]bool
 }
 
 func newRun(c planCase, v variant) *verifyRun {
-	r := &verifyRun{c: c, v: v, ns: c.id + "-" + string(v), names: map[string]string{},
+	return newAttempt(c, v, 1, nil)
+}
+
+// again is the free variant once more, the pods refused last time
+// arriving first, on fresh nodes in a fresh namespace.
+func (r *verifyRun) again(refused []string) *verifyRun {
+	first := map[string]bool{}
+	for _, id := range refused {
+		first[id] = true
+	}
+	return newAttempt(r.c, r.v, r.attempt+1, first)
+}
+
+func newAttempt(c planCase, v variant, attempt int, first map[string]bool) *verifyRun {
+	ns := c.id + "-" + string(v)
+	if attempt > 1 {
+		ns += strconv.Itoa(attempt)
+	}
+	r := &verifyRun{c: c, v: v, ns: ns, names: map[string]string{}, attempt: attempt, first: first,
 		want: map[string]map[corev1.ResourceName]int64{}, reasons: map[string]string{}}
 	p := c.plan.Problem()
 	nodes := map[string]*packing.Node{}

@@ -14,13 +14,15 @@ import (
 )
 
 // order sorts the free variant's pods the way a greedy packer should meet
-// them: those with the fewest eligible nodes first (a pod that could go
-// anywhere must not take the only node another can use), then the largest
-// GPU demand, CPU and memory. Each distinct (eligible nodes, GPU demand)
+// them: on a later attempt the pods refused last time first, then those
+// with the fewest eligible nodes (a pod that could go anywhere must not
+// take the only node another can use), then the largest GPU demand, CPU
+// and memory. Each distinct (eligible nodes, GPU demand)
 // is a level with its own priority class, created one after the other, so
 // the scheduler meets them in that order (the classes never preempt).
 func (r *verifyRun) order() {
 	type key struct {
+		first    bool
 		gpu      float64
 		eligible int
 		cpu, mem int64
@@ -28,7 +30,7 @@ func (r *verifyRun) order() {
 	keys := map[*corev1.Pod]key{}
 	for _, p := range r.placed {
 		rq := p.Spec.Containers[0].Resources.Requests
-		k := key{eligible: r.eligible(p), cpu: rq.Cpu().MilliValue(), mem: rq.Memory().Value()}
+		k := key{first: r.first[p.Annotations[annoID]], eligible: r.eligible(p), cpu: rq.Cpu().MilliValue(), mem: rq.Memory().Value()}
 		for res, q := range rq {
 			switch {
 			case res == packing.ResourceGPU:
@@ -42,6 +44,8 @@ func (r *verifyRun) order() {
 	sort.SliceStable(r.placed, func(i, j int) bool {
 		a, b := keys[r.placed[i]], keys[r.placed[j]]
 		switch {
+		case a.first != b.first:
+			return a.first
 		case a.eligible != b.eligible:
 			return a.eligible < b.eligible
 		case a.gpu != b.gpu:
@@ -55,7 +59,7 @@ func (r *verifyRun) order() {
 	for i, p := range r.placed {
 		if i > 0 {
 			a, b := keys[r.placed[i-1]], keys[p]
-			if a.eligible != b.eligible || a.gpu != b.gpu {
+			if a.first != b.first || a.eligible != b.eligible || a.gpu != b.gpu {
 				level++
 			}
 		}

@@ -92,19 +92,25 @@ func (w *runWatch) until(t *testing.T, what string, timeout time.Duration, cond 
 	}
 }
 
-// waitNodesReady waits until n nodes are Ready without the not-ready
-// taint (KWOK plays the kubelet, the node lifecycle controller lifts the
-// taint).
-func (w *runWatch) waitNodesReady(t *testing.T, n int) {
+// waitNodesReady waits until the runs' nodes are Ready without the
+// not-ready taint (KWOK plays the kubelet, the node lifecycle controller
+// lifts the taint).
+func (w *runWatch) waitNodesReady(t *testing.T, runs []*verifyRun) {
 	t.Helper()
+	var names []string
+	for _, r := range runs {
+		for _, n := range r.nodes {
+			names = append(names, n.Name)
+		}
+	}
 	w.until(t, "the KWOK nodes to be Ready", time.Minute, func() (bool, string) {
 		ready := 0
-		for _, o := range w.nodes.List() {
-			if nodeReady(o.(*corev1.Node)) {
+		for _, name := range names {
+			if o, ok, _ := w.nodes.GetByKey(name); ok && nodeReady(o.(*corev1.Node)) {
 				ready++
 			}
 		}
-		return ready == n, fmt.Sprintf("%d of %d nodes Ready", ready, n)
+		return ready == len(names), fmt.Sprintf("%d of %d nodes Ready", ready, len(names))
 	})
 }
 
