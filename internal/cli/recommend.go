@@ -43,7 +43,7 @@ func newRecommendCmd(e *env) *cobra.Command {
 			"catalog. Each recommendation carries its evidence, a confidence and $/month saved; too little\n" +
 			"data gives no recommendation and the reason. Nothing is applied: `gpuwise generate` writes the\n" +
 			"manifests. Policy and formulas: docs/recommendations.md.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRecommend(cmd.Context(), o, e) },
 	}
 	o.recommendFlags.register(cmd.Flags())
@@ -62,7 +62,7 @@ func runRecommend(ctx context.Context, o *recommendOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := render.Recommend(e.Out, res.Result, format, e.renderOptions()); err != nil {
+	if err := render.Recommend(e.Out, res.Result, res.Ledger, format, e.renderOptions()); err != nil {
 		return err
 	}
 	return partial(res.Partial)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/render"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 type reportOptions struct {
@@ -27,7 +26,7 @@ func newReportCmd(e *env) *cobra.Command {
 			"comes from DCGM-exporter, cAdvisor and kube-state-metrics history; see docs/prometheus.md.\n" +
 			"With neither, it reads the live cluster's inventory through your kubeconfig (read-only):\n" +
 			"without usage data every GPU-hour is shown as unmeasured, never as idle.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runReport(cmd.Context(), o, e) },
 	}
 	o.reportFlags.register(cmd.Flags())
@@ -53,19 +52,10 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 	return partial(res.Partial)
 }
 
-// writeReport renders the report with its recommendations line.
+// writeReport renders the report with its savings lines (none, rather
+// than $0, when the ledger could not be built).
 func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
 	o := s.renderOptions()
-	o.Recommendations = recommendationSummary(res.Recommendations)
+	o.Savings = render.NewSavings(res.Ledger)
 	return render.Report(s.Out, res.Report, f, o)
-}
-
-// recommendationSummary is the report's recommendations line; nil says
-// nothing rather than $0.
-func recommendationSummary(r *rightsize.Result) *render.Recommendations {
-	if r == nil {
-		return nil
-	}
-	return &render.Recommendations{MonthlySavingsUSD: r.MonthlySavingsUSD, Count: len(r.GPU) + len(r.Containers),
-		Unpriced: r.Unpriced, Skipped: len(r.Skipped), Command: "gpuwise recommend"}
 }

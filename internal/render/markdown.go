@@ -13,7 +13,7 @@ import (
 func writeMarkdown(w io.Writer, r *cost.Report, o Options) error {
 	var b bytes.Buffer
 	b.WriteString("# GPU cost report\n\n")
-	for _, f := range headline(r, o.Recommendations) {
+	for _, f := range headline(r, o.Savings) {
 		b.WriteString("- **" + f.Label + ":** " + mdEscape(f.Value+" "+f.Detail) + "\n")
 	}
 	mdGrid(&b, costGrid(r, o.MaxRows))

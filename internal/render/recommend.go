@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -11,20 +12,90 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
-// Recommend writes right-sizing results in format f.
-func Recommend(w io.Writer, r *rightsize.Result, f Format, o Options) error {
+// Recommend writes right-sizing results in format f, with the part of
+// the savings ledger their changes realise (nil: the ledger could not be
+// built, and the output says so).
+func Recommend(w io.Writer, r *rightsize.Result, part *ledger.Part, f Format, o Options) error {
 	if r == nil {
 		return fmt.Errorf("rendering recommendations: no recommendations")
 	}
-	return write(w, "recommendations", f, o, docWriters(recommendDoc(r), writers{
-		Table: func(w io.Writer) error { return writeRecommendationsTable(w, r) },
-		JSON:  func(w io.Writer) error { return encodeJSON(w, r) },
-		YAML:  func(w io.Writer) error { return encodeYAML(w, r) },
-		CSV:   func(w io.Writer) error { return writeRecommendationsCSV(w, r) },
+	return write(w, "recommendations", f, o, docWriters(recommendDoc(r, part), writers{
+		Table: func(w io.Writer) error { return writeRecommendationsTable(w, r, part) },
+		JSON: func(w io.Writer) error {
+			raw, err := recommendationsJSON(r, part)
+			if err != nil {
+				return err
+			}
+			return encodeJSON(w, raw)
+		},
+		YAML: func(w io.Writer) error {
+			raw, err := recommendationsJSON(r, part)
+			if err != nil {
+				return err
+			}
+			return encodeYAML(w, raw)
+		},
+		CSV: func(w io.Writer) error { return writeRecommendationsCSV(w, r) },
 	}))
+}
+
+// recommendationsJSON is recommend's JSON and YAML: the engine's result
+// (its own MarshalJSON), then "ledger", the part of the savings ledger its
+// changes realise (null when the ledger could not be built).
+func recommendationsJSON(r *rightsize.Result, part *ledger.Part) (json.RawMessage, error) {
+	rb, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := json.Marshal(part)
+	if err != nil {
+		return nil, err
+	}
+	out := append(rb[:len(rb)-1:len(rb)-1], `,"ledger":`...)
+	return append(append(out, pb...), '}'), nil
+}
+
+// ledgerLine says what the recommendations are worth in the ledger.
+func ledgerLine(part *ledger.Part) string {
+	if part == nil {
+		return "Savings ledger: n/a, the ledger could not be built; see `gpuwise advise`"
+	}
+	acts := "no action"
+	if len(part.Actions) > 0 {
+		acts = "actions " + strings.Join(part.Actions, ", ")
+	}
+	return fmt.Sprintf("Savings ledger: these changes realise %s/month once packed, of the ledger's %s/month (%s: %s); see `%s`",
+		usdCents(part.SavingUSDMonth), usdCents(part.LedgerSavingUSDMonth), part.Name, acts, part.Command)
+}
+
+// freesNote explains the per-change figures.
+const freesNote = "FREES $/MONTH is the GPU, CPU and memory cost a change stops holding once the freed capacity is packed away: " +
+	"an upper bound per change, not additive, and not in the savings ledger until nodes go away."
+
+// changesLine counts the changes, keep-whole decisions apart.
+func changesLine(r *rightsize.Result) string {
+	keep := len(keepWhole(r))
+	s := fmt.Sprintf("Changes: %d GPU shape(s) and %d container(s); %d workload(s) keep their whole GPUs (decisions, not recommendations)",
+		len(r.GPU)-keep, len(r.Containers), keep)
+	if r.Unpriced > 0 {
+		s += fmt.Sprintf("; %d unpriced (n/a, not $0)", r.Unpriced)
+	}
+	return s
+}
+
+// keepWhole are the workloads that keep their whole GPUs.
+func keepWhole(r *rightsize.Result) []rightsize.GPURec {
+	var out []rightsize.GPURec
+	for _, g := range r.GPU {
+		if g.Action == rightsize.KeepWhole {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // recommendCSVHeader names the CSV columns; their order is stable.
@@ -61,15 +132,19 @@ func savingsCell(v float64, priced bool) string {
 // maxSkipLines keeps the table's skip list short; json has them all.
 const maxSkipLines = 10
 
-func writeRecommendationsTable(w io.Writer, r *rightsize.Result) error {
+func writeRecommendationsTable(w io.Writer, r *rightsize.Result, part *ledger.Part) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Recommendations (%s window; $/month at 730 h; nothing applied: see `gpuwise generate`)\n", windowText(r))
-	fmt.Fprintf(&b, "  Total  %s/month from %d GPU shapes and %d containers", usdCents(r.MonthlySavingsUSD), len(r.GPU), len(r.Containers))
-	if r.Unpriced > 0 {
-		fmt.Fprintf(&b, "; %d unpriced (n/a, not $0)", r.Unpriced)
+	for _, l := range []string{ledgerLine(part), changesLine(r), freesNote} {
+		b.WriteString("  " + l + "\n")
 	}
-	b.WriteString("\n")
 	writeGPUTable(&b, r)
+	if keep := keepWhole(r); len(keep) > 0 {
+		fmt.Fprintf(&b, "\nKeep the whole GPU (%d workloads; decisions, not recommendations)\n", len(keep))
+		for _, g := range keep {
+			fmt.Fprintf(&b, "  %s: %s\n", g.Workload, g.Reason)
+		}
+	}
 	writeContainerTable(&b, r)
 	writeSkips(&b, r)
 	if len(r.Notes) > 0 {
@@ -83,14 +158,14 @@ func writeRecommendationsTable(w io.Writer, r *rightsize.Result) error {
 }
 
 func writeGPUTable(b *bytes.Buffer, r *rightsize.Result) {
-	b.WriteString("\nGPU shape per workload (best saving first)\n")
+	b.WriteString("\nGPU shape changes per workload (largest first)\n")
 	rows := gpuRows(r)
 	if len(rows) == 0 {
 		b.WriteString("  none\n")
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\tPODS\tNOW\tRECOMMENDED\t$/MONTH\tCONFIDENCE")
+	fmt.Fprintln(tw, "  WORKLOAD\tFREES $/MONTH\tPODS\tNOW\tRECOMMENDED\tCONFIDENCE")
 	for _, row := range rows {
 		fmt.Fprintln(tw, "  "+strings.Join(row[:6], "\t"))
 	}
@@ -101,28 +176,35 @@ func writeGPUTable(b *bytes.Buffer, r *rightsize.Result) {
 	}
 }
 
-// gpuRows are the GPU recommendations, best saving first: workload, pods,
-// now, recommended, $/month, confidence, why.
+// gpuRows are the GPU recommendations, best saving first: workload,
+// $/month, pods (running at the window's end, else during it), now,
+// recommended, confidence, why. Dollars come second so that a narrow
+// terminal cuts descriptions, not them.
 func gpuRows(r *rightsize.Result) [][]string {
-	gpus := append([]rightsize.GPURec(nil), r.GPU...)
+	var gpus []rightsize.GPURec
+	for _, g := range r.GPU {
+		if g.Action != rightsize.KeepWhole {
+			gpus = append(gpus, g)
+		}
+	}
 	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].MonthlySavingsUSD > gpus[j].MonthlySavingsUSD })
 	rows := make([][]string, 0, len(gpus))
 	for _, g := range gpus {
-		rows = append(rows, []string{g.Workload, strconv.FormatFloat(g.Pods, 'f', 2, 64), gpuNow(g), gpuTarget(g),
-			moneyCell(g.MonthlySavingsUSD, g.Priced), string(g.Confidence), g.Reason})
+		rows = append(rows, []string{g.Workload, moneyCell(g.MonthlySavingsUSD, g.Priced), strconv.Itoa(podsNow(g)), gpuNow(g), gpuTarget(g),
+			string(g.Confidence), g.Reason})
 	}
 	return rows
 }
 
 func writeContainerTable(b *bytes.Buffer, r *rightsize.Result) {
-	b.WriteString("\nCPU and memory requests per container (best saving first)\n")
+	b.WriteString("\nCPU and memory requests per container (largest first)\n")
 	rows := containerRows(r)
 	if len(rows) == 0 {
 		b.WriteString("  none\n")
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\tCONTAINER\tCPU\tMEMORY\t$/MONTH\tCONFIDENCE\tNOTE")
+	fmt.Fprintln(tw, "  WORKLOAD\tCONTAINER\tFREES $/MONTH\tCPU (CORES)\tMEMORY (GIB)\tCONFIDENCE\tNOTE")
 	for _, row := range rows {
 		fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
 	}
@@ -130,8 +212,8 @@ func writeContainerTable(b *bytes.Buffer, r *rightsize.Result) {
 }
 
 // containerRows are the container recommendations, best saving first:
-// workload, container, CPU now → recommended, memory now → recommended,
-// $/month, confidence, note.
+// workload, container, $/month, CPU cores now → recommended, memory GiB
+// now → recommended (one unit per column), confidence, note.
 func containerRows(r *rightsize.Result) [][]string {
 	cs := append([]rightsize.ContainerRec(nil), r.Containers...)
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].MonthlySavingsUSD > cs[j].MonthlySavingsUSD })
@@ -144,8 +226,8 @@ func containerRows(r *rightsize.Result) [][]string {
 		if c.OOMBumped {
 			note = append(note, "OOM-killed: bumped")
 		}
-		rows = append(rows, []string{c.Workload, c.Container, milliText(c.CurrentCPUMilli) + " → " + milliText(c.CPUMilli),
-			bytesQty(c.CurrentMemoryBytes) + " → " + bytesQty(c.MemoryBytes), moneyCell(c.MonthlySavingsUSD, c.Priced),
+		rows = append(rows, []string{c.Workload, c.Container, moneyCell(c.MonthlySavingsUSD, c.Priced),
+			coresText(c.CurrentCPUMilli) + " → " + coresText(c.CPUMilli), gibText(c.CurrentMemoryBytes) + " → " + gibText(c.MemoryBytes),
 			string(c.Confidence), strings.Join(note, ", ")})
 	}
 	return rows
@@ -196,6 +278,42 @@ func containerNow(c rightsize.ContainerRec) string {
 
 func containerTarget(c rightsize.ContainerRec) string {
 	return milliText(c.CPUMilli) + " CPU, " + bytesQty(c.MemoryBytes) + " memory"
+}
+
+// podsNow is how many of the workload's pods hold the shape: at the
+// window's end, else during it (a whole number, unlike the time-weighted
+// average in JSON's pods).
+func podsNow(g rightsize.GPURec) int {
+	n := 0
+	for _, np := range g.Nodes {
+		n += np.Pods
+	}
+	return n
+}
+
+// coresText is CPU in cores, two decimals: "4.00", "0.25"; "none" for no
+// request.
+func coresText(m int64) string {
+	switch {
+	case m == 0:
+		return "none"
+	case m < 5:
+		return "<0.01"
+	}
+	return strconv.FormatFloat(float64(m)/1000, 'f', 2, 64)
+}
+
+// gibText is memory in GiB, one decimal: "16.0", "0.5"; "none" for no
+// request.
+func gibText(b int64) string {
+	v := float64(b) / (1 << 30)
+	switch {
+	case b == 0:
+		return "none"
+	case v < 0.05:
+		return "<0.1"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
 func milliText(m int64) string {
@@ -250,19 +368,24 @@ func windowText(r *rightsize.Result) string {
 
 // recommendDoc is the recommendations as a document, for markdown and
 // HTML: every skip is listed, not only the first few.
-func recommendDoc(r *rightsize.Result) *doc {
+func recommendDoc(r *rightsize.Result, part *ledger.Part) *doc {
 	d := &doc{title: "gpuwise recommendations"}
 	d.linef("%s window; $/month at 730 h; nothing applied: see `gpuwise generate`.", windowText(r))
-	total := fmt.Sprintf("Total %s/month from %d GPU shapes and %d containers", usdCents(r.MonthlySavingsUSD), len(r.GPU), len(r.Containers))
-	if r.Unpriced > 0 {
-		total += fmt.Sprintf("; %d unpriced (n/a, not $0)", r.Unpriced)
-	}
-	d.line(total + ".")
+	d.line(ledgerLine(part) + ".")
+	d.line(changesLine(r) + ".")
+	d.line(freesNote)
 	d.line("")
-	d.heading("GPU shape per workload (best saving first)")
-	d.table([]string{"workload", "pods", "now", "recommended", "$/month", "confidence", "why"}, gpuRows(r))
-	d.heading("CPU and memory requests per container (best saving first)")
-	d.table([]string{"workload", "container", "CPU", "memory", "$/month", "confidence", "note"}, containerRows(r))
+	d.heading("GPU shape changes per workload (largest first)")
+	d.table([]string{"workload", "frees $/month", "pods", "now", "recommended", "confidence", "why"}, gpuRows(r))
+	if keep := keepWhole(r); len(keep) > 0 {
+		d.heading(fmt.Sprintf("Keep the whole GPU (%d workloads; decisions, not recommendations)", len(keep)))
+		for _, g := range keep {
+			d.item(g.Workload + ": " + g.Reason)
+		}
+		d.line("")
+	}
+	d.heading("CPU and memory requests per container (largest first)")
+	d.table([]string{"workload", "container", "frees $/month", "CPU (cores)", "memory (GiB)", "confidence", "note"}, containerRows(r))
 	if len(r.Skipped) > 0 {
 		d.heading(fmt.Sprintf("No recommendation (%d)", len(r.Skipped)))
 		for _, k := range r.Skipped {

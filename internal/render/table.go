@@ -40,7 +40,7 @@ func (p painter) paint(code, s string) string {
 func writeTable(w io.Writer, r *cost.Report, o Options) error {
 	var b bytes.Buffer
 	p := painter(o.Color)
-	writeHeadline(&b, r, o.Recommendations, p)
+	writeHeadline(&b, r, o.Savings, p)
 	cg, hidden := costGrid(r, o.MaxRows), []string(nil)
 	if o.Width > 0 {
 		cg, hidden = fitColumns(cg, o.Width)
@@ -55,10 +55,10 @@ func writeTable(w io.Writer, r *cost.Report, o Options) error {
 	return err
 }
 
-func writeHeadline(b *bytes.Buffer, r *cost.Report, rec *Recommendations, p painter) {
+func writeHeadline(b *bytes.Buffer, r *cost.Report, sav *Savings, p painter) {
 	b.WriteString(p.paint(ansiBold, "GPU cost report") + "\n")
 	tw := tabwriter.NewWriter(b, 0, 0, cellPadding, ' ', 0)
-	for _, f := range headline(r, rec) {
+	for _, f := range headline(r, sav) {
 		value := f.Value
 		if f.Idle {
 			value = p.paint(ansiRed, value)
