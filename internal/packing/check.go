@@ -188,7 +188,9 @@ func (c *checker) node(n *Node, np *NodePlan) {
 				if tsReps == 0 || h.Demand.Replicas < tsReps {
 					tsReps = h.Demand.Replicas
 				}
-				classes[h.Demand.Class] = true
+				if h.Demand.Class != "" {
+					classes[h.Demand.Class] = true
+				}
 			}
 		}
 	}

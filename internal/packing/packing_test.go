@@ -253,8 +253,9 @@ func TestTimeSliceNeverMixesClassesOrReplicaCounts(t *testing.T) {
 // The device plugin offers the replicas of all of a node's GPUs as one
 // resource and the kubelet hands any free replica to any pod, so a plan
 // that keeps classes apart on different GPUs of one node cannot be
-// applied: classes are kept apart per node. (The plan used to put dev and
-// inference on GPUs 0 and 1 of one node.)
+// applied: named classes are kept apart per node. (The plan used to put
+// dev and inference on GPUs 0 and 1 of one node.) Unclassified pods (a
+// current time-slice without a recommendation) go with any class.
 func TestTimeSliceClassesKeptApartPerNode(t *testing.T) {
 	p := &Problem{Nodes: []Node{gpuNode("a1", "a", "L4", 2, 1), gpuNode("a2", "a", "L4", 2, 1)}}
 	for _, w := range []struct{ id, class string }{{"dev", "dev"}, {"inf", "inference"}} {
@@ -325,5 +326,26 @@ func TestUtilizationUnknownWithoutUsage(t *testing.T) {
 	p.Workloads[0].Measured, p.Workloads[0].ActiveGPUs = true, 0.5
 	if u := mustSolve(t, p).Before.Utilization; u == nil || *u != 0.5/8 {
 		t.Errorf("measured utilization = %v, want %v", u, 0.5/8)
+	}
+}
+
+// An unclassified time-slice pod (running time-sliced, no recommendation)
+// shares a node with a named class: it is what shares that node today.
+func TestUnclassifiedTimeSliceGoesWithAnyClass(t *testing.T) {
+	p := &Problem{Nodes: []Node{gpuNode("a1", "a", "L4", 1, 1), gpuNode("a2", "a", "L4", 1, 1)}}
+	for _, w := range []struct{ id, class string }{{"dev", "dev"}, {"plain", ""}} {
+		p.Workloads = append(p.Workloads, Workload{ID: w.id, Demand: Demand{Kind: TimeSlice, Replicas: 4, Class: w.class}})
+	}
+	pl := mustSolve(t, p)
+	if pl.After.Nodes != 1 {
+		t.Errorf("after: %d nodes; want 1 (an unclassified pod goes with dev)", pl.After.Nodes)
+	}
+	// The shared GPU names the named class, whichever holder came last.
+	for _, np := range pl.Nodes {
+		for _, g := range np.GPUs {
+			if g.Mode == ModeTimeSlice && g.Class != "dev" {
+				t.Errorf("node %s GPU %d: class %q, want \"dev\"", np.Name, g.Index, g.Class)
+			}
+		}
 	}
 }

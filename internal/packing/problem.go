@@ -41,8 +41,10 @@ type Demand struct {
 	Profile string `json:"profile,omitempty"`
 	// Replicas is the time-slicing replica count per GPU for TimeSlice.
 	Replicas int `json:"replicas,omitempty"`
-	// Class keeps time-sliced GPUs homogeneous: a GPU holds replicas of one
-	// class only ("dev" notebooks never share with inference).
+	// Class keeps time-sliced nodes apart: a node's replicas go to pods of
+	// at most one named class ("dev" notebooks never share with
+	// inference); "" is unclassified (time-sliced today, no
+	// recommendation) and goes with any class.
 	Class string `json:"class,omitempty"`
 	// Milli is the share of one GPU for Shared, 1–999.
 	Milli int64 `json:"milli,omitempty"`

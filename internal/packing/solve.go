@@ -396,7 +396,12 @@ func gib(b int64) string {
 	return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB"
 }
 
+// classID numbers time-slice classes; the unclassified "" is -1 (it goes
+// with any class).
 func (s *solver) classID(class string) int32 {
+	if class == "" {
+		return -1
+	}
 	id, ok := s.tsCls[class]
 	if !ok {
 		id = int32(len(s.tsCls))

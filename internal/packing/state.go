@@ -33,16 +33,18 @@ type node struct {
 	migGPUs int
 	shGPUs  int
 	tsReps  int // the node's time-slicing replicas; 0 while no GPU is time-sliced
-	// tsCls is the time-slice class of the node (while tsGPUs > 0): the
-	// device plugin offers the replicas of all its GPUs as one resource and
-	// the kubelet hands any free replica to any pod, so classes can be kept
-	// apart per node, not per GPU.
-	tsCls  int32
-	ws     []int32
-	opened bool
-	closed bool // emptied and removed
-	full   bool // no GPU can take any more GPU work
-	pinned bool // hosts a pinned workload or must be kept
+	// tsCls is the named time-slice class of the node while tsNamed pods
+	// of a named class are on it: the device plugin offers the replicas
+	// of all its GPUs as one resource and the kubelet hands any free
+	// replica to any pod, so classes can be kept apart per node, not per
+	// GPU. Unclassified pods (class "", id -1) go with any class.
+	tsCls   int32
+	tsNamed int
+	ws      []int32
+	opened  bool
+	closed  bool // emptied and removed
+	full    bool // no GPU can take any more GPU work
+	pinned  bool // hosts a pinned workload or must be kept
 }
 
 // slot is where a workload went: a node and the GPUs it holds there.
@@ -58,6 +60,7 @@ func (n *node) reset() {
 		n.gpus[i] = gpu{}
 	}
 	n.free, n.excl, n.tsGPUs, n.tsReps, n.migGPUs, n.shGPUs = len(n.gpus), 0, 0, 0, 0, 0
+	n.tsCls, n.tsNamed = -1, 0
 	n.ws = n.ws[:0]
 	n.opened, n.closed, n.full, n.pinned = false, false, false, false
 }
@@ -127,7 +130,7 @@ func (n *node) tsFits(w *work) bool {
 	if n.tsGPUs == 0 {
 		return n.excl == 0
 	}
-	return n.excl == 0 && n.tsReps <= w.d.Replicas && n.tsCls == w.cls
+	return n.excl == 0 && n.tsReps <= w.d.Replicas && (w.cls < 0 || n.tsNamed == 0 || n.tsCls == w.cls)
 }
 
 func (n *node) chooseMIG(w *work, buf []int16, fresh bool) ([]int16, bool) {
@@ -205,11 +208,12 @@ func (n *node) apply(wi int32, w *work, gpus []int16) {
 			g.key, _ = n.m.add(g.key, n.m.profileIndex(w.prof))
 		case TimeSlice:
 			if g.mode == gFree {
-				if n.tsGPUs == 0 {
-					n.tsCls = w.cls
-				}
 				n.tsGPUs++
 				g.cls = w.cls
+			}
+			if w.cls >= 0 {
+				n.tsCls = w.cls
+				n.tsNamed++
 			}
 			g.mode = gTimeSlice
 			g.used++
@@ -255,6 +259,9 @@ func (n *node) remove(wi int32, w *work, gpus []int16) {
 			if g.used == 0 {
 				*g = gpu{}
 				n.tsGPUs--
+			}
+			if w.cls >= 0 {
+				n.tsNamed--
 			}
 		case Shared:
 			g.used -= w.d.Milli

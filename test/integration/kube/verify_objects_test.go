@@ -24,9 +24,10 @@ const (
 	lblRun   = "verify.gpuwise.test/run"
 	lblCase  = "verify.gpuwise.test/case"
 	lblModel = "verify.gpuwise.test/gpu-model"
-	// lblClass is a time-sliced node's class: the plan keeps classes apart
-	// per node (dev never shares with inference), which the scheduler
-	// enforces only through a label and a selector.
+	// lblClass is a time-sliced node's named class: the plan keeps named
+	// classes apart per node (dev never shares with inference), which the
+	// scheduler enforces only through a label and a selector; unclassified
+	// time-slice pods go anywhere.
 	lblClass = "verify.gpuwise.test/time-slice-class"
 	annoID   = "verify.gpuwise.test/workload"
 	hostname = "kubernetes.io/hostname"
@@ -178,9 +179,9 @@ func (r *verifyRun) node(np *packing.NodePlan, n *packing.Node) *corev1.Node {
 	if n.Model != "" {
 		labels[lblModel] = labelValue(n.Model)
 	}
-	for _, g := range np.GPUs {
-		if g.Mode == packing.ModeTimeSlice {
-			labels[lblClass] = labelValue(g.Class)
+	for _, pc := range r.c.plan.Placements {
+		if pc.Node == np.Name && pc.Demand.Kind == packing.TimeSlice && pc.Demand.Class != "" {
+			labels[lblClass] = labelValue(pc.Demand.Class)
 		}
 	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels,
@@ -279,7 +280,7 @@ func (r *verifyRun) affinity(sel map[string][]string, models []string, d packing
 		}
 		term.MatchExpressions = append(term.MatchExpressions, corev1.NodeSelectorRequirement{Key: lblModel, Operator: corev1.NodeSelectorOpIn, Values: vals})
 	}
-	if d.Kind == packing.TimeSlice {
+	if d.Kind == packing.TimeSlice && d.Class != "" {
 		term.MatchExpressions = append(term.MatchExpressions, corev1.NodeSelectorRequirement{Key: lblClass, Operator: corev1.NodeSelectorOpIn, Values: []string{labelValue(d.Class)}})
 	}
 	term.MatchExpressions = append(term.MatchExpressions, corev1.NodeSelectorRequirement{Key: lblCase, Operator: corev1.NodeSelectorOpIn, Values: []string{r.ns}})
