@@ -76,10 +76,12 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		return nil, err
 	}
 	if req.SaveSnapshot != "" {
+		a.progress.phase("writing snapshot " + req.SaveSnapshot)
 		if err := SaveSnapshot(req.SaveSnapshot, in.snap.Snapshot); err != nil {
 			return nil, err
 		}
 	}
+	a.progress.phase("allocating cost")
 	opts := req.Cost
 	opts.Prices = catalog
 	alloc, err := cost.Allocate(in.snap, opts)
@@ -91,6 +93,7 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		return nil, fmt.Errorf("building report: %w", err)
 	}
 	res := &ReportResult{Report: r, Snapshot: in.snap, Partial: in.partial}
+	a.progress.phase("building the savings ledger")
 	if l, err := ledger.Build(ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}, ledger.DefaultOptions()); err == nil {
 		res.Ledger = l
 	}

@@ -57,5 +57,8 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
 	o := s.renderOptions()
 	o.Savings = render.NewSavings(res.Ledger)
+	if o.Savings != nil {
+		o.Savings.Command = s.name() + " advise" // "kubectl gpuwise advise" for the plugin
+	}
 	return render.Report(s.Out, res.Report, f, o)
 }
