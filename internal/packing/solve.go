@@ -72,6 +72,7 @@ type solver struct {
 	order       []int32 // FFD order of works
 	slots       []slot
 	buf         []int16
+	cand        []*Node // explain's candidates, reused
 }
 
 func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
