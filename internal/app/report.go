@@ -51,9 +51,10 @@ type ReportResult struct {
 	Report *cost.Report
 	// Ledger is the savings ledger with the default options on the same
 	// snapshot, prices and allocation (the report's savings lines); nil
-	// when it could not be built.
-	Ledger   *ledger.Ledger
-	Snapshot *cluster.Prepared
+	// when it could not be built (LedgerErr says why).
+	Ledger    *ledger.Ledger
+	LedgerErr error
+	Snapshot  *cluster.Prepared
 	// Partial, when set, says what could not be read: the report is still
 	// complete for what was.
 	Partial error
@@ -94,8 +95,6 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	}
 	res := &ReportResult{Report: r, Snapshot: in.snap, Partial: in.partial}
 	a.progress.phase("building the savings ledger")
-	if l, err := ledger.Build(ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}, ledger.DefaultOptions()); err == nil {
-		res.Ledger = l
-	}
+	res.Ledger, res.LedgerErr = ledger.Build(ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}, ledger.DefaultOptions())
 	return res, nil
 }
