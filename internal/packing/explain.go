@@ -42,7 +42,8 @@ type explainKey struct {
 // explainNow is explain without the memo.
 func (s *solver) explainNow(k *work) string {
 	w := k.w
-	cand := make([]*Node, 0, len(s.nodes))
+	cand := s.cand[:0]
+	defer func() { s.cand = cand[:0] }()
 	for i := range s.nodes {
 		if !k.pinned || s.nodes[i].Name == w.Node {
 			cand = append(cand, s.nodes[i].Node)
@@ -79,7 +80,9 @@ func (s *solver) explainNow(k *work) string {
 		}},
 	}
 	for _, f := range filters {
-		next := cand[:0:0]
+		// Filtered in place: when nothing is kept nothing is written, so
+		// why sees the candidates before this filter.
+		next := cand[:0]
 		for _, n := range cand {
 			if f.keep(n) {
 				next = append(next, n)
