@@ -107,6 +107,9 @@ func placeUnmeasured(pods []*podFacts, g gpuRead, held map[string][]interval, w 
 		if p.pod.Node == "" {
 			continue // never scheduled: it held nothing
 		}
+		if iv := p.interval(w); !iv.to.After(iv.from) {
+			continue // not alive in the window: it held nothing in it, and a unit given here could clash with its real one
+		}
 		want := map[string]int64{}
 		for i := range p.pod.Containers { // by index: attachContainers sets other fields meanwhile
 			for r, n := range p.pod.Containers[i].GPURequests {
