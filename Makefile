@@ -38,6 +38,8 @@ smoke:
 	$(GO) run ./cmd/gpuwise plan --demo > /dev/null
 	GO=$(GO) hack/serve/smoke.sh
 	$(GO) run ./cmd/gpuwise audit --demo > /dev/null
+	$(GO) run ./cmd/gpuwise advise --demo > /dev/null
+	$(GO) run ./cmd/gpuwise advise --demo -o json | $(GO) run ./hack/checkledger
 	@if [ -d ../shared/data/genai2026 ]; then \
 	  $(GO) run ./cmd/gpuwise-lab replay-genai --dir ../shared/data/genai2026 -o json | $(GO) run ./hack/checkreport; \
 	else echo "smoke: ../shared/data/genai2026 not found; trace replay not checked"; exit 1; fi
@@ -76,6 +78,9 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBPods -fuzztime=30s ./internal/trace
 	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBNodes -fuzztime=30s ./internal/trace
 	$(GO) test -run='^$$' -fuzz=FuzzReadGenAI -fuzztime=30s ./internal/trace
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeMatrix -fuzztime=30s ./internal/prom/wire
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeChunkedRead -fuzztime=30s ./internal/prom/wire
+	$(GO) test -run='^$$' -fuzz=FuzzAppendXOR -fuzztime=30s ./internal/prom/wire
 
 clean:
 	rm -rf bin

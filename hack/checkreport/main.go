@@ -16,11 +16,11 @@ import (
 )
 
 func main() {
-	// The report's fields, then the optional recommendations summary that
-	// gpuwise demo and report add (docs/report-format.md).
+	// The report's fields, then the optional savings summary that gpuwise
+	// demo and report add (docs/report-format.md).
 	var in struct {
 		cost.Report
-		Recommendations *render.Recommendations `json:"recommendations"`
+		Savings *render.Savings `json:"savings"`
 	}
 	data, err := io.ReadAll(os.Stdin)
 	if err != nil {
@@ -33,9 +33,10 @@ func main() {
 	}
 	checkUnpriced(data)
 	r := in.Report
-	if rec := in.Recommendations; rec != nil {
-		if math.IsNaN(rec.MonthlySavingsUSD) || rec.MonthlySavingsUSD < 0 || rec.Count < rec.Unpriced {
-			fail("recommendations summary is inconsistent: %+v", *rec)
+	if s := in.Savings; s != nil {
+		saving := math.Round(s.SavingUSDMonth * 100)
+		if math.IsNaN(saving) || saving < 0 || saving != math.Round(s.BeforeUSDMonth*100)-math.Round(s.AfterUSDMonth*100) || len(s.First) > 3 || len(s.First) > s.Actions {
+			fail("savings summary is inconsistent: %+v", *s)
 		}
 	}
 	if err := r.Reconcile(); err != nil {

@@ -40,8 +40,8 @@ var layers = map[string]layer{
 	"internal/cluster": core, "internal/usage": core, "internal/pricing": core, "internal/nodeprice": core,
 	"internal/gpushape": core, "internal/config": config, "internal/rolling": core,
 	"internal/cost": engine, "internal/audit": engine, "internal/rightsize": engine, "internal/packing": engine,
-	"internal/compare": engine,
-	"internal/kube":    adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
+	"internal/compare": engine, "internal/ledger": engine,
+	"internal/kube": adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/app": useCase,
 	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd,
 	"internal/serve": frontEnd, "internal/exporter": frontEnd, "internal/history": frontEnd,
@@ -54,6 +54,9 @@ var layers = map[string]layer{
 // the other engine; each is also written in the importer's doc.go.
 var engineExceptions = map[string][]string{
 	"internal/packing": {"internal/rightsize"}, // packs right-sized shapes (rightsize.Result)
+	// the savings ledger: right-sized changes packed onto fewer priced
+	// nodes, related to the cost report (docs/savings.md)
+	"internal/ledger": {"internal/rightsize", "internal/packing", "internal/cost"},
 }
 
 // callsUseCases are the front ends that run use cases: the CLI and the

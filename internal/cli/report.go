@@ -57,9 +57,10 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 	return partial(res.Partial)
 }
 
-// writeReport renders the report with its recommendations line.
+// writeReport renders the report with its savings lines (none, rather
+// than $0, when the ledger could not be built).
 func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
 	o := s.renderOptions()
-	o.Recommendations = render.RecommendationSummary(res.Recommendations)
+	o.Savings = render.NewSavings(res.Ledger)
 	return render.Report(s.Out, res.Report, f, o)
 }

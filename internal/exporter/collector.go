@@ -12,7 +12,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/audit"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 )
 
 // Frame is what one scrape shows: the counters' totals and the results of
@@ -30,8 +30,9 @@ type Frame struct {
 	GPUModels *cost.Report
 	Pods      *cost.Report
 	Audit     *audit.Result
-	// Recommendations are on the window with the default policy.
-	Recommendations *rightsize.Result
+	// Ledger is the savings ledger on the window with the default options
+	// (nil when it could not be built: no savings sample, never 0).
+	Ledger *ledger.Ledger
 }
 
 // Collector emits the metrics of the latest Frame. Scrapes never wait on
@@ -82,8 +83,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	if f.Audit != nil {
 		e.audit(f.Audit)
 	}
-	if f.Recommendations != nil {
-		e.emit(&Savings, f.Recommendations.MonthlySavingsUSD)
+	if f.Ledger != nil {
+		e.emit(&Savings, f.Ledger.SavingUSDMonth)
 	}
 	if f.Pods != nil {
 		e.pods(f.Pods)

@@ -18,8 +18,8 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/exporter"
 	"github.com/gpuwise/gpuwise/internal/history"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 	"github.com/gpuwise/gpuwise/internal/sim"
 )
 
@@ -50,12 +50,12 @@ func demoFrame(t *testing.T, maxWorkloads int, pods bool) *exporter.Frame {
 		}
 		return r
 	}
-	recs, err := rightsize.Recommend(prep, rightsize.DefaultPolicy(), prices)
+	l, err := ledger.Build(ledger.Input{Snapshot: prep, Prices: prices, Allocation: alloc}, ledger.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &exporter.Frame{Window: snap.Window, Report: by("namespace"), GPUModels: by("gpu-model"),
-		Audit: audit.Run(prep, audit.DefaultOptions(prices)), Recommendations: recs}
+		Audit: audit.Run(prep, audit.DefaultOptions(prices)), Ledger: l}
 	if pods {
 		f.Pods = by("pod")
 	}

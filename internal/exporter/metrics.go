@@ -71,8 +71,8 @@ var (
 		"Audit findings on the window's snapshot, by rule and severity.", []string{"rule", "severity"}, "one per rule and severity found"}
 	FindingsUSD = Metric{"gpuwise_window_audit_at_stake_usd_per_month", gauge,
 		"Priced monthly dollars at stake in the audit's findings, by rule.", []string{"rule"}, "one per rule found"}
-	Savings = Metric{"gpuwise_window_recommended_savings_usd_per_month", gauge,
-		"Monthly dollars the priced recommendations (gpuwise recommend, default policy) would save, on the window's usage.", nil, "1"}
+	Savings = Metric{"gpuwise_window_ledger_savings_usd_per_month", gauge,
+		"Monthly dollars the savings ledger (gpuwise advise, default options) saves on the window: the GPU nodes' cost before every action minus after.", nil, "1"}
 
 	PodGPUAllocated = Metric{"gpuwise_window_pod_gpu_allocated_seconds", gauge,
 		"GPU-seconds the pod held in the window (only with --metrics-pods).", []string{"namespace", "pod"}, "one per pod (opt-in)"}

@@ -10,20 +10,20 @@ import (
 
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
-func writeJSON(w io.Writer, r *cost.Report, rec *Recommendations) error {
-	return encodeJSON(w, reportValue(r, rec))
+func writeJSON(w io.Writer, r *cost.Report, sav *Savings) error {
+	return encodeJSON(w, reportValue(r, sav))
 }
 
 // reportValue is what the report's JSON and YAML encode: the report's
-// fields, then "recommendations" when there are any.
-func reportValue(r *cost.Report, rec *Recommendations) any {
-	if rec == nil {
+// fields, then "savings" when the savings ledger was built.
+func reportValue(r *cost.Report, sav *Savings) any {
+	if sav == nil {
 		return r
 	}
 	return struct {
 		*cost.Report
-		Recommendations *Recommendations `json:"recommendations"`
-	}{r, rec}
+		Savings *Savings `json:"savings"`
+	}{r, sav}
 }
 
 // csvHeader names the CSV columns; their order is part of the stable format.

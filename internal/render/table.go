@@ -40,7 +40,8 @@ func (p painter) paint(code, s string) string {
 func writeTable(w io.Writer, r *cost.Report, o Options) error {
 	var b bytes.Buffer
 	p := painter(o.Color)
-	writeHeadline(&b, r, o.Recommendations, p)
+	writePartial(&b, r, p)
+	writeHeadline(&b, r, o.Savings, p)
 	cg, hidden := costGrid(r, o.MaxRows), []string(nil)
 	if o.Width > 0 {
 		cg, hidden = fitColumns(cg, o.Width)
@@ -55,10 +56,10 @@ func writeTable(w io.Writer, r *cost.Report, o Options) error {
 	return err
 }
 
-func writeHeadline(b *bytes.Buffer, r *cost.Report, rec *Recommendations, p painter) {
+func writeHeadline(b *bytes.Buffer, r *cost.Report, sav *Savings, p painter) {
 	b.WriteString(p.paint(ansiBold, "GPU cost report") + "\n")
 	tw := tabwriter.NewWriter(b, 0, 0, cellPadding, ' ', 0)
-	for _, f := range headline(r, rec) {
+	for _, f := range headline(r, sav) {
 		value := f.Value
 		if f.Idle {
 			value = p.paint(ansiRed, value)
@@ -127,6 +128,19 @@ func padKeys(rows []gridRow, limit int) []string {
 		keys[i] = k + strings.Repeat(" ", w-utf8.RuneCountInString(k))
 	}
 	return keys
+}
+
+// writePartial says first, before any figure, that the report is partial
+// and what it lacks.
+func writePartial(b *bytes.Buffer, r *cost.Report, p painter) {
+	if len(r.Partial) == 0 {
+		return
+	}
+	b.WriteString(p.paint(ansiYellow, p.paint(ansiBold, partialTitle)) + "\n")
+	for _, s := range r.Partial {
+		b.WriteString(indent + p.paint(ansiYellow, "! "+s) + "\n")
+	}
+	b.WriteString("\n")
 }
 
 func writeNotes(b *bytes.Buffer, r *cost.Report, p painter) {

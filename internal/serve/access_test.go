@@ -153,8 +153,8 @@ func TestPrometheusPasswordNeverShows(t *testing.T) {
 	opts := liveOptions("")
 	opts.Inventory = serve.InventoryPrometheus
 	src := app.DefaultPromSource()
-	src.URL, src.User, src.PasswordFile = "http://gpuwise:"+planted+"@"+addr, "gpuwise", writeFile(t, dir, "pw", planted)
-	src.Timeout, src.Retries = 2*time.Second, 0
+	src.Client.URL, src.Client.Username, src.Client.PasswordFile = "http://gpuwise:"+planted+"@"+addr, "gpuwise", writeFile(t, dir, "pw", planted)
+	src.Client.Timeout, src.Client.Retries = 2*time.Second, 0
 	opts.Prometheus = &src
 	in := startWith(t, opts, time.Now, nil, nil)
 	err = in.svc.Cycle(context.Background())

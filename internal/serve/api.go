@@ -137,7 +137,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 			return nil, err
 		}
 		o := s.renderOptions()
-		o.Recommendations = render.RecommendationSummary(res.Recommendations)
+		o.Savings = render.NewSavings(res.Ledger)
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
 	})
 }
@@ -174,7 +174,7 @@ func recommendHandler(s *Service, rt route) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Recommend(b, res.Result, f, s.renderOptions()) })
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Recommend(b, res.Result, res.Ledger, f, s.renderOptions()) })
 	})
 }
 
@@ -192,7 +192,7 @@ func planHandler(s *Service, rt route) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Plan(b, res.Plan, f, s.renderOptions()) })
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Plan(b, res.Plan, req.Shapes, f, s.renderOptions()) })
 	})
 }
 

@@ -45,6 +45,6 @@ func (s *Service) results(ctx context.Context, mem *app.InMemory, now time.Time)
 	}
 	w := mem.Prepared.Window
 	f := &exporter.Frame{Totals: s.totals, Window: w, Partial: mem.Partial != nil, Report: rr.Report,
-		GPUModels: bd.Reports["gpu-model"], Pods: bd.Reports["pod"], Audit: ar.Result, Recommendations: rr.Recommendations}
+		GPUModels: bd.Reports["gpu-model"], Pods: bd.Reports["pod"], Audit: ar.Result, Ledger: rr.Ledger}
 	return &State{Built: now, Checked: now, Window: w, Snapshot: mem, Report: rr, Audit: ar, Frame: f}, nil
 }

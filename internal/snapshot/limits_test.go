@@ -124,7 +124,8 @@ func bigHeader() []byte {
 	e.time(ct.At(1))
 	e.str("bomb")
 	e.str("")
-	e.uvarint(0)
+	e.uvarint(0) // notes: nil
+	e.uvarint(0) // partial: nil
 	e.uvarint(1)
 	e.uvarint(1e9 + 1)
 	e.uvarint(1)

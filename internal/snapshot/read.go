@@ -98,6 +98,12 @@ func (rd *reader) header() (*header, error) {
 			s.Notes[i] = d.str()
 		}
 	}
+	if n, isNil := d.nilOrLen("partial"); !isNil {
+		s.Partial = make([]string, n)
+		for i := range s.Partial {
+			s.Partial[i] = d.str()
+		}
+	}
 	nodes, nilNodes := lenOrNil(d.uvarint())
 	pods, nilPods := lenOrNil(d.uvarint())
 	nodesPer, podsPer := d.uvarint(), d.uvarint()

@@ -70,6 +70,10 @@ func headerPayload(e *encoder, s *cluster.Snapshot) {
 	for _, n := range s.Notes {
 		e.str(n)
 	}
+	e.nilOrLen(s.Partial == nil, len(s.Partial))
+	for _, p := range s.Partial {
+		e.str(p)
+	}
 	e.nilOrLen(s.Nodes == nil, len(s.Nodes))
 	e.nilOrLen(s.Pods == nil, len(s.Pods))
 	e.uvarint(nodesPerFrame)
