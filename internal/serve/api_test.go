@@ -29,6 +29,8 @@ func TestAPIAnswersTheCLIsOutput(t *testing.T) {
 		{"/api/v1/plan", []string{"plan", "--demo", "-o", "json"}},
 		{"/api/v1/plan?shapes=current&output=yaml", []string{"plan", "--demo", "--shapes", "current", "-o", "yaml"}},
 		{"/api/v1/report?window=7d", []string{"demo", "-o", "json", "--window", "7d"}},
+		{"/api/v1/advise", []string{"advise", "--demo", "-o", "json"}},
+		{"/api/v1/advise?levers=rightsize,consolidate&engineer-rate=150&output=csv", []string{"advise", "--demo", "--levers", "rightsize,consolidate", "--engineer-rate", "150", "-o", "csv"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -116,7 +118,7 @@ func TestEveryRouteIsInTheOpenAPIDocument(t *testing.T) {
 			t.Errorf("GET %s (not documented): %d, want 404", path, code)
 		}
 	}
-	for _, want := range []string{"/healthz", "/readyz", "/metrics", "/api/v1/report", "/api/v1/audit", "/api/v1/recommend", "/api/v1/plan", "/api/v1/history", "/api/v1/compare", "/"} {
+	for _, want := range []string{"/healthz", "/readyz", "/metrics", "/api/v1/report", "/api/v1/audit", "/api/v1/recommend", "/api/v1/plan", "/api/v1/advise", "/api/v1/history", "/api/v1/compare", "/"} {
 		if doc.Paths[want] == nil {
 			t.Errorf("%s missing from the document", want)
 		}

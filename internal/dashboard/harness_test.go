@@ -1,0 +1,169 @@
+package dashboard_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/serve"
+)
+
+// demo is `gpuwise serve --demo` behind a test server that records every
+// failed request and the time the server spent on each.
+type demo struct {
+	url     string
+	failed  recorder
+	timing  timer
+	mu      sync.Mutex
+	answers map[string]any
+}
+
+type recorder struct {
+	mu       sync.Mutex
+	failures []string
+}
+
+func (r *recorder) add(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failures = append(r.failures, s)
+}
+
+func (r *recorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failures = nil
+}
+
+func (r *recorder) list() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.failures...)
+}
+
+type timer struct {
+	mu  sync.Mutex
+	all []time.Duration
+}
+
+func (tm *timer) add(d time.Duration) {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	tm.all = append(tm.all, d)
+}
+
+func (tm *timer) reset() {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	tm.all = nil
+}
+
+// totals are the sum and the largest of the recorded times, in ms.
+func (tm *timer) totals() (sum, most float64) {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	for _, d := range tm.all {
+		ms := float64(d) / float64(time.Millisecond)
+		sum += ms
+		most = max(most, ms)
+	}
+	return sum, most
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (d *demo) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		d.timing.add(time.Since(start))
+		if sw.status >= 400 {
+			d.failed.add(r.Method + " " + r.URL.String() + ": " + strconv.Itoa(sw.status))
+		}
+	})
+}
+
+var (
+	demoOnce     sync.Once
+	demoInst     *demo
+	demoErr      error
+	stopServices = func() {}
+	// stopBrowser ends the browser tier's Chromium, when it started one.
+	stopBrowser = func() {}
+)
+
+// start is one shared --demo service for the test binary.
+func start(t *testing.T) *demo {
+	t.Helper()
+	demoOnce.Do(func() { demoInst, demoErr = newDemo() })
+	if demoErr != nil {
+		t.Fatal(demoErr)
+	}
+	return demoInst
+}
+
+func newDemo() (*demo, error) {
+	reg := prometheus.NewRegistry()
+	opts := serve.DefaultOptions()
+	opts.Demo, opts.Listen = app.DefaultDemo(), "127.0.0.1:0"
+	svc, err := serve.New(context.Background(), opts, serve.Deps{App: app.New(time.Now),
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.WrapRegistererWith(prometheus.Labels{"cluster": "default"}, reg)})
+	if err != nil {
+		return nil, err
+	}
+	h, err := svc.Handler(reg)
+	if err != nil {
+		return nil, err
+	}
+	d := &demo{answers: map[string]any{}}
+	srv := httptest.NewServer(d.wrap(h))
+	d.url = srv.URL
+	stopServices = func() {
+		srv.Close()
+		svc.Close()
+	}
+	return d, nil
+}
+
+// closeOnExec marks every inherited descriptor close-on-exec, so that no
+// browser or server this test starts holds one (the integration lock
+// `flock` hands down among them).
+func closeOnExec() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+}
+
+func TestMain(m *testing.M) {
+	closeOnExec()
+	code := m.Run()
+	stopBrowser()
+	stopServices()
+	os.Exit(code)
+}
