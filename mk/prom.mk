@@ -7,6 +7,7 @@ INTEGRATION += integration-prom
 .PHONY: integration-prom
 integration-prom:
 	hack/prometheus/install.sh
+	@hack/prometheus/down.sh
 	@set -e; trap 'hack/prometheus/down.sh' EXIT; \
 	GO=$(GO) hack/prometheus/up.sh; \
 	$(GO) test -tags integration -count=1 -timeout 10m ./test/integration/prom/...

@@ -1,5 +1,6 @@
 ## integration-serve: gpuwise serve's tier. Builds helm (helm.sh/helm/v3,
-## pinned in hack/tools/env.sh) once into $(GPUWISE_CACHE)/tools, starts the
+## pinned in hack/tools/env.sh) and kubectl (the control plane's version)
+## once into $(GPUWISE_CACHE)/tools, starts the
 ## control plane (hack/controlplane), and runs test/integration/serve: the
 ## chart (helm lint, helm template | kubectl apply --dry-run=server, its pod
 ## under the restricted Pod Security Standard, deploy/manifests current),
@@ -9,9 +10,9 @@ INTEGRATION += integration-serve
 
 .PHONY: integration-serve
 integration-serve:
-	hack/tools/build.sh helm
-	hack/prometheus/install.sh
 	./hack/controlplane/build.sh
+	hack/tools/build.sh helm kubectl
+	hack/prometheus/install.sh
 	@./hack/controlplane/down.sh >/dev/null 2>&1 || true
 	@set -e; trap './hack/controlplane/down.sh' EXIT; \
 	./hack/controlplane/up.sh; \

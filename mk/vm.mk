@@ -10,6 +10,7 @@ INTEGRATION += integration-vm
 .PHONY: integration-vm
 integration-vm:
 	hack/tools/build.sh victoria-metrics
+	@hack/victoriametrics/down.sh
 	@set -e; trap 'hack/victoriametrics/down.sh' EXIT; \
 	GO=$(GO) hack/victoriametrics/up.sh; \
 	$(GO) test -tags integration -count=1 -timeout 10m ./test/integration/vm/...

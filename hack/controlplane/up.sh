@@ -5,6 +5,7 @@
 # $RUN/pids; down.sh stops exactly those processes.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
+. "$(dirname "$0")/../lib/proc.sh"
 
 if [ -s "$RUN/pids" ]; then
   echo "controlplane: $RUN/pids exists; run hack/controlplane/down.sh first" >&2
@@ -76,11 +77,12 @@ KW
   done
 } >"$RUN/kwok.yaml"
 
-# launch NAME ARGS...: start a process in the background and record it.
+# launch NAME ARGS...: start a process in the background (without the
+# integration lock's descriptor: hack/lib/proc.sh) and record it.
 launch() {
   local name=$1
   shift
-  "$BIN/$name" "$@" >"$RUN/logs/$name.log" 2>&1 &
+  detach "$BIN/$name" "$@" >"$RUN/logs/$name.log" 2>&1
   echo "$name $!" >>"$RUN/pids"
 }
 # wait_for WHAT CMD...: poll CMD for up to 60 s.

@@ -9,6 +9,7 @@
 # PROM_STEP (5m). The window starts 2026-11-01T00:00:00Z.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. hack/lib/proc.sh
 STATE=${PROM_STATE:-/tmp/gpuwise-prom}
 SCALE=${PROM_SCALE:-4}
 DAYS=${PROM_DAYS:-14}
@@ -51,9 +52,9 @@ done
 [ -n "$port" ] || { echo "up.sh: no free port found" >&2; exit 1; }
 
 printf 'global:\n  scrape_interval: 5m\n' >"$STATE/prometheus.yml"
-nohup prometheus --config.file="$STATE/prometheus.yml" --storage.tsdb.path="$STATE/tsdb" \
+detach prometheus --config.file="$STATE/prometheus.yml" --storage.tsdb.path="$STATE/tsdb" \
   --storage.tsdb.retention.time=30d --web.listen-address="127.0.0.1:$port" \
-  "${extra[@]}" >"$STATE/prometheus.log" 2>&1 &
+  "${extra[@]}" >"$STATE/prometheus.log" 2>&1
 echo $! >"$STATE/pid"
 url="http://127.0.0.1:$port"
 for _ in $(seq 1 120); do

@@ -4,9 +4,10 @@
 # `gpuwise demo -o json`; SIGTERM stops it cleanly (exit 0).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. hack/lib/proc.sh
 GO=${GO:-go}
 dir=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
+trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$dir"' EXIT
 $GO build -o "$dir/gpuwise" ./cmd/gpuwise
 
 port=""
@@ -17,7 +18,7 @@ done
 [ -n "$port" ] || { echo "smoke-serve: no free port" >&2; exit 1; }
 url="http://127.0.0.1:$port"
 
-"$dir/gpuwise" serve --demo --listen "127.0.0.1:$port" --log-format text 2>"$dir/serve.log" &
+detach "$dir/gpuwise" serve --demo --listen "127.0.0.1:$port" --log-format text >/dev/null 2>"$dir/serve.log"
 pid=$!
 for _ in $(seq 1 600); do
   curl -fsS "$url/readyz" >/dev/null 2>&1 && break

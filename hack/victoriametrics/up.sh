@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . hack/tools/env.sh
+. hack/lib/proc.sh
 STATE=${VM_STATE:-/tmp/gpuwise-vm}
 SCALE=${VM_SCALE:-2}
 DAYS=${VM_DAYS:-3}
@@ -31,8 +32,8 @@ for _ in $(seq 1 50); do
 done
 [ -n "$port" ] || { echo "up.sh: no free port found" >&2; exit 1; }
 url="http://127.0.0.1:$port"
-nohup "$VM" -storageDataPath="$STATE/data" -httpListenAddr="127.0.0.1:$port" -retentionPeriod=2y \
-  -search.disableCache -search.latencyOffset=0s -loggerLevel=WARN >"$STATE/vm.log" 2>&1 &
+detach "$VM" -storageDataPath="$STATE/data" -httpListenAddr="127.0.0.1:$port" -retentionPeriod=2y \
+  -search.disableCache -search.latencyOffset=0s -loggerLevel=WARN >"$STATE/vm.log" 2>&1
 echo $! >"$STATE/pid"
 for _ in $(seq 1 100); do
   curl -fsS "$url/health" >/dev/null 2>&1 && break

@@ -51,9 +51,10 @@ type ReportResult struct {
 	Report *cost.Report
 	// Ledger is the savings ledger with the default options on the same
 	// snapshot, prices and allocation (the report's savings lines); nil
-	// when it could not be built.
-	Ledger   *ledger.Ledger
-	Snapshot *cluster.Prepared
+	// when it could not be built (LedgerErr says why).
+	Ledger    *ledger.Ledger
+	LedgerErr error
+	Snapshot  *cluster.Prepared
 	// Partial, when set, says what could not be read: the report is still
 	// complete for what was.
 	Partial error
@@ -76,10 +77,12 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		return nil, err
 	}
 	if req.SaveSnapshot != "" {
+		a.progress.phase("writing snapshot " + req.SaveSnapshot)
 		if err := SaveSnapshot(req.SaveSnapshot, in.snap.Snapshot); err != nil {
 			return nil, err
 		}
 	}
+	a.progress.phase("allocating cost")
 	opts := req.Cost
 	opts.Prices = catalog
 	alloc, err := cost.Allocate(in.snap, opts)
@@ -91,8 +94,7 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		return nil, fmt.Errorf("building report: %w", err)
 	}
 	res := &ReportResult{Report: r, Snapshot: in.snap, Partial: in.partial}
-	if l, err := ledger.Build(ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}, ledger.DefaultOptions()); err == nil {
-		res.Ledger = l
-	}
+	a.progress.phase("building the savings ledger")
+	res.Ledger, res.LedgerErr = ledger.Build(ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}, ledger.DefaultOptions())
 	return res, nil
 }

@@ -9,13 +9,13 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/proctest"
 	"github.com/gpuwise/gpuwise/internal/serve"
 )
 
@@ -145,23 +145,8 @@ func newDemo() (*demo, error) {
 	return d, nil
 }
 
-// closeOnExec marks every inherited descriptor close-on-exec, so that no
-// browser or server this test starts holds one (the integration lock
-// `flock` hands down among them).
-func closeOnExec() {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			syscall.CloseOnExec(fd)
-		}
-	}
-}
-
 func TestMain(m *testing.M) {
-	closeOnExec()
+	proctest.CloseInherited() // no Chromium this test starts holds the integration lock
 	code := m.Run()
 	stopBrowser()
 	stopServices()

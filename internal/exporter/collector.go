@@ -33,8 +33,8 @@ type Frame struct {
 	// Fleet is the GPU nodes' sharing at the window's end and the spot
 	// nodes that ended in it.
 	Fleet *Fleet
-	// Ledger is the savings ledger on the window with the default options
-	// (nil when it could not be built: no savings sample, never 0).
+	// Ledger is the savings ledger on the window (gpuwise advise, every
+	// lever, the default policy); nil when it could not be built.
 	Ledger *ledger.Ledger
 }
 
@@ -90,7 +90,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		e.fleet(f.Fleet)
 	}
 	if f.Ledger != nil {
-		e.emit(&Savings, f.Ledger.SavingUSDMonth)
+		e.savings(f.Ledger)
 	}
 	if f.Pods != nil {
 		e.pods(f.Pods)
@@ -238,4 +238,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// savings is the ledger's total and each lever's share of it (the levers
+// add up to the total).
+func (e emitter) savings(l *ledger.Ledger) {
+	e.emit(&Savings, l.SavingUSDMonth)
+	for _, lv := range l.Levers {
+		e.emit(&LeverSavings, lv.SavingUSDMonth, lv.Name)
+	}
 }

@@ -50,12 +50,12 @@ func demoFrame(t *testing.T, maxWorkloads int, pods bool) *exporter.Frame {
 		}
 		return r
 	}
-	l, err := ledger.Build(ledger.Input{Snapshot: prep, Prices: prices, Allocation: alloc}, ledger.DefaultOptions())
+	led, err := ledger.Build(ledger.Input{Snapshot: prep, Prices: prices, Allocation: alloc}, ledger.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &exporter.Frame{Window: snap.Window, Report: by("namespace"), GPUModels: by("gpu-model"),
-		Audit: audit.Run(prep, audit.DefaultOptions(prices)), Ledger: l, Fleet: exporter.NewFleet(snap.Nodes, snap.Window)}
+		Audit: audit.Run(prep, audit.DefaultOptions(prices)), Ledger: led, Fleet: exporter.NewFleet(snap.Nodes, snap.Window)}
 	if pods {
 		f.Pods = by("pod")
 	}

@@ -77,8 +77,11 @@ var (
 	SpotNodesEnded = Metric{"gpuwise_window_spot_gpu_nodes_ended", gauge,
 		"Spot GPU nodes whose life ended inside the window (reclaimed, or scaled down: the inventory cannot tell which), by GPU model.",
 		[]string{"gpu_model"}, "one per GPU model with spot nodes that ended"}
-	Savings = Metric{"gpuwise_window_ledger_savings_usd_per_month", gauge,
-		"Monthly dollars the savings ledger (gpuwise advise, default options) saves on the window: the GPU nodes' cost before every action minus after.", nil, "1"}
+	Savings = Metric{"gpuwise_window_savings_usd_per_month", gauge,
+		"Monthly dollars the savings ledger (gpuwise advise: every lever, default policy) saves on the window's usage: modelled run-rate before minus after.", nil, "1"}
+	LeverSavings = Metric{"gpuwise_window_lever_savings_usd_per_month", gauge,
+		"The savings ledger's monthly dollars by lever (rightsize, shape, consolidate); they add up to gpuwise_window_savings_usd_per_month.",
+		[]string{"lever"}, "one per lever (3)"}
 
 	PodGPUAllocated = Metric{"gpuwise_window_pod_gpu_allocated_seconds", gauge,
 		"GPU-seconds the pod held in the window (only with --metrics-pods).", []string{"namespace", "pod"}, "one per pod (opt-in)"}
@@ -94,7 +97,7 @@ var Families = []*Metric{
 	&GPUAllocatedHours, &GPUActiveHours, &GPUIdleHours, &GPUUnmeasuredHours, &Cost, &UnpricedHours, &OOMKills,
 	&UnallocatedHours, &UnallocatedCost,
 	&WindowSeconds, &WindowEnd, &Partial, &GPUs, &NamespaceUtilization, &NamespaceCost, &NamespaceIdleCost,
-	&Utilization, &Coverage, &IdleCost, &Findings, &FindingsUSD, &FleetGPUs, &SpotNodesEnded, &Savings,
+	&Utilization, &Coverage, &IdleCost, &Findings, &FindingsUSD, &FleetGPUs, &SpotNodesEnded, &Savings, &LeverSavings,
 	&PodGPUAllocated, &PodUtilization, &PodCost,
 }
 

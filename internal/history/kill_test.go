@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/gpuwise/gpuwise/internal/proctest"
 )
 
 // writerEnv makes the test binary a history writer (see TestMain).
@@ -27,6 +29,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	proctest.CloseInherited() // the writers must not keep the integration lock
 	os.Exit(m.Run())
 }
 
@@ -109,6 +112,7 @@ func runAndKill(t *testing.T, path string, after int, delay time.Duration) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), writerEnv+"="+path)
+	cmd.SysProcAttr = proctest.Attr()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -34,13 +34,18 @@ func newOwners(rs []appsv1.ReplicaSet, jobs []batchv1.Job) *owners {
 }
 
 func (o *owners) of(p *corev1.Pod) cluster.Owner {
-	ref := metav1.GetControllerOf(p)
+	return o.ofRef(p.Namespace, p.Name, metav1.GetControllerOf(p))
+}
+
+// ofRef resolves the pod namespace/name whose controller is ref (nil: a
+// bare pod).
+func (o *owners) ofRef(namespace, name string, ref *metav1.OwnerReference) cluster.Owner {
 	if ref == nil {
-		return cluster.Owner{Kind: "Pod", Name: p.Name}
+		return cluster.Owner{Kind: "Pod", Name: name}
 	}
 	owner := cluster.Owner{Kind: ref.Kind, Name: ref.Name}
 	if ref.Kind == "ReplicaSet" || ref.Kind == "Job" {
-		if up := o.parent[ref.Kind+"/"+p.Namespace+"/"+ref.Name]; up != nil {
+		if up := o.parent[ref.Kind+"/"+namespace+"/"+ref.Name]; up != nil {
 			owner = cluster.Owner{Kind: up.Kind, Name: up.Name}
 		}
 	}

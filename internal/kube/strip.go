@@ -1,19 +1,26 @@
 package kube
 
 import (
+	"time"
+
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
 // strip is the informers' transform: it keeps only what the snapshot
 // reads, so that the caches of a large cluster hold a fraction of the API
-// objects (no managed fields, env, volumes, images, conditions, ...).
+// objects (no managed fields, env, volumes, images, conditions, ...):
+// pods are cached already converted (cachedPod), nodes, ReplicaSets and
+// Jobs stripped to the fields conversion reads.
 func strip(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		return stripPod(o), nil
+		return newCachedPod(o), nil
 	case *corev1.Node:
 		return stripNode(o), nil
 	case *appsv1.ReplicaSet:
@@ -28,28 +35,6 @@ func strip(obj any) (any, error) {
 func ownerMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
 		OwnerReferences: m.OwnerReferences}
-}
-
-func stripPod(p *corev1.Pod) *corev1.Pod {
-	meta := ownerMeta(&p.ObjectMeta)
-	meta.Labels, meta.CreationTimestamp, meta.DeletionTimestamp = p.Labels, p.CreationTimestamp, p.DeletionTimestamp
-	out := &corev1.Pod{ObjectMeta: meta}
-	out.Spec.NodeName, out.Spec.NodeSelector, out.Spec.Tolerations = p.Spec.NodeName, p.Spec.NodeSelector, p.Spec.Tolerations
-	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
-		out.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution}}
-	}
-	out.Spec.Containers = make([]corev1.Container, len(p.Spec.Containers))
-	for i, c := range p.Spec.Containers {
-		out.Spec.Containers[i] = corev1.Container{Name: c.Name, Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests, Limits: c.Resources.Limits}}
-	}
-	out.Status.Phase, out.Status.StartTime = p.Status.Phase, p.Status.StartTime
-	for _, cs := range p.Status.ContainerStatuses {
-		out.Status.ContainerStatuses = append(out.Status.ContainerStatuses, corev1.ContainerStatus{Name: cs.Name,
-			State: corev1.ContainerState{Terminated: cs.State.Terminated}, LastTerminationState: cs.LastTerminationState,
-			RestartCount: cs.RestartCount})
-	}
-	return out
 }
 
 func stripNode(n *corev1.Node) *corev1.Node {
@@ -68,4 +53,62 @@ func stripNode(n *corev1.Node) *corev1.Node {
 	out.Spec.Taints, out.Spec.ProviderID = n.Spec.Taints, n.Spec.ProviderID
 	out.Status.Capacity, out.Status.Allocatable = n.Status.Capacity, n.Status.Allocatable
 	return out
+}
+
+// cachedPod is what the pod informer keeps: the pod converted to the
+// model (owner not yet resolved: ReplicaSets and Jobs change on their
+// own), with its identity and controller reference. A pod that terminated
+// without a recorded finish time ends at the snapshot's now (endless).
+type cachedPod struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+	pod     cluster.Pod
+	endless bool
+}
+
+func newCachedPod(p *corev1.Pod) *cachedPod {
+	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID, ResourceVersion: p.ResourceVersion}
+	if ref := metav1.GetControllerOf(p); ref != nil {
+		meta.OwnerReferences = []metav1.OwnerReference{*ref}
+	}
+	c := &cachedPod{ObjectMeta: meta, pod: convertPod(p, cluster.Owner{}, time.Time{})}
+	if terminated(p) && !finished(p) {
+		c.endless, c.pod.End = true, time.Time{}
+	}
+	return c
+}
+
+// DeepCopyObject copies the pod (the informer's contract; nothing here
+// writes a cached pod).
+func (c *cachedPod) DeepCopyObject() runtime.Object {
+	cp := *c
+	return &cp
+}
+
+// finished reports whether a container recorded when it finished.
+func finished(p *corev1.Pod) bool {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Terminated != nil && !cs.State.Terminated.FinishedAt.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// model is the cached pod as the snapshot at now sees it, its owner
+// resolved through own.
+func (c *cachedPod) model(own *owners, now time.Time) cluster.Pod {
+	p := c.pod
+	var ref *metav1.OwnerReference
+	if len(c.OwnerReferences) > 0 {
+		ref = &c.OwnerReferences[0]
+	}
+	p.Owner = own.ofRef(c.Namespace, c.Name, ref)
+	if c.endless {
+		p.End = now
+		if p.End.Before(p.Start) {
+			p.End = p.Start
+		}
+	}
+	return p
 }

@@ -133,19 +133,18 @@ func tombstone(obj any) any {
 }
 
 func (w *Watcher) podGone(obj any) {
-	p, ok := tombstone(obj).(*corev1.Pod)
+	c, ok := tombstone(obj).(*cachedPod)
 	if !ok {
 		return
 	}
 	now := w.now()
-	own := newOwners(w.cachedReplicaSets(), w.cachedJobs())
-	cp := convertPod(p, own.of(p), now)
+	cp := c.model(newOwners(w.cachedReplicaSets(), w.cachedJobs()), now)
 	if cp.End.IsZero() {
 		cp.End = now
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.gonePods[string(p.UID)] = cp
+	w.gonePods[string(c.UID)] = cp
 }
 
 func (w *Watcher) nodeGone(obj any) {
@@ -188,9 +187,9 @@ func (w *Watcher) Snapshot(now time.Time, window time.Duration) (*cluster.Snapsh
 	own := newOwners(w.cachedReplicaSets(), w.cachedJobs())
 	live := map[string]bool{}
 	for _, obj := range w.pods.GetStore().List() {
-		p := obj.(*corev1.Pod)
-		o.pods = append(o.pods, convertPod(p, own.of(p), now))
-		live[string(p.UID)] = true
+		c := obj.(*cachedPod)
+		o.pods = append(o.pods, c.model(own, now))
+		live[string(c.UID)] = true
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

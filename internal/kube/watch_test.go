@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -147,19 +148,27 @@ func TestWatcherRemembersDeletedPodsAndKeepsUnits(t *testing.T) {
 	}
 }
 
-// Pods are cached stripped: no managed fields or env.
-func TestStripKeepsOnlyWhatTheSnapshotReads(t *testing.T) {
+// Pods are cached converted: what the snapshot reads, nothing more, and
+// the same pod the one-shot list converts (owner and end included).
+func TestCachedPodIsTheListedPod(t *testing.T) {
 	t.Parallel()
-	p := pod("ml", "x", "n", t0, "nvidia.com/gpu", "1")
-	p.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
-	p.Annotations = map[string]string{"big": "x"}
-	p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "SECRET", Value: "s3cr3t"}}
-	got, _ := strip(p)
-	sp := got.(*corev1.Pod)
-	if sp.ManagedFields != nil || sp.Annotations != nil || sp.Spec.Containers[0].Env != nil {
-		t.Errorf("stripped pod keeps %v %v %v", sp.ManagedFields, sp.Annotations, sp.Spec.Containers[0].Env)
-	}
-	if diff := cmp.Diff(convertPod(p, cluster.Owner{}, t0), convertPod(sp, cluster.Owner{}, t0)); diff != "" {
-		t.Errorf("conversion differs after stripping (-full +stripped):\n%s", diff)
+	own := newOwners(nil, []batchv1.Job{*job("ml", "nightly-1", "nightly")})
+	running := pod("ml", "x", "n", t0, "nvidia.com/gpu", "1")
+	running.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+	running.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "SECRET", Value: "s3cr3t"}}
+	ended := pod("ml", "nightly-1-abc", "n", t0, "nvidia.com/gpu", "1")
+	ended.OwnerReferences = controller("Job", "nightly-1")
+	ended.Status.Phase = corev1.PodSucceeded
+	noFinish := pod("ml", "lost", "n", t0, "cpu", "1")
+	noFinish.Status.Phase = corev1.PodFailed
+	finishedAt := metav1.NewTime(t0.Add(time.Hour))
+	ended.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{FinishedAt: finishedAt}}}}
+	now := t0.Add(5 * time.Hour)
+	for _, p := range []*corev1.Pod{running, ended, noFinish} {
+		got, _ := strip(p)
+		c := got.(*cachedPod)
+		if diff := cmp.Diff(convertPod(p, own.of(p), now), c.model(own, now)); diff != "" {
+			t.Errorf("%s: cached pod differs (-listed +cached):\n%s", p.Name, diff)
+		}
 	}
 }

@@ -196,6 +196,25 @@ func planHandler(s *Service, rt route) http.HandlerFunc {
 	})
 }
 
+func adviseHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
+		req := app.DefaultAdviseRequest()
+		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
+		req.Levers = q.list("levers", nil)
+		req.EngineerUSDPerHour = q.float("engineer-rate", req.EngineerUSDPerHour)
+		f := q.format(render.Formats)
+		q.add(req.Validate())
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		res, err := s.app.Advise(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Ledger(b, res.Ledger, f, s.renderOptions()) })
+	})
+}
+
 // renderOptions are the CLI's when piped: no colour, no width.
 func (s *Service) renderOptions() render.Options { return render.Options{Version: s.opts.Version} }
 

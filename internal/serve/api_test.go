@@ -30,7 +30,7 @@ func TestAPIAnswersTheCLIsOutput(t *testing.T) {
 		{"/api/v1/plan?shapes=current&output=yaml", []string{"plan", "--demo", "--shapes", "current", "-o", "yaml"}},
 		{"/api/v1/report?window=7d", []string{"demo", "-o", "json", "--window", "7d"}},
 		{"/api/v1/advise", []string{"advise", "--demo", "-o", "json"}},
-		{"/api/v1/advise?levers=rightsize,consolidate&engineer-rate=150&output=csv", []string{"advise", "--demo", "--levers", "rightsize,consolidate", "--engineer-rate", "150", "-o", "csv"}},
+		{"/api/v1/advise?levers=rightsize,consolidate&engineer-rate=150&output=markdown", []string{"advise", "--demo", "-o", "markdown", "--levers", "rightsize,consolidate", "--engineer-rate", "150"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -66,6 +66,8 @@ func TestAPIRefusesBadParameters(t *testing.T) {
 		{"/api/v1/report?bogus=1", []string{`unknown parameter "bogus"`}},
 		{"/api/v1/audit?dev-namespaces=dev-[", []string{`"dev-[" is not a valid glob`}},
 		{"/api/v1/plan?shapes=tiny", []string{"tiny"}},
+		{"/api/v1/advise?levers=magic&engineer-rate=-3", []string{`unknown lever "magic"`, "engineer rate: -3 $/hour"}},
+		{"/api/v1/advise?engineer-rate=cheap", []string{`engineer-rate: "cheap" is not a number`}},
 		{"/api/v1/history?kind=pods&step=week", []string{`kind: "pods"`, `step: "week"`}},
 		{"/api/v1/history?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z", []string{"is not after from"}},
 		{"/api/v1/compare?period=-1d", []string{"period:"}},

@@ -17,8 +17,6 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/pricing"
-	"github.com/gpuwise/gpuwise/internal/prom"
-	promapi "github.com/gpuwise/gpuwise/internal/prom/api"
 	"github.com/gpuwise/gpuwise/internal/rolling"
 	"github.com/gpuwise/gpuwise/internal/serve"
 	"github.com/gpuwise/gpuwise/internal/sim"
@@ -363,7 +361,9 @@ func TestInventoryFromPrometheus(t *testing.T) {
 	clk := &clock{}
 	clk.set(week.Add(60 * time.Hour))
 	opts := liveOptions("")
-	opts.Inventory, opts.Prometheus = serve.InventoryPrometheus, &app.PromSource{Options: prom.Options{Client: promapi.Config{URL: "http://replaced-by-the-fake"}}}
+	src := app.DefaultPromSource()
+	src.Client.URL = "http://replaced-by-the-fake"
+	opts.Inventory, opts.Prometheus = serve.InventoryPrometheus, &src
 	in := startWith(t, opts, clk.now, nil, &fakeProm{wd: wd})
 	if err := in.svc.Cycle(context.Background()); err != nil {
 		t.Fatal(err)

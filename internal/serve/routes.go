@@ -2,6 +2,10 @@ package serve
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/ledger"
 )
 
 // param is one query parameter of a route, as the OpenAPI document shows
@@ -67,7 +71,10 @@ func routes() []route {
 			Params: []param{{Name: "shapes", Description: "pack right-sized shapes or the current ones", Enum: []string{"recommended", "current"}, Default: "recommended"},
 				windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: planHandler},
 		{Method: "GET", Path: "/api/v1/advise", Summary: "The savings ledger on the window: exactly `gpuwise advise -o json`.",
-			Params: adviseParams, Types: reportTypes, handler: adviseHandler},
+			Params: []param{
+				{Name: "levers", Description: "levers to apply, comma-separated (default all, always in the documented order): " + strings.Join(ledger.LeverNames(), ", ")},
+				{Name: "engineer-rate", Description: "engineering cost in $ per hour, for payback", Default: strconv.FormatFloat(ledger.DefaultEngineerUSDPerHour, 'f', -1, 64)},
+				windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: adviseHandler},
 		{Method: "GET", Path: "/api/v1/history", Summary: "Hourly or daily aggregates from the history store, per key of one kind.",
 			Params: historyParams, Types: jsonType, handler: historyHandler},
 		{Method: "GET", Path: "/api/v1/compare", Summary: "The last period against the one before it, per key, from the history store.",

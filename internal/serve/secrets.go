@@ -38,18 +38,18 @@ func newScrubber(o Options) *scrubber {
 	}
 	file(o.BearerTokenFile)
 	file(o.BasicAuthFile)
-	if p := o.Prometheus; p != nil {
-		c := p.Client
-		file(c.PasswordFile)
-		file(c.BearerTokenFile)
-		add(c.Password)
-		if u, err := url.Parse(c.URL); err == nil && u.User != nil {
+	if o.Prometheus != nil {
+		p := &o.Prometheus.Client
+		add(p.Password)
+		file(p.PasswordFile)
+		file(p.BearerTokenFile)
+		if u, err := url.Parse(p.URL); err == nil && u.User != nil {
 			if pw, ok := u.User.Password(); ok {
 				add(pw)
 				add(url.QueryEscape(pw))
 			}
 		}
-		for _, v := range c.Headers {
+		for _, v := range p.Headers {
 			add(v)
 		}
 	}

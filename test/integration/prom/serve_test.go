@@ -32,7 +32,7 @@ func TestServeReadsIncrementallyLikeOneRead(t *testing.T) {
 	clock.Store(at.UnixNano())
 	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
 	src := app.DefaultPromSource()
-	src.URL = url
+	src.Client.URL = url
 	opts := serve.DefaultOptions()
 	opts.Inventory, opts.Prometheus, opts.Lag = serve.InventoryPrometheus, &src, 0
 	reg := prometheus.NewRegistry()

@@ -115,7 +115,7 @@ func TestChartAppliesOnTheRealAPIServer(t *testing.T) {
 	}
 	for _, values := range [][]string{nil, {"-f", writeValues(t)}} {
 		rendered := run(t, nil, tool(t, "helm"), append([]string{"template", "gpuwise", chart, "--namespace", ns}, values...)...)
-		out := run(t, rendered, "kubectl", "--kubeconfig", kubeconfig, "apply", "--dry-run=server", "-f", "-")
+		out := run(t, rendered, tool(t, "kubectl"), "--kubeconfig", kubeconfig, "apply", "--dry-run=server", "-f", "-")
 		for _, kind := range []string{"serviceaccount", "clusterrole", "clusterrolebinding", "service", "deployment"} {
 			if !bytes.Contains(out, []byte(kind+".")) {
 				t.Errorf("kubectl apply --dry-run=server did not accept a %s:\n%s", kind, out)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/proctest"
 	"github.com/gpuwise/gpuwise/internal/serve"
 )
 
@@ -51,7 +52,7 @@ func startPrometheus(t *testing.T, name, config string) *promServer {
 	cmd := exec.Command("prometheus", "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
 		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port))
 	logf, _ := os.Create(filepath.Join(dir, "prometheus.log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Stdout, cmd.Stderr, cmd.SysProcAttr = logf, logf, proctest.Attr()
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s prometheus: %v (make integration-serve installs Debian's prometheus)", name, err)
 	}

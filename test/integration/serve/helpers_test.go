@@ -18,8 +18,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/proctest"
 	"github.com/gpuwise/gpuwise/internal/serve"
 )
+
+// TestMain keeps what the tests start (Prometheus, helm, kubectl) from
+// inheriting the integration lock's descriptor.
+func TestMain(m *testing.M) {
+	proctest.CloseInherited()
+	os.Exit(m.Run())
+}
 
 // repo is the repository root.
 var repo = filepath.Join("..", "..", "..")
