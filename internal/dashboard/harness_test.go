@@ -20,11 +20,10 @@ import (
 )
 
 // demo is `gpuwise serve --demo` behind a test server that records every
-// failed request and the time the server spent on each.
+// failed request.
 type demo struct {
 	url     string
 	failed  recorder
-	timing  timer
 	mu      sync.Mutex
 	answers map[string]any
 }
@@ -52,35 +51,6 @@ func (r *recorder) list() []string {
 	return append([]string(nil), r.failures...)
 }
 
-type timer struct {
-	mu  sync.Mutex
-	all []time.Duration
-}
-
-func (tm *timer) add(d time.Duration) {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	tm.all = append(tm.all, d)
-}
-
-func (tm *timer) reset() {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	tm.all = nil
-}
-
-// totals are the sum and the largest of the recorded times, in ms.
-func (tm *timer) totals() (sum, most float64) {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	for _, d := range tm.all {
-		ms := float64(d) / float64(time.Millisecond)
-		sum += ms
-		most = max(most, ms)
-	}
-	return sum, most
-}
-
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -93,10 +63,8 @@ func (w *statusWriter) WriteHeader(code int) {
 
 func (d *demo) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(sw, r)
-		d.timing.add(time.Since(start))
 		if sw.status >= 400 {
 			d.failed.add(r.Method + " " + r.URL.String() + ": " + strconv.Itoa(sw.status))
 		}
