@@ -185,3 +185,27 @@ func TestAuditRequestValidatesGlobs(t *testing.T) {
 		t.Errorf("Validate() = %v", err)
 	}
 }
+
+// Only the live cluster is asked for its admission policies: a snapshot
+// a front end holds (the service's window) or several clusters' files are
+// not live, and reading policies there reached for a kubeconfig.
+func TestOnlyTheLiveClusterIsLive(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		src  Source
+		want bool
+	}{
+		{"kube", Source{}, true},
+		{"file", Source{File: "snap.gwsnap"}, false},
+		{"clusters", Source{Clusters: []ClusterFile{{Name: "a", Path: "a.gwsnap"}}}, false},
+		{"prometheus", Source{Prometheus: &PromSource{}}, false},
+		{"demo", Source{Demo: &DemoSource{}}, false},
+		{"in memory", Source{Snapshot: &InMemory{}}, false},
+	}
+	for _, tt := range tests {
+		if got := live(tt.src); got != tt.want {
+			t.Errorf("%s: live = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

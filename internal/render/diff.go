@@ -48,7 +48,7 @@ func diffRow(c compare.Change) []string {
 	b, a := side(c.Before), side(c.After)
 	return []string{c.Key, percent(b.Utilization), percent(a.Utilization), points(c.UtilizationPoints),
 		hours(b.GPUAllocatedHours), hours(a.GPUAllocatedHours),
-		usdOrNA(b.IdleUSD), usdOrNA(a.IdleUSD), signedUSD(c.IdleUSD), signedUSD(c.TotalUSD), count(b.OOMKills), count(a.OOMKills)}
+		usdOrNA(b.IdleUSD), usdOrNA(a.IdleUSD), signedUSD(c.IdleUSD), signedUSD(c.TotalUSD), countOrNA(b.OOMKills), countOrNA(a.OOMKills)}
 }
 
 // side is f, or empty figures for a key absent on that side.
@@ -85,7 +85,7 @@ func signedUSD(v *float64) string {
 	return "+" + money(*v)
 }
 
-func count(v *int) string {
+func countOrNA(v *int) string {
 	if v == nil {
 		return "n/a"
 	}

@@ -169,7 +169,9 @@ func auditHandler(s *Service, rt route) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Audit(b, res.Result, f, s.renderOptions()) })
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error {
+			return render.AuditWithAdmission(b, res.Result, res.Admission, f, s.renderOptions())
+		})
 	})
 }
 

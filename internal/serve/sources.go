@@ -116,30 +116,60 @@ func (a *accumulated) Inventory(_ context.Context, now time.Time, span time.Dura
 		}
 		s.Nodes = append(s.Nodes, node)
 	}
+	var inferred []int
 	for k, sp := range a.pods {
 		if sp.last.Before(start) {
 			delete(a.pods, k)
 			continue
 		}
-		s.Pods = append(s.Pods, sp.view(latest))
+		p, guessed := sp.view(latest)
+		if guessed {
+			inferred = append(inferred, len(s.Pods))
+		}
+		s.Pods = append(s.Pods, p)
 	}
+	boundInferredEnds(s.Pods, inferred)
 	sortSnapshot(s)
 	return s, nil
+}
+
+// boundInferredEnds ends each pod whose end was inferred (the last
+// interval that showed it) no later than the start of a later pod on one
+// of its GPU units: a unit has one holder at a time, and an interval read
+// can see a pod that ended within it as still running, so its successor's
+// start is the closer bound.
+func boundInferredEnds(pods []cluster.Pod, inferred []int) {
+	starts := map[string][]time.Time{} // unit → its holders' starts
+	for i := range pods {
+		for _, h := range pods[i].GPUs {
+			starts[h.UnitID] = append(starts[h.UnitID], pods[i].Start)
+		}
+	}
+	for _, i := range inferred {
+		p := &pods[i]
+		for _, h := range p.GPUs {
+			for _, t := range starts[h.UnitID] {
+				if t.After(p.Start) && t.Before(p.End) {
+					p.End = t
+				}
+			}
+		}
+	}
 }
 
 func (a *accumulated) Health() error { return nil }
 
 // view is the pod as last seen, holding every unit it was seen on, ended
-// when last seen if a later interval no longer showed it.
-func (sp *seenPod) view(latest time.Time) cluster.Pod {
-	p := sp.pod
+// when last seen if a later interval no longer showed it (inferred).
+func (sp *seenPod) view(latest time.Time) (p cluster.Pod, inferred bool) {
+	p = sp.pod
 	if sp.last.Before(latest) && p.End.IsZero() {
-		p.End = sp.last
+		p.End, inferred = sp.last, true
 	}
 	for _, id := range sortedSet(sp.units) {
 		p.GPUs = append(p.GPUs, cluster.Holding{UnitID: id})
 	}
-	return p
+	return p, inferred
 }
 
 func laterOf(a, b time.Time) time.Time {

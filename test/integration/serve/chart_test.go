@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	authv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -117,12 +119,24 @@ func TestChartAppliesOnTheRealAPIServer(t *testing.T) {
 		rendered := run(t, nil, tool(t, "helm"), append([]string{"template", "gpuwise", chart, "--namespace", ns}, values...)...)
 		out := run(t, rendered, tool(t, "kubectl"), "--kubeconfig", kubeconfig, "apply", "--dry-run=server", "-f", "-")
 		for _, kind := range []string{"serviceaccount", "clusterrole", "clusterrolebinding", "service", "deployment"} {
-			if !bytes.Contains(out, []byte(kind+".")) {
+			// kubectl names core kinds bare (serviceaccount/x), others
+			// with their group (clusterrole.rbac.authorization.k8s.io/x).
+			accepted := regexp.MustCompile(`(?m)^` + kind + `(\.[a-z0-9.-]+)?/\S+ (created|configured|unchanged) \(server dry run\)$`)
+			if !accepted.Match(out) {
 				t.Errorf("kubectl apply --dry-run=server did not accept a %s:\n%s", kind, out)
 			}
 		}
 		var dep appsv1.Deployment
 		if err := yaml.Unmarshal(document(t, rendered, "Deployment"), &dep); err != nil {
+			t.Fatal(err)
+		}
+		// The pod runs as the chart's ServiceAccount, which admission
+		// looks up: create it for real (the dry run above created nothing).
+		var sa corev1.ServiceAccount
+		if err := yaml.UnmarshalStrict(document(t, rendered, "ServiceAccount"), &sa); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "gpuwise-restricted", Namespace: ns}, Spec: dep.Spec.Template.Spec}
@@ -160,7 +174,11 @@ func TestServeWithTheChartsServiceAccount(t *testing.T) {
 
 	opts := serve.DefaultOptions()
 	opts.Cluster, opts.Kube.Kubeconfig, opts.Window, opts.Interval, opts.Lag = "kwok", token, 4*time.Hour, 5*time.Minute, 0
-	in := start(t, opts)
+	// A cycle covers complete intervals: its window ends on the last
+	// interval boundary before now, so objects created just now are in
+	// the window of the next cycle. The service's clock runs one interval
+	// ahead, as that next cycle's would.
+	in := startAt(t, opts, func() time.Time { return time.Now().Add(opts.Interval) })
 	before := podLists(t, cfg)
 	if err := in.svc.Cycle(ctx); err != nil {
 		t.Fatal(err)
@@ -168,7 +186,8 @@ func TestServeWithTheChartsServiceAccount(t *testing.T) {
 	var r cost.Report
 	json.Unmarshal(in.get(t, "/api/v1/report?by=workload"), &r)
 	if r.Totals.GPUs != 16 || r.Totals.GPUPods != 3 {
-		t.Errorf("report: %d GPUs, %d GPU pods; want 16 and 3 (two 8-GPU KWOK nodes, three GPU pods)", r.Totals.GPUs, r.Totals.GPUPods)
+		t.Errorf("report: %d GPUs, %d GPU pods; want 16 and 3 (two 8-GPU KWOK nodes, three GPU pods); by pod:\n%s\nstatus:\n%s",
+			r.Totals.GPUs, r.Totals.GPUPods, in.get(t, "/api/v1/report?by=pod&output=table"), in.get(t, "/api/v1/status"))
 	}
 	if r.Totals.GPUHours.Unmeasured != r.Totals.GPUHours.Allocated || r.Totals.GPUHours.Active != 0 {
 		t.Errorf("without Prometheus every allocated GPU-hour is unmeasured: %+v", r.Totals.GPUHours)

@@ -70,11 +70,17 @@ type instance struct {
 
 func start(t *testing.T, opts serve.Options) *instance {
 	t.Helper()
+	return startAt(t, opts, time.Now)
+}
+
+// startAt is start with the service's clock now.
+func startAt(t *testing.T, opts serve.Options, now func() time.Time) *instance {
+	t.Helper()
 	reg := prometheus.NewRegistry()
 	labelled := prometheus.WrapRegistererWith(prometheus.Labels{"cluster": opts.Cluster}, reg)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	svc, err := serve.New(ctx, opts, serve.Deps{App: app.New(time.Now), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: labelled})
+	svc, err := serve.New(ctx, opts, serve.Deps{App: app.New(now), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: labelled})
 	if err != nil {
 		t.Fatal(err)
 	}

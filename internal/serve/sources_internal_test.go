@@ -1,0 +1,46 @@
+package serve
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+// A pod an interval read saw running that the next interval no longer
+// shows ended, by inference, when that interval did — but not after a
+// later pod on its GPU unit started: the accumulated inventory must not
+// give a unit two holders (found by the real-Prometheus tier: a CronJob's
+// pods on one A100 "held at the same time").
+func TestInferredEndStopsAtTheUnitsNextHolder(t *testing.T) {
+	t0 := time.Date(2026, 11, 12, 0, 0, 0, 0, time.UTC)
+	interval := func(start time.Duration, pods ...cluster.Pod) *cluster.Snapshot {
+		return &cluster.Snapshot{Window: cluster.Window{Start: t0.Add(start), End: t0.Add(start + 10*time.Minute)},
+			Nodes: []cluster.Node{{Name: "n1"}}, Pods: pods}
+	}
+	pod := func(name string, start time.Duration, units ...string) cluster.Pod {
+		p := cluster.Pod{Namespace: "batch", Name: name, UID: name, Node: "n1", Start: t0.Add(start)}
+		for _, u := range units {
+			p.GPUs = append(p.GPUs, cluster.Holding{UnitID: u})
+		}
+		return p
+	}
+	a := newAccumulated()
+	a.absorb(interval(0, pod("first", 0, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
+	a.absorb(interval(10*time.Minute, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
+	s, err := a.Inventory(context.Background(), t0.Add(20*time.Minute), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := map[string]time.Time{}
+	for _, p := range s.Pods {
+		ends[p.Name] = p.End
+	}
+	want := map[string]time.Time{"first": t0.Add(4 * time.Minute), "second": {}, "other": {}}
+	for name, end := range want {
+		if got := ends[name]; !got.Equal(end) {
+			t.Errorf("%s ends at %v, want %v", name, got, end)
+		}
+	}
+}
