@@ -34,6 +34,7 @@ func (e *encoder) node(n *cluster.Node) {
 	e.str(n.MIGStrategy)
 	e.time(n.Created)
 	e.time(n.Deleted)
+	e.varint(int64(n.Pods))
 }
 
 func (d *decoder) node(n *cluster.Node) {
@@ -56,6 +57,7 @@ func (d *decoder) node(n *cluster.Node) {
 	}
 	n.MIGStrategy = d.str()
 	n.Created, n.Deleted = d.time(), d.time()
+	n.Pods = d.int()
 }
 
 func (e *encoder) gpu(g *cluster.GPU) {
