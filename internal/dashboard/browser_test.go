@@ -228,7 +228,7 @@ func lookup(v any, path string) (any, bool) {
 }
 
 // shownPrecision is half the last digit each unit shows.
-var shownPrecision = map[string]float64{"usd": 0.005, "pct": 0.0005, "h": 0.05, "int": 0.5, "num": 0.005}
+var shownPrecision = map[string]float64{"usd": 0.005, "pct": 0.0005, "h": 0.05, "int": 0.5, "num": 0.005, "pts": 0.05}
 
 // compare says how text differs from the API value want ("" when equal as
 // shown): missing values must read n/a, numbers must round to the text.
@@ -258,7 +258,7 @@ func compare(text, unit string, want any) string {
 }
 
 func parseShown(text, unit string) (float64, error) {
-	s := strings.NewReplacer(",", "", "$", "", "%", "").Replace(text)
+	s := strings.NewReplacer(",", "", "$", "", "%", "", " pts", "").Replace(text)
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return 0, fmt.Errorf("shown %q is not a %s figure", text, unit)
@@ -530,5 +530,30 @@ func TestFirstPageWeightAndTiming(t *testing.T) {
 	}
 	if p := tb.problems(); len(p) > 0 {
 		t.Errorf("console: %v", p)
+	}
+}
+
+// Two tables on one page keep their own order: sorting the overview's
+// before/after table leaves the cost table's order, and the URL names
+// which table it sorted.
+func TestTablesOnOnePageSortApart(t *testing.T) {
+	d := start(t)
+	tb := newTab(t, 1366, 768, false)
+	tb.open(t, d.url+"/?view=overview")
+	costOrder := eval[[]string](t, tb, `[...document.querySelectorAll('table[data-table="rows"] tbody tr')].map(r => r.dataset.index)`)
+	if err := chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS(`table[data-table="changes"] th[data-col="total_usd_change"] button`))); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[[]string](t, tb, `[...document.querySelectorAll('table[data-table="rows"] tbody tr')].map(r => r.dataset.index)`); !slices.Equal(got, costOrder) {
+		t.Errorf("sorting the comparison reordered the cost table: %v, was %v", got, costOrder)
+	}
+	loc := eval[string](t, tb, `location.search`)
+	if !strings.Contains(loc, "compare-sort=total_usd_change") || strings.Contains(loc, "&sort=") {
+		t.Errorf("URL %s does not name the comparison's sort alone", loc)
+	}
+	// Reloading the URL keeps both orders.
+	tb.open(t, d.url+"/"+loc)
+	if got := eval[[]string](t, tb, `[...document.querySelectorAll('table[data-table="rows"] tbody tr')].map(r => r.dataset.index)`); !slices.Equal(got, costOrder) {
+		t.Errorf("after reload the cost table is in order %v, was %v", got, costOrder)
 	}
 }

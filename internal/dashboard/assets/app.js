@@ -60,6 +60,7 @@ function fmt(v, unit) {
     case "pct": return (v * 100).toFixed(1) + "%";
     case "h": return grouped(v, 1);
     case "int": return grouped(v, 0);
+    case "pts": return v.toFixed(1) + " pts";
     default: return grouped(v, 2);
   }
 }
@@ -101,8 +102,10 @@ function table(src, data, listPath, cols, opts) {
   const tbl = el("table", { "data-table": listPath, "data-src": src });
   const head = el("tr");
   const body = el("tbody");
-  const sortCol = () => params.get("sort") || opts.sort || "";
-  const sortDir = () => params.get("dir") || (sortCol() === (opts.sort || "") ? opts.dir || "desc" : "desc");
+  // A second table on a page keeps its order under its own parameters.
+  const sp = (opts.prefix || "") + "sort", dp = (opts.prefix || "") + "dir";
+  const sortCol = () => params.get(sp) || opts.sort || "";
+  const sortDir = () => params.get(dp) || (sortCol() === (opts.sort || "") ? opts.dir || "desc" : "desc");
   const filter = () => (params.get("q") || "").toLowerCase();
   const keyOf = (r) => String(opts.filterKey ? opts.filterKey(r.row) : r.row.key || "").toLowerCase();
   function render() {
@@ -124,8 +127,8 @@ function table(src, data, listPath, cols, opts) {
     const b = el("button", { type: "button" }, col.label);
     b.addEventListener("click", () => {
       const same = sortCol() === col.key;
-      setParam("sort", col.key);
-      setParam("dir", same && sortDir() === "desc" ? "asc" : "desc");
+      setParam(sp, col.key);
+      setParam(dp, same && sortDir() === "desc" ? "asc" : "desc");
       render();
     });
     head.append(el("th", { "data-col": col.key, class: col.unit ? "n" : null, scope: "col" }, b));
@@ -304,10 +307,11 @@ async function overview(main) {
   const win = r.window;
   const hsrc = "api/v1/history?" + new URLSearchParams({ kind: "namespace", from: win.start, to: win.end });
   const msrc = "api/v1/history?" + new URLSearchParams({ kind: "gpu_model", from: win.start, to: win.end });
-  const [h, m] = await Promise.all([load(hsrc), load(msrc)]);
+  const csrc = query("api/v1/compare", { kind: "namespace", period: Math.floor(r.window_hours / 2) + "h" });
+  const [h, m, c] = await Promise.all([load(hsrc), load(msrc), load(csrc)]);
   const keys = r.rows.slice().sort((a, b) => (b.total_cost_usd || 0) - (a.total_cost_usd || 0)).map((x) => x.key)
     .filter((k) => k !== "__unallocated__").slice(0, 6);
-  const markers = capacityChanges(m.points);
+  const markers = capacityChanges(m.points).concat([{ t: Date.parse(c.after.window.start), label: "after →" }]);
   main.append(section("Trends (hourly, from the history)", el("div", { class: "charts" },
     lineChart("GPU utilization per namespace", bySeries(h.points.filter((p) => p.key !== "__unallocated__"), keys, utilization), "pct", markers),
     lineChart("Spend per namespace ($ per hour)", bySeries(h.points, keys.concat(["__unallocated__"]), (v) => v.total_usd), "usd", markers),
@@ -315,13 +319,33 @@ async function overview(main) {
       { name: "allocated, unused", points: bySeries(h.points, [], (v) => v.gpu_idle_usd)[0]?.points || [] },
       { name: "unallocated", points: bySeries(h.points, [], (v) => v.gpu_unallocated_usd)[0]?.points || [] },
     ], "usd", markers)),
-  el("p", { class: "muted" }, markers.length ? "Dashed lines: the provisioned GPU count changed (nodes added or removed)." : "No capacity change in this window.")));
+  el("p", { class: "muted" }, "Dashed lines: where the provisioned GPU count changed (nodes added or removed), and where the after period of the comparison below starts.")));
+  main.append(compareSection(csrc, c));
   if (r.savings && r.savings.first.length) {
     main.append(section("Do first (savings ledger)", el("ol", {}, r.savings.first.map((a, i) =>
       el("li", {}, a.title, " — ", num(src, r, `savings.first.${i}.saving_usd_month`, "usd"), "/month, ",
         a.confidence, " confidence, payback ", num(src, r, `savings.first.${i}.payback_days`, "num"), " days")))));
   }
   main.append(section("Where the money goes (by namespace)", table(src, r, "rows", costCols(), { sort: "total_cost_usd" })));
+}
+
+// compareSection is the last half of the window against the half before
+// it, per namespace (api/v1/compare, from the history).
+function compareSection(src, c) {
+  const cols = [
+    { key: "key", label: "Namespace" },
+    { key: "before.gpu_utilization", label: "Utilization before", unit: "pct" },
+    { key: "after.gpu_utilization", label: "after", unit: "pct" },
+    { key: "gpu_utilization_change_points", label: "Change", unit: "pts" },
+    { key: "gpu_idle_usd_change", label: "Idle $ change", unit: "usd" },
+    { key: "total_usd_change", label: "Total $ change", unit: "usd" },
+    { key: "oom_kills_change", label: "OOM kills change", unit: "int" },
+  ];
+  return section("Before and after: " + c.after.label + " against " + c.before.label,
+    el("p", {}, "Utilization ", num(src, c, "total.before.gpu_utilization", "pct"), " → ", num(src, c, "total.after.gpu_utilization", "pct"),
+      " (", num(src, c, "total.gpu_utilization_change_points", "pts"), "); idle GPU $ ", num(src, c, "total.gpu_idle_usd_change", "usd"),
+      "; total $ ", num(src, c, "total.total_usd_change", "usd"), "; OOM kills ", num(src, c, "total.oom_kills_change", "int"), "."),
+    table(src, c, "changes", cols, { sort: "gpu_idle_usd_change", dir: "asc", prefix: "compare-" }));
 }
 
 function costCols() {
