@@ -209,3 +209,19 @@ func TestOnlyTheLiveClusterIsLive(t *testing.T) {
 		}
 	}
 }
+
+// The service's interval reads are minutes long: Snapshot takes them,
+// where a report's window starts at an hour (regression: after the report
+// minimum every 10-minute cycle was refused).
+func TestSnapshotTakesShortIntervals(t *testing.T) {
+	t.Parallel()
+	for d, ok := range map[time.Duration]bool{0: true, time.Minute: true, 10 * time.Minute: true, time.Hour: true,
+		30 * time.Second: false, MaxWindow + time.Hour: false} {
+		if err := validateInterval(d); (err == nil) != ok {
+			t.Errorf("validateInterval(%s) = %v, want ok %v", d, err, ok)
+		}
+	}
+	if validateWindow(10*time.Minute, true) == nil {
+		t.Error("a report's window of 10m is accepted; the interval rule must stay Snapshot's own")
+	}
+}

@@ -22,7 +22,8 @@ type SnapshotResult struct {
 // Prometheus with End at the interval's end, Window its length).
 func (a *App) Snapshot(ctx context.Context, d Data) (*SnapshotResult, error) {
 	var p problems
-	d.validate(&p)
+	d.Source.validate(&p)
+	p.add(validateInterval(d.Window))
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -85,4 +86,17 @@ func DemoSpans(d *DemoSource, every time.Duration) (*cluster.Prepared, []*rollin
 		return nil, nil, err
 	}
 	return prep, spans, nil
+}
+
+// MinInterval is the shortest window Snapshot reads: the service's cycles
+// read intervals of minutes, below the reports' MinWindow.
+const MinInterval = time.Minute
+
+// validateInterval checks Snapshot's window: zero (the source's default)
+// or between MinInterval and MaxWindow.
+func validateInterval(d time.Duration) error {
+	if d != 0 && (d < MinInterval || d > MaxWindow) {
+		return fmt.Errorf("window: %s is outside %s..%s", FormatWindow(d), FormatWindow(MinInterval), FormatWindow(MaxWindow))
+	}
+	return nil
 }

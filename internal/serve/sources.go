@@ -86,8 +86,13 @@ func (a *accumulated) absorb(s *cluster.Snapshot) {
 			sp = &seenPod{units: map[string]bool{}}
 			a.pods[k] = sp
 		}
-		for _, h := range p.GPUs {
-			sp.units[h.UnitID] = true
+		if alive(&p, s.Window) {
+			// An interval read gives a pod that ended before it units by
+			// assignment, not by measurement: only a pod alive in the
+			// interval says which units it held.
+			for _, h := range p.GPUs {
+				sp.units[h.UnitID] = true
+			}
 		}
 		if !sp.pod.Start.IsZero() && sp.pod.Start.Before(p.Start) {
 			p.Start = sp.pod.Start // an interval sees a pod from its own start
@@ -170,6 +175,11 @@ func (sp *seenPod) view(latest time.Time) (p cluster.Pod, inferred bool) {
 		p.GPUs = append(p.GPUs, cluster.Holding{UnitID: id})
 	}
 	return p, inferred
+}
+
+// alive reports whether p ran during w.
+func alive(p *cluster.Pod, w cluster.Window) bool {
+	return p.Start.Before(w.End) && (p.End.IsZero() || p.End.After(w.Start))
 }
 
 func laterOf(a, b time.Time) time.Time {

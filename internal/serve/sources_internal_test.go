@@ -29,6 +29,14 @@ func TestInferredEndStopsAtTheUnitsNextHolder(t *testing.T) {
 	a := newAccumulated()
 	a.absorb(interval(0, pod("first", 0, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
 	a.absorb(interval(10*time.Minute, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
+	// A later read lists "gone", ended before it, with a unit it assigned
+	// (not measured): that unit is not the pod's.
+	gone := pod("gone", 0, "n1/gpu2")
+	gone.End = t0.Add(5 * time.Minute)
+	a.absorb(interval(0, gone))
+	late := pod("gone", 0, "n1/gpu3")
+	late.End = gone.End
+	a.absorb(interval(10*time.Minute, late, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
 	s, err := a.Inventory(context.Background(), t0.Add(20*time.Minute), time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -36,8 +44,11 @@ func TestInferredEndStopsAtTheUnitsNextHolder(t *testing.T) {
 	ends := map[string]time.Time{}
 	for _, p := range s.Pods {
 		ends[p.Name] = p.End
+		if p.Name == "gone" && (len(p.GPUs) != 1 || p.GPUs[0].UnitID != "n1/gpu2") {
+			t.Errorf("gone holds %v, want only n1/gpu2 (the unit it was measured on)", p.GPUs)
+		}
 	}
-	want := map[string]time.Time{"first": t0.Add(4 * time.Minute), "second": {}, "other": {}}
+	want := map[string]time.Time{"first": t0.Add(4 * time.Minute), "second": {}, "other": {}, "gone": t0.Add(5 * time.Minute)}
 	for name, end := range want {
 		if got := ends[name]; !got.Equal(end) {
 			t.Errorf("%s ends at %v, want %v", name, got, end)
