@@ -44,7 +44,7 @@ var layers = map[string]layer{
 	"internal/kube": adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/app": useCase,
 	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd, "internal/progress": frontEnd,
-	"internal/serve": frontEnd, "internal/exporter": frontEnd, "internal/history": frontEnd,
+	"internal/serve": frontEnd, "internal/exporter": frontEnd, "internal/history": frontEnd, "internal/dashboard": frontEnd, "internal/grafana": frontEnd,
 	"internal/packbench":           lab,
 	"internal/cluster/clustertest": support, "internal/proctest": support, "internal/shareddata": support, "internal/archtest": support,
 	"cmd": main_, "hack": main_, "test": main_,

@@ -30,6 +30,9 @@ type Frame struct {
 	GPUModels *cost.Report
 	Pods      *cost.Report
 	Audit     *audit.Result
+	// Fleet is the GPU nodes' sharing at the window's end and the spot
+	// nodes that ended in it.
+	Fleet *Fleet
 	// Ledger is the savings ledger on the window (gpuwise advise, every
 	// lever, the default policy); nil when it could not be built.
 	Ledger *ledger.Ledger
@@ -82,6 +85,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if f.Audit != nil {
 		e.audit(f.Audit)
+	}
+	if f.Fleet != nil {
+		e.fleet(f.Fleet)
 	}
 	if f.Ledger != nil {
 		e.savings(f.Ledger)

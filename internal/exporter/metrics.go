@@ -71,6 +71,12 @@ var (
 		"Audit findings on the window's snapshot, by rule and severity.", []string{"rule", "severity"}, "one per rule and severity found"}
 	FindingsUSD = Metric{"gpuwise_window_audit_at_stake_usd_per_month", gauge,
 		"Priced monthly dollars at stake in the audit's findings, by rule.", []string{"rule"}, "one per rule found"}
+	FleetGPUs = Metric{"gpuwise_window_end_gpus", gauge,
+		"Physical GPUs of the nodes alive at the window's end, by GPU model and sharing (exclusive, mig, time-slicing): a change in the mig or time-slicing count is a sharing change.",
+		[]string{"gpu_model", "sharing"}, "one per GPU model and sharing in use"}
+	SpotNodesEnded = Metric{"gpuwise_window_spot_gpu_nodes_ended", gauge,
+		"Spot GPU nodes whose life ended inside the window (reclaimed, or scaled down: the inventory cannot tell which), by GPU model.",
+		[]string{"gpu_model"}, "one per GPU model with spot nodes that ended"}
 	Savings = Metric{"gpuwise_window_savings_usd_per_month", gauge,
 		"Monthly dollars the savings ledger (gpuwise advise: every lever, default policy) saves on the window's usage: modelled run-rate before minus after.", nil, "1"}
 	LeverSavings = Metric{"gpuwise_window_lever_savings_usd_per_month", gauge,
@@ -91,7 +97,7 @@ var Families = []*Metric{
 	&GPUAllocatedHours, &GPUActiveHours, &GPUIdleHours, &GPUUnmeasuredHours, &Cost, &UnpricedHours, &OOMKills,
 	&UnallocatedHours, &UnallocatedCost,
 	&WindowSeconds, &WindowEnd, &Partial, &GPUs, &NamespaceUtilization, &NamespaceCost, &NamespaceIdleCost,
-	&Utilization, &Coverage, &IdleCost, &Findings, &FindingsUSD, &Savings, &LeverSavings,
+	&Utilization, &Coverage, &IdleCost, &Findings, &FindingsUSD, &FleetGPUs, &SpotNodesEnded, &Savings, &LeverSavings,
 	&PodGPUAllocated, &PodUtilization, &PodCost,
 }
 

@@ -132,7 +132,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 		if err := q.err(); err != nil {
 			return nil, err
 		}
-		res, err := s.app.Report(ctx, req)
+		res, err := s.reportFor(ctx, req, st)
 		if err != nil {
 			return nil, err
 		}
@@ -140,6 +140,18 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 		o.Savings = render.NewSavings(res.Ledger)
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
 	})
+}
+
+// reportFor is the report req asks for: the cycle's own when req is the
+// default (the dashboard's first page; at 10,000 GPUs recomputing it and
+// its ledger takes seconds), else a new one.
+func (s *Service) reportFor(ctx context.Context, req app.ReportRequest, st *State) (*app.ReportResult, error) {
+	def := app.DefaultReportRequest()
+	if st.Report != nil && req.Window == 0 && req.Cost.IdleShare == def.Cost.IdleShare &&
+		req.Cost.IdleThreshold == def.Cost.IdleThreshold && req.Report == def.Report {
+		return st.Report, nil
+	}
+	return s.app.Report(ctx, req)
 }
 
 func auditHandler(s *Service, rt route) http.HandlerFunc {

@@ -34,6 +34,9 @@ func (s *Service) Handler(gatherer prometheus.Gatherer) (http.Handler, error) {
 	mux := http.NewServeMux()
 	for _, rt := range routes() {
 		h := s.routeHandler(rt, gatherer, ui)
+		if rt.Path != "/metrics" {
+			h = compressed(h)
+		}
 		if auth != nil && !rt.Public {
 			h = auth.guard(h)
 		}

@@ -66,7 +66,7 @@ type Options struct {
 	TLSKeyFile      string
 	// ShutdownTimeout bounds a graceful shutdown.
 	ShutdownTimeout time.Duration
-	// UI is served at / (nil: the embedded placeholder page).
+	// UI is served at / (nil: the embedded dashboard).
 	UI fs.FS
 	// Version is gpuwise's version (build info, SARIF).
 	Version string

@@ -79,6 +79,6 @@ func routes() []route {
 			Params: historyParams, Types: jsonType, handler: historyHandler},
 		{Method: "GET", Path: "/api/v1/compare", Summary: "The last period against the one before it, per key, from the history store.",
 			Params: compareParams, Types: jsonType, handler: compareHandler},
-		{Method: "GET", Path: "/", Summary: "The dashboard (a placeholder page for now).", Types: []string{"text/html"}, Public: false, handler: nil},
+		{Method: "GET", Path: "/", Summary: "The dashboard (docs/dashboard.md): one page drawn from this API.", Types: []string{"text/html"}, Public: false, handler: nil},
 	}
 }

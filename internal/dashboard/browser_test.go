@@ -1,0 +1,559 @@
+//go:build browser
+
+package dashboard_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The browser tier: every view of the dashboard in a real headless
+// Chromium (Debian's chromium; hack/chromium/install.sh), against a
+// `serve --demo` service. It fails on a console error or exception, a
+// failed request, a figure that differs from the API's answer, or a page
+// wider than its viewport; it keeps a screenshot of every view in
+// $GPUWISE_BROWSER_OUT (default: a folder under the system temp dir).
+
+// chromium is the browser binary: $GPUWISE_CHROMIUM, else chromium on the
+// PATH.
+func chromium(t *testing.T) string {
+	if p := os.Getenv("GPUWISE_CHROMIUM"); p != "" {
+		return p
+	}
+	p, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium not found: run hack/chromium/install.sh (Debian's chromium) or set GPUWISE_CHROMIUM")
+	}
+	return p
+}
+
+// outDir is where screenshots and measurements go (never committed).
+func outDir(t *testing.T) string {
+	dir := os.Getenv("GPUWISE_BROWSER_OUT")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "gpuwise-browser")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var (
+	browserOnce sync.Once
+	browserCtx  context.Context
+)
+
+// browser is one Chromium for the whole test binary (each test opens its
+// own tabs); TestMain stops it.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	browserOnce.Do(func() {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.NoSandbox,
+			chromedp.WindowSize(1366, 768))
+		actx, _ := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, _ := chromedp.NewContext(actx)
+		if err := chromedp.Do(ctx); err != nil {
+			t.Fatalf("starting chromium: %v", err)
+		}
+		browserCtx = ctx
+		stopBrowser = func() { chromedp.Cancel(ctx) }
+	})
+	if browserCtx == nil {
+		t.Fatal("chromium did not start")
+	}
+	return browserCtx
+}
+
+// tab is a new tab with its console messages collected until the tab
+// closes; check reports errors and exceptions.
+type tab struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	msgs   []chromedp.ConsoleMessage
+	done   chan struct{}
+}
+
+func newTab(t *testing.T, width, height int64, mobile bool) *tab {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browser(t))
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	tb := &tab{ctx: ctx, done: make(chan struct{})}
+	tb.cancel = func() { cancelTimeout(); cancel() }
+	msgs := chromedp.Console(ctx)
+	go func() {
+		defer close(tb.done)
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			tb.mu.Lock()
+			tb.msgs = append(tb.msgs, m)
+			tb.mu.Unlock()
+		}
+	}()
+	var emu []chromedp.EmulateViewportOption
+	if mobile {
+		emu = append(emu, chromedp.EmulateMobile)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height, emu...)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tb.close)
+	return tb
+}
+
+func (tb *tab) close() {
+	tb.cancel()
+	<-tb.done
+}
+
+// problems are the console errors, exceptions and warnings so far.
+func (tb *tab) problems() []string {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	var out []string
+	for _, m := range tb.msgs {
+		if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleWarning || m.IsException() {
+			out = append(out, m.String())
+		}
+	}
+	return out
+}
+
+// open loads url and waits until the page says it is ready.
+func (tb *tab) open(t *testing.T, url string) {
+	t.Helper()
+	if err := chromedp.Do(tb.ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("opening %s: %v", url, err)
+	}
+	tb.waitReady(t, url)
+}
+
+func (tb *tab) waitReady(t *testing.T, url string) {
+	t.Helper()
+	state, err := chromedp.Run(tb.ctx, chromedp.Poll[string](`document.body.dataset.ready || ""`+` ? document.body.dataset.ready : false`,
+		chromedp.WithPollingTimeout(60*time.Second)))
+	if err != nil {
+		t.Fatalf("%s never became ready: %v (console: %v)", url, err, tb.problems())
+	}
+	if state != "true" {
+		t.Fatalf("%s failed to load: %s (console: %v)", url, tb.text(t, "main"), tb.problems())
+	}
+}
+
+func (tb *tab) text(t *testing.T, sel string) string {
+	s, err := chromedp.Run(tb.ctx, chromedp.Evaluate[string](`document.querySelector(`+strconv.Quote(sel)+`)?.innerText ?? ""`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func eval[T any](t *testing.T, tb *tab, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", js, err)
+	}
+	return v
+}
+
+// figure is one number on the page and where it says it came from.
+type figure struct {
+	Src  string `json:"src"`
+	Path string `json:"path"`
+	Unit string `json:"unit"`
+	Text string `json:"text"`
+}
+
+const figuresJS = `[...document.querySelectorAll("[data-path]")].map(e => ({src: e.dataset.src, path: e.dataset.path, unit: e.dataset.unit, text: e.textContent}))`
+
+// checkFigures compares every figure on the page with the API's answer,
+// to the precision shown; it returns how many it checked.
+func checkFigures(t *testing.T, tb *tab, d *demo) int {
+	t.Helper()
+	figs := eval[[]figure](t, tb, figuresJS)
+	for _, f := range figs {
+		want, ok := lookup(d.answer(t, f.Src), f.Path)
+		if !ok {
+			t.Errorf("%s %s: no such place in the answer (shown %q)", f.Src, f.Path, f.Text)
+			continue
+		}
+		if msg := compare(f.Text, f.Unit, want); msg != "" {
+			t.Errorf("%s %s: %s", f.Src, f.Path, msg)
+		}
+	}
+	return len(figs)
+}
+
+// lookup follows a dotted path ("rows.3.gpu_hours.active") in decoded JSON;
+// a field the last object leaves out is missing (nil), as the JSON means.
+func lookup(v any, path string) (any, bool) {
+	keys := strings.Split(path, ".")
+	for i, k := range keys {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[k]; !ok {
+				return nil, i == len(keys)-1
+			}
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// shownPrecision is half the last digit each unit shows.
+var shownPrecision = map[string]float64{"usd": 0.005, "pct": 0.0005, "h": 0.05, "int": 0.5, "num": 0.005, "pts": 0.05}
+
+// compare says how text differs from the API value want ("" when equal as
+// shown): missing values must read n/a, numbers must round to the text.
+func compare(text, unit string, want any) string {
+	if want == nil {
+		if text != "n/a" {
+			return fmt.Sprintf("API has no value, page shows %q", text)
+		}
+		return ""
+	}
+	w, ok := want.(float64)
+	if !ok {
+		return fmt.Sprintf("API value %v is not a number", want)
+	}
+	got, err := parseShown(text, unit)
+	if err != nil {
+		return err.Error()
+	}
+	tol, ok := shownPrecision[unit]
+	if !ok {
+		return fmt.Sprintf("unknown unit %q", unit)
+	}
+	if math.Abs(got-w) > tol*(1+1e-9)+1e-9*math.Abs(w) {
+		return fmt.Sprintf("page shows %q, API has %v", text, w)
+	}
+	return ""
+}
+
+func parseShown(text, unit string) (float64, error) {
+	s := strings.NewReplacer(",", "", "$", "", "%", "", " pts", "").Replace(text)
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("shown %q is not a %s figure", text, unit)
+	}
+	if unit == "pct" {
+		v /= 100
+	}
+	if unit == "usd" && strings.HasPrefix(text, "-") != (v < 0) {
+		return 0, fmt.Errorf("shown %q: sign lost", text)
+	}
+	return v, nil
+}
+
+// fits says whether the page is no wider than its viewport.
+func fits(t *testing.T, tb *tab) (int, int) {
+	wh := eval[[]int](t, tb, `[document.documentElement.scrollWidth, window.innerWidth]`)
+	return wh[0], wh[1]
+}
+
+func screenshot(t *testing.T, tb *tab, name string) {
+	t.Helper()
+	png, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(outDir(t), name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot %s (%d bytes)", path, len(png))
+}
+
+// answer fetches an API URL of the page (relative to /) once.
+func (d *demo) answer(t *testing.T, src string) any {
+	t.Helper()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if v, ok := d.answers[src]; ok {
+		return v
+	}
+	resp, err := http.Get(d.url + "/" + src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %v", src, resp.StatusCode, err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("GET %s: %v", src, err)
+	}
+	d.answers[src] = v
+	return v
+}
+
+// views are the dashboard's pages and the fewest figures each must show.
+var views = []struct {
+	query      string
+	minFigures int
+}{
+	{"view=overview", 20},
+	{"view=costs&by=namespace", 40},
+	{"view=costs&by=workload", 100},
+	{"view=costs&by=node", 50},
+	{"view=idle", 30},
+	{"view=actions", 20},
+	{"view=audit", 50},
+	{"view=notes", 0},
+}
+
+func TestEveryViewRendersTheAPIsFigures(t *testing.T) {
+	d := start(t)
+	for _, size := range []struct {
+		name          string
+		width, height int64
+		mobile        bool
+	}{{"laptop", 1366, 768, false}, {"phone", 390, 844, true}} {
+		for _, v := range views {
+			t.Run(size.name+"/"+v.query, func(t *testing.T) {
+				tb := newTab(t, size.width, size.height, size.mobile)
+				d.failed.reset()
+				tb.open(t, d.url+"/?"+v.query)
+				n := checkFigures(t, tb, d)
+				if n < v.minFigures {
+					t.Errorf("%d figures shown, want at least %d", n, v.minFigures)
+				}
+				if w, vw := fits(t, tb); w > vw {
+					t.Errorf("page is %d px wide in a %d px viewport", w, vw)
+				}
+				screenshot(t, tb, size.name+"-"+strings.NewReplacer("view=", "", "&by=", "-").Replace(v.query))
+				if p := tb.problems(); len(p) > 0 {
+					t.Errorf("console: %v", p)
+				}
+				if f := d.failed.list(); len(f) > 0 {
+					t.Errorf("failed requests: %v", f)
+				}
+			})
+		}
+	}
+}
+
+// rowValues are the visible rows' values of one column, read from the
+// API answer by each cell's data-path (text columns: the cell text).
+func rowValues(t *testing.T, tb *tab, d *demo, col string) []any {
+	t.Helper()
+	cells := eval[[]figure](t, tb, `[...document.querySelectorAll('tbody tr td[data-col=`+strconv.Quote(col)+`]')].map(td => {
+		const n = td.querySelector("[data-path]");
+		return n ? {src: n.dataset.src, path: n.dataset.path, unit: n.dataset.unit, text: n.textContent} : {text: td.innerText};
+	})`)
+	out := make([]any, len(cells))
+	for i, c := range cells {
+		if c.Path == "" {
+			out[i] = c.Text
+			continue
+		}
+		v, ok := lookup(d.answer(t, c.Src), c.Path)
+		if !ok {
+			t.Fatalf("%s %s: not in the answer", c.Src, c.Path)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func sortedBy(vals []any, desc bool) bool {
+	return slices.IsSortedFunc(vals, func(a, b any) int {
+		c := order(a, b)
+		if desc {
+			return -c
+		}
+		return c
+	})
+}
+
+// order is the page's order: missing first, then numbers, then text.
+func order(a, b any) int {
+	if a == nil || b == nil {
+		switch {
+		case a == nil && b == nil:
+			return 0
+		case a == nil:
+			return -1
+		}
+		return 1
+	}
+	fa, oka := a.(float64)
+	fb, okb := b.(float64)
+	if oka && okb {
+		switch {
+		case fa < fb:
+			return -1
+		case fa > fb:
+			return 1
+		}
+		return 0
+	}
+	return strings.Compare(strings.ToLower(fmt.Sprint(a)), strings.ToLower(fmt.Sprint(b)))
+}
+
+func TestSortingAndFilteringWithStableURLs(t *testing.T) {
+	d := start(t)
+	tb := newTab(t, 1366, 768, false)
+	tb.open(t, d.url+"/?view=costs&by=workload")
+	if vals := rowValues(t, tb, d, "total_cost_usd"); len(vals) < 20 || !sortedBy(vals, true) {
+		t.Fatalf("default order is not total $ descending: %v", vals)
+	}
+	click := func(col string) {
+		if err := chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS(`th[data-col="`+col+`"] button`))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	click("gpu_utilization")
+	if vals := rowValues(t, tb, d, "gpu_utilization"); !sortedBy(vals, true) {
+		t.Errorf("after one click utilization is not descending: %v", vals)
+	}
+	click("gpu_utilization")
+	if vals := rowValues(t, tb, d, "gpu_utilization"); !sortedBy(vals, false) {
+		t.Errorf("after two clicks utilization is not ascending: %v", vals)
+	}
+	if err := chromedp.Do(tb.ctx, chromedp.SendKeys(chromedp.CSS("#filter"), "batch")); err != nil {
+		t.Fatal(err)
+	}
+	keys := rowValues(t, tb, d, "key")
+	want := 0
+	for _, r := range d.answer(t, "api/v1/report?by=workload").(map[string]any)["rows"].([]any) {
+		if strings.Contains(strings.ToLower(r.(map[string]any)["key"].(string)), "batch") {
+			want++
+		}
+	}
+	if len(keys) != want || want == 0 {
+		t.Errorf("filter batch shows %d rows, the API has %d workloads with batch in their key", len(keys), want)
+	}
+	for _, k := range keys {
+		if !strings.Contains(strings.ToLower(k.(string)), "batch") {
+			t.Errorf("filter batch shows %q", k)
+		}
+	}
+	if vals := rowValues(t, tb, d, "gpu_utilization"); !sortedBy(vals, false) {
+		t.Errorf("filtering lost the order: %v", vals)
+	}
+	loc := eval[string](t, tb, `location.search`)
+	for _, p := range []string{"view=costs", "by=workload", "sort=gpu_utilization", "dir=asc", "q=batch"} {
+		if !strings.Contains(loc, p) {
+			t.Errorf("URL %s lacks %s", loc, p)
+		}
+	}
+	// The URL alone reproduces the view.
+	other := newTab(t, 1366, 768, false)
+	other.open(t, d.url+"/"+loc)
+	if got := rowValues(t, other, d, "key"); !slices.Equal(got, keys) {
+		t.Errorf("shared URL shows %v, the page it came from %v", got, keys)
+	}
+	if v := eval[string](t, other, `document.querySelector("#filter").value`); v != "batch" {
+		t.Errorf("shared URL's filter box holds %q", v)
+	}
+	if p := append(tb.problems(), other.problems()...); len(p) > 0 {
+		t.Errorf("console: %v", p)
+	}
+}
+
+func TestAuditSeverityFilter(t *testing.T) {
+	d := start(t)
+	tb := newTab(t, 1366, 768, false)
+	tb.open(t, d.url+"/?view=audit&severity=info")
+	sev := rowValues(t, tb, d, "severity")
+	summary := d.answer(t, "api/v1/audit").(map[string]any)["summary"].(map[string]any)
+	if float64(len(sev)) != summary["info"].(float64) {
+		t.Errorf("severity=info shows %d findings, the audit has %v", len(sev), summary["info"])
+	}
+	for _, s := range sev {
+		if s != "info" {
+			t.Errorf("severity=info shows a %v finding", s)
+		}
+	}
+}
+
+// Page weight, server time and time to render of the first page, written
+// to measurements.json beside the screenshots (docs/performance.md).
+// GPUWISE_DASHBOARD_URL measures a running service instead of the test's
+// demo (make bench-dashboard: serve --demo --scale 104, 10,000 GPUs).
+func TestFirstPageWeightAndTiming(t *testing.T) {
+	base := os.Getenv("GPUWISE_DASHBOARD_URL")
+	if base == "" {
+		base = start(t).url
+	}
+	tb := newTab(t, 1366, 768, false)
+	tb.open(t, base+"/")
+	m := eval[map[string]float64](t, tb, `(() => {
+		const nav = performance.getEntriesByType("navigation")[0];
+		const all = [nav, ...performance.getEntriesByType("resource")];
+		const server = all.map(e => e.responseStart - e.requestStart);
+		return {requests: all.length, transfer_bytes: all.reduce((s, e) => s + e.transferSize, 0),
+			decoded_bytes: all.reduce((s, e) => s + e.decodedBodySize, 0),
+			server_ms_max: Math.max(...server), server_ms_sum: server.reduce((a, b) => a + b, 0),
+			ready_ms: Number(document.body.dataset.readyMs), dom_content_loaded_ms: nav.domContentLoadedEventEnd};
+	})()`)
+	b, _ := json.MarshalIndent(m, "", "  ")
+	t.Logf("first page of %s: %s", base, b)
+	if err := os.WriteFile(filepath.Join(outDir(t), "measurements.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m["transfer_bytes"] <= 0 || m["transfer_bytes"] > 1<<20 {
+		t.Errorf("first page transfers %v bytes, want 1..1 MiB", m["transfer_bytes"])
+	}
+	if !(m["ready_ms"] > 0) || m["requests"] < 7 {
+		t.Errorf("no render time or too few requests: %v", m)
+	}
+	if p := tb.problems(); len(p) > 0 {
+		t.Errorf("console: %v", p)
+	}
+}
+
+// Two tables on one page keep their own order: sorting the overview's
+// before/after table leaves the cost table's order, and the URL names
+// which table it sorted.
+func TestTablesOnOnePageSortApart(t *testing.T) {
+	d := start(t)
+	tb := newTab(t, 1366, 768, false)
+	tb.open(t, d.url+"/?view=overview")
+	costOrder := eval[[]string](t, tb, `[...document.querySelectorAll('table[data-table="rows"] tbody tr')].map(r => r.dataset.index)`)
+	if err := chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS(`table[data-table="changes"] th[data-col="total_usd_change"] button`))); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[[]string](t, tb, `[...document.querySelectorAll('table[data-table="rows"] tbody tr')].map(r => r.dataset.index)`); !slices.Equal(got, costOrder) {
+		t.Errorf("sorting the comparison reordered the cost table: %v, was %v", got, costOrder)
+	}
+	loc := eval[string](t, tb, `location.search`)
+	if !strings.Contains(loc, "compare-sort=total_usd_change") || strings.Contains(loc, "&sort=") {
+		t.Errorf("URL %s does not name the comparison's sort alone", loc)
+	}
+	// Reloading the URL keeps both orders.
+	tb.open(t, d.url+"/"+loc)
+	if got := eval[[]string](t, tb, `[...document.querySelectorAll('table[data-table="rows"] tbody tr')].map(r => r.dataset.index)`); !slices.Equal(got, costOrder) {
+		t.Errorf("after reload the cost table is in order %v, was %v", got, costOrder)
+	}
+}

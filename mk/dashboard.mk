@@ -1,0 +1,22 @@
+## integration-browser: the dashboard in a real headless Chromium (Debian's,
+## installed by hack/chromium/install.sh) against `serve --demo`: every
+## view at laptop and phone size, each figure checked against the API,
+## sorting, filters and shared URLs, no console error or failed request.
+## Screenshots and the first page's weight and timing (measurements.json)
+## go to $(BROWSER_OUT), which is not committed.
+INTEGRATION += integration-browser
+BROWSER_OUT ?= $(CURDIR)/out/browser
+
+.PHONY: integration-browser
+integration-browser:
+	hack/chromium/install.sh
+	GPUWISE_BROWSER_OUT=$(BROWSER_OUT) $(GO) test -tags browser -count=1 -timeout 10m ./internal/dashboard
+	@echo "integration-browser: screenshots and measurements.json in $(BROWSER_OUT)"
+
+## bench-dashboard: the first page at SERVE_SCALE cells of 96 GPUs (default
+## 104: 9,984 GPUs): server time and transfer per request, render time in
+## headless Chromium (hack/dashboard/bench.sh; docs/performance.md).
+.PHONY: bench-dashboard
+bench-dashboard:
+	hack/chromium/install.sh
+	GO=$(GO) BROWSER_OUT=$(BROWSER_OUT) hack/dashboard/bench.sh $(SERVE_SCALE)
