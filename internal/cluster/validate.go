@@ -59,6 +59,7 @@ func Prepare(s *Snapshot) (*Prepared, error) {
 	errs = append(errs, prepareNodes(s)...)
 	ix := NewIndex(s)
 	errs = append(errs, checkPods(s, ix)...)
+	errs = append(errs, checkHourly(s)...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -113,11 +113,14 @@ func assemble(cfg Config, cells []built) (*cluster.Snapshot, error) {
 	s.Nodes = make([]cluster.Node, 0, nodes)
 	s.Pods = make([]cluster.Pod, 0, pods)
 	var blind []string
-	for _, c := range cells {
+	hourly := make([][]cluster.WorkloadHours, len(cells))
+	for i, c := range cells {
 		s.Nodes = append(s.Nodes, c.nodes...)
 		s.Pods = append(s.Pods, c.pods...)
 		blind = append(blind, c.blind...)
+		hourly[i] = c.hourly
 	}
+	s.Hourly = &cluster.Hourly{IdleThreshold: cluster.DefaultIdleThreshold, Workloads: cluster.JoinHourly(hourly...)}
 	s.Notes = notes(blind)
 	if _, err := cluster.Prepare(s); err != nil {
 		return nil, fmt.Errorf("simulated cluster is inconsistent (a bug in package sim): %w", err)
