@@ -62,9 +62,9 @@ func runDemo(o *demoOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	r, err := buildReport(prep, opts, ropts)
+	r, why, err := buildReport(prep, opts, ropts)
 	if err != nil {
 		return err
 	}
-	return writeReport(s.Out, r, prep, opts.Prices, format, s)
+	return writeReport(s.Out, r, why, prep, opts.Prices, format, s)
 }

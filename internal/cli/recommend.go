@@ -262,6 +262,9 @@ func writeContainerTable(b *bytes.Buffer, r *rightsize.Result) {
 		if c.OOMBumped {
 			note = append(note, "OOM-killed: bumped")
 		}
+		if c.CPUStarved {
+			note = append(note, "CPU-starved GPU: raised")
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s → %s\t%s → %s\t%s\t%s\t%s\n", c.Workload, c.Container,
 			milliText(c.CurrentCPUMilli), milliText(c.CPUMilli), bytesQty(c.CurrentMemoryBytes), bytesQty(c.MemoryBytes),
 			moneyCell(c.MonthlySavingsUSD, c.Priced), c.Confidence, strings.Join(note, ", "))

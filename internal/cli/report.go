@@ -44,11 +44,11 @@ func runReport(ctx context.Context, o *reportOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	r, err := buildReport(prep, opts, ropts)
+	r, why, err := buildReport(prep, opts, ropts)
 	if err != nil {
 		return err
 	}
-	if err := writeReport(s.Out, r, prep, opts.Prices, format, s); err != nil {
+	if err := writeReport(s.Out, r, why, prep, opts.Prices, format, s); err != nil {
 		return err
 	}
 	return partial

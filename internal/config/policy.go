@@ -67,6 +67,9 @@ func policySchema(p *rightsize.Policy) map[string]any {
 			"percentile": number(&p.CPU.Percentile),
 			"headroom":   number(&p.CPU.Headroom),
 			"min":        cpuQuantity(&p.CPU.MinMilli),
+			// CPU-starved GPU containers (docs/recommendations.md).
+			"starvedThrottled": number(&p.CPU.StarvedThrottled),
+			"starvedAtLimit":   number(&p.CPU.StarvedAtLimit),
 		},
 		"memory": map[string]any{
 			"percentile": number(&p.Memory.Percentile),

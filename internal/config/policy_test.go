@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the .err golden files")
 func TestParsePolicyGood(t *testing.T) {
 	t.Parallel()
 	full := rightsize.Policy{
-		CPU:     rightsize.CPUPolicy{Percentile: 0.9, Headroom: 0.1, MinMilli: 25},
+		CPU:     rightsize.CPUPolicy{Percentile: 0.9, Headroom: 0.1, MinMilli: 25, StarvedThrottled: 0.3, StarvedAtLimit: 0.95},
 		Memory:  rightsize.MemoryPolicy{Percentile: 1, Headroom: 0.3, MinBytes: 128 << 20, OOMBump: 0.25},
 		History: rightsize.HistoryPolicy{MinObserved: 72 * time.Hour, MinCoverage: 0.8},
 		GPU: rightsize.GPUPolicy{MemoryHeadroom: 0.25, ActivityPercentile: 0.99, ComputeHeadroom: 0.3,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/idlecause"
 )
 
 // Format names an output format.
@@ -54,6 +55,9 @@ type Options struct {
 	// headline line in the human formats, a "recommendations" object in
 	// JSON. CSV has no place for it.
 	Recommendations *Recommendations
+	// IdleCauses, when set, adds "Why GPUs idle": two tables in the human
+	// formats, an "idle_causes" object in JSON. CSV has no place for it.
+	IdleCauses *idlecause.Result
 }
 
 // Recommendations summarises `gpuwise recommend` on the same snapshot
@@ -80,7 +84,7 @@ func Report(w io.Writer, r *cost.Report, f Format, o Options) error {
 	case Table:
 		err = writeTable(w, r, o)
 	case JSON:
-		err = writeJSON(w, r, o.Recommendations)
+		err = writeJSON(w, r, o.Recommendations, o.IdleCauses)
 	case CSV:
 		err = writeCSV(w, r)
 	case Markdown:

@@ -22,6 +22,8 @@ type htmlPage struct {
 	Facts  []fact
 	Cost   grid
 	Idle   grid
+	// Why are the "Why GPUs idle" grids, when computed.
+	Why []grid
 	// Lines are the cost grid's lines, each with its GPU dollar bar.
 	Lines []htmlLine
 	Notes []htmlNote
@@ -48,6 +50,7 @@ func writeHTML(w io.Writer, r *cost.Report, o Options) error {
 		Facts:  headline(r, o.Recommendations),
 		Cost:   g,
 		Idle:   idleGrid(r),
+		Why:    whyGrids(o.IdleCauses),
 	}
 	for i, row := range g.Rows {
 		p.Lines = append(p.Lines, htmlLine{gridRow: row, Bar: newBar(r.Rows[i].GPUCost)})

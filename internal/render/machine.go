@@ -7,19 +7,19 @@ import (
 	"strconv"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/idlecause"
 )
 
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
-func writeJSON(w io.Writer, r *cost.Report, rec *Recommendations) error {
-	var v any = r
-	if rec != nil {
-		// The report's fields, then "recommendations".
-		v = struct {
-			*cost.Report
-			Recommendations *Recommendations `json:"recommendations"`
-		}{r, rec}
-	}
+func writeJSON(w io.Writer, r *cost.Report, rec *Recommendations, why *idlecause.Result) error {
+	// The report's fields, then "recommendations" and "idle_causes" when
+	// the caller computed them.
+	v := struct {
+		*cost.Report
+		Recommendations *Recommendations  `json:"recommendations,omitempty"`
+		IdleCauses      *idlecause.Result `json:"idle_causes,omitempty"`
+	}{r, rec, why}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

@@ -43,6 +43,9 @@ func writeTable(w io.Writer, r *cost.Report, o Options) error {
 	writeHeadline(&b, r, o.Recommendations, p)
 	writeGrid(&b, costGrid(r, o.MaxRows), o.Width, p)
 	writeGrid(&b, idleGrid(r), o.Width, p)
+	for _, g := range whyGrids(o.IdleCauses) {
+		writeGrid(&b, g, o.Width, p)
+	}
 	writeNotes(&b, r, p)
 	_, err := w.Write(trimLines(b.Bytes()))
 	return err
@@ -89,6 +92,9 @@ func writeGrid(b *bytes.Buffer, g grid, width int, p painter) {
 		io.WriteString(tw, "\n")
 	}
 	tw.Flush()
+	for _, f := range g.Footnotes {
+		b.WriteString(indent + "- " + f + "\n")
+	}
 }
 
 // keyLimit is how many runes a key may take so that a line fits width, or 0

@@ -57,20 +57,24 @@ type ContainerRec struct {
 	OwnerName string `json:"owner_name"`
 	Container string `json:"container,omitempty"`
 
-	CurrentCPUMilli    int64      `json:"current_cpu_milli"`
-	CurrentCPULimit    int64      `json:"current_cpu_limit_milli"` // 0: none
-	CurrentMemoryBytes int64      `json:"current_memory_bytes"`    // request
-	CurrentMemoryLimit int64      `json:"current_memory_limit"`    // 0: none
-	CPUMilli           int64      `json:"cpu_milli"`               // recommended request
-	MemoryBytes        int64      `json:"memory_bytes"`            // recommended request (= limit)
-	RoundNumber        bool       `json:"round_number"`            // the current request looks guessed (8 cores, 64Gi)
-	OOMBumped          bool       `json:"oom_bumped"`
-	CPUEvidence        Evidence   `json:"cpu_evidence"`
-	MemoryEvidence     Evidence   `json:"memory_evidence"`
-	Confidence         Confidence `json:"confidence"`
-	MonthlySavingsUSD  float64    `json:"monthly_savings_usd"` // negative when the container needs more
-	Priced             bool       `json:"priced"`
-	Reason             string     `json:"reason"` // one line a human reads
+	CurrentCPUMilli    int64 `json:"current_cpu_milli"`
+	CurrentCPULimit    int64 `json:"current_cpu_limit_milli"` // 0: none
+	CurrentMemoryBytes int64 `json:"current_memory_bytes"`    // request
+	CurrentMemoryLimit int64 `json:"current_memory_limit"`    // 0: none
+	CPUMilli           int64 `json:"cpu_milli"`               // recommended request
+	MemoryBytes        int64 `json:"memory_bytes"`            // recommended request (= limit)
+	RoundNumber        bool  `json:"round_number"`            // the current request looks guessed (8 cores, 64Gi)
+	OOMBumped          bool  `json:"oom_bumped"`
+	// CPUStarved: a GPU container throttled at its CPU limit while its GPU
+	// idled; CPUMilli is raised above the limit (the limit with it) and
+	// never cut, so that the GPU is fed.
+	CPUStarved        bool       `json:"cpu_starved"`
+	CPUEvidence       Evidence   `json:"cpu_evidence"`
+	MemoryEvidence    Evidence   `json:"memory_evidence"`
+	Confidence        Confidence `json:"confidence"`
+	MonthlySavingsUSD float64    `json:"monthly_savings_usd"` // negative when the container needs more
+	Priced            bool       `json:"priced"`
+	Reason            string     `json:"reason"` // one line a human reads
 }
 
 // GPUAction is what to do with a workload's GPUs.

@@ -126,11 +126,12 @@ type oomPlan struct {
 	every float64
 }
 
-// sawtooth is the first container's working set under an OOM cycle: from
-// 75% to 100% of the limit over each period of the pod's life.
+// sawtooth is the first container's working set under an OOM cycle: it
+// loads its data to 92% of the limit at once, then creeps to 100% over
+// each period of the pod's life.
 func (o oomPlan) sawtooth(rel, limit float64) float64 {
 	phase := math.Mod(rel, o.every) / o.every
-	return limit * (0.75 + 0.25*phase)
+	return limit * (0.92 + 0.08*phase)
 }
 
 // kills counts the OOM kills in [t, t+dt) of a life [from, to), times in
