@@ -370,3 +370,15 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSeverity(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"info", "WARNING", "critical"} {
+		if _, err := ParseSeverity(s); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	if _, err := ParseSeverity("high"); err == nil {
+		t.Error("high: no error")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/render"
 	"github.com/gpuwise/gpuwise/internal/snapshot"
 )
 
@@ -63,7 +64,7 @@ func TestAuditFromFile(t *testing.T) {
 		{"fail-on warning trips", []string{"--fail-on", "warning", "-o", "json"}, ExitFindings, nil},
 		{"fail-on critical passes", []string{"--fail-on", "critical"}, ExitOK, nil},
 		{"bad fail-on", []string{"--fail-on", "high"}, ExitUsage, nil},
-		{"bad format", []string{"-o", "csv"}, ExitUsage, nil},
+		{"bad format", []string{"-o", "xml"}, ExitUsage, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,13 +122,13 @@ func goldenAuditSnapshot(t *testing.T) string {
 
 func TestAuditGolden(t *testing.T) {
 	snap := goldenAuditSnapshot(t)
-	for _, f := range []string{"table", "json", "yaml", "sarif"} {
-		t.Run(f, func(t *testing.T) {
-			out, errOut, code := run(t, "audit", "--from", snap, "-o", f)
+	for _, f := range render.AuditFormats {
+		t.Run(string(f), func(t *testing.T) {
+			out, errOut, code := run(t, "audit", "--from", snap, "-o", string(f))
 			if code != ExitOK {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			golden(t, "audit."+f, out)
+			golden(t, "audit."+string(f), out)
 		})
 	}
 }

@@ -6,12 +6,15 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/render"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -43,16 +46,37 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestDemoGolden(t *testing.T) {
-	for _, f := range []string{"table", "json", "csv", "markdown", "html"} {
-		t.Run(f, func(t *testing.T) {
-			out, errOut, code := run(t, "demo", "-o", f)
+	for _, f := range render.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			out, errOut, code := run(t, "demo", "-o", string(f))
 			if code != ExitOK {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			golden(t, "demo."+f, out)
+			golden(t, "demo."+string(f), out)
 		})
 	}
 }
+
+// On an 80-column terminal every command's table fits it (columns
+// dropped, text wrapped or cut, and said so); piped, nothing is cut.
+func TestTablesFitTheTerminal(t *testing.T) {
+	for _, args := range [][]string{{"demo"}, {"audit", "--demo"}, {"recommend", "--demo"}, {"plan", "--demo"}} {
+		t.Run(args[0], func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := Execute(args, Streams{Out: &out, Err: &errb, OutIsTTY: true, Width: 80}); code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			for _, l := range strings.Split(out.String(), "\n") {
+				if n := utf8.RuneCountInString(ansi.ReplaceAllString(l, "")); n > 80 {
+					t.Errorf("line of %d columns: %q", n, l)
+				}
+			}
+			golden(t, args[0]+".table-80", out.String())
+		})
+	}
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 // The demo must show the pattern gpuwise exists for, with numbers that
 // reconcile: low utilization, idle notebooks, non-GPU pods on GPU nodes.
@@ -123,7 +147,8 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"report without a source or kubeconfig", []string{"report"}, ExitUsage, "kubeconfig: none found (pass --kubeconfig"},
 		{"report with two sources", []string{"report", "--from", "x", "--prometheus", "http://127.0.0.1:1"}, ExitUsage, "one source at a time"},
-		{"unknown format", []string{"demo", "-o", "yaml"}, ExitUsage, `"yaml" is not one of`},
+		{"unknown format", []string{"demo", "-o", "xml"}, ExitUsage, `output format "xml" is not one of table, wide, json, yaml, csv, markdown, html`},
+		{"sarif is the audit's alone", []string{"demo", "-o", "sarif"}, ExitUsage, `output format "sarif" is not one of`},
 		{"unknown grouping and share listed together", []string{"demo", "--by", "team", "--idle-share", "all"}, ExitUsage, `idle share: "all"`},
 		{"threshold out of range", []string{"demo", "--idle-threshold", "2"}, ExitUsage, "outside [0, 1]"},
 		{"unknown flag", []string{"demo", "--nope"}, ExitUsage, "unknown flag"},

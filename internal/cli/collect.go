@@ -3,11 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuwise/gpuwise/internal/snapshot"
+	"github.com/gpuwise/gpuwise/internal/app"
 )
 
 type collectOptions struct {
@@ -16,7 +15,7 @@ type collectOptions struct {
 	window string
 }
 
-func newCollectCmd(s Streams) *cobra.Command {
+func newCollectCmd(e *env) *cobra.Command {
 	o := &collectOptions{}
 	cmd := &cobra.Command{
 		Use:   "collect -o FILE",
@@ -25,37 +24,29 @@ func newCollectCmd(s Streams) *cobra.Command {
 			"snapshot that `report --from`, `audit --from` and the other commands read. GPU usage is not\n" +
 			"collected here: holdings are marked unmeasured. Needs the ClusterRole in deploy/rbac.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd.Context(), o, s, time.Now()) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd.Context(), o, e) },
 	}
 	o.register(cmd.Flags())
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "snapshot file to write (e.g. snap.json.gz)")
-	cmd.Flags().StringVar(&o.window, "window", "24h", "window the snapshot covers, ending now")
+	cmd.Flags().StringVar(&o.window, "window", app.FormatWindow(app.DefaultCollectRequest().Window), "window the snapshot covers, ending now")
 	return cmd
 }
 
-func runCollect(ctx context.Context, o *collectOptions, s Streams, now time.Time) error {
-	if o.output == "" {
-		return usageErrorf("collect needs -o FILE")
+func runCollect(ctx context.Context, o *collectOptions, e *env) error {
+	var p flagProblems
+	req := app.CollectRequest{Kube: o.KubeSource, Output: o.output, Window: parseWindow(&p, o.window)}
+	if err := p.check(req.Validate); err != nil {
+		return err
 	}
-	window, err := parseWindow(o.window)
+	res, err := e.app.Collect(ctx, req)
 	if err != nil {
 		return err
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	snap, err := liveSnapshot(ctx, &o.kubeFlags, now, window)
-	if err != nil {
-		return err
-	}
-	if err := snapshot.WriteFile(o.output, snap); err != nil {
-		return inputError(err)
-	}
-	gpus := 0
+	snap, gpus := res.Snapshot, 0
 	for _, n := range snap.Nodes {
 		gpus += len(n.GPUs)
 	}
-	fmt.Fprintf(s.Err, "gpuwise: wrote %s: %d nodes (%d GPUs), %d pods, %d notes, from %s\n",
+	fmt.Fprintf(e.Err, "gpuwise: wrote %s: %d nodes (%d GPUs), %d pods, %d notes, from %s\n",
 		o.output, len(snap.Nodes), gpus, len(snap.Pods), len(snap.Notes), snap.Source)
 	return nil
 }

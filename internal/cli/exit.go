@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/app"
 )
 
 // Exit codes, documented in README.md.
@@ -20,6 +22,9 @@ const (
 	// ExitPartial: the result was written but some data could not be read;
 	// the output says which.
 	ExitPartial = 6
+	// ExitOutput: a result could not be written (--save, collect -o FILE,
+	// generate -d DIR).
+	ExitOutput = 7
 	// ExitFindings: `audit --fail-on` found a finding at or above the level.
 	ExitFindings = 8
 )
@@ -37,10 +42,18 @@ func usageErrorf(format string, args ...any) error {
 	return &exitError{ExitUsage, fmt.Errorf(format, args...)}
 }
 
-func inputError(err error) error { return &exitError{ExitInput, err} }
-
 // withCode attaches an exit code to err.
 func withCode(code int, err error) error { return &exitError{code, err} }
+
+// kindCodes maps the use cases' error kinds to exit codes.
+var kindCodes = map[app.Kind]int{
+	app.Internal:    ExitInternal,
+	app.Usage:       ExitUsage,
+	app.Input:       ExitInput,
+	app.Unreachable: ExitUnreachable,
+	app.Denied:      ExitDenied,
+	app.Output:      ExitOutput,
+}
 
 // ExitCode maps an error to its exit code.
 func ExitCode(err error) int {
@@ -51,5 +64,14 @@ func ExitCode(err error) int {
 	if errors.As(err, &e) {
 		return e.code
 	}
-	return ExitInternal
+	return kindCodes[app.KindOf(err)]
+}
+
+// partial turns a use case's partial-read note into the exit error
+// returned once the output is written.
+func partial(err error) error {
+	if err == nil {
+		return nil
+	}
+	return withCode(ExitPartial, err)
 }

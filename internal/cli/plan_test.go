@@ -1,23 +1,25 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/packing"
+	"github.com/gpuwise/gpuwise/internal/render"
 )
 
 // The demo cluster's plan is golden in every format a person or a machine
 // reads.
 func TestPlanDemoGolden(t *testing.T) {
-	for _, f := range []string{"json", "table", "markdown"} {
-		out, errOut, code := run(t, "plan", "--demo", "-o", f)
+	for _, f := range render.Formats {
+		out, errOut, code := run(t, "plan", "--demo", "-o", string(f))
 		if code != ExitOK {
 			t.Fatalf("-o %s: exit %d: %s", f, code, errOut)
 		}
-		ext := map[string]string{"json": "json", "table": "txt", "markdown": "md"}[f]
-		golden(t, "plan_demo."+ext, out)
+		ext := map[render.Format]string{render.Table: "txt", render.Markdown: "md"}[f]
+		golden(t, "plan_demo."+cmp.Or(ext, string(f)), out)
 	}
 }
 
@@ -45,7 +47,7 @@ func TestPlanDemoNumbers(t *testing.T) {
 
 func TestPlanBadFlags(t *testing.T) {
 	for _, args := range [][]string{
-		{"plan", "--demo", "-o", "csv"},
+		{"plan", "--demo", "-o", "sarif"},
 		{"plan", "--demo", "--shapes", "smaller"},
 		{"plan", "--demo", "--from", "x.json.gz"},
 	} {

@@ -8,15 +8,18 @@ import (
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/rightsize"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gpuwise/gpuwise/internal/render"
 )
 
 func TestRecommendGolden(t *testing.T) {
-	for _, f := range []string{"table", "json"} {
-		out, errOut, code := run(t, "recommend", "--demo", "-o", f)
+	for _, f := range render.Formats {
+		out, errOut, code := run(t, "recommend", "--demo", "-o", string(f))
 		if code != ExitOK {
 			t.Fatalf("recommend -o %s: exit %d: %s", f, code, errOut)
 		}
-		golden(t, "recommend."+f, out)
+		golden(t, "recommend."+string(f), out)
 	}
 }
 
@@ -95,4 +98,38 @@ func TestGenerateGolden(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "mig-parted", "configmap.yaml")); err != nil {
 		t.Errorf("generate -d wrote no mig-parted/configmap.yaml: %v", err)
 	}
+}
+
+// generate mig and generate plan write the same MIG layout for every node
+// (issue 10 item 3): both come from the planner.
+func TestGenerateMIGMatchesPlanOnDemo(t *testing.T) {
+	mig, errOut, code := run(t, "generate", "mig", "--demo")
+	if code != ExitOK {
+		t.Fatalf("generate mig: exit %d: %s", code, errOut)
+	}
+	plan, errOut, code := run(t, "generate", "plan", "--demo")
+	if code != ExitOK {
+		t.Fatalf("generate plan: exit %d: %s", code, errOut)
+	}
+	migDocs, planDocs := streamFiles(mig), streamFiles(plan)
+	if len(migDocs) == 0 || migDocs["mig-parted/configmap.yaml"] == "" {
+		t.Fatalf("generate mig wrote no mig-parted config: %v", migDocs)
+	}
+	for path, doc := range migDocs {
+		if planDocs[path] != doc {
+			t.Errorf("%s differs between generate mig and generate plan:\n%s", path, cmp.Diff(planDocs[path], doc))
+		}
+	}
+}
+
+// streamFiles splits a generate stream into its "# file: PATH" documents.
+func streamFiles(stream string) map[string]string {
+	out := map[string]string{}
+	for _, doc := range strings.Split(stream, "\n---\n") {
+		first, rest, _ := strings.Cut(strings.TrimPrefix(doc, "---\n"), "\n")
+		if path, ok := strings.CutPrefix(first, "# file: "); ok {
+			out[path] = strings.TrimRight(rest, "\n")
+		}
+	}
+	return out
 }

@@ -4,6 +4,10 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/render"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 type reportOptions struct {
@@ -11,7 +15,7 @@ type reportOptions struct {
 	sourceFlags
 }
 
-func newReportCmd(s Streams) *cobra.Command {
+func newReportCmd(e *env) *cobra.Command {
 	o := &reportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report [--from FILE | --prometheus URL | --demo | --context CTX]",
@@ -24,32 +28,45 @@ func newReportCmd(s Streams) *cobra.Command {
 			"With neither, it reads the live cluster's inventory through your kubeconfig (read-only):\n" +
 			"without usage data every GPU-hour is shown as unmeasured, never as idle.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runReport(cmd.Context(), o, s) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runReport(cmd.Context(), o, e) },
 	}
 	o.reportFlags.register(cmd.Flags())
 	o.sourceFlags.register(cmd.Flags())
 	return cmd
 }
 
-func runReport(ctx context.Context, o *reportOptions, s Streams) error {
-	opts, ropts, format, err := o.costOptions()
+func runReport(ctx context.Context, o *reportOptions, e *env) error {
+	var p flagProblems
+	req := app.ReportRequest{Data: o.sourceFlags.data(&p)}
+	var format render.Format
+	req.Cost, req.Report, format = o.reportFlags.options(&p)
+	if err := p.check(req.Validate); err != nil {
+		return err
+	}
+	res, err := e.app.Report(ctx, req)
 	if err != nil {
 		return err
 	}
-	snap, partial, err := o.load(ctx, o.window)
-	if err != nil {
+	if err := writeReport(e.Streams, res, format); err != nil {
 		return err
 	}
-	prep, err := prepare(snap)
-	if err != nil {
-		return err
+	return partial(res.Partial)
+}
+
+// writeReport renders the report with its recommendations line.
+func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
+	o := s.renderOptions()
+	o.Recommendations = recommendationSummary(res.Recommendations)
+	o.IdleCauses = res.IdleCauses
+	return render.Report(s.Out, res.Report, f, o)
+}
+
+// recommendationSummary is the report's recommendations line; nil says
+// nothing rather than $0.
+func recommendationSummary(r *rightsize.Result) *render.Recommendations {
+	if r == nil {
+		return nil
 	}
-	r, why, err := buildReport(prep, opts, ropts)
-	if err != nil {
-		return err
-	}
-	if err := writeReport(s.Out, r, why, prep, opts.Prices, format, s); err != nil {
-		return err
-	}
-	return partial
+	return &render.Recommendations{MonthlySavingsUSD: r.MonthlySavingsUSD, Count: len(r.GPU) + len(r.Containers),
+		Unpriced: r.Unpriced, Skipped: len(r.Skipped), Command: "gpuwise recommend"}
 }

@@ -4,15 +4,24 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/gpuwise/gpuwise/internal/app"
 )
 
-// Streams are the command's I/O, injected so tests can capture them.
+// Streams are the command's I/O and clock, injected so tests can capture
+// and fix them.
 type Streams struct {
 	Out, Err io.Writer
-	// OutIsTTY enables colour in table output.
+	// OutIsTTY enables colour in table output and fitting it to Width,
+	// the terminal's columns.
 	OutIsTTY bool
+	Width    int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // Version is set at build time with -ldflags.
@@ -29,7 +38,18 @@ func Execute(args []string, s Streams) int {
 	return ExitCode(err)
 }
 
+// env is what every command needs: the streams and the use cases.
+type env struct {
+	Streams
+	app *app.App
+}
+
 func newRoot(s Streams) *cobra.Command {
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	e := &env{Streams: s, app: app.New(now)}
 	root := &cobra.Command{
 		Use:   "gpuwise",
 		Short: "Find and recover the money your Kubernetes cluster burns on idle GPUs",
@@ -42,10 +62,10 @@ func newRoot(s Streams) *cobra.Command {
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
-	root.AddCommand(newDemoCmd(s), newReportCmd(s))
-	root.AddCommand(newAuditCmd(s), newCollectCmd(s))
-	root.AddCommand(newPlanCmd(s))
-	root.AddCommand(newRecommendCmd(s), newGenerateCmd(s))
+	root.AddCommand(newDemoCmd(e), newReportCmd(e))
+	root.AddCommand(newAuditCmd(e), newCollectCmd(e))
+	root.AddCommand(newPlanCmd(e))
+	root.AddCommand(newRecommendCmd(e), newGenerateCmd(e))
 	return root
 }
 
@@ -53,5 +73,9 @@ func newRoot(s Streams) *cobra.Command {
 func StdStreams() Streams {
 	st, err := os.Stdout.Stat()
 	tty := err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("NO_COLOR") == ""
-	return Streams{Out: os.Stdout, Err: os.Stderr, OutIsTTY: tty}
+	s := Streams{Out: os.Stdout, Err: os.Stderr, OutIsTTY: tty}
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && tty {
+		s.Width = w
+	}
+	return s
 }

@@ -1,22 +1,36 @@
 package cli
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/sim"
-	"github.com/gpuwise/gpuwise/internal/snapshot"
+	"github.com/gpuwise/gpuwise/internal/app"
 )
+
+// dataFlags are what every analysis reads besides its source: the window
+// and the price overrides.
+type dataFlags struct {
+	window string
+	prices string
+}
+
+func (f *dataFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.window, "window", "", "analysis window, e.g. 7d or 36h")
+	fs.StringVar(&f.prices, "prices", "", "price override file (YAML or CSV): negotiated or on-prem prices")
+}
+
+// data is the request's data selection for src.
+func (f *dataFlags) data(p *flagProblems, src app.Source) app.Data {
+	return app.Data{Source: src, Window: parseWindow(p, f.window), PricesFile: f.prices}
+}
 
 // sourceFlags choose where an analysis command reads its snapshot: a file
 // (--from), Prometheus history (--prometheus), the embedded simulated
 // cluster (--demo), or, with none of them, the live cluster's inventory
 // through the kubeconfig.
 type sourceFlags struct {
+	dataFlags
 	promFlags
 	kube kubeFlags
 	from string
@@ -24,78 +38,28 @@ type sourceFlags struct {
 }
 
 func (f *sourceFlags) register(fs *pflag.FlagSet) {
+	f.dataFlags.register(fs)
 	f.promFlags.register(fs)
 	f.kube.register(fs)
 	fs.StringVar(&f.from, "from", "", "snapshot file written by `gpuwise collect` or `gpuwise demo --save`")
 	fs.BoolVar(&f.demo, "demo", false, "analyse the embedded simulated cluster (what `gpuwise demo` reports on)")
 }
 
-// load reads the snapshot for a window (empty: the source's default);
-// partial is an ExitPartial error to return once the output is written.
-func (f *sourceFlags) load(ctx context.Context, window string) (snap *cluster.Snapshot, partial, err error) {
-	if ctx == nil {
-		ctx = context.Background()
+// data is the snapshot selection the flags describe.
+func (f *sourceFlags) data(p *flagProblems) app.Data {
+	src := app.Source{File: f.from, Prometheus: f.promFlags.source(p), Kube: f.kube.KubeSource}
+	if f.demo {
+		src.Demo = app.DefaultDemo()
 	}
-	n := 0
-	for _, set := range []bool{f.from != "", f.url != "", f.demo} {
-		if set {
-			n++
-		}
-	}
-	if n > 1 {
-		return nil, nil, usageErrorf("one source at a time: pass --from FILE, --prometheus URL or --demo")
-	}
-	switch {
-	case f.url != "":
-		length, err := windowOr(window, 7*24*time.Hour)
-		if err != nil {
-			return nil, nil, err
-		}
-		snap, err = f.fromPrometheus(ctx, length)
-		if snap != nil {
-			return snap, err, nil
-		}
-		return nil, nil, err
-	case f.demo:
-		cfg := sim.DefaultConfig()
-		if window != "" {
-			if cfg.Window, err = parseWindow(window); err != nil {
-				return nil, nil, err
-			}
-		}
-		snap, err = sim.Generate(cfg)
-		if err != nil {
-			return nil, nil, fmt.Errorf("simulating cluster: %w", err)
-		}
-		return snap, nil, nil
-	case f.from != "":
-		snap, err = snapshot.ReadFile(f.from)
-		if err != nil {
-			return nil, nil, inputError(err)
-		}
-		if window != "" {
-			d, err := parseWindow(window)
-			if err != nil {
-				return nil, nil, err
-			}
-			if have := snap.Window.End.Sub(snap.Window.Start); d != have {
-				return nil, nil, usageErrorf("window: %s holds usage summaries for %s; a different --window (%s) needs a new collect", f.from, have, d)
-			}
-		}
-		return snap, nil, nil
-	}
-	// The live cluster: inventory only, usage unmeasured.
-	length, err := windowOr(window, 24*time.Hour)
-	if err != nil {
-		return nil, nil, err
-	}
-	snap, err = liveSnapshot(ctx, &f.kube, time.Now().UTC(), length)
-	return snap, nil, err
+	return f.dataFlags.data(p, src)
 }
 
-func windowOr(window string, def time.Duration) (time.Duration, error) {
-	if window == "" {
-		return def, nil
+// parseWindow reads a window flag; empty is 0 (the source's default).
+func parseWindow(p *flagProblems, s string) time.Duration {
+	if s == "" {
+		return 0
 	}
-	return parseWindow(window)
+	d, err := app.ParseWindow(s)
+	p.add(err)
+	return d
 }

@@ -5,8 +5,10 @@
 // ConfigMap plus a commands file with the ClusterPolicy patch and the node
 // labels). It never applies anything and never talks to a cluster.
 //
-// Inputs are the plain values in types.go; engines (rightsize, packing,
-// plan) convert their results into them. Each generator validates its whole
+// Inputs are the plain values in types.go. recommended.go turns
+// right-sizing results (rightsize.Result) into them and planned.go a
+// consolidation plan (packing.Plan); `generate mig` writes the plan's MIG
+// layouts (PlanMIG), so it and `generate plan` never disagree about a node. Each generator validates its whole
 // input first and returns every problem, naming the object, joined into one
 // error; output is deterministic (maps sorted, input order kept elsewhere).
 // Generated device-plugin and mig-parted configs are re-read through strict
@@ -22,6 +24,7 @@
 // from that directory).
 //
 // It may import k8s.io/api, k8s.io/apimachinery, sigs.k8s.io/yaml and the
-// core package gpushape (MIG layout validity); it must not import client-go,
+// core packages cluster, gpushape (MIG layout validity), rightsize and
+// packing (whose results it converts); it must not import client-go,
 // adapters (kube, prom, sim), or read flags or the environment.
 package generate

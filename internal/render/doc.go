@@ -1,10 +1,18 @@
-// Package render owns how a cost report looks to people and machines: the
-// formats table (the terminal view), json and csv (stable, machine-read),
-// markdown (for pull requests and wikis) and html (one self-contained page).
+// Package render owns how every command's result looks to people and
+// machines: the cost report, the audit, the recommendations and the
+// consolidation plan, each in one set of formats — table (the terminal
+// view), wide (the table uncut), json and yaml (stable, machine-read),
+// csv, markdown (for pull requests and wikis), html (one self-contained
+// page) — and sarif for the audit. ParseFormat is the one place an -o
+// value is checked; write (output.go) is the one dispatch, and fits the
+// table to Options.Width when a terminal is set: the report drops its
+// least important columns, long text wraps under its column, what still
+// does not fit is cut with "…", and the output says so.
 //
 // It only formats: numbers are rounded for display here and nowhere else,
-// and it never computes or changes a report. It reads a *cost.Report and
-// writes to an io.Writer; it must not import adapters (kube, prom, sim),
-// read flags or the environment, or detect a terminal itself: callers pass
-// Options (colour, width) decided at the composition root.
+// and it never computes or changes a result. It reads the engines' result
+// values (cost, audit, rightsize, packing) and writes to an io.Writer; it
+// must not import adapters (kube, prom, sim) or app, read flags or the
+// environment, or detect a terminal itself: callers pass Options (colour,
+// width) decided at the composition root.
 package render

@@ -13,40 +13,55 @@ import (
 // Format names an output format.
 type Format string
 
-// Output formats.
+// Output formats. Table is the terminal view, cut to the terminal's width
+// when Options.Width is set; Wide is the same view uncut.
 const (
 	Table    Format = "table"
+	Wide     Format = "wide"
 	JSON     Format = "json"
+	YAML     Format = "yaml"
 	CSV      Format = "csv"
 	Markdown Format = "markdown"
 	HTML     Format = "html"
+	SARIF    Format = "sarif"
 )
 
-// Formats lists every format in the order help text shows them.
-var Formats = []Format{Table, JSON, CSV, Markdown, HTML}
+// Formats lists the formats every command writes, in the order help text
+// shows them; AuditFormats adds SARIF, the format CI code-scanning reads.
+var (
+	Formats      = []Format{Table, Wide, JSON, YAML, CSV, Markdown, HTML}
+	AuditFormats = append(append([]Format{}, Formats...), SARIF)
+)
 
-// ParseFormat turns a flag value into a Format; the error lists the valid
-// values.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
+// ParseFormat turns a flag value into one of the formats in set: the one
+// place an -o value is checked. The error lists the valid values.
+func ParseFormat(s string, set []Format) (Format, error) {
+	for _, f := range set {
 		if strings.EqualFold(s, string(f)) {
 			return f, nil
 		}
 	}
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
-		names[i] = string(f)
-	}
-	return "", fmt.Errorf("output format %q is not one of %s", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("output format %q is not one of %s", s, FormatList(set))
 }
 
-// Options tune the human formats; machine formats (json, csv) ignore them.
+// FormatList is the formats of set as help text shows them.
+func FormatList(set []Format) string {
+	names := make([]string, len(set))
+	for i, f := range set {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Options tune the human formats; machine formats (json, yaml, csv, sarif)
+// ignore them.
 type Options struct {
 	// Color adds ANSI colour to the table: warnings yellow, idle dollars
 	// red. Callers set it only when writing to a terminal.
 	Color bool
-	// Width is the terminal width; long keys are cut with "…" to fit it.
-	// 0 means no limit and no cutting.
+	// Width is the terminal width: the table format cuts long keys and
+	// then long lines with "…" to fit it and says so; 0 (not a terminal)
+	// and the wide format cut nothing.
 	Width int
 	// MaxRows caps the grouped rows in table and markdown; 0 shows all.
 	// Totals always cover every row.
@@ -55,8 +70,11 @@ type Options struct {
 	// headline line in the human formats, a "recommendations" object in
 	// JSON. CSV has no place for it.
 	Recommendations *Recommendations
-	// IdleCauses, when set, adds "Why GPUs idle": two tables in the human
-	// formats, an "idle_causes" object in JSON. CSV has no place for it.
+	// Version is gpuwise's version, for SARIF's tool record.
+	Version string
+	// IdleCauses, when set, adds "Why GPUs idle" to the report: two tables
+	// in the human formats, an "idle_causes" object in JSON and YAML. CSV
+	// has no place for it.
 	IdleCauses *idlecause.Result
 }
 
@@ -79,23 +97,12 @@ func Report(w io.Writer, r *cost.Report, f Format, o Options) error {
 	if r == nil {
 		return errors.New("rendering report: no report")
 	}
-	var err error
-	switch f {
-	case Table:
-		err = writeTable(w, r, o)
-	case JSON:
-		err = writeJSON(w, r, o.Recommendations, o.IdleCauses)
-	case CSV:
-		err = writeCSV(w, r)
-	case Markdown:
-		err = writeMarkdown(w, r, o)
-	case HTML:
-		err = writeHTML(w, r, o)
-	default:
-		_, err = ParseFormat(string(f))
-	}
-	if err != nil {
-		return fmt.Errorf("rendering %s report: %w", f, err)
-	}
-	return nil
+	return write(w, "report", f, o, writers{
+		Table:    func(w io.Writer) error { return writeTable(w, r, o) },
+		JSON:     func(w io.Writer) error { return writeJSON(w, r, o.Recommendations, o.IdleCauses) },
+		YAML:     func(w io.Writer) error { return encodeYAML(w, reportValue(r, o.Recommendations, o.IdleCauses)) },
+		CSV:      func(w io.Writer) error { return writeCSV(w, r) },
+		Markdown: func(w io.Writer) error { return writeMarkdown(w, r, o) },
+		HTML:     func(w io.Writer) error { return writeHTML(w, r, o) },
+	})
 }

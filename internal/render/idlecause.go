@@ -67,6 +67,23 @@ func causeWorkloadGrid(r *idlecause.Result) grid {
 	return g
 }
 
+// fitWhy narrows the per-workload grid for a terminal of width columns:
+// when the cause columns do not fit, one "main cause" column replaces
+// them (every cause stays in -o wide, json and yaml).
+func fitWhy(gs []grid, r *idlecause.Result, width int) []grid {
+	if width <= 0 || len(gs) < 2 || gridWidth(gs[1]) <= width {
+		return gs
+	}
+	g := gs[1]
+	g.Cols = append(g.Cols[:2:2], column{Title: "main cause"})
+	g.Caption = "each workload's main cause and its share of the workload's idle GPU-hours; -o wide shows every cause"
+	for i, w := range r.Workloads {
+		main := w.Causes[0]
+		g.Rows[i].Cells = append(g.Rows[i].Cells[:2:2], causeTitles[main.Cause]+" "+percent(&main.Share))
+	}
+	return []grid{gs[0], g}
+}
+
 // causeCell is a workload's share of idle GPU-hours for one cause and its
 // idle $/month, blank when the cause explains none of it.
 func causeCell(w idlecause.Workload, c idlecause.Cause) string {

@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"io"
 	"strconv"
 
@@ -13,19 +12,20 @@ import (
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
 func writeJSON(w io.Writer, r *cost.Report, rec *Recommendations, why *idlecause.Result) error {
-	// The report's fields, then "recommendations" and "idle_causes" when
-	// the caller computed them.
-	v := struct {
+	return encodeJSON(w, reportValue(r, rec, why))
+}
+
+// reportValue is what the report's JSON and YAML encode: the report's
+// fields, then "recommendations" and "idle_causes" when there are any.
+func reportValue(r *cost.Report, rec *Recommendations, why *idlecause.Result) any {
+	if rec == nil && why == nil {
+		return r
+	}
+	return struct {
 		*cost.Report
 		Recommendations *Recommendations  `json:"recommendations,omitempty"`
 		IdleCauses      *idlecause.Result `json:"idle_causes,omitempty"`
 	}{r, rec, why}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
 }
 
 // csvHeader names the CSV columns; their order is part of the stable format.

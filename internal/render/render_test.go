@@ -33,12 +33,13 @@ func TestParseFormat(t *testing.T) {
 	}{
 		{name: "every documented name parses", in: "markdown", want: Markdown},
 		{name: "case does not matter", in: "JSON", want: JSON},
-		{name: "an unknown name is an error", in: "yaml", wantErr: true},
+		{name: "an unknown name is an error", in: "xml", wantErr: true},
+		{name: "sarif is the audit's alone", in: "sarif", wantErr: true},
 		{name: "an empty name is an error", in: "", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseFormat(tt.in)
+			got, err := ParseFormat(tt.in, Formats)
 			if tt.wantErr {
 				if err == nil {
 					t.Fatalf("ParseFormat(%q) = %q, want an error", tt.in, got)
@@ -62,9 +63,9 @@ func TestReportRejectsBadInput(t *testing.T) {
 	if err := Report(&b, nil, Table, Options{}); err == nil {
 		t.Error("Report(nil report) succeeded, want an error")
 	}
-	err := Report(&b, sampleReport(), Format("yaml"), Options{})
-	if err == nil || !strings.Contains(err.Error(), "table, json, csv, markdown, html") {
-		t.Errorf("Report(yaml) error = %v, want one listing the formats", err)
+	err := Report(&b, sampleReport(), SARIF, Options{})
+	if err == nil || !strings.Contains(err.Error(), `output format "sarif" is not one of table, wide, json, yaml, csv, markdown, html`) {
+		t.Errorf("Report(sarif) error = %v, want one listing the formats", err)
 	}
 }
 

@@ -41,9 +41,16 @@ func writeTable(w io.Writer, r *cost.Report, o Options) error {
 	var b bytes.Buffer
 	p := painter(o.Color)
 	writeHeadline(&b, r, o.Recommendations, p)
-	writeGrid(&b, costGrid(r, o.MaxRows), o.Width, p)
+	cg, hidden := costGrid(r, o.MaxRows), []string(nil)
+	if o.Width > 0 {
+		cg, hidden = fitColumns(cg, o.Width)
+	}
+	writeGrid(&b, cg, o.Width, p)
+	if len(hidden) > 0 {
+		b.WriteString(indent + "(hidden to fit the terminal: " + strings.Join(hidden, ", ") + "; -o wide shows every column)\n")
+	}
 	writeGrid(&b, idleGrid(r), o.Width, p)
-	for _, g := range whyGrids(o.IdleCauses) {
+	for _, g := range fitWhy(whyGrids(o.IdleCauses), o.IdleCauses, o.Width) {
 		writeGrid(&b, g, o.Width, p)
 	}
 	writeNotes(&b, r, p)

@@ -1,20 +1,38 @@
-package audit
+package render
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/gpuwise/gpuwise/internal/audit"
 )
 
-// WriteTable writes findings for people: one summary row per finding,
+// Audit writes audit findings in format f.
+func Audit(w io.Writer, r *audit.Result, f Format, o Options) error {
+	if r == nil {
+		return fmt.Errorf("rendering audit: no audit")
+	}
+	return write(w, "audit", f, o, docWriters(auditDoc(r), writers{
+		Table: func(w io.Writer) error { return writeAuditTable(w, r) },
+		JSON:  func(w io.Writer) error { return encodeJSON(w, r) },
+		YAML:  func(w io.Writer) error { return encodeYAML(w, r) },
+		CSV:   func(w io.Writer) error { return writeAuditCSV(w, r) },
+		SARIF: func(w io.Writer) error { return writeSARIF(w, r, o.Version) },
+	}))
+}
+
+// writeAuditTable writes findings for people: one summary row per finding,
 // then each finding's evidence and remediation.
-func WriteTable(w io.Writer, r *Result) error {
+func writeAuditTable(w io.Writer, r *audit.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEVERITY\tRULE\tOBJECT\t$/MONTH\tFINDING")
 	for _, f := range r.Findings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, f.Object, money(f.MonthlyUSD), f.Message)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, f.Object, findingUSD(f.MonthlyUSD), f.Message)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -38,7 +56,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	return nil
 }
 
-func money(v *float64) string {
+func findingUSD(v *float64) string {
 	if v == nil {
 		return "-"
 	}
@@ -98,21 +116,21 @@ type sarifLogical struct {
 	Kind               string `json:"kind"`
 }
 
-func sarifLevel(s Severity) string {
+func sarifLevel(s audit.Severity) string {
 	switch s {
-	case Critical:
+	case audit.Critical:
 		return "error"
-	case Warning:
+	case audit.Warning:
 		return "warning"
 	}
 	return "note"
 }
 
-// WriteSARIF writes r as a SARIF 2.1.0 log with one run; objects are
+// writeSARIF writes r as a SARIF 2.1.0 log with one run; objects are
 // logical locations since findings are about cluster objects, not files.
-func WriteSARIF(w io.Writer, r *Result, version string) error {
+func writeSARIF(w io.Writer, r *audit.Result, version string) error {
 	d := sarifDriver{Name: "gpuwise", InformationURI: "https://github.com/gpuwise/gpuwise/blob/main/docs/audit.md", Version: version}
-	for _, rule := range Rules {
+	for _, rule := range audit.Rules {
 		sr := sarifRule{ID: rule.ID, Name: rule.Name, ShortDescription: sarifText{rule.Summary}}
 		sr.Default.Level = sarifLevel(rule.Severity)
 		d.Rules = append(d.Rules, sr)
@@ -133,4 +151,43 @@ func WriteSARIF(w io.Writer, r *Result, version string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
+}
+
+// auditCSVHeader names the audit CSV's columns: one row per finding; their
+// order is stable. monthly_usd is empty where the impact is not priced.
+var auditCSVHeader = []string{"rule", "severity", "object", "monthly_usd", "message", "evidence", "remediation"}
+
+func writeAuditCSV(w io.Writer, r *audit.Result) error {
+	cw := csv.NewWriter(w)
+	cw.Write(auditCSVHeader)
+	for _, f := range r.Findings {
+		usd := ""
+		if f.MonthlyUSD != nil {
+			usd = strconv.FormatFloat(*f.MonthlyUSD, 'f', -1, 64)
+		}
+		cw.Write([]string{f.Rule, f.Severity.String(), f.Object, usd, f.Message, strings.Join(f.Evidence, "; "), f.Remediation})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// auditDoc is the audit as a document, for markdown and HTML.
+func auditDoc(r *audit.Result) *doc {
+	d := &doc{title: "gpuwise audit"}
+	s := r.Summary
+	d.linef("%d critical, %d warning, %d info; %s/month at stake where priced. Source: %s.", s.Critical, s.Warning, s.Info, usdCents(s.MonthlyUSD), r.Source)
+	d.line("")
+	d.heading("Findings")
+	rows := make([][]string, 0, len(r.Findings))
+	for _, f := range r.Findings {
+		rows = append(rows, []string{f.Severity.String(), f.Rule, f.Object, findingUSD(f.MonthlyUSD), f.Message, strings.Join(f.Evidence, "; "), f.Remediation})
+	}
+	d.table([]string{"severity", "rule", "object", "$/month", "finding", "evidence", "fix"}, rows)
+	if len(r.Notes) > 0 {
+		d.heading("Notes")
+		for _, n := range r.Notes {
+			d.item(n)
+		}
+	}
+	return d
 }

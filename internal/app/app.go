@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// App runs the use cases. The zero value is not usable: create it with New.
+type App struct {
+	now func() time.Time
+}
+
+// New returns an App reading the time from now (time.Now in a binary, a
+// fixed clock in tests): a live snapshot's window and Prometheus' window
+// end at now.
+func New(now func() time.Time) *App { return &App{now: now} }
+
+// Data is what every analysis reads: where the snapshot comes from, its
+// window and the prices.
+type Data struct {
+	Source Source
+	// Window is the analysis window; 0 means the source's default (see
+	// Source). A snapshot file holds usage summaries for its own window
+	// only, so with File a non-zero Window must equal it.
+	Window time.Duration
+	// PricesFile is a price override file (YAML or CSV: negotiated,
+	// reserved or on-prem prices); empty means the embedded catalog.
+	PricesFile string
+}
+
+// problems gathers every problem of a request, so that one usage error
+// lists them all.
+type problems []string
+
+func (p *problems) add(err error) {
+	if err != nil {
+		*p = append(*p, err.Error())
+	}
+}
+
+func (p problems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return usageErrorf("%s", strings.Join(p, "; "))
+}
+
+// validate lists the data selection's problems.
+func (in Data) validate(p *problems) {
+	in.Source.validate(p)
+	p.add(validateWindow(in.Window, true))
+}
+
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}

@@ -1,0 +1,57 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/audit"
+)
+
+// AuditRequest asks for the hygiene audit.
+type AuditRequest struct {
+	Data
+	// Audit are the rule settings; its Prices is ignored (the use case
+	// prices with the embedded catalog and PricesFile).
+	Audit audit.Options
+}
+
+// DefaultAuditRequest is the audit with every default.
+func DefaultAuditRequest() AuditRequest {
+	return AuditRequest{Data: Data{Source: Source{Kube: DefaultKube()}}, Audit: audit.DefaultOptions(nil)}
+}
+
+// Validate lists every problem with the request.
+func (r AuditRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	p.add(r.Audit.Validate())
+	return p.err()
+}
+
+// AuditResult is the findings; Partial as in ReportResult.
+type AuditResult struct {
+	Result  *audit.Result
+	Partial error
+}
+
+// liveAuditWindow is the live cluster's default window for the audit: it
+// judges the cluster as it is.
+const liveAuditWindow = time.Hour
+
+// Audit checks every hygiene rule against the snapshot.
+func (a *App) Audit(ctx context.Context, req AuditRequest) (*AuditResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	catalog, err := loadPrices(req.PricesFile)
+	if err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveAuditWindow)
+	if err != nil {
+		return nil, err
+	}
+	opts := req.Audit
+	opts.Prices = catalog
+	return &AuditResult{Result: audit.Run(in.snap, opts), Partial: in.partial}, nil
+}

@@ -1,0 +1,59 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind classifies a use case's failure so that front ends map it to an
+// exit code (README) or an HTTP status.
+type Kind int
+
+// Error kinds.
+const (
+	// Internal is a bug: please report it.
+	Internal Kind = iota
+	// Usage: the request is invalid (a bad option or combination).
+	Usage
+	// Input: a snapshot, price, policy or trace file is missing, corrupt,
+	// of an unknown version or inconsistent.
+	Input
+	// Unreachable: the Kubernetes API or Prometheus could not be reached,
+	// timed out or answered 5xx.
+	Unreachable
+	// Denied: credentials missing, invalid or expired, or RBAC forbids a
+	// needed read.
+	Denied
+	// Output: a result could not be written (a saved snapshot, collect's
+	// file, generate's directory).
+	Output
+)
+
+// Error is a failure with its kind.
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the kind of err: Internal unless err is or wraps an *Error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Internal
+}
+
+func withKind(k Kind, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Kind: k, Err: err}
+}
+
+func usageErrorf(format string, args ...any) error {
+	return &Error{Kind: Usage, Err: fmt.Errorf(format, args...)}
+}

@@ -1,0 +1,49 @@
+package app
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/gpuwise/gpuwise/internal/config"
+	"github.com/gpuwise/gpuwise/internal/generate"
+	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
+
+// loadPrices is the embedded catalog with the overrides in path (if any).
+func loadPrices(path string) (*pricing.Catalog, error) {
+	catalog := pricing.Embedded()
+	if path == "" {
+		return catalog, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, withKind(Input, fmt.Errorf("reading price overrides: %w", err))
+	}
+	o, err := pricing.ParseOverrides(path, data)
+	if err != nil {
+		return nil, withKind(Input, err)
+	}
+	return catalog.WithOverrides(o), nil
+}
+
+// loadPolicy is the recommendation policy in path, or the defaults.
+func loadPolicy(path string) (rightsize.Policy, error) {
+	if path == "" {
+		return rightsize.DefaultPolicy(), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return rightsize.Policy{}, withKind(Input, fmt.Errorf("reading policy: %w", err))
+	}
+	pol, err := config.ParsePolicy(path, data)
+	if err != nil {
+		return rightsize.Policy{}, withKind(Input, err)
+	}
+	return pol, nil
+}
+
+// WriteDir writes generated files under dir; a failure is an Output error.
+func WriteDir(dir string, files []generate.File) error {
+	return withKind(Output, generate.WriteDir(dir, files))
+}

@@ -1,0 +1,69 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
+
+// RecommendRequest asks for right-sizing recommendations.
+type RecommendRequest struct {
+	Data
+	// PolicyFile is a recommendation policy (YAML or JSON); empty means
+	// rightsize.DefaultPolicy.
+	PolicyFile string
+}
+
+// DefaultRecommendRequest is recommend with every default.
+func DefaultRecommendRequest() RecommendRequest {
+	return RecommendRequest{Data: Data{Source: Source{Kube: DefaultKube()}}}
+}
+
+// Validate lists every problem with the request.
+func (r RecommendRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	return p.err()
+}
+
+// RecommendResult is the recommendations, the policy they used and the
+// snapshot they came from; Partial as in ReportResult.
+type RecommendResult struct {
+	Result   *rightsize.Result
+	Policy   rightsize.Policy
+	Snapshot *cluster.Prepared
+	Partial  error
+}
+
+// Recommend sizes every container and picks a GPU shape per workload.
+func (a *App) Recommend(ctx context.Context, req RecommendRequest) (*RecommendResult, error) {
+	res, _, err := a.recommend(ctx, req)
+	return res, err
+}
+
+// recommend also returns the prices, for use cases that go on to plan.
+func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendResult, *pricing.Catalog, error) {
+	if err := req.Validate(); err != nil {
+		return nil, nil, err
+	}
+	pol, err := loadPolicy(req.PolicyFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	catalog, err := loadPrices(req.PricesFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := rightsize.Recommend(in.snap, pol, catalog)
+	if err != nil {
+		return nil, nil, fmt.Errorf("recommending: %w", err)
+	}
+	return &RecommendResult{Result: r, Policy: pol, Snapshot: in.snap, Partial: in.partial}, catalog, nil
+}

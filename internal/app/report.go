@@ -1,0 +1,122 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/idlecause"
+	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
+
+// ReportRequest asks for the cost report.
+type ReportRequest struct {
+	Data
+	// Cost are the allocation settings; its Prices is ignored (the use
+	// case prices with the embedded catalog and PricesFile).
+	Cost   cost.Options
+	Report cost.ReportOptions
+	// SaveSnapshot, when set, also writes the snapshot there.
+	SaveSnapshot string
+}
+
+// DefaultReportRequest is the report with every default.
+func DefaultReportRequest() ReportRequest {
+	return ReportRequest{Data: Data{Source: Source{Kube: DefaultKube()}}, Cost: cost.DefaultOptions(nil), Report: cost.DefaultReportOptions()}
+}
+
+// Validate lists every problem with the request.
+func (r ReportRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	opts := r.Cost
+	opts.Prices = noPrices{}
+	p.add(opts.Validate())
+	p.add(r.Report.Validate())
+	return p.err()
+}
+
+// noPrices stands in for the catalog when validating options before it is
+// loaded.
+type noPrices struct{}
+
+func (noPrices) Price(n pricing.NodeSpec) (pricing.NodePrice, error) {
+	return pricing.NodePrice{}, fmt.Errorf("node %s: no prices loaded", n.Name)
+}
+
+// ReportResult is the report and what it stands on.
+type ReportResult struct {
+	Report *cost.Report
+	// Recommendations are `gpuwise recommend` with the default policy on
+	// the same snapshot and prices (the report's recommendations line);
+	// nil when they could not be computed.
+	Recommendations *rightsize.Result
+	// IdleCauses splits the report's idle GPU-hours and dollars by why
+	// the GPUs idled (the default policy), top workloads as Report.TopN.
+	IdleCauses *idlecause.Result
+	Snapshot   *cluster.Prepared
+	// Partial, when set, says what could not be read: the report is still
+	// complete for what was.
+	Partial error
+}
+
+// liveReportWindow is the live cluster's default window for reports.
+const liveReportWindow = 24 * time.Hour
+
+// Report prices every GPU node for the window and allocates its cost.
+func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	catalog, err := loadPrices(req.PricesFile)
+	if err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, err
+	}
+	if req.SaveSnapshot != "" {
+		if err := SaveSnapshot(req.SaveSnapshot, in.snap.Snapshot); err != nil {
+			return nil, err
+		}
+	}
+	opts := req.Cost
+	opts.Prices = catalog
+	alloc, err := cost.Allocate(in.snap, opts)
+	if err != nil {
+		return nil, fmt.Errorf("allocating cost: %w", err)
+	}
+	r, err := cost.NewReport(alloc, req.Report)
+	if err != nil {
+		return nil, fmt.Errorf("building report: %w", err)
+	}
+	why, err := IdleCauses(in.snap, alloc, idlecause.DefaultPolicy(), req.Report.TopN)
+	if err != nil {
+		return nil, err
+	}
+	res := &ReportResult{Report: r, IdleCauses: why, Snapshot: in.snap, Partial: in.partial}
+	if recs, err := rightsize.Recommend(in.snap, rightsize.DefaultPolicy(), catalog); err == nil {
+		res.Recommendations = recs
+	}
+	return res, nil
+}
+
+// IdleCauses splits an allocation's idle GPU-hours and dollars by cause:
+// the cost engine's figures per workload handed to the idle-cause engine,
+// keeping the top workloads by idle dollars (top ≤ 0: all).
+func IdleCauses(s *cluster.Prepared, a *cost.Allocation, p idlecause.Policy, top int) (*idlecause.Result, error) {
+	byWorkload := a.IdleByWorkload()
+	idle := make([]idlecause.Idle, len(byWorkload))
+	for i, w := range byWorkload {
+		idle[i] = idlecause.Idle{Workload: w.Workload, GPUHours: w.IdleGPUHours, USD: w.IdleUSD, Priced: w.Priced}
+	}
+	r, err := idlecause.Explain(s, idle, p)
+	if err != nil {
+		return nil, fmt.Errorf("explaining idle GPUs: %w", err)
+	}
+	return r.Top(top), nil
+}

@@ -1,0 +1,147 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/sim"
+	"github.com/gpuwise/gpuwise/internal/snapshot"
+)
+
+// Source says where a use case reads its snapshot: at most one of File,
+// Prometheus and Demo; with none of them, the live cluster's inventory
+// through Kube. Default windows: Prometheus 7 days, the simulator its own
+// (7 days), the live cluster the use case's (a day for reports, an hour
+// for the audit), a file its own.
+type Source struct {
+	// File is a snapshot written by collect or a saved demo.
+	File string
+	// Prometheus reads the whole snapshot from Prometheus history.
+	Prometheus *PromSource
+	// Demo simulates the embedded cluster.
+	Demo *DemoSource
+	// Kube reaches the live cluster (inventory only: usage unmeasured).
+	Kube KubeSource
+}
+
+// DemoSource steers the simulated cluster.
+type DemoSource struct {
+	Seed uint64
+	// Scale multiplies the cluster (1..1000).
+	Scale int
+}
+
+// DefaultDemo is the simulation `gpuwise demo` runs.
+func DefaultDemo() *DemoSource { return &DemoSource{Seed: sim.DefaultConfig().Seed, Scale: 1} }
+
+// maxDemoScale bounds --scale: 1,000 cells are about 96,000 GPUs.
+const maxDemoScale = 1000
+
+// loaded is a prepared snapshot; partial, when set, says what could not be
+// read (the result is still written, then marked partial).
+type loaded struct {
+	snap    *cluster.Prepared
+	partial error
+}
+
+func (s Source) validate(p *problems) {
+	n := 0
+	for _, set := range []bool{s.File != "", s.Prometheus != nil, s.Demo != nil} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		p.add(fmt.Errorf("one source at a time: pass --from FILE, --prometheus URL or --demo"))
+	}
+	if s.Demo != nil && (s.Demo.Scale < 1 || s.Demo.Scale > maxDemoScale) {
+		p.add(fmt.Errorf("scale: %d is outside 1..%d", s.Demo.Scale, maxDemoScale))
+	}
+	if s.Prometheus != nil {
+		s.Prometheus.validate(p)
+	}
+	if s.File == "" && s.Prometheus == nil && s.Demo == nil {
+		s.Kube.validate(p)
+	}
+}
+
+// read reads the raw snapshot for a window (0: the source's default, live
+// the default for the live cluster); partial is set when Prometheus
+// answered only in part.
+func (a *App) read(ctx context.Context, s Source, window, live time.Duration) (snap *cluster.Snapshot, partial, err error) {
+	switch {
+	case s.Prometheus != nil:
+		return a.fromPrometheus(ctx, s.Prometheus, window)
+	case s.Demo != nil:
+		snap, err = simulate(s.Demo, window)
+		return snap, nil, err
+	case s.File != "":
+		snap, err = readFile(s.File, window)
+		return snap, nil, err
+	}
+	if window == 0 {
+		window = live
+	}
+	snap, err = a.liveSnapshot(ctx, s.Kube, window)
+	return snap, nil, err
+}
+
+// load reads and prepares the snapshot: every use case computes on a
+// prepared one.
+func (a *App) load(ctx context.Context, s Source, window, live time.Duration) (*loaded, error) {
+	ctx = orBackground(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	snap, partial, err := a.read(ctx, s, window, live)
+	if err != nil {
+		return nil, err
+	}
+	prep, err := Prepare(snap)
+	if err != nil {
+		return nil, err
+	}
+	return &loaded{snap: prep, partial: partial}, nil
+}
+
+// Prepare checks a snapshot (cluster.Prepare): an inconsistent one is an
+// Input error listing every problem.
+func Prepare(s *cluster.Snapshot) (*cluster.Prepared, error) {
+	p, err := cluster.Prepare(s)
+	if err != nil {
+		return nil, withKind(Input, fmt.Errorf("snapshot is inconsistent: %w", err))
+	}
+	return p, nil
+}
+
+func simulate(d *DemoSource, window time.Duration) (*cluster.Snapshot, error) {
+	cfg := sim.DefaultConfig()
+	cfg.Seed, cfg.Scale = d.Seed, d.Scale
+	if window > 0 {
+		cfg.Window = window
+	}
+	snap, err := sim.Generate(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("simulating cluster: %w", err)
+	}
+	return snap, nil
+}
+
+func readFile(path string, window time.Duration) (*cluster.Snapshot, error) {
+	snap, err := snapshot.ReadFile(path)
+	if err != nil {
+		return nil, withKind(Input, err)
+	}
+	if have := snap.Window.End.Sub(snap.Window.Start); window != 0 && window != have {
+		return nil, usageErrorf("window: %s holds usage summaries for %s; a different --window (%s) needs a new collect", path, have, window)
+	}
+	return snap, nil
+}
+
+// SaveSnapshot writes a snapshot file (gzip JSON); a failure is an Output
+// error.
+func SaveSnapshot(path string, s *cluster.Snapshot) error {
+	return withKind(Output, snapshot.WriteFile(path, s))
+}

@@ -1,0 +1,283 @@
+package render
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
+
+// Recommend writes right-sizing results in format f.
+func Recommend(w io.Writer, r *rightsize.Result, f Format, o Options) error {
+	if r == nil {
+		return fmt.Errorf("rendering recommendations: no recommendations")
+	}
+	return write(w, "recommendations", f, o, docWriters(recommendDoc(r), writers{
+		Table: func(w io.Writer) error { return writeRecommendationsTable(w, r) },
+		JSON:  func(w io.Writer) error { return encodeJSON(w, r) },
+		YAML:  func(w io.Writer) error { return encodeYAML(w, r) },
+		CSV:   func(w io.Writer) error { return writeRecommendationsCSV(w, r) },
+	}))
+}
+
+// recommendCSVHeader names the CSV columns; their order is stable.
+var recommendCSVHeader = []string{"kind", "workload", "container", "action", "current", "recommended",
+	"monthly_savings_usd", "priced", "confidence", "reason"}
+
+// writeRecommendationsCSV writes one row per GPU shape, container and
+// skip (kind gpu, cpu-memory, skipped); unpriced savings are empty.
+func writeRecommendationsCSV(w io.Writer, r *rightsize.Result) error {
+	cw := csv.NewWriter(w)
+	cw.Write(recommendCSVHeader)
+	for _, g := range r.GPU {
+		cw.Write([]string{"gpu", g.Workload, g.Container, string(g.Action), gpuNow(g), gpuTarget(g),
+			savingsCell(g.MonthlySavingsUSD, g.Priced), strconv.FormatBool(g.Priced), string(g.Confidence), g.Reason})
+	}
+	for _, c := range r.Containers {
+		cw.Write([]string{"cpu-memory", c.Workload, c.Container, "resize", containerNow(c), containerTarget(c),
+			savingsCell(c.MonthlySavingsUSD, c.Priced), strconv.FormatBool(c.Priced), string(c.Confidence), c.Reason})
+	}
+	for _, k := range r.Skipped {
+		cw.Write([]string{"skipped", k.Workload, k.Container, k.Kind, "", "", "", "", "", k.Reason})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func savingsCell(v float64, priced bool) string {
+	if !priced {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// maxSkipLines keeps the table's skip list short; json has them all.
+const maxSkipLines = 10
+
+func writeRecommendationsTable(w io.Writer, r *rightsize.Result) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Recommendations (%s window; $/month at 730 h; nothing applied: see `gpuwise generate`)\n", windowText(r))
+	fmt.Fprintf(&b, "  Total  %s/month from %d GPU shapes and %d containers", usdCents(r.MonthlySavingsUSD), len(r.GPU), len(r.Containers))
+	if r.Unpriced > 0 {
+		fmt.Fprintf(&b, "; %d unpriced (n/a, not $0)", r.Unpriced)
+	}
+	b.WriteString("\n")
+	writeGPUTable(&b, r)
+	writeContainerTable(&b, r)
+	writeSkips(&b, r)
+	if len(r.Notes) > 0 {
+		b.WriteString("\nNotes\n")
+		for _, n := range r.Notes {
+			b.WriteString("  - " + n + "\n")
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeGPUTable(b *bytes.Buffer, r *rightsize.Result) {
+	b.WriteString("\nGPU shape per workload (best saving first)\n")
+	rows := gpuRows(r)
+	if len(rows) == 0 {
+		b.WriteString("  none\n")
+		return
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  WORKLOAD\tPODS\tNOW\tRECOMMENDED\t$/MONTH\tCONFIDENCE")
+	for _, row := range rows {
+		fmt.Fprintln(tw, "  "+strings.Join(row[:6], "\t"))
+	}
+	tw.Flush()
+	b.WriteString("\n  Why:\n")
+	for _, row := range rows {
+		fmt.Fprintf(b, "  %s: %s\n", row[0], row[6])
+	}
+}
+
+// gpuRows are the GPU recommendations, best saving first: workload, pods,
+// now, recommended, $/month, confidence, why.
+func gpuRows(r *rightsize.Result) [][]string {
+	gpus := append([]rightsize.GPURec(nil), r.GPU...)
+	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].MonthlySavingsUSD > gpus[j].MonthlySavingsUSD })
+	rows := make([][]string, 0, len(gpus))
+	for _, g := range gpus {
+		rows = append(rows, []string{g.Workload, strconv.FormatFloat(g.Pods, 'f', 2, 64), gpuNow(g), gpuTarget(g),
+			moneyCell(g.MonthlySavingsUSD, g.Priced), string(g.Confidence), g.Reason})
+	}
+	return rows
+}
+
+func writeContainerTable(b *bytes.Buffer, r *rightsize.Result) {
+	b.WriteString("\nCPU and memory requests per container (best saving first)\n")
+	rows := containerRows(r)
+	if len(rows) == 0 {
+		b.WriteString("  none\n")
+		return
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  WORKLOAD\tCONTAINER\tCPU\tMEMORY\t$/MONTH\tCONFIDENCE\tNOTE")
+	for _, row := range rows {
+		fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
+	}
+	tw.Flush()
+}
+
+// containerRows are the container recommendations, best saving first:
+// workload, container, CPU now → recommended, memory now → recommended,
+// $/month, confidence, note.
+func containerRows(r *rightsize.Result) [][]string {
+	cs := append([]rightsize.ContainerRec(nil), r.Containers...)
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].MonthlySavingsUSD > cs[j].MonthlySavingsUSD })
+	rows := make([][]string, 0, len(cs))
+	for _, c := range cs {
+		var note []string
+		if c.RoundNumber {
+			note = append(note, "round-number request")
+		}
+		if c.OOMBumped {
+			note = append(note, "OOM-killed: bumped")
+		}
+		if c.CPUStarved {
+			note = append(note, "CPU-starved GPU: raised")
+		}
+		rows = append(rows, []string{c.Workload, c.Container, milliText(c.CurrentCPUMilli) + " → " + milliText(c.CPUMilli),
+			bytesQty(c.CurrentMemoryBytes) + " → " + bytesQty(c.MemoryBytes), moneyCell(c.MonthlySavingsUSD, c.Priced),
+			string(c.Confidence), strings.Join(note, ", ")})
+	}
+	return rows
+}
+
+func writeSkips(b *bytes.Buffer, r *rightsize.Result) {
+	if len(r.Skipped) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nNo recommendation (%d)\n", len(r.Skipped))
+	for i, k := range r.Skipped {
+		if i == maxSkipLines {
+			fmt.Fprintf(b, "  … %d more (all in -o json)\n", len(r.Skipped)-maxSkipLines)
+			break
+		}
+		fmt.Fprintf(b, "  %s\n", skipText(k))
+	}
+}
+
+// skipText is one skip: "workload container [kind]: reason".
+func skipText(k rightsize.Skip) string {
+	what := k.Workload
+	if k.Container != "" {
+		what += " " + k.Container
+	}
+	return fmt.Sprintf("%s [%s]: %s", what, k.Kind, k.Reason)
+}
+
+func gpuNow(g rightsize.GPURec) string {
+	return fmt.Sprintf("%d × %s %s", max(g.GPUsPerPod, 1), g.CurrentModel, g.CurrentResource)
+}
+
+func gpuTarget(g rightsize.GPURec) string {
+	switch g.Action {
+	case rightsize.UseMIG:
+		return "MIG " + g.Profile + " on " + g.TargetModel
+	case rightsize.UseTimeSlice:
+		return fmt.Sprintf("time-slice 1/%d of %s", g.Replicas, g.TargetModel)
+	case rightsize.CheaperModel:
+		return g.TargetModel + " (" + g.TargetInstanceType + ")"
+	}
+	return "keep whole GPU"
+}
+
+func containerNow(c rightsize.ContainerRec) string {
+	return milliText(c.CurrentCPUMilli) + " CPU, " + bytesQty(c.CurrentMemoryBytes) + " memory"
+}
+
+func containerTarget(c rightsize.ContainerRec) string {
+	return milliText(c.CPUMilli) + " CPU, " + bytesQty(c.MemoryBytes) + " memory"
+}
+
+func milliText(m int64) string {
+	if m == 0 {
+		return "none"
+	}
+	if m%1000 == 0 {
+		return strconv.FormatInt(m/1000, 10)
+	}
+	return strconv.FormatInt(m, 10) + "m"
+}
+
+// bytesQty writes bytes as a Kubernetes quantity in Mi or Gi.
+func bytesQty(b int64) string {
+	switch {
+	case b == 0:
+		return "none"
+	case b%(1<<30) == 0:
+		return strconv.FormatInt(b>>30, 10) + "Gi"
+	}
+	return strconv.FormatInt(int64(math.Ceil(float64(b)/(1<<20))), 10) + "Mi"
+}
+
+func moneyCell(v float64, priced bool) string {
+	if !priced {
+		return "n/a"
+	}
+	return usdCents(v)
+}
+
+// usdCents writes dollars with thousands separators: "$12,345.67", "-$5.00".
+func usdCents(v float64) string {
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	return sign + "$" + whole + "." + frac
+}
+
+func windowText(r *rightsize.Result) string {
+	h := r.Window.Hours()
+	if h >= 24 && math.Mod(h, 24) == 0 {
+		return strconv.FormatFloat(h/24, 'f', -1, 64) + "d"
+	}
+	return strconv.FormatFloat(math.Round(h*10)/10, 'f', -1, 64) + "h"
+}
+
+// recommendDoc is the recommendations as a document, for markdown and
+// HTML: every skip is listed, not only the first few.
+func recommendDoc(r *rightsize.Result) *doc {
+	d := &doc{title: "gpuwise recommendations"}
+	d.linef("%s window; $/month at 730 h; nothing applied: see `gpuwise generate`.", windowText(r))
+	total := fmt.Sprintf("Total %s/month from %d GPU shapes and %d containers", usdCents(r.MonthlySavingsUSD), len(r.GPU), len(r.Containers))
+	if r.Unpriced > 0 {
+		total += fmt.Sprintf("; %d unpriced (n/a, not $0)", r.Unpriced)
+	}
+	d.line(total + ".")
+	d.line("")
+	d.heading("GPU shape per workload (best saving first)")
+	d.table([]string{"workload", "pods", "now", "recommended", "$/month", "confidence", "why"}, gpuRows(r))
+	d.heading("CPU and memory requests per container (best saving first)")
+	d.table([]string{"workload", "container", "CPU", "memory", "$/month", "confidence", "note"}, containerRows(r))
+	if len(r.Skipped) > 0 {
+		d.heading(fmt.Sprintf("No recommendation (%d)", len(r.Skipped)))
+		for _, k := range r.Skipped {
+			d.item(skipText(k))
+		}
+		d.line("")
+	}
+	if len(r.Notes) > 0 {
+		d.heading("Notes")
+		for _, n := range r.Notes {
+			d.item(n)
+		}
+	}
+	return d
+}
