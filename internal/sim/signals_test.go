@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
@@ -232,5 +233,33 @@ func TestServingSeries(t *testing.T) {
 		if servers[k] != want {
 			t.Errorf("%s: server %q, want %q", k, servers[k], want)
 		}
+	}
+}
+
+// hourlyBytes is the memory the hourly series hold: 4 B per value, the
+// slice headers and the per-workload struct.
+func hourlyBytes(h *cluster.Hourly) (bytes, workloadHours int) {
+	for i := range h.Workloads {
+		w := &h.Workloads[i]
+		bytes += int(unsafe.Sizeof(*w))
+		for _, s := range w.Series() {
+			bytes += 4 * len(*s.Series)
+		}
+		workloadHours += w.Hours()
+	}
+	return bytes, workloadHours
+}
+
+// TestHourlyFootprint keeps the hourly series small: under 64 bytes per
+// workload-hour (float32 values, sparse in time), the budget the 10k-GPU
+// snapshot was sized with (docs/performance.md).
+func TestHourlyFootprint(t *testing.T) {
+	t.Parallel()
+	s := demoSnapshot(t)
+	b, wh := hourlyBytes(s.Hourly)
+	per := float64(b) / float64(wh)
+	t.Logf("hourly series: %d workloads, %d workload-hours, %d bytes (%.1f B per workload-hour)", len(s.Hourly.Workloads), wh, b, per)
+	if per > 64 {
+		t.Errorf("%.1f bytes per workload-hour, want ≤ 64", per)
 	}
 }
