@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
@@ -20,6 +21,7 @@ type HourlyBuilder struct {
 	threshold float64
 	loads     map[string]*HourlyAcc
 	order     []string
+	used      []*[]float64 // arrays handed out, for Release
 }
 
 // NewHourlyBuilder starts series over w, counting activity below
@@ -74,59 +76,99 @@ func (a *HourlyAcc) Life(from, to, gpuFraction float64) {
 	}
 }
 
-// GPU records dt measured seconds of a unit of the given fraction at
-// activity v (relative to the unit).
-func (a *HourlyAcc) GPU(t, dt, fraction, v float64) {
-	a.b.spread(a.alloc(&a.measuredSec), t, dt, fraction)
-	a.b.spread(a.alloc(&a.activeSec), t, dt, fraction*min(max(v, 0), 1))
-	a.alloc(&a.idleSec)
-	if usage.IsIdle(v, a.b.threshold) {
-		a.b.spread(a.idleSec, t, dt, fraction)
+// Span is where a piece of a sample falls: an hour, and the piece's
+// seconds in it and in the next hour (0 when it does not straddle).
+// Quantities are added per span as rates, so a source finds a sample's
+// span once and adds every GPU, container and counter of it.
+type Span struct {
+	h        int
+	in, next float64
+}
+
+// Spans appends to buf the spans of the sample [t, t+dt), clipped to the
+// window: one for a sample of at most an hour, more for a longer one.
+func (b *HourlyBuilder) Spans(t, dt float64, buf []Span) []Span {
+	end := min(t+dt, b.window)
+	for t = max(t, 0); t < end; {
+		h := int(t / 3600)
+		cut := float64(h+1) * 3600
+		sp := Span{h: h, in: min(cut, end) - t}
+		if end > cut && h+1 < b.hours {
+			sp.next = min(end, cut+3600) - cut
+		}
+		buf = append(buf, sp)
+		t += sp.in + sp.next
+	}
+	return buf
+}
+
+// Seconds is the span's length.
+func (sp Span) Seconds() float64 { return sp.in + sp.next }
+
+func (sp Span) add(arr []float64, rate float64) {
+	arr[sp.h] += rate * sp.in
+	if sp.next > 0 {
+		arr[sp.h+1] += rate * sp.next
 	}
 }
 
-// PCIe records a whole GPU's mean PCIe receive rate (bytes/s) over dt.
-func (a *HourlyAcc) PCIe(t, dt, bytesPerSec float64) {
-	a.b.spread(a.alloc(&a.pcie), t, dt, bytesPerSec)
-	a.b.spread(a.alloc(&a.pcieSec), t, dt, 1)
+// IsIdle reports whether activity v counts as idle in these series, by
+// the cost engine's rule (usage.IsIdle).
+func (b *HourlyBuilder) IsIdle(v float64) bool { return usage.IsIdle(v, b.threshold) }
+
+// GPUs records a span of measured units, summed over the units of a
+// sample: Σ fraction, Σ fraction × activity and Σ fraction of those idle
+// (IsIdle). A pod whose GPUs move in lockstep adds them in one call.
+func (a *HourlyAcc) GPUs(sp Span, measured, active, idle float64) {
+	sp.add(a.alloc(&a.measuredSec), measured)
+	sp.add(a.alloc(&a.activeSec), active)
+	sp.add(a.alloc(&a.idleSec), idle)
 }
 
-// NVLink records a whole GPU's mean NVLink receive rate (bytes/s) over dt.
-func (a *HourlyAcc) NVLink(t, dt, bytesPerSec float64) {
-	a.b.spread(a.alloc(&a.nvlink), t, dt, bytesPerSec)
-	a.b.spread(a.alloc(&a.nvlinkSec), t, dt, 1)
-}
-
-// CPU records a limited container's usage and limit (cores) over dt.
-func (a *HourlyAcc) CPU(t, dt, usedCores, limitCores float64) {
-	a.b.spread(a.alloc(&a.cpuUsed), t, dt, usedCores)
-	a.b.spread(a.alloc(&a.cpuLimit), t, dt, limitCores)
-}
-
-// Throttle records CFS periods and throttled periods counted over
-// [t, t+dt).
-func (a *HourlyAcc) Throttle(t, dt, periods, throttled float64) {
-	if dt <= 0 {
-		return
+// Links records the summed receive rates (bytes/s) of a span's whole
+// GPUs: pcie over pcieGPUs, nvlink over nvGPUs (0: no NVLink series).
+// The hourly figures are means per GPU.
+func (a *HourlyAcc) Links(sp Span, pcie float64, pcieGPUs int, nvlink float64, nvGPUs int) {
+	if pcieGPUs > 0 {
+		sp.add(a.alloc(&a.pcie), pcie)
+		sp.add(a.alloc(&a.pcieSec), float64(pcieGPUs))
 	}
-	a.b.spread(a.alloc(&a.periods), t, dt, periods/dt)
-	a.b.spread(a.alloc(&a.throttled), t, dt, throttled/dt)
+	if nvGPUs > 0 {
+		sp.add(a.alloc(&a.nvlink), nvlink)
+		sp.add(a.alloc(&a.nvlinkSec), float64(nvGPUs))
+	}
 }
 
-// Memory records a limited container's working set / limit at time t.
-func (a *HourlyAcc) Memory(t, ofLimit float64) {
-	h := a.b.hour(t)
-	if h < 0 {
-		return
-	}
+// CPU records a CPU-limited container's usage and limit, in cores.
+func (a *HourlyAcc) CPU(sp Span, usedCores, limitCores float64) {
+	sp.add(a.alloc(&a.cpuUsed), usedCores)
+	sp.add(a.alloc(&a.cpuLimit), limitCores)
+}
+
+// Throttle records a container's CFS periods and throttled periods, as
+// rates per second.
+func (a *HourlyAcc) Throttle(sp Span, periods, throttled float64) {
+	sp.add(a.alloc(&a.periods), periods)
+	sp.add(a.alloc(&a.throttled), throttled)
+}
+
+// Memory records a memory-limited container's working set / limit.
+func (a *HourlyAcc) Memory(sp Span, ofLimit float64) {
 	if a.memPeak == nil {
-		a.memPeak = make([]float64, a.b.hours)
+		a.memPeak = a.b.array()
 		for i := range a.memPeak {
 			a.memPeak[i] = math.NaN()
 		}
 	}
-	if !(a.memPeak[h] >= ofLimit) {
-		a.memPeak[h] = ofLimit
+	peak(a.memPeak, sp.h, ofLimit)
+	if sp.next > 0 {
+		peak(a.memPeak, sp.h+1, ofLimit)
+	}
+}
+
+func peak(arr []float64, h int, v float64) {
+	if !(arr[h] >= v) {
+		arr[h] = v
 	}
 }
 
@@ -134,32 +176,61 @@ func (a *HourlyAcc) Memory(t, ofLimit float64) {
 // without one hold 0 rather than no series.
 func (a *HourlyAcc) TrackOOM() { a.trackOOM = true; a.alloc(&a.oom) }
 
-// OOMKills records n OOM kills counted over [t, t+dt) (dt 0: at t).
-func (a *HourlyAcc) OOMKills(t, dt, n float64) {
+// OOMKills records n OOM kills at t (seconds from the window's start).
+func (a *HourlyAcc) OOMKills(t, n float64) {
 	a.TrackOOM()
-	a.b.count(a.oom, t, dt, n)
+	if h := a.b.hour(t); h >= 0 {
+		a.oom[h] += n
+	}
 }
 
-// Serve records an inference server's counts over [t, t+dt): requests
-// completed, tokens generated and prompt tokens (negative: the server
-// does not count them), and the mean number of requests waiting.
-func (a *HourlyAcc) Serve(server string, t, dt, requests, genTokens, promptTokens, waiting float64) {
+// Serve records an inference server's rates over a span: requests
+// completed, tokens generated and prompt tokens per second (negative: the
+// server does not count them), and the mean number of requests waiting.
+func (a *HourlyAcc) Serve(sp Span, server string, requests, genTokens, promptTokens, waiting float64) {
 	a.server = server
-	a.b.count(a.alloc(&a.requests), t, dt, requests)
+	sp.add(a.alloc(&a.requests), requests)
 	if genTokens >= 0 {
-		a.b.count(a.alloc(&a.genTokens), t, dt, genTokens)
+		sp.add(a.alloc(&a.genTokens), genTokens)
 	}
 	if promptTokens >= 0 {
-		a.b.count(a.alloc(&a.promptTok), t, dt, promptTokens)
+		sp.add(a.alloc(&a.promptTok), promptTokens)
 	}
-	a.b.spread(a.alloc(&a.queue), t, dt, waiting)
+	sp.add(a.alloc(&a.queue), waiting)
 }
 
 func (a *HourlyAcc) alloc(p *[]float64) []float64 {
 	if *p == nil {
-		*p = make([]float64, a.b.hours)
+		*p = a.b.array()
 	}
 	return *p
+}
+
+// arrays recycles accumulator arrays between builders: a source that
+// builds cell after cell (the simulator at scale) would otherwise allocate
+// a dozen window-long arrays per workload and feed the garbage collector.
+var arrays sync.Pool
+
+// array returns a zeroed window-long array, recycled when one is free.
+func (b *HourlyBuilder) array() []float64 {
+	if p, ok := arrays.Get().(*[]float64); ok && cap(*p) >= b.hours {
+		arr := (*p)[:b.hours]
+		clear(arr)
+		b.used = append(b.used, p)
+		return arr
+	}
+	arr := make([]float64, b.hours)
+	b.used = append(b.used, &arr)
+	return arr
+}
+
+// Release returns the builder's arrays for reuse; call it after Build,
+// when nothing reads the builder any more.
+func (b *HourlyBuilder) Release() {
+	for _, p := range b.used {
+		arrays.Put(p)
+	}
+	b.used, b.loads, b.order = nil, nil, nil
 }
 
 // hour is the index of the hour holding t, or -1 outside the window.
@@ -168,17 +239,6 @@ func (b *HourlyBuilder) hour(t float64) int {
 		return -1
 	}
 	return min(int(t/3600), b.hours-1)
-}
-
-// count adds n events spread evenly over [t, t+dt), or at t when dt is 0.
-func (b *HourlyBuilder) count(arr []float64, t, dt, n float64) {
-	if dt > 0 {
-		b.spread(arr, t, dt, n/dt)
-		return
-	}
-	if h := b.hour(t); h >= 0 {
-		arr[h] += n
-	}
 }
 
 // spread adds rate × the seconds [t, t+dt) overlaps each hour, clipped to

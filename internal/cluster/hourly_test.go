@@ -145,12 +145,21 @@ func TestHourlyBuilderSpreadsOverHours(t *testing.T) {
 	w := cluster.Window{Start: ct.At(0), End: ct.At(0).Add(150 * time.Minute)} // 2.5 h: the last hour is partial
 	b := cluster.NewHourlyBuilder(w, 0.1)
 	a := b.Workload("a/Deployment/w")
-	a.Life(1800, 9000, 0.5)      // 00:30 to 02:30, half a GPU
-	a.GPU(3000, 1200, 0.5, 0.05) // 00:50–01:10, idle
-	a.GPU(4200, 600, 0.5, 0.8)   // 01:10–01:20, busy
-	a.Throttle(3000, 1200, 120, 60)
-	a.Serve(cluster.ServerTriton, 7200, 1800, 90, -1, -1, 2)
-	a.Memory(100, 0.5) // a peak in hour 0
+	span := func(at, dt float64) cluster.Span {
+		sp := b.Spans(at, dt, nil)
+		if len(sp) != 1 {
+			t.Fatalf("Spans(%g, %g) = %v, want one span", at, dt, sp)
+		}
+		return sp[0]
+	}
+	a.Life(1800, 9000, 0.5)                         // 00:30 to 02:30, half a GPU
+	idle, busy := span(3000, 1200), span(4200, 600) // 00:50–01:10 straddles the hour
+	a.GPUs(idle, 0.5, 0.5*0.05, 0.5)
+	a.GPUs(busy, 0.5, 0.5*0.8, 0)
+	a.Throttle(idle, 0.1, 0.05) // 120 periods, 60 throttled over 1200 s
+	a.Serve(span(7200, 1800), cluster.ServerTriton, 90.0/1800, -1, -1, 2)
+	a.Memory(span(100, 60), 0.5) // a peak in hour 0
+	a.OOMKills(7300, 1)
 	got := b.Build()
 	want := []cluster.WorkloadHours{{
 		Workload: "a/Deployment/w", From: 0, Server: cluster.ServerTriton,
@@ -162,6 +171,7 @@ func TestHourlyBuilderSpreadsOverHours(t *testing.T) {
 		// 60 of 120 periods throttled, half in each hour.
 		CPUThrottled:  cluster.Series{0.5, 0.5, nan},
 		MemoryOfLimit: cluster.Series{0.5, nan, nan},
+		OOMKills:      cluster.Series{0, 0, 1},
 		Requests:      cluster.Series{0, 0, 90},
 		QueueDepth:    cluster.Series{0, 0, 2}, // 2 waiting for the whole half hour
 	}}
@@ -169,6 +179,30 @@ func TestHourlyBuilderSpreadsOverHours(t *testing.T) {
 		return a == b || (a != a && b != b) || math.Abs(float64(a-b)) < 1e-6
 	})); diff != "" {
 		t.Errorf("Build (-want +got):\n%s", diff)
+	}
+}
+
+func TestSpans(t *testing.T) {
+	t.Parallel()
+	b := cluster.NewHourlyBuilder(cluster.Window{Start: ct.At(0), End: ct.At(3)}, 0.1)
+	for _, tt := range []struct {
+		t, dt   float64
+		seconds []float64
+	}{
+		{100, 300, []float64{300}},
+		{3500, 300, []float64{300}},         // straddles: one span, both hours
+		{-100, 300, []float64{200}},         // clipped at the start
+		{10700, 300, []float64{100}},        // clipped at the end
+		{1000, 7200, []float64{6200, 1000}}, // longer than an hour: hours 0–1, then 2
+		{20000, 10, nil},                    // outside
+	} {
+		var got []float64
+		for _, sp := range b.Spans(tt.t, tt.dt, nil) {
+			got = append(got, sp.Seconds())
+		}
+		if diff := cmp.Diff(tt.seconds, got); diff != "" {
+			t.Errorf("Spans(%g, %g) seconds (-want +got):\n%s", tt.t, tt.dt, diff)
+		}
 	}
 }
 

@@ -81,6 +81,7 @@ func (c *cell) build() built {
 	c.batchJobs(l)
 	c.services(l)
 	out := built{nodes: make([]cluster.Node, len(c.nodes)), pods: c.pods, blind: c.blind, hourly: c.hourly.Build()}
+	c.hourly.Release()
 	for i, n := range c.nodes {
 		out.nodes[i] = *n
 	}

@@ -77,8 +77,8 @@ func (c Config) Validate() error {
 	if c.Window < time.Hour {
 		errs = append(errs, fmt.Errorf("window: %s is shorter than 1h", c.Window))
 	}
-	if c.Step < time.Second {
-		errs = append(errs, fmt.Errorf("step: %s is shorter than 1s", c.Step))
+	if c.Step < time.Second || c.Step > time.Hour {
+		errs = append(errs, fmt.Errorf("step: %s is outside 1s to 1h (the hourly series need samples within the hour)", c.Step))
 	} else if n := c.Window / c.Step; n > maxSamples {
 		errs = append(errs, fmt.Errorf("step: %s gives %d samples per series over %s, more than %d; use a longer step", c.Step, n, c.Window, maxSamples))
 	}

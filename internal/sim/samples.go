@@ -204,6 +204,11 @@ func (c *cell) stream(p *cluster.Pod, l *load, from, to int64) {
 		dt := min(c.step, life-t)
 		a := l.curve.next(unix0+t, dt)
 		rel := float64(from) + t
+		if st.acc != nil {
+			// A sample is one step, at most an hour (Validate): one span.
+			st.spans = c.hourly.Spans(rel, dt, st.spans[:0])
+			st.sp = st.spans[0]
+		}
 		c.gpuSamples(p, l, st, a, rel, dt)
 		c.ctrSamples(p, l, st, a, rel, dt)
 		if l.serve != nil {
@@ -213,9 +218,12 @@ func (c *cell) stream(p *cluster.Pod, l *load, from, to int64) {
 	st.finish(p)
 }
 
-// gpuSamples adds one sample to every measured holding of p.
+// gpuSamples adds one sample to every measured holding of p, and their
+// sum to the workload's hourly series.
 func (c *cell) gpuSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float64) {
 	rnd := &l.curve.rnd
+	var sum gpuSum
+	jitter := math.NaN() // the sample's link noise, drawn once for its GPUs
 	for i := range p.GPUs {
 		h := &p.GPUs[i]
 		if h.Activity == nil {
@@ -223,24 +231,56 @@ func (c *cell) gpuSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float
 		}
 		v, fb := l.addGPU(h, i, a, dt, rnd)
 		g := gpuSample{v: v, sm: v * l.sm, fb: fb, pcie: math.NaN(), nvlink: math.NaN()}
-		st.acc.GPU(rel, dt, st.fraction[i], v)
+		sum.add(st.fraction[i], v, c.hourly.IsIdle(v))
 		if st.whole[i] {
-			g.pcie, g.nvlink = l.linkSample(v, &st.sig)
-			st.acc.PCIe(rel, dt, g.pcie)
-			if !math.IsNaN(g.nvlink) {
-				st.acc.NVLink(rel, dt, g.nvlink)
+			if jitter != jitter {
+				jitter = st.sig.between(0.9, 1.1)
 			}
+			g.pcie, g.nvlink = l.linkSample(v, jitter)
+			sum.link(g.pcie, g.nvlink)
 		}
 		if c.sink != nil {
 			c.sink.gpu(p, i, c.unix0+rel, g)
 		}
+	}
+	if sum.measured > 0 {
+		st.acc.GPUs(st.sp, sum.measured, sum.active, sum.idle)
+		st.acc.Links(st.sp, sum.pcie, sum.pcieGPUs, sum.nvlink, sum.nvGPUs)
+	}
+}
+
+// gpuSum is one sample of a pod's measured units, summed for the hourly
+// series.
+type gpuSum struct {
+	measured, active, idle float64
+	pcie, nvlink           float64
+	pcieGPUs, nvGPUs       int
+}
+
+func (s *gpuSum) add(fraction, v float64, idle bool) {
+	s.measured += fraction
+	s.active += fraction * v
+	if idle {
+		s.idle += fraction
+	}
+}
+
+func (s *gpuSum) link(pcie, nvlink float64) {
+	s.pcie += pcie
+	s.pcieGPUs++
+	if nvlink == nvlink {
+		s.nvlink += nvlink
+		s.nvGPUs++
 	}
 }
 
 // ctrSamples adds one sample to every container of p.
 func (c *cell) ctrSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float64) {
 	rnd := &l.curve.rnd
-	kills, at := l.oom.kills(st.from, st.to, rel, dt)
+	kills, at := 0, 0.0
+	if l.oom != (oomPlan{}) {
+		kills, at = l.oom.kills(st.from, st.to, rel, dt)
+	}
 	for j := range p.Containers {
 		ct, k := &p.Containers[j], &l.ctrs[j]
 		x := ctrSample{cpu: k.cpu.at(a, rnd), mem: k.mem.at(a, rnd)}
@@ -259,7 +299,7 @@ func (c *cell) ctrSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float
 		ct.CPU.Add(x.cpu, dt)
 		ct.Memory.Add(x.mem, dt)
 		if j == st.gpuCtr {
-			st.gpuContainer(k, x, rel, dt, kills, at)
+			st.gpuContainer(k, x, dt, kills, at)
 		}
 		if c.sink != nil {
 			c.sink.container(p, j, c.unix0+rel, dt, x)
@@ -272,7 +312,7 @@ func (c *cell) ctrSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float
 func (c *cell) serveSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float64) {
 	x := l.serve.sample(a, dt, &st.sig)
 	if st.acc != nil {
-		st.acc.Serve(l.serve.server, rel, dt, x.requests, x.genTokens, x.promptTokens, x.waiting)
+		st.acc.Serve(st.sp, l.serve.server, x.requests/dt, x.genTokens/dt, x.promptTokens/dt, x.waiting)
 	}
 	if c.sink != nil {
 		c.sink.serve(p, l.serve, c.unix0+rel, dt, x)

@@ -92,12 +92,12 @@ func throttledShare(used, limit float64, n *noise) float64 {
 }
 
 // linkSample is the PCIe and NVLink receive rate of a whole GPU at
-// activity v, NaN where not reported.
-func (l *load) linkSample(v float64, n *noise) (pcie, nvlink float64) {
-	pcie = (l.link.pcieBase + l.link.pcieSwing*v) * n.between(0.9, 1.1)
+// activity v with the sample's jitter, NaN where not reported.
+func (l *load) linkSample(v, jitter float64) (pcie, nvlink float64) {
+	pcie = (l.link.pcieBase + l.link.pcieSwing*v) * jitter
 	nvlink = math.NaN()
 	if l.link.nvSwing > 0 {
-		nvlink = l.link.nvSwing * v * n.between(0.9, 1.1)
+		nvlink = l.link.nvSwing * v * jitter
 	}
 	return pcie, nvlink
 }
@@ -160,6 +160,8 @@ type signals struct {
 	gpuCtr   int       // the container requesting the GPUs; -1: none
 	from, to float64   // the pod's life in the window, seconds
 	kills    int
+	spans    []cluster.Span // buffer for the current sample's spans
+	sp       cluster.Span   // the current sample's place in the hours
 }
 
 // newSignals starts a pod's signals; a GPU pod's life goes into its
@@ -185,16 +187,17 @@ func (c *cell) newSignals(p *cluster.Pod, from, to float64) *signals {
 
 // gpuContainer feeds the GPU container's CPU, memory and OOM kills into
 // the hourly series.
-func (st *signals) gpuContainer(k *ctr, x ctrSample, rel, dt float64, kills int, at float64) {
+func (st *signals) gpuContainer(k *ctr, x ctrSample, dt float64, kills int, at float64) {
+	sp := st.sp
 	if k.cpuLim > 0 {
-		st.acc.CPU(rel, dt, x.cpu, float64(k.cpuLim)/1000)
-		st.acc.Throttle(rel, dt, x.periods, x.throttled)
+		st.acc.CPU(sp, x.cpu, float64(k.cpuLim)/1000)
+		st.acc.Throttle(sp, x.periods/dt, x.throttled/dt)
 	}
 	if k.memLim > 0 {
-		st.acc.Memory(rel, x.mem/float64(k.memLim))
+		st.acc.Memory(sp, x.mem/float64(k.memLim))
 	}
 	if kills > 0 {
-		st.acc.OOMKills(at, 0, float64(kills))
+		st.acc.OOMKills(at, float64(kills))
 	}
 }
 
