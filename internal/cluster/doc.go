@@ -4,10 +4,9 @@
 // their top-level owners, and the time window the snapshot covers; its
 // time axis (Hourly: hour-by-hour series per GPU workload, and the
 // HourlyBuilder every source fills them with); interruptions and
-// checkpoint hints; Prepare,
-// the one validation path, whose Prepared (snapshot and index) every engine
-// takes; and the request heuristics engines share (round-number requests,
-// namespace globs).
+// checkpoint hints; Prepare, the one validation path, whose Prepared
+// (snapshot and index) every engine takes; and the request heuristics
+// engines share (round-number requests, namespace globs).
 //
 // It is pure core: standard library and the usage package only. It must not
 // import Kubernetes, Prometheus, HTTP or CLI packages, and it never reads the
