@@ -339,3 +339,34 @@ func JoinHourly(parts ...[]WorkloadHours) []WorkloadHours {
 	slices.SortFunc(out, func(x, y WorkloadHours) int { return strings.Compare(x.Workload, y.Workload) })
 	return out
 }
+
+// Lives adds every GPU-holding pod's life to its workload: pod-hours and
+// held GPU-hours over the pod's life clipped to the window and to its
+// node's life — the time the cost engine allocates, so that Σ hourly held
+// GPU-hours equals its allocated GPU-hours. Unit fractions come from the
+// index: call it once the GPUs are normalized (GPU.Normalize, Prepare).
+// Sources that know lives only from the finished snapshot (Prometheus)
+// use it; the simulator adds each pod as it streams it.
+func (b *HourlyBuilder) Lives(s *Snapshot, ix *Index) {
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		n := ix.Nodes[p.Node]
+		if len(p.GPUs) == 0 || n == nil {
+			continue
+		}
+		from, to, ok := s.Window.Interval(p.Start, p.End)
+		if !ok {
+			continue
+		}
+		if from, to, ok = (Window{Start: from, End: to}).Interval(n.Created, n.Deleted); !ok {
+			continue
+		}
+		var held float64
+		for _, h := range p.GPUs {
+			if ref, ok := ix.Units[h.UnitID]; ok {
+				held += ref.Unit.Fraction
+			}
+		}
+		b.Workload(p.WorkloadKey()).Life(from.Sub(s.Window.Start).Seconds(), to.Sub(s.Window.Start).Seconds(), held)
+	}
+}

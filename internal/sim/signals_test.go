@@ -263,3 +263,32 @@ func TestHourlyFootprint(t *testing.T) {
 		t.Errorf("%.1f bytes per workload-hour, want ≤ 64", per)
 	}
 }
+
+// TestLivesMatchTheSimulator: the pod and held series a source builds
+// from the finished snapshot (cluster.HourlyBuilder.Lives, what the
+// Prometheus adapter does) are the ones the simulator streamed.
+func TestLivesMatchTheSimulator(t *testing.T) {
+	t.Parallel()
+	s := demoSnapshot(t)
+	p, err := cluster.Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := cluster.NewHourlyBuilder(s.Window, cluster.DefaultIdleThreshold)
+	b.Lives(s, p.Index)
+	got := b.Build()
+	if len(got) != len(s.Hourly.Workloads) {
+		t.Fatalf("%d workloads from lives, %d simulated", len(got), len(s.Hourly.Workloads))
+	}
+	for i, g := range got {
+		w := s.Hourly.Workloads[i]
+		if g.Workload != w.Workload || g.From != w.From || g.Hours() != w.Hours() {
+			t.Fatalf("%s from %d for %d h, simulated %s from %d for %d h", g.Workload, g.From, g.Hours(), w.Workload, w.From, w.Hours())
+		}
+		for h := range g.Pods {
+			if g.Pods[h] != w.Pods[h] || math.Abs(float64(g.GPUHeld[h]-w.GPUHeld[h])) > 1e-6 {
+				t.Errorf("%s hour %d: pods %g held %g from lives, simulated %g and %g", g.Workload, h, g.Pods[h], g.GPUHeld[h], w.Pods[h], w.GPUHeld[h])
+			}
+		}
+	}
+}
