@@ -218,3 +218,55 @@ func TestHourlyFind(t *testing.T) {
 		t.Error("Find found a workload that is not there")
 	}
 }
+
+// TestBinsFoldLikeSpans: a series binned sparse and folded later gives the
+// series the span methods give, sample by sample.
+func TestBinsFoldLikeSpans(t *testing.T) {
+	t.Parallel()
+	w := cluster.Window{Start: ct.At(0), End: ct.At(5)}
+	direct, later := cluster.NewHourlyBuilder(w, 0.1), cluster.NewHourlyBuilder(w, 0.1)
+	var measured, active, idle, pcie, pcieSec, used, ran, mem cluster.Bins
+	var kills cluster.Bins
+	d := direct.Workload("a/Job/j")
+	samples := []struct{ t, dt, v float64 }{{7000, 300, 0.05}, {7300, 300, 0.5}, {10700, 300, 0.02}, {3500, 300, 0.9}}
+	for _, x := range samples {
+		sp := direct.Spans(x.t, x.dt, nil)[0]
+		idleF := 0.0
+		if direct.IsIdle(x.v) {
+			idleF = 1
+		}
+		d.GPUs(sp, 0.5, 0.5*x.v, 0.5*idleF)
+		d.Links(sp, 2e9, 1, 0, 0)
+		d.CPU(sp, 3, 4)
+		d.Memory(sp, 0.75)
+		measured.Add(sp, 1)
+		active.Add(sp, x.v)
+		idle.Add(sp, idleF)
+		pcie.Add(sp, 2e9)
+		pcieSec.Add(sp, 1)
+		used.Add(sp, 3)
+		ran.Add(sp, 1)
+		mem.Peak(sp, 0.75*8<<30)
+	}
+	d.OOMKills(7400, 1)
+	kills.Count(2, 1)
+	for _, b := range []*cluster.HourlyBuilder{direct, later} {
+		b.Workload("a/Job/j").Life(3000, 11000, 0.5)
+	}
+	l := later.Workload("a/Job/j")
+	l.AddGPUBins(0.5, &measured, &active, &idle)
+	l.AddLinkBins(&pcie, &pcieSec, nil, nil)
+	l.AddCPUBins(&used, &ran, 4)
+	l.AddMemoryBins(&mem, 8<<30)
+	l.AddOOMBins(&kills)
+	if diff := cmp.Diff(direct.Build(), later.Build(), cmp.Comparer(func(a, b float32) bool {
+		return a == b || (a != a && b != b) || math.Abs(float64(a-b)) <= 1e-6*math.Max(1, math.Abs(float64(a)))
+	})); diff != "" {
+		t.Errorf("folded bins differ from spans (-spans +bins):\n%s", diff)
+	}
+	// The first sample came in hour 1, a later one in hour 0: the bins grew
+	// backwards.
+	if diff := cmp.Diff(cluster.Bins{From: 0, S: []float64{100, 400, 500, 200}}, measured); diff != "" {
+		t.Errorf("measured bins (-want +got):\n%s", diff)
+	}
+}
