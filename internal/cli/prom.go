@@ -18,40 +18,44 @@ type promFlags struct {
 }
 
 func (f *promFlags) register(fs *pflag.FlagSet) {
-	def := app.DefaultPromSource()
-	s := &f.src
-	fs.StringVar(&s.URL, "prometheus", "", "read the whole snapshot from this Prometheus (or Thanos, Mimir, VictoriaMetrics) URL")
-	fs.StringVar(&s.BearerTokenFile, "prometheus-bearer-token-file", "", "file holding a bearer token for Prometheus")
-	fs.StringVar(&s.User, "prometheus-user", "", "basic-auth user for Prometheus")
-	fs.StringVar(&s.PasswordFile, "prometheus-password-file", "", "file holding the basic-auth password")
-	fs.StringVar(&s.CAFile, "prometheus-ca-file", "", "PEM CA bundle that signs Prometheus' certificate")
-	fs.BoolVar(&s.Insecure, "prometheus-insecure-skip-verify", false, "do not verify Prometheus' TLS certificate")
+	f.src = app.DefaultPromSource()
+	def := f.src.Options
+	c, o := &f.src.Client, &f.src.Options
+	fs.StringVar(&c.URL, "prometheus", "", "read the whole snapshot from this Prometheus (or Thanos, Mimir, VictoriaMetrics) URL; a password in it is never shown, a query string is refused")
+	fs.StringVar(&c.BearerTokenFile, "prometheus-bearer-token-file", "", "file holding a bearer token for Prometheus")
+	fs.StringVar(&c.Username, "prometheus-user", "", "basic-auth user for Prometheus")
+	fs.StringVar(&c.PasswordFile, "prometheus-password-file", "", "file holding the basic-auth password")
+	fs.StringVar(&c.CAFile, "prometheus-ca-file", "", "PEM CA bundle that signs Prometheus' certificate")
+	fs.BoolVar(&c.Insecure, "prometheus-insecure-skip-verify", false, "do not verify Prometheus' TLS certificate")
 	fs.StringArrayVar(&f.headers, "prometheus-header", nil, "extra header KEY=VALUE on every request, e.g. X-Scope-OrgID=team-a (repeatable)")
-	fs.DurationVar(&s.Timeout, "prometheus-timeout", def.Timeout, "timeout of one Prometheus request")
-	fs.IntVar(&s.Retries, "prometheus-retries", def.Retries, "retries of a request that timed out or got a 5xx, with exponential backoff")
-	fs.IntVar(&s.Concurrency, "prometheus-concurrency", def.Concurrency, "Prometheus requests in flight at once")
-	fs.DurationVar(&s.Step, "step", def.Step, "resolution of usage series from Prometheus; at least the scrape interval")
+	fs.DurationVar(&c.Timeout, "prometheus-timeout", def.Client.Timeout, "timeout of one Prometheus request")
+	fs.IntVar(&c.Retries, "prometheus-retries", def.Client.Retries, fmt.Sprintf("retries of a request that timed out or got a 5xx/429, with exponential backoff or the Retry-After asked for (at most %d retries for all requests together; after %d failures to connect in a row no more requests are sent)", def.Client.RetryBudget, def.Client.BreakerFailures))
+	fs.IntVar(&c.Concurrency, "prometheus-concurrency", def.Client.Concurrency, "Prometheus requests in flight at once")
+	fs.DurationVar(&o.Step, "step", def.Step, "resolution of usage series from Prometheus; at least the scrape interval")
 	fs.StringVar(&f.end, "end", "", "window end for --prometheus, RFC 3339 (default: now, rounded down to --step)")
-	fs.IntVar(&s.ShardSize, "prometheus-shard-size", def.ShardSize, "nodes per usage query")
-	fs.StringVar(&s.Read, "prometheus-read", def.Read, "how usage series are read: remote (raw samples by remote read, /api/v1/read with streamed XOR chunks), raw (raw samples by instant queries of range vectors; no per-step evaluation in Prometheus), range (query_range at --step), or auto: raw samples where they come about once a --step (by remote read when the server supports it), range where they are denser")
-	fs.StringVar(&s.Gzip, "prometheus-gzip", def.Gzip, "ask for gzip answers: auto (on unless Prometheus is on a loopback address), on, off")
+	fs.IntVar(&o.ShardSize, "prometheus-shard-size", def.ShardSize, "nodes per usage query")
+	fs.StringVar(&o.Read, "prometheus-read", def.Read, "how usage series are read: remote (raw samples by remote read, /api/v1/read with streamed XOR chunks), raw (raw samples by instant queries of range vectors; no per-step evaluation in Prometheus), range (query_range at --step), or auto: raw samples where they come about once a --step (by remote read when the server supports it), range where they are denser")
+	fs.StringVar(&c.Gzip, "prometheus-gzip", def.Client.Gzip, "ask for gzip answers: auto (on unless Prometheus is on a loopback address), on, off")
+	fs.IntVar(&o.Limits.MaxSeries, "prometheus-max-series", def.Limits.MaxSeries, "most series one Prometheus answer may hold")
+	fs.IntVar(&o.Limits.MaxLabelBytes, "prometheus-max-label-bytes", def.Limits.MaxLabelBytes, "longest label name or value a Prometheus answer may hold")
+	fs.Int64Var(&c.MaxResponseBytes, "prometheus-max-response-bytes", def.Client.MaxResponseBytes, "largest Prometheus answer, after decompression")
 }
 
 // source is the Prometheus source the flags describe (nil without
 // --prometheus); problems are the flag values that do not parse.
 func (f *promFlags) source(p *flagProblems) *app.PromSource {
-	if f.src.URL == "" {
+	if f.src.Client.URL == "" {
 		return nil
 	}
 	s := f.src
-	s.Headers = map[string]string{}
+	s.Client.Headers = map[string]string{}
 	for _, h := range f.headers {
 		k, v, ok := strings.Cut(h, "=")
 		if !ok || strings.TrimSpace(k) == "" {
 			p.addf("prometheus-header: %q is not KEY=VALUE", h)
 			continue
 		}
-		s.Headers[strings.TrimSpace(k)] = v
+		s.Client.Headers[strings.TrimSpace(k)] = v
 	}
 	if f.end != "" {
 		t, err := time.Parse(time.RFC3339, f.end)

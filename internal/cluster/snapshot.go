@@ -16,4 +16,9 @@ type Snapshot struct {
 	Hourly *Hourly `json:"hourly,omitempty"`
 	// Notes are data-quality notes from whoever built the snapshot.
 	Notes []string `json:"notes,omitempty"`
+	// Partial says, one sentence each, what the source could not read and
+	// which figures that changes; empty when nothing is missing. A result
+	// built on a partial snapshot is partial and says so before anything
+	// else.
+	Partial []string `json:"partial,omitempty"`
 }

@@ -17,7 +17,7 @@ func NewReport(a *Allocation, opts ReportOptions) (*Report, error) {
 	s := a.Snapshot
 	monthFactor := pricing.HoursPerMonth / s.Window.Hours()
 	r := &Report{
-		Window: s.Window, WindowHours: s.Window.Hours(), Source: s.Source,
+		Partial: s.Partial, Window: s.Window, WindowHours: s.Window.Hours(), Source: s.Source,
 		ActivityMetric: s.ActivityMetric, IdleThreshold: a.Options.IdleThreshold,
 		IdleShare: a.Options.IdleShare, By: opts.By,
 	}

@@ -11,6 +11,9 @@ import (
 // leaderboard and data-quality notes. Its JSON form is documented in
 // docs/report-format.md and is stable.
 type Report struct {
+	// Partial says what the source could not read and which figures that
+	// changes (cluster.Snapshot.Partial); renderers show it first.
+	Partial        []string       `json:"partial,omitempty"`
 	Window         cluster.Window `json:"window"`
 	WindowHours    float64        `json:"window_hours"`
 	Source         string         `json:"source"`

@@ -3,392 +3,330 @@ package prom
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/prom/api"
+	"github.com/gpuwise/gpuwise/internal/prom/query"
 )
-
-// Options steer what Build reads.
-type Options struct {
-	Window cluster.Window
-	// Step is the resolution of usage series (default 5m): each point
-	// stands for Step seconds. Use at least the scrape interval.
-	Step time.Duration
-	// InfoStep is the resolution of kube-state-metrics facts (default 1h).
-	InfoStep time.Duration
-	// MaxSteps caps the points per series of one request (default: one
-	// day of steps, at most MaxPoints).
-	MaxSteps int
-	// ShardSize is how many nodes one usage query covers (default 16).
-	ShardSize int
-	// Read is how usage series are read: "raw" reads raw samples with
-	// instant queries of range vectors, each sample standing for the time
-	// to the series' next one (at most Step); "range" reads query_range at
-	// Step, each point standing for Step; "auto" (the default) probes the
-	// samples of the last probeSteps steps of each source (DCGM,
-	// cAdvisor) and reads it raw when they come about once a step, by
-	// remote read if the server answers it with streamed chunks. "remote"
-	// reads the raw samples by remote read (/api/v1/read, streamed XOR
-	// chunks), the whole window per request, with the same weighting.
-	Read string
-}
-
-// Ways of reading usage series.
-const (
-	ReadAuto  = "auto"
-	ReadRaw   = "raw"
-	ReadRange = "range"
-	// ReadRemote reads what ReadRaw reads by remote read (POST
-	// /api/v1/read, streamed XOR chunks): Prometheus sends its stored
-	// chunks as they are, with no JSON to write or parse.
-	ReadRemote = "remote"
-)
-
-func (o Options) withDefaults() Options {
-	if o.Step <= 0 {
-		o.Step = 5 * time.Minute
-	}
-	if o.InfoStep <= 0 {
-		o.InfoStep = time.Hour
-	}
-	if o.MaxSteps <= 0 {
-		o.MaxSteps = int(24 * time.Hour / o.Step)
-	}
-	if o.ShardSize <= 0 {
-		o.ShardSize = 16
-	}
-	if o.Read == "" {
-		o.Read = ReadAuto
-	}
-	return o
-}
-
-// Activity metrics in order of preference; GPU_UTIL is in percent.
-var activityMetrics = []string{
-	"DCGM_FI_PROF_GR_ENGINE_ACTIVE",
-	"DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO",
-	"DCGM_FI_DEV_GPU_UTIL",
-}
-
-// PartialError says the snapshot was built but some queries failed; the
-// snapshot's notes say what is missing.
-type PartialError struct {
-	Failed []error
-	Total  int
-}
-
-func (e *PartialError) Error() string {
-	return fmt.Sprintf("%d of %d prometheus queries failed; first: %v", len(e.Failed), e.Total, e.Failed[0])
-}
-
-func (e *PartialError) Unwrap() []error { return e.Failed }
 
 // Build reads the window's history and returns the snapshot. When some
-// queries fail it still returns the snapshot, with a *PartialError; when
-// nothing usable could be read it returns only the error.
-func Build(ctx context.Context, c *Client, opts Options) (*cluster.Snapshot, error) {
-	opts = opts.withDefaults()
-	if opts.Read != ReadAuto && opts.Read != ReadRaw && opts.Read != ReadRange && opts.Read != ReadRemote {
-		return nil, fmt.Errorf("prometheus read %q: want auto, remote, raw or range", opts.Read)
-	}
-	b := &builder{c: c, opts: opts, w: opts.Window}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// The DCGM inventory is listed alongside the nodes: the DCGM series
-	// wait on it. Read by remote read, it is not listed but taken from the
-	// DCGM activity series themselves (free GPUs' included), and the
-	// nodes are built after them (see readGPUUsageDerived).
-	b.derive = opts.Read == ReadRemote
-	invDone := make(chan error, 1)
-	if b.derive {
-		invDone <- nil
-	} else {
-		go func() { invDone <- b.listInventory(rctx) }()
-	}
-	if err := b.listNodes(ctx); err != nil {
-		cancel()
-		<-invDone
+// data could not be read (usage requests that failed after their retries,
+// kube-state-metrics series that are missing) it still returns the
+// snapshot, marked partial (its Partial says what is missing), with a
+// *PartialError; when nothing trustworthy can be built (the nodes or any
+// kube-state-metrics metric could not be read, no pod series at all) it
+// returns only the error. Options must pass Validate.
+func Build(ctx context.Context, opts Options) (*cluster.Snapshot, error) {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	// Everything after the node list overlaps, so that Prometheus always
-	// has requests to answer while gpuwise decodes (the client's limit on
-	// requests in flight holds for all of them together): cAdvisor series
-	// need only the node names; the DCGM inventory and the facts nothing;
-	// DCGM series the inventory and the node facts (buildNodes), not the
-	// pod facts; the pods (buildPods) only the facts, so they are built
-	// while the usage reads go on.
-	b.gpus = &gpuUsage{holds: map[holdKey]*gpuSeries{}, hosts: map[string]bool{}}
-	b.ctrs = &ctrUsage{ctrs: map[string]*ctrSeries{}}
-	ctrDone := make(chan usageRun, 1)
-	go func() { ctrDone <- b.readCtrUsage(rctx, b.nodeNames()) }()
-	nodeTasks, podTasks := b.factTasks(rctx)
-	podDone := make(chan []error, 1)
-	go func() { podDone <- b.c.Run(rctx, podTasks) }()
-	nodeErrs := b.c.Run(rctx, nodeTasks)
-	invErr := <-invDone
-	gpuDone := make(chan usageRun, 1)
-	switch {
-	case invErr == nil && b.derive:
-		replicas, gpuNodes := b.nodeGPULabels()
-		b.units = unitIndex{replicas: replicas}
-		go func() { gpuDone <- b.readGPUUsageDerived(rctx, gpuNodes) }()
-	case invErr == nil:
-		b.buildNodes()
-		go func() { gpuDone <- b.readGPUUsage(rctx) }()
-	default:
-		cancel()
-		gpuDone <- usageRun{}
+	c, err := api.New(opts.Client)
+	if err != nil {
+		return nil, err
 	}
-	podErrs := <-podDone
-	b.queries += len(nodeTasks) + len(podTasks)
-	b.failed = append(append(b.failed, nodeErrs...), podErrs...)
-	if invErr != nil || (b.queries > 0 && len(b.failed) == b.queries) {
-		cancel()
-		<-gpuDone
-		<-ctrDone
-		if invErr != nil {
-			return nil, invErr // the inventory is part of the reachability probe
-		}
-		return nil, b.failed[0] // not one kube-state-metrics query passed
-	}
-	pods := b.buildPods()
-	// Failures are listed facts first, then DCGM, then cAdvisor, as
-	// before the reads overlapped.
-	for _, r := range []usageRun{<-gpuDone, <-ctrDone} {
-		b.queries += r.queries
-		b.failed = append(b.failed, r.failed...)
-	}
-	if b.derive {
-		b.buildNodes() // the inventory came with the DCGM series
-	}
-	s := b.snapshot(pods)
-	if len(b.failed) > 0 {
-		return s, &PartialError{Failed: b.failed, Total: b.queries}
-	}
-	return s, nil
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return newReader(ctx, c, opts).build(ctx, cancel)
 }
 
-// builder holds what Build has read so far.
-type builder struct {
-	c         *Client
-	opts      Options
-	w         cluster.Window
-	failed    []error
-	queries   int
-	conflicts int // DCGM holdings dropped for overlapping another
+// reader reads one window from one Prometheus. Nothing in it changes
+// during a build: each stage takes what it needs as arguments and returns
+// what it read.
+type reader struct {
+	q    query.Runner
+	opts Options
+	w    cluster.Window
+	url  string // the client's, as Display shows it
+	// derive: the DCGM inventory is not listed but taken from the DCGM
+	// activity series read by remote read (free GPUs' included), and the
+	// nodes are built after them (see readGPUsDerived).
+	derive bool
+	// remoteOK is the remote-read probe, run once per build.
+	remoteOK func() bool
+}
 
-	nodeInfo  map[string]map[string]string // node → kube_node_info labels
-	inventory []gpuLabels                  // DCGM activity series' GPUs
-	// Host labels the listed inventory uses (raw and range reads).
-	invHostname, invLowerHostname bool
-	// derive: the inventory comes from the DCGM activity series read by
-	// remote read, not from a listing; units are looked up after the reads.
-	derive   bool
-	metric   string     // activity metric in use
-	gpuRead  string     // how DCGM series were read
-	ctrRead  string     // how cAdvisor series were read
-	remoteOK *bool      // whether the remote-read probe passed
-	probeMu  sync.Mutex // guards remoteOK: usage reads overlap
+func newReader(ctx context.Context, c *api.Client, opts Options) *reader {
+	r := &reader{q: query.Runner{Client: c, Limits: opts.Limits}, opts: opts, w: opts.Window, url: c.URL(),
+		derive: opts.Read == ReadRemote}
+	r.remoteOK = sync.OnceValue(func() bool { return r.remoteReadProbe(ctx) })
+	return r
+}
 
-	nodeFacts map[string]*facts
-	podFacts  map[string]*facts
+// async runs f on its own goroutine; the function it returns waits for
+// f's result (call it once).
+func async[T any](f func() T) func() T {
+	ch := make(chan T, 1)
+	go func() { ch <- f() }()
+	return func() T { return <-ch }
+}
 
-	nodes []cluster.Node
-	units unitIndex
-	gpus  *gpuUsage
-	ctrs  *ctrUsage
-
-	// Series counts of the last committed usage batches, to size the
-	// next ones' maps and lists (a shard's requests are alike in size).
-	gpuHint, memHint, cpuHint atomic.Int64
+// build runs the stages, overlapped so that Prometheus always has
+// requests to answer while gpuwise decodes (the client's limit on
+// requests in flight holds for all of them together): the node list (the
+// reachability probe) with the DCGM inventory beside it; then cAdvisor
+// series (which need only the node names), the node facts and the pod
+// facts; DCGM series once the inventory and the node facts are in (not
+// the pod facts); the pods once the pod facts are in, while the usage
+// reads go on; the snapshot last.
+func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster.Snapshot, error) {
+	listed := async(func() listing { return r.listInventory(ctx) })
+	nodes, err := r.listNodes(ctx)
+	if err != nil {
+		cancel()
+		listed()
+		return nil, err
+	}
+	ctrs := async(func() ctrRead { return r.readContainers(ctx, nodes.names()) })
+	podFacts := async(func() factSet { return r.readFacts(ctx, podFactMetrics) })
+	nodeFacts := r.readFacts(ctx, nodeFactMetrics)
+	inv := listed()
+	gpus := async(func() gpuRead { return r.readGPUs(ctx, nodes, nodeFacts, inv) })
+	pf := r.withGPULimits(ctx, podFacts())
+	if err := r.usable(inv, nodeFacts, pf); err != nil {
+		cancel()
+		gpus()
+		ctrs()
+		return nil, err
+	}
+	pods := buildPods(pf.facts, r.w, r.opts.InfoStep, pf.gpuFromLimits)
+	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: gpus(), ctr: ctrs()})
 }
 
 // listNodes lists the nodes. It is also the reachability probe: its
 // errors end the build.
-func (b *builder) listNodes(ctx context.Context) error {
-	b.nodeInfo = map[string]map[string]string{}
-	err := b.c.Series(ctx, b.w.Start, b.w.End, []string{"kube_node_info"}, func(l map[string]string) {
-		if n := l["node"]; n != "" {
-			b.nodeInfo[n] = l
-		}
-	})
+func (r *reader) listNodes(ctx context.Context) (nodeList, error) {
+	sets, err := r.q.Series(ctx, r.w.Start, r.w.End, []string{"kube_node_info"})
 	if err != nil {
-		return fmt.Errorf("listing nodes: %w", err)
+		return nil, fmt.Errorf("listing nodes: %w", err)
 	}
-	if len(b.nodeInfo) == 0 {
-		return &Error{Kind: Bad, URL: b.c.URL(), Query: "kube_node_info",
-			Err:  fmt.Errorf("no kube-state-metrics node series between %s and %s", b.w.Start.Format(time.RFC3339), b.w.End.Format(time.RFC3339)),
-			Hint: "is kube-state-metrics scraped by this Prometheus, and does the window hold data?"}
+	nodes := nodeList{}
+	for _, l := range sets {
+		if n := l.Get("node"); n != "" {
+			nodes[n] = l.Get("provider_id")
+		}
 	}
-	return nil
+	if len(nodes) == 0 {
+		return nil, r.noSeries("kube_node_info", "kube-state-metrics node series",
+			"is kube-state-metrics scraped by this Prometheus, and does the window hold data?")
+	}
+	return nodes, nil
+}
+
+// noSeries is the error of a metric the report cannot do without.
+func (r *reader) noSeries(metric, what, hint string) error {
+	return &api.Error{Kind: api.Bad, URL: r.url, Query: metric, Hint: hint,
+		Err: fmt.Errorf("no %s between %s and %s (none, or every value NaN)", what, r.w.Start.Format(time.RFC3339), r.w.End.Format(time.RFC3339))}
+}
+
+// listing is the DCGM inventory as /api/v1/series lists it: the series of
+// the first activity metric that has any, and the host labels they use.
+type listing struct {
+	metric                  string
+	gpus                    []gpuLabels
+	hostname, lowerHostname bool
+	err                     error // a failed listing ends the build
 }
 
 // listInventory lists the DCGM series of the first activity metric that
-// has any. Its errors end the build too.
-func (b *builder) listInventory(ctx context.Context) error {
+// has any (not with derive: the DCGM reads bring the inventory).
+func (r *reader) listInventory(ctx context.Context) listing {
+	if r.derive {
+		return listing{}
+	}
 	for _, m := range activityMetrics {
-		var sets []gpuLabels
-		n := 0
-		err := b.c.Series(ctx, b.w.Start, b.w.End, []string{m}, func(l map[string]string) {
-			n++
-			if l["Hostname"] != "" {
-				b.invHostname = true
-			} else if l["hostname"] != "" {
-				b.invLowerHostname = true
-			}
-			if g, ok := gpuLabelsOf(mapLabels(l)); ok {
-				sets = append(sets, g)
-			}
-		})
+		sets, err := r.q.Series(ctx, r.w.Start, r.w.End, []string{m})
 		if err != nil {
-			return fmt.Errorf("listing DCGM series: %w", err)
+			return listing{err: fmt.Errorf("listing DCGM series: %w", err)}
 		}
-		if n > 0 {
-			b.metric, b.inventory = m, sets
-			return nil
+		if len(sets) == 0 {
+			continue
 		}
-		b.invHostname, b.invLowerHostname = false, false
+		inv := listing{metric: m}
+		for _, l := range sets {
+			inv.hostname = inv.hostname || l.Get("Hostname") != ""
+			inv.lowerHostname = inv.lowerHostname || l.Get("Hostname") == "" && l.Get("hostname") != ""
+			if g, ok := gpuLabelsOf(l); ok {
+				inv.gpus = append(inv.gpus, g)
+			}
+		}
+		return inv
+	}
+	return listing{}
+}
+
+// factSet is what the requests for some kube-state-metrics metrics read.
+type factSet struct {
+	facts   map[string]*facts // by metric
+	queries int
+	failed  []query.Failure
+	remote  bool // read by remote read
+	// gpuFromLimits: no request series, so GPU requests come from the
+	// GPU limits (gpuLimitsFacts).
+	gpuFromLimits bool
+}
+
+// readFacts reads metrics' facts: by remote read with --prometheus-read
+// remote, or auto when the server passes the remote-read probe; over the
+// JSON API otherwise.
+func (r *reader) readFacts(ctx context.Context, metrics []string) factSet {
+	fs := factSet{facts: map[string]*facts{}}
+	fs.remote = r.opts.Read == ReadRemote || r.opts.Read == ReadAuto && r.remoteOK()
+	var tasks []query.Task
+	for _, m := range metrics {
+		f := &facts{}
+		fs.facts[m] = f
+		tasks = append(tasks, r.factTasks(m, f, fs.remote)...)
+	}
+	fs.queries, fs.failed = len(tasks), r.q.Run(ctx, tasks, 0)
+	return fs
+}
+
+// withGPULimits reads the GPU limits when the pod facts hold no request
+// series at all: for extended resources a limit equals the request, so
+// GPU pods without DCGM data can still be placed on their GPUs.
+func (r *reader) withGPULimits(ctx context.Context, pf factSet) factSet {
+	if len(pf.failed) > 0 || pf.facts["kube_pod_container_resource_requests"].len() > 0 {
+		return pf
+	}
+	f := &facts{}
+	pf.facts[gpuLimitsFacts] = f
+	tasks := r.factTasks(gpuLimitsFacts, f, pf.remote)
+	pf.queries += len(tasks)
+	pf.failed = append(pf.failed, r.q.Run(ctx, tasks, 0)...)
+	pf.gpuFromLimits = f.len() > 0
+	return pf
+}
+
+// usable returns why nothing trustworthy can be built, or nil: a failed
+// DCGM listing, a kube-state-metrics metric that could not be read (every
+// figure rests on them: a report without pods or node labels would be a
+// confident falsehood), or no pod series at all.
+func (r *reader) usable(inv listing, nf, pf factSet) error {
+	if inv.err != nil {
+		return inv.err // the inventory is part of the reachability probe
+	}
+	for _, fs := range []factSet{nf, pf} {
+		if len(fs.failed) > 0 {
+			f := fs.failed[0]
+			return fmt.Errorf("reading kube-state-metrics' %s (no report without it): %w", f.Task.Metric, f.Err)
+		}
+	}
+	if pf.facts["kube_pod_info"].len() == 0 {
+		return r.noSeries("kube_pod_info", "kube_pod_info series (kube-state-metrics' pods)",
+			"kube-state-metrics' pod metrics are not scraped, or are dropped by a relabelling or --metric-denylist; without them there are no pods to report on")
 	}
 	return nil
 }
 
-var (
-	nodeFactMetrics = []string{"kube_node_labels", "kube_node_status_allocatable", "kube_node_spec_taint",
-		"kube_node_created", "kube_node_deletion_timestamp"}
-	podFactMetrics = []string{"kube_pod_info", "kube_pod_owner", "kube_replicaset_owner", "kube_job_owner",
-		"kube_pod_labels", "kube_pod_start_time", "kube_pod_completion_time",
-		"kube_pod_container_resource_requests", "kube_pod_container_resource_limits",
-		"kube_pod_container_status_last_terminated_reason", "kube_pod_container_status_restarts_total"}
-)
+// gpuRead is what the DCGM reads left: the nodes (built before the reads
+// from the listed inventory, or after them from the derived one), their
+// units and the holdings' usage.
+type gpuRead struct {
+	nodes   []cluster.Node
+	units   unitIndex
+	usage   *gpuUsage
+	metric  string // activity metric in use
+	mode    string // how DCGM series were read
+	queries int
+	failed  []query.Failure
+}
 
-// factTasks makes the requests for kube-state-metrics series, each read
-// keeping the last value of each series. kube_pod_info, whose first and last points bound a pod's life when
-// kube-state-metrics has no timestamp for it, is read at InfoStep; the
-// other facts only need their last value and are read a day per point.
-// Where remote read works (see factsByRemoteRead), each metric is one
-// remote-read request over the whole window instead, its raw
-// samples mapped onto the same grids: no PromQL evaluation and no JSON for
-// Prometheus. factTasks returns the requests for the node facts and for the
-// pod facts, to run apart: nodes need only the former.
-func (b *builder) factTasks(ctx context.Context) (nodeTasks, podTasks []Task) {
-	b.nodeFacts, b.podFacts = map[string]*facts{}, map[string]*facts{}
-	remote := b.factsByRemoteRead(ctx)
-	var tasks []Task
-	add := func(into map[string]*facts, m string) {
-		f := newFacts()
-		into[m] = f
-		step, anchor := b.opts.InfoStep, b.w.Start
-		if m != "kube_pod_info" {
-			step = max(24*time.Hour, b.opts.InfoStep)
-			anchor = b.endAlignedStart(step)
+// readGPUs reads DCGM series at Step resolution, node shard by node shard
+// (and day by day, except by remote read). It needs the inventory and the
+// node facts.
+func (r *reader) readGPUs(ctx context.Context, nodes nodeList, nf factSet, inv listing) gpuRead {
+	if inv.err != nil || len(nf.failed) > 0 {
+		return gpuRead{} // the build ends (usable)
+	}
+	labels := nodeLabels(nodes, nf.facts["kube_node_labels"])
+	if r.derive {
+		return r.readGPUsDerived(ctx, nodes, nf, labels)
+	}
+	g := gpuRead{metric: inv.metric}
+	g.nodes, g.units = buildNodes(nodes, nf.facts, labels, inv.gpus)
+	g.usage = newGPUUsage(r.opts.Step.Seconds(), false, g.units)
+	if inv.metric == "" {
+		return g
+	}
+	var gpuNodes []string
+	for _, n := range g.nodes {
+		if n.HasGPUs() {
+			gpuNodes = append(gpuNodes, n.Name)
 		}
-		if remote {
-			ms := []Matcher{{MatchEqual, "__name__", m}}
-			if m == "kube_pod_container_resource_limits" {
-				// Only CPU and memory limits are read (see request): GPU
-				// limits, as many series again on a GPU cluster, are not
-				// asked for.
-				ms = append(ms, Matcher{MatchRegexp, "resource", "cpu|memory"})
-			}
-			tasks = append(tasks, Task{Query: m + " (remote read)", From: anchor.Add(-step), To: b.w.End, Step: step,
-				Raw: true, Remote: true, Ends: true, Matchers: ms, Open: f.openRaw(anchor, step)})
-			return
+	}
+	shards := query.Shards(gpuNodes, r.opts.ShardSize)
+	var tasks []query.Task
+	if g.mode = r.readMode(ctx, inv.metric); g.mode == ReadRange {
+		tasks = r.rangeGPUTasks(shards, inv.metric, g.usage)
+	} else {
+		tasks = r.rawGPUTasks(shards, inv, g.usage, g.mode == ReadRemote)
+	}
+	g.queries, g.failed = len(tasks), r.q.Run(ctx, tasks, 0)
+	return g
+}
+
+// readGPUsDerived reads DCGM series by remote read before the nodes are
+// built: the inventory is taken from the activity series, free GPUs'
+// included, rather than listed first. Units are looked up in the
+// snapshot, where holdings of units the nodes lack are left out. Nodes
+// are sharded where their labels count GPUs; one more request per metric
+// and host label reads every other host, so that a GPU node without GPU
+// feature discovery's labels, or a host that is no node, is seen as a
+// listing would see it. The activity metric is the first with any series
+// (its fallbacks are read only when the first has none).
+func (r *reader) readGPUsDerived(ctx context.Context, nodes nodeList, nf factSet, labels map[string]map[string]string) gpuRead {
+	replicas, gpuNodes := gpuNodeLabels(labels)
+	u := newGPUUsage(r.opts.Step.Seconds(), true, unitIndex{replicas: replicas})
+	g := gpuRead{usage: u, mode: ReadRemote}
+	for i, m := range activityMetrics {
+		ms := []dcgmMetric{{m, activityField, activityScale(m)}}
+		if i == 0 {
+			ms = dcgmMetrics(m)
 		}
-		q := fmt.Sprintf("last_over_time(%s[%s])", m, lookback(step))
-		if m == "kube_pod_info" {
-			tasks = append(tasks, b.spanTasks(q, step, b.infoSteps(), f.open)...)
-			return
+		tasks := r.derivedGPUTasks(gpuNodes, ms, u)
+		failed := r.q.Run(ctx, tasks, 0)
+		g.queries, g.failed = g.queries+len(tasks), append(g.failed, failed...)
+		if u.seen || len(failed) > 0 {
+			g.metric = m
+			break
 		}
-		tasks = append(tasks, b.endAlignedTasks(q, step, f.open)...)
 	}
-	for _, m := range nodeFactMetrics {
-		add(b.nodeFacts, m)
+	if g.metric == "" { // no activity metric: no DCGM usage at all, as when none is listed
+		g.mode = ""
+		clear(u.holds)
+		clear(u.hosts)
 	}
-	nodeTasks, tasks = tasks, nil
-	for _, m := range podFactMetrics {
-		add(b.podFacts, m)
-	}
-	return nodeTasks, tasks
+	g.nodes, g.units = buildNodes(nodes, nf.facts, labels, u.inv)
+	return g
 }
 
-// factsByRemoteRead tells whether the facts are read by remote read: with
-// --prometheus-read remote, or auto when the server passes the remote-read
-// probe. raw and range read them over the JSON API.
-func (b *builder) factsByRemoteRead(ctx context.Context) bool {
-	switch b.opts.Read {
-	case ReadRemote:
-		return true
-	case ReadAuto:
-		return b.remoteReadWorks(ctx)
+// ctrRead is what the cAdvisor reads left.
+type ctrRead struct {
+	usage   *ctrUsage
+	mode    string
+	queries int
+	failed  []query.Failure
+}
+
+// readContainers reads cAdvisor series at Step resolution, node shard by
+// node shard. It needs only the node names, so it runs alongside the
+// facts and DCGM reads.
+func (r *reader) readContainers(ctx context.Context, names []string) ctrRead {
+	c := ctrRead{usage: newCtrUsage()}
+	shards := query.Shards(names, r.opts.ShardSize)
+	if len(shards) == 0 {
+		return c
 	}
-	return false
-}
-
-// infoSteps is how many info steps one facts request covers: a day, so
-// that an answer for every container's requests stays small.
-func (b *builder) infoSteps() int { return max(int(24*time.Hour/b.opts.InfoStep), 1) }
-
-// endAlignedTasks reads a query at a coarse step on a grid that ends at
-// the window's end, so that the last points are read; the first point may
-// reach up to a step before the window.
-func (b *builder) endAlignedTasks(q string, step time.Duration, open func() Batch) []Task {
-	var out []Task
-	for _, sp := range Split(b.endAlignedStart(step), b.w.End, step, 30) {
-		out = append(out, Task{Query: q, From: sp.From, To: sp.To, Step: step, Open: open})
+	c.mode = r.readMode(ctx, fmt.Sprintf(`container_memory_working_set_bytes{container!="",container!="POD",node=~%s}`, shards[0].Quoted()))
+	var tasks []query.Task
+	for _, sh := range shards {
+		tasks = append(tasks, r.ctrTasks(sh, c.mode, c.usage)...)
 	}
-	return out
-}
-
-// endAlignedStart is the first point of the grid of step that ends at the
-// window's end and covers the window.
-func (b *builder) endAlignedStart(step time.Duration) time.Time {
-	n := int((b.w.End.Sub(b.w.Start) + step - 1) / step)
-	return b.w.End.Add(-time.Duration(n) * step)
-}
-
-// spanTasks splits one query over the window.
-func (b *builder) spanTasks(q string, step time.Duration, maxSteps int, open func() Batch) []Task {
-	var out []Task
-	for _, sp := range Split(b.w.Start, b.w.End, step, maxSteps) {
-		out = append(out, Task{Query: q, From: sp.From, To: sp.To, Step: step, Open: open})
-	}
-	return out
-}
-
-// lookback is a range selector length just under step, so that a sample
-// exactly one step before an evaluation point is not read twice (ranges
-// are closed on the left before Prometheus 3).
-func lookback(step time.Duration) string {
-	return strconv.FormatInt(step.Milliseconds()-1, 10) + "ms"
-}
-
-// shards cuts names into groups of size and returns a quoted regex for each.
-func shards(names []string, size int) []string {
-	sort.Strings(names)
-	var out []string
-	for i := 0; i < len(names); i += size {
-		group := names[i:min(i+size, len(names))]
-		quoted := make([]string, len(group))
-		for k, n := range group {
-			quoted[k] = regexpQuote(n)
-		}
-		out = append(out, strconv.Quote(strings.Join(quoted, "|")))
-	}
-	return out
-}
-
-func regexpQuote(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	// Half the client's requests at most: the rest are left to the
+	// facts and the DCGM series, which wait on more (the inventory, the
+	// node facts), so that all reads end about together.
+	c.queries, c.failed = len(tasks), r.q.Run(ctx, tasks, (r.opts.Client.Concurrency+1)/2)
+	return c
 }

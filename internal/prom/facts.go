@@ -1,226 +1,156 @@
 package prom
 
 import (
-	"math"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gpuwise/gpuwise/internal/prom/query"
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
 
 // fact is the last value of one series over the window and when it was
 // first and last seen: what kube-state-metrics' info-style series need.
 type fact struct {
-	labels      labelSet
+	labels      wire.Labels // sorted, without __name__
 	value       float64
 	first, last float64 // Unix seconds of the first and last point
 }
 
-// facts collects the last value of every series of one metric. Its state
-// is one fact per series.
-type facts struct {
-	mu     sync.Mutex
-	series map[string]*fact
-	// list holds the series instead of series when one remote-read batch
-	// was all (see factBatch.list).
-	list []keyedFact
-}
-
-// keyedFact is a fact with its seriesKey.
+// keyedFact is a fact with its key: its labels in canonical form.
 type keyedFact struct {
 	key string
 	f   *fact
 }
 
-func newFacts() *facts { return &facts{series: map[string]*fact{}} }
+// facts collects the last value of every series of one metric, one fact
+// per series, sorted by key.
+type facts struct {
+	mu   sync.Mutex
+	list []keyedFact
+}
 
-func (f *facts) open() Batch { return &factBatch{into: f, series: map[string]*fact{}} }
-
-// openRaw returns batches for the series' raw samples (remote read). A
-// sample counts as seen at the first point of the grid anchor + k·step at
-// or after it, where last_over_time(…[step−1ms]) evaluated on that grid
-// (what open's query_range answers hold) first sees it, so first, last
-// and value are those of the query_range read.
-func (f *facts) openRaw(anchor time.Time, step time.Duration) func() Batch {
+// batch returns batches for the metric's answers. A sample counts as
+// seen at the first point of the grid anchor + k·step at or after it
+// (a zero step: at its own time), where last_over_time(…[step−1ms])
+// evaluated on that grid (what a query_range read answers) first sees
+// it, so that first, last and value are those of the query_range read
+// however the samples come.
+func (f *facts) batch(anchor time.Time, step time.Duration) func() query.Batch {
 	g := grid{anchorMs: anchor.UnixMilli(), stepMs: step.Milliseconds()}
-	return func() Batch { return &factBatch{into: f, series: map[string]*fact{}, grid: g} }
+	return func() query.Batch { return &factBatch{into: f, grid: g} }
+}
+
+// each calls fn for every series, in key order.
+func (f *facts) each(fn func(*fact)) {
+	if f == nil {
+		return
+	}
+	for _, kf := range f.list {
+		fn(kf.f)
+	}
+}
+
+// len is the number of series seen.
+func (f *facts) len() int {
+	if f == nil {
+		return 0
+	}
+	return len(f.list)
 }
 
 // grid maps a raw sample's time to the evaluation point that sees it; a
 // zero grid leaves times as they are.
 type grid struct{ anchorMs, stepMs int64 }
 
-func (g grid) point(t float64) float64 {
+func (g grid) point(ms int64) float64 {
 	if g.stepMs <= 0 {
-		return t
+		return float64(ms) / 1000
 	}
-	ms := int64(math.Round(t*1000)) - g.anchorMs
 	// Samples reach back less than a step before the anchor, so the
 	// dividend is never negative.
-	k := (ms + g.stepMs - 1) / g.stepMs
+	k := (ms - g.anchorMs + g.stepMs - 1) / g.stepMs
 	return float64(g.anchorMs+k*g.stepMs) / 1000
 }
 
-// each calls fn for every series, in key order.
-func (f *facts) each(fn func(*fact)) {
-	if f.list != nil {
-		for _, kf := range f.list {
-			fn(kf.f)
-		}
-		return
-	}
-	keys := make([]string, 0, len(f.series))
-	for k := range f.series {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fn(f.series[k])
-	}
-}
-
+// factBatch collects one answer's series in the order they come (each is
+// handed on once), and is the sink of the current one.
 type factBatch struct {
-	into   *facts
-	series map[string]*fact
-	grid   grid
-	// For seriesPairs: the series whose points point takes, its bound
-	// method value (one allocation a batch, not one a series) and a
-	// buffer for keys.
-	cur    *fact
-	pointF PointFunc
-	key    []byte
-	// list holds seriesPairs' series, in the order they came: a remote
-	// read sends each series once (the decoder joins one split over
-	// frames), so no map is needed to find one again.
+	into *facts
+	grid grid
+	cur  *fact
+	key  []byte
 	list []keyedFact
 }
 
-func (b *factBatch) Series(l map[string]string) PointFunc {
-	// Raw series carry their metric name; last_over_time drops it.
-	delete(l, "__name__")
-	ls := make(labelSet, 0, len(l))
-	for k, v := range l {
-		ls = append(ls, labelPair{k, v})
+func (b *factBatch) Series(l wire.Labels) query.Target {
+	ls := make(wire.Labels, 0, len(l))
+	for _, p := range l {
+		if p.Name != "__name__" { // raw series carry it; last_over_time drops it
+			ls = append(ls, p)
+		}
 	}
-	ls.sort()
-	k := seriesKey(l)
-	s := b.series[k]
-	if s == nil {
-		s = &fact{labels: ls, first: -1}
-		b.series[k] = s
-	}
-	g := b.grid
-	return func(t, v float64) {
-		t = g.point(t)
+	ls.Sort() // Prometheus sends them sorted: a check
+	b.key = ls.AppendKey(b.key[:0])
+	b.cur = &fact{labels: ls, first: -1}
+	b.list = append(b.list, keyedFact{string(b.key), b.cur})
+	return query.Target{Sink: b}
+}
+
+// Samples takes the current series' samples.
+func (b *factBatch) Samples(xs []wire.Sample) {
+	s := b.cur
+	for _, x := range xs {
+		t := b.grid.point(x.T)
 		if s.first < 0 {
 			s.first = t
 		}
-		s.last, s.value = t, v
+		s.last, s.value = t, x.V
 	}
 }
 
-// seriesPairs is Series for remote read: ls is the decoder's, reused for
-// the next series, and the PointFunc it returns is used only until the
-// next call (remote read hands on one series at a time).
-func (b *factBatch) seriesPairs(ls labelSet) PointFunc {
-	n := 0
-	for _, p := range ls {
-		if p.name != "__name__" {
-			ls[n] = p
-			n++
+func (b *factBatch) End() {}
+
+// Commit merges the batch's seen series into the metric's, sorted by key;
+// a series in both keeps the later last value and the earlier first
+// sighting.
+func (b *factBatch) Commit() {
+	slices.SortFunc(b.list, func(x, y keyedFact) int { return strings.Compare(x.key, y.key) })
+	kept := b.list[:0]
+	for _, kf := range b.list {
+		switch {
+		case kf.f.first < 0: // never seen: no sample, or only NaNs
+		case len(kept) > 0 && kept[len(kept)-1].key == kf.key:
+			mergeFact(kept[len(kept)-1].f, kf.f)
+		default:
+			kept = append(kept, kf)
 		}
 	}
-	ls = ls[:n]
-	ls.sort() // Prometheus sends them sorted: a check
-	b.key = ls.appendKey(b.key[:0])
-	s := &fact{labels: slices.Clone(ls), first: -1}
-	b.list = append(b.list, keyedFact{string(b.key), s})
-	b.cur = s
-	if b.pointF == nil {
-		b.pointF = b.point
-	}
-	return b.pointF
-}
-
-func (b *factBatch) point(t, v float64) {
-	s := b.cur
-	t = b.grid.point(t)
-	if s.first < 0 {
-		s.first = t
-	}
-	s.last, s.value = t, v
-}
-
-func (b *factBatch) Commit() {
 	b.into.mu.Lock()
 	defer b.into.mu.Unlock()
-	if len(b.list) > 0 {
-		// Sorted by key, as each hands them on; equal keys (none from
-		// Prometheus) are merged as Commit merges batches.
-		slices.SortFunc(b.list, func(x, y keyedFact) int { return strings.Compare(x.key, y.key) })
-		if len(b.series) == 0 && len(b.into.series) == 0 && b.into.list == nil {
-			kept := b.list[:0]
-			for _, kf := range b.list {
-				switch {
-				case kf.f.first < 0:
-				case len(kept) > 0 && kept[len(kept)-1].key == kf.key:
-					mergeFact(kept[len(kept)-1].f, kf.f)
-				default:
-					kept = append(kept, kf)
-				}
-			}
-			b.into.list, b.list = kept, nil
-			return
-		}
-		// Else (not so with remote read) as if they came as maps.
-		if b.into.list != nil {
-			b.into.series = make(map[string]*fact, len(b.into.list))
-			for _, kf := range b.into.list {
-				b.into.series[kf.key] = kf.f
-			}
-			b.into.list = nil
-		}
-		for _, kf := range b.list {
-			if have := b.series[kf.key]; have != nil && kf.f.first >= 0 {
-				if have.first >= 0 {
-					mergeFact(have, kf.f)
-				} else {
-					b.series[kf.key] = kf.f
-				}
-			} else if have == nil {
-				b.series[kf.key] = kf.f
-			}
-		}
-		b.list = nil
+	b.into.list = mergeFacts(b.into.list, kept)
+}
+
+// mergeFacts merges two key-sorted lists.
+func mergeFacts(have, add []keyedFact) []keyedFact {
+	if len(have) == 0 {
+		return add
 	}
-	if b.into.list != nil {
-		b.into.series = make(map[string]*fact, len(b.into.list))
-		for _, kf := range b.into.list {
-			b.into.series[kf.key] = kf.f
+	out := make([]keyedFact, 0, len(have)+len(add))
+	i, j := 0, 0
+	for i < len(have) && j < len(add) {
+		switch c := strings.Compare(have[i].key, add[j].key); {
+		case c < 0:
+			out, i = append(out, have[i]), i+1
+		case c > 0:
+			out, j = append(out, add[j]), j+1
+		default:
+			mergeFact(have[i].f, add[j].f)
+			out, i, j = append(out, have[i]), i+1, j+1
 		}
-		b.into.list = nil
 	}
-	if len(b.into.series) == 0 { // the first batch (remote read: the only one)
-		for k, s := range b.series {
-			if s.first < 0 {
-				delete(b.series, k)
-			}
-		}
-		b.into.series, b.series = b.series, nil
-		return
-	}
-	for k, s := range b.series {
-		if s.first < 0 {
-			continue
-		}
-		have := b.into.series[k]
-		if have == nil {
-			b.into.series[k] = s
-			continue
-		}
-		mergeFact(have, s)
-	}
+	return append(append(out, have[i:]...), add[j:]...)
 }
 
 // mergeFact merges s, seen, into have, seen: the later last value wins.
@@ -229,61 +159,4 @@ func mergeFact(have, s *fact) {
 		have.value, have.last = s.value, s.last
 	}
 	have.first = min(have.first, s.first)
-}
-
-// seriesKey is a label set in canonical form: name=value\0 for each
-// label in name order, built in one allocation.
-func seriesKey(l map[string]string) string {
-	var arr [24]string
-	keys := arr[:0]
-	n := 0
-	for k, v := range l {
-		keys = append(keys, k)
-		n += len(k) + len(v) + 2
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	b.Grow(n)
-	for _, k := range keys {
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(l[k])
-		b.WriteByte(0)
-	}
-	return b.String()
-}
-
-// labelPair is one label of a fact.
-type labelPair struct{ name, value string }
-
-// labelSet is a fact's labels in name order: kube-state-metrics series
-// have a dozen labels at most, so a look-up is a scan.
-type labelSet []labelPair
-
-func (ls labelSet) get(name string) string {
-	for _, p := range ls {
-		if p.name == name {
-			return p.value
-		}
-	}
-	return ""
-}
-
-func (ls labelSet) sort() {
-	if !slices.IsSortedFunc(ls, cmpPairs) {
-		slices.SortFunc(ls, cmpPairs)
-	}
-}
-
-func cmpPairs(a, b labelPair) int { return strings.Compare(a.name, b.name) }
-
-// appendKey appends the labels' seriesKey.
-func (ls labelSet) appendKey(b []byte) []byte {
-	for _, p := range ls {
-		b = append(b, p.name...)
-		b = append(b, '=')
-		b = append(b, p.value...)
-		b = append(b, 0)
-	}
-	return b
 }

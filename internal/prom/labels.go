@@ -2,6 +2,8 @@ package prom
 
 import (
 	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
 
 // knownLabels are node and pod label keys gpuwise reads, by the name
@@ -38,19 +40,10 @@ func sanitize(s string) string {
 }
 
 // objectLabels turns kube_*_labels series labels back into object labels.
-func objectLabels(series map[string]string) map[string]string {
-	var out map[string]string
-	for k, v := range series {
-		out = addObjectLabel(out, k, v)
-	}
-	return out
-}
-
-// objectLabelSet is objectLabels of a fact's labels.
-func objectLabelSet(series labelSet) map[string]string {
+func objectLabels(series wire.Labels) map[string]string {
 	var out map[string]string
 	for _, p := range series {
-		out = addObjectLabel(out, p.name, p.value)
+		out = addObjectLabel(out, p.Name, p.Value)
 	}
 	return out
 }
@@ -99,45 +92,4 @@ func first(l map[string]string, keys ...string) string {
 		}
 	}
 	return ""
-}
-
-// seriesLabels are a usage series' labels as the batches read them: a
-// map (query API answers), or the remote-read decoder's label list, which
-// is refilled for the next series (so a batch keeps its strings, never
-// the list). Routing a usage series needs a handful of values, so the list
-// is scanned rather than turned into a map.
-type seriesLabels struct {
-	m map[string]string
-	s labelSet
-}
-
-func mapLabels(l map[string]string) seriesLabels { return seriesLabels{m: l} }
-
-func (l seriesLabels) get(name string) string {
-	if l.m != nil {
-		return l.m[name]
-	}
-	return l.s.get(name)
-}
-
-// first is first's look-up for seriesLabels.
-func (l seriesLabels) first(keys ...string) string {
-	for _, k := range keys {
-		if v := l.get(k); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// asMap returns the labels as a map, building one from a list.
-func (l seriesLabels) asMap() map[string]string {
-	if l.m != nil || l.s == nil {
-		return l.m
-	}
-	m := make(map[string]string, len(l.s))
-	for _, p := range l.s {
-		m[p.name] = p.value
-	}
-	return m
 }

@@ -1,14 +1,13 @@
 package prom
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
@@ -30,10 +29,8 @@ func TestResourceName(t *testing.T) {
 
 func TestObjectLabels(t *testing.T) {
 	t.Parallel()
-	got := objectLabels(map[string]string{
-		"node": "n1", "label_team": "search", "label_node_kubernetes_io_instance_type": "p5.48xlarge",
-		"label_nvidia_com_gpu_product": "NVIDIA-H100-80GB-HBM3", "label_custom_thing": "x", "label_empty": "",
-	})
+	got := objectLabels(labels("node", "n1", "label_team", "search", "label_node_kubernetes_io_instance_type", "p5.48xlarge",
+		"label_nvidia_com_gpu_product", "NVIDIA-H100-80GB-HBM3", "label_custom_thing", "x", "label_empty", ""))
 	want := map[string]string{
 		"team": "search", "node.kubernetes.io/instance-type": "p5.48xlarge",
 		"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "custom_thing": "x",
@@ -69,37 +66,41 @@ func TestNodeFacts(t *testing.T) {
 	if got := cloudOf("aws:///us-east-1a/i-0abc"); got != "aws" {
 		t.Errorf("cloudOf = %q", got)
 	}
+	n := &cluster.Node{Name: "n", Labels: map[string]string{"nvidia.com/gpu.count": "999999999", "nvidia.com/gpu.replicas": "999999"}}
+	if gpus := buildGPUs(n, nil); len(gpus) != maxGPUs || len(gpus[0].Units) != maxReplicas {
+		t.Errorf("absurd GPU count and replicas: %d GPUs, %d units; want them bounded", len(gpus), len(gpus[0].Units))
+	}
 }
 
 func TestUnitID(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		labels map[string]string
+		labels wire.Labels
 		want   string
 	}{
-		{map[string]string{"gpu": "3"}, "n1/gpu3"},
-		{map[string]string{"gpu": "0", "GPU_I_PROFILE": "3g.40gb", "GPU_I_ID": "1"}, "n1/gpu0/mig-3g.40gb-1"},
-		{map[string]string{"gpu": "2", "vgpu": "3"}, "n1/gpu2/ts-3"},
+		{labels("gpu", "3"), "n1/gpu3"},
+		{labels("gpu", "0", "GPU_I_PROFILE", "3g.40gb", "GPU_I_ID", "1"), "n1/gpu0/mig-3g.40gb-1"},
+		{labels("gpu", "2", "vgpu", "3"), "n1/gpu2/ts-3"},
 	} {
-		if got := unitID("n1", atoi(tt.labels["gpu"]), tt.labels); got != tt.want {
-			t.Errorf("unitID(%v) = %q, want %q", tt.labels, got, tt.want)
+		if got := string(appendUnitID(nil, "n1", atoi(tt.labels.Get("gpu")), tt.labels)); got != tt.want {
+			t.Errorf("unit ID of %v = %q, want %q", tt.labels, got, tt.want)
 		}
 	}
 }
 
-// TestCPUCounterRates checks that counter points become rates over the
-// time since the previous point, that a drop counts as a reset, and that
-// points before the span only seed.
+// TestCPUCounterRates checks that counter samples become rates over the
+// time since the previous sample, that a drop counts as a reset, and that
+// samples before the cut only seed.
 func TestCPUCounterRates(t *testing.T) {
 	t.Parallel()
-	b := &builder{ctrs: &ctrUsage{ctrs: map[string]*ctrSeries{}}}
-	batch := b.newCPUBatch(300)
-	add := batch.Series(map[string]string{"namespace": "ns", "pod": "p", "container": "c"})
+	u := newCtrUsage()
+	batch := u.cpuBatch(300)()
+	sink := batch.Series(labels("namespace", "ns", "pod", "p", "container", "c")).Sink
 	for _, p := range [][2]float64{{0, 100}, {300, 400}, {600, 700}, {900, 150}, {1500, 750}} {
-		add(p[0], p[1])
+		sink.Samples([]wire.Sample{{T: int64(p[0] * 1000), V: p[1]}})
 	}
 	batch.Commit()
-	got := b.ctrs.ctrs["ns/p/c"]
+	got := u.ctrs["ns/p/c"]
 	want := usage.Gauge{}
 	want.Add(1, 300)   // 300 s over 300 s
 	want.Add(1, 300)   // again
@@ -107,41 +108,5 @@ func TestCPUCounterRates(t *testing.T) {
 	want.Add(1, 600)   // a gap of one step: 600 s over 600 s
 	if got.resets != 1 || got.cpu.Seconds != want.Seconds || got.cpu.Integral != want.Integral || got.cpu.Samples != want.Samples {
 		t.Errorf("cpu %+v resets %d; want %+v and 1 reset", got.cpu, got.resets, want)
-	}
-}
-
-// TestDecodeLabelSetOf checks the inline label reading against the
-// general one: short and long (two-byte length) values, an empty value
-// left out as Prometheus leaves it out, fields in the other order, and
-// the keep filter.
-func TestDecodeLabelSetOf(t *testing.T) {
-	long := strings.Repeat("x", 300)
-	pair := func(name, value string) []byte {
-		var p []byte
-		p = appendBytesField(p, 1, []byte(name))
-		if value != "" {
-			p = appendBytesField(p, 2, []byte(value))
-		}
-		return p
-	}
-	var b []byte
-	b = appendBytesField(b, 1, pair("Hostname", "node-1"))
-	b = appendBytesField(b, 1, pair("UUID", long))
-	b = appendBytesField(b, 1, pair("empty", ""))
-	rev := appendBytesField(appendBytesField(nil, 2, []byte("p-0")), 1, []byte("pod")) // value first
-	b = appendBytesField(b, 1, rev)
-	b = appendBytesField(b, 1, pair(long, "v"))
-	want := labelSet{{"Hostname", "node-1"}, {"UUID", long}, {"empty", ""}, {"pod", "p-0"}, {long, "v"}}
-	c := labelCache{strs: interned{}}
-	for range 2 { // the second time from the previous series' strings
-		got, err := decodeLabelSetOf(b, &c, nil)
-		if err != nil || !slices.Equal(got, want) {
-			t.Fatalf("got %q, %v; want %q", got, err, want)
-		}
-	}
-	keep := func(n []byte) bool { return string(n) == "pod" || string(n) == "UUID" }
-	got, err := decodeLabelSetOf(b, &c, keep)
-	if want := (labelSet{{"UUID", long}, {"pod", "p-0"}}); err != nil || !slices.Equal(got, want) {
-		t.Fatalf("with keep: got %q, %v; want %q", got, err, want)
 	}
 }

@@ -10,7 +10,21 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
+
+// nodeList is the nodes kube_node_info names, each with its
+// spec.providerID.
+type nodeList map[string]string
+
+// names are the nodes, as buildNodes names them.
+func (nl nodeList) names() []string {
+	all := make([]string, 0, len(nl))
+	for n := range nl {
+		all = append(all, n)
+	}
+	return all
+}
 
 // unitIndex finds a node's units and how DCGM values on them scale.
 type unitIndex struct {
@@ -18,56 +32,82 @@ type unitIndex struct {
 	units    map[string]cluster.UnitRef // unit ID → unit
 }
 
-// buildNodes turns node facts and the DCGM inventory into nodes with
-// their GPUs and units.
-func (b *builder) buildNodes() {
-	byNode := map[string]*cluster.Node{}
-	names := make([]string, 0, len(b.nodeInfo))
-	for n := range b.nodeInfo {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		byNode[name] = &cluster.Node{Name: name, Cloud: cloudOf(b.nodeInfo[name]["provider_id"])}
-	}
-	b.nodeFacts["kube_node_labels"].each(func(f *fact) {
-		if n := byNode[f.labels.get("node")]; n != nil {
-			n.Labels = objectLabelSet(f.labels)
+// nodeLabels reads each listed node's labels from kube_node_labels.
+func nodeLabels(nl nodeList, labels *facts) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	labels.each(func(f *fact) {
+		if n := f.labels.Get("node"); hasNode(nl, n) {
+			out[n] = objectLabels(f.labels)
 		}
 	})
-	b.applyNodeFacts(byNode)
-	gpus := inventoryByNode(b.inventory)
-	b.units = unitIndex{replicas: map[string]int{}, units: map[string]cluster.UnitRef{}}
+	return out
+}
+
+func hasNode(nl nodeList, n string) bool {
+	_, ok := nl[n]
+	return ok
+}
+
+// gpuNodeLabels reads, from the node labels, each node's time-slicing
+// replicas (more than one), as buildNodes does, and the nodes whose labels
+// count GPUs.
+func gpuNodeLabels(labels map[string]map[string]string) (replicas map[string]int, gpuNodes []string) {
+	replicas = map[string]int{}
+	for n, l := range labels {
+		if r := atoi(l["nvidia.com/gpu.replicas"]); r > 1 {
+			replicas[n] = r
+		}
+		if atoi(l["nvidia.com/gpu.count"]) > 0 {
+			gpuNodes = append(gpuNodes, n)
+		}
+	}
+	return replicas, gpuNodes
+}
+
+// buildNodes turns node facts and the DCGM inventory into nodes with
+// their GPUs and units.
+func buildNodes(nl nodeList, nf map[string]*facts, labels map[string]map[string]string, inventory []gpuLabels) ([]cluster.Node, unitIndex) {
+	names := nl.names()
+	sort.Strings(names)
+	byNode := make(map[string]*cluster.Node, len(names))
+	for _, name := range names {
+		byNode[name] = &cluster.Node{Name: name, Cloud: cloudOf(nl[name]), Labels: labels[name]}
+	}
+	applyNodeFacts(nf, byNode)
+	gpus := inventoryByNode(inventory)
+	ix := unitIndex{replicas: map[string]int{}, units: map[string]cluster.UnitRef{}}
+	nodes := make([]cluster.Node, 0, len(names))
 	for _, name := range names {
 		n := byNode[name]
 		describe(n)
 		n.GPUs = buildGPUs(n, gpus[name])
 		if r := atoi(n.Labels["nvidia.com/gpu.replicas"]); r > 1 {
-			b.units.replicas[name] = r
+			ix.replicas[name] = r
 		}
-		b.nodes = append(b.nodes, *n)
+		nodes = append(nodes, *n)
 	}
-	for i := range b.nodes {
-		n := &b.nodes[i]
+	for i := range nodes {
+		n := &nodes[i]
 		for j := range n.GPUs {
 			g := &n.GPUs[j]
 			for k := range g.Units {
-				b.units.units[g.Units[k].ID] = cluster.UnitRef{Node: n, GPU: g, Unit: &g.Units[k]}
+				ix.units[g.Units[k].ID] = cluster.UnitRef{Node: n, GPU: g, Unit: &g.Units[k]}
 			}
 		}
 	}
+	return nodes, ix
 }
 
-func (b *builder) applyNodeFacts(byNode map[string]*cluster.Node) {
+func applyNodeFacts(nf map[string]*facts, byNode map[string]*cluster.Node) {
 	get := func(m string, fn func(n *cluster.Node, f *fact)) {
-		b.nodeFacts[m].each(func(f *fact) {
-			if n := byNode[f.labels.get("node")]; n != nil {
+		nf[m].each(func(f *fact) {
+			if n := byNode[f.labels.Get("node")]; n != nil {
 				fn(n, f)
 			}
 		})
 	}
 	get("kube_node_status_allocatable", func(n *cluster.Node, f *fact) {
-		switch f.labels.get("resource") {
+		switch f.labels.Get("resource") {
 		case "cpu":
 			n.CPUMilli = int64(math.Round(f.value * 1000))
 		case "memory":
@@ -75,7 +115,7 @@ func (b *builder) applyNodeFacts(byNode map[string]*cluster.Node) {
 		}
 	})
 	get("kube_node_spec_taint", func(n *cluster.Node, f *fact) {
-		n.Taints = append(n.Taints, cluster.Taint{Key: f.labels.get("key"), Value: f.labels.get("value"), Effect: f.labels.get("effect")})
+		n.Taints = append(n.Taints, cluster.Taint{Key: f.labels.Get("key"), Value: f.labels.Get("value"), Effect: f.labels.Get("effect")})
 	})
 	get("kube_node_created", func(n *cluster.Node, f *fact) { n.Created = unixTime(f.value) })
 	get("kube_node_deletion_timestamp", func(n *cluster.Node, f *fact) { n.Deleted = unixTime(f.value) })
@@ -140,12 +180,12 @@ type gpuLabels struct {
 
 // gpuLabelsOf reads a DCGM series' GPU labels; false when it has no host or
 // GPU index.
-func gpuLabelsOf(l seriesLabels) (gpuLabels, bool) {
+func gpuLabelsOf(l wire.Labels) (gpuLabels, bool) {
 	host, idx, ok := hostAndIndexOf(l)
 	if !ok {
 		return gpuLabels{}, false
 	}
-	return gpuLabels{host: host, idx: idx, uuid: l.first("UUID", "uuid"), prof: l.get("GPU_I_PROFILE"), gid: l.get("GPU_I_ID")}, true
+	return gpuLabels{host: host, idx: idx, uuid: l.First("UUID", "uuid"), prof: l.Get("GPU_I_PROFILE"), gid: l.Get("GPU_I_ID")}, true
 }
 
 func inventoryByNode(sets []gpuLabels) map[string]map[int]*dcgmGPU {
@@ -170,9 +210,9 @@ func inventoryByNode(sets []gpuLabels) map[string]map[int]*dcgmGPU {
 }
 
 // hostAndIndexOf reads a DCGM series' host and GPU index.
-func hostAndIndexOf(l seriesLabels) (string, int, bool) {
-	host := l.first("Hostname", "hostname")
-	idx, err := strconv.Atoi(l.get("gpu"))
+func hostAndIndexOf(l wire.Labels) (string, int, bool) {
+	host := l.First("Hostname", "hostname")
+	idx, err := strconv.Atoi(l.Get("gpu"))
 	if host == "" || err != nil || idx < 0 || idx > 1024 {
 		return "", 0, false
 	}
@@ -183,11 +223,11 @@ func hostAndIndexOf(l seriesLabels) (string, int, bool) {
 // counts (or DCGM shows), time-sliced when the node advertises replicas,
 // carved into the MIG instances DCGM reports, whole otherwise.
 func buildGPUs(n *cluster.Node, seen map[int]*dcgmGPU) []cluster.GPU {
-	count := atoi(n.Labels["nvidia.com/gpu.count"])
+	count := min(atoi(n.Labels["nvidia.com/gpu.count"]), maxGPUs)
 	for idx := range seen {
 		count = max(count, idx+1)
 	}
-	replicas := max(atoi(n.Labels["nvidia.com/gpu.replicas"]), 1)
+	replicas := min(max(atoi(n.Labels["nvidia.com/gpu.replicas"]), 1), maxReplicas)
 	mem := int64(atoi(n.Labels["nvidia.com/gpu.memory"]))
 	out := make([]cluster.GPU, count)
 	for i := range out {
@@ -213,6 +253,14 @@ func buildGPUs(n *cluster.Node, seen map[int]*dcgmGPU) []cluster.GPU {
 	}
 	return out
 }
+
+// Bounds on what node labels may claim: no node has more GPUs, and no
+// device plugin shares one GPU more ways (labels are input, and a typo
+// must not make millions of units).
+const (
+	maxGPUs     = 1024
+	maxReplicas = 1024
+)
 
 func migUnits(base string, mig map[int]string, model string, memMiB int64) []cluster.Unit {
 	ids := make([]int, 0, len(mig))
@@ -244,7 +292,7 @@ func atoi(s string) int {
 }
 
 func unixTime(sec float64) time.Time {
-	if sec <= 0 {
+	if sec <= 0 || math.IsNaN(sec) || math.IsInf(sec, 0) {
 		return time.Time{}
 	}
 	return time.UnixMilli(int64(math.Round(sec * 1000))).UTC()

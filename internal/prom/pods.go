@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
 
 // podFacts gathers what kube-state-metrics says about one pod.
@@ -22,56 +23,68 @@ type podFacts struct {
 	oomCounted bool
 }
 
-// buildPods turns pod facts into pods, resolving owners through
-// ReplicaSets and Jobs.
-func (b *builder) buildPods() []*podFacts {
-	pods := map[string]*podFacts{}
-	get := func(l labelSet) *podFacts {
-		ns, name := l.get("namespace"), l.get("pod")
-		if ns == "" || name == "" {
-			return nil
-		}
-		// Looked up without building the key (a pod has many facts).
-		var arr [128]byte
-		kb := append(append(append(arr[:0], ns...), '/'), name...)
-		if p := pods[string(kb)]; p != nil {
-			return p
-		}
-		k := string(kb)
-		p := &podFacts{pod: cluster.Pod{Namespace: ns, Name: name}, key: k, seenFirst: math.Inf(1), ctrs: map[string]*cluster.Container{}}
-		pods[k] = p
+// podIndex finds a pod's facts by namespace and name.
+type podIndex map[string]*podFacts
+
+func (pods podIndex) get(l wire.Labels) *podFacts {
+	ns, name := l.Get("namespace"), l.Get("pod")
+	if ns == "" || name == "" {
+		return nil
+	}
+	// Looked up without building the key (a pod has many facts).
+	var arr [128]byte
+	kb := append(append(append(arr[:0], ns...), '/'), name...)
+	if p := pods[string(kb)]; p != nil {
 		return p
 	}
+	k := string(kb)
+	p := &podFacts{pod: cluster.Pod{Namespace: ns, Name: name}, key: k, seenFirst: math.Inf(1), ctrs: map[string]*cluster.Container{}}
+	pods[k] = p
+	return p
+}
+
+// buildPods turns pod facts into pods, resolving owners through
+// ReplicaSets and Jobs. With gpuFromLimits (no request series at all),
+// GPU requests are read from the limits, which equal them for extended
+// resources.
+func buildPods(pf map[string]*facts, w cluster.Window, infoStep time.Duration, gpuFromLimits bool) []*podFacts {
+	pods := podIndex{}
 	each := func(m string, fn func(p *podFacts, f *fact)) {
-		b.podFacts[m].each(func(f *fact) {
-			if p := get(f.labels); p != nil {
+		if pf[m] == nil {
+			return
+		}
+		pf[m].each(func(f *fact) {
+			if p := pods.get(f.labels); p != nil {
 				fn(p, f)
 			}
 		})
 	}
 	each("kube_pod_info", func(p *podFacts, f *fact) {
-		p.pod.Node, p.pod.UID = f.labels.get("node"), f.labels.get("uid")
+		p.pod.Node, p.pod.UID = f.labels.Get("node"), f.labels.Get("uid")
 		p.seenFirst, p.seenLast = min(p.seenFirst, f.first), max(p.seenLast, f.last)
 	})
 	each("kube_pod_owner", func(p *podFacts, f *fact) {
-		p.ownerKind, p.ownerName = f.labels.get("owner_kind"), f.labels.get("owner_name")
+		p.ownerKind, p.ownerName = f.labels.Get("owner_kind"), f.labels.Get("owner_name")
 	})
-	each("kube_pod_labels", func(p *podFacts, f *fact) { p.pod.Labels = objectLabelSet(f.labels) })
+	each("kube_pod_labels", func(p *podFacts, f *fact) { p.pod.Labels = objectLabels(f.labels) })
 	each("kube_pod_start_time", func(p *podFacts, f *fact) { p.pod.Start = unixTime(f.value) })
 	each("kube_pod_completion_time", func(p *podFacts, f *fact) { p.pod.End = unixTime(f.value) })
 	each("kube_pod_container_resource_requests", func(p *podFacts, f *fact) { p.request(f, true) })
 	each("kube_pod_container_resource_limits", func(p *podFacts, f *fact) { p.request(f, false) })
+	if gpuFromLimits {
+		each(gpuLimitsFacts, func(p *podFacts, f *fact) { p.request(f, true) })
+	}
 	each("kube_pod_container_status_restarts_total", func(p *podFacts, f *fact) { p.restarts += int(f.value) })
 	each("kube_pod_container_status_last_terminated_reason", func(p *podFacts, f *fact) {
-		p.oomCounted = p.oomCounted || f.labels.get("reason") == "OOMKilled"
+		p.oomCounted = p.oomCounted || f.labels.Get("reason") == "OOMKilled"
 	})
-	owners := b.ownerChains()
+	owners := ownerChains(pf)
 	out := make([]*podFacts, 0, len(pods))
 	for _, p := range pods {
 		if math.IsInf(p.seenFirst, 1) {
 			continue // requests without kube_pod_info: not a pod we can place
 		}
-		p.finish(b.w, b.opts.InfoStep, owners)
+		p.finish(w, infoStep, owners)
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
@@ -80,13 +93,13 @@ func (b *builder) buildPods() []*podFacts {
 
 // request records one requests or limits series of a container.
 func (p *podFacts) request(f *fact, isRequest bool) {
-	name := f.labels.get("container")
+	name := f.labels.Get("container")
 	c := p.ctrs[name]
 	if c == nil {
 		c = &cluster.Container{Name: name}
 		p.ctrs[name] = c
 	}
-	r := resourceName(f.labels.get("resource"))
+	r := resourceName(f.labels.Get("resource"))
 	switch {
 	case r == "cpu" && isRequest:
 		c.CPURequestMilli = int64(math.Round(f.value * 1000))
@@ -109,12 +122,12 @@ type owner struct{ kind, name string }
 
 // ownerChains maps "namespace/Kind/name" of ReplicaSets and Jobs to their
 // owners.
-func (b *builder) ownerChains() map[string]owner {
+func ownerChains(pf map[string]*facts) map[string]owner {
 	out := map[string]owner{}
 	add := func(m, kind, label string) {
-		b.podFacts[m].each(func(f *fact) {
-			if k := f.labels.get("owner_kind"); k != "" && k != "<none>" {
-				out[f.labels.get("namespace")+"/"+kind+"/"+f.labels.get(label)] = owner{k, f.labels.get("owner_name")}
+		pf[m].each(func(f *fact) {
+			if k := f.labels.Get("owner_kind"); k != "" && k != "<none>" {
+				out[f.labels.Get("namespace")+"/"+kind+"/"+f.labels.Get(label)] = owner{k, f.labels.Get("owner_name")}
 			}
 		})
 	}

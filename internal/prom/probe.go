@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
+
+	"github.com/gpuwise/gpuwise/internal/prom/query"
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
 
 // probeSteps is how many steps the scrape-interval probe looks back.
@@ -20,38 +23,33 @@ const probeSteps = 12
 // server answers a remote-read probe with streamed XOR chunks (Prometheus
 // ≥ 2.13; Thanos, Mimir or VictoriaMetrics may not), and over the JSON API
 // otherwise.
-func (b *builder) readMode(ctx context.Context, sel string) string {
-	if b.opts.Read != ReadAuto {
-		return b.opts.Read
+func (r *reader) readMode(ctx context.Context, sel string) string {
+	if r.opts.Read != ReadAuto {
+		return r.opts.Read
 	}
-	if m := b.densityMode(ctx, sel); m != ReadRaw || !b.remoteReadWorks(ctx) {
+	if m := r.densityMode(ctx, sel); m != ReadRaw || !r.remoteOK() {
 		return m
 	}
 	return ReadRemote
 }
 
-// remoteReadWorks probes remote read once per build: kube_node_info over
-// the window's last step.
-func (b *builder) remoteReadWorks(ctx context.Context) bool {
-	b.probeMu.Lock()
-	defer b.probeMu.Unlock()
-	if b.remoteOK == nil {
-		end := b.w.End.UnixMilli()
-		ok := b.c.RemoteReadWorks(ctx, end-b.opts.Step.Milliseconds(), end,
-			[]Matcher{{MatchEqual, "__name__", "kube_node_info"}})
-		b.remoteOK = &ok
-	}
-	return *b.remoteOK
+// remoteReadProbe reads kube_node_info over the window's last step by
+// remote read: true when the server answers with streamed chunks.
+func (r *reader) remoteReadProbe(ctx context.Context) bool {
+	end := r.w.End.UnixMilli()
+	return r.q.RemoteReadWorks(ctx, end-r.opts.Step.Milliseconds(), end,
+		[]wire.Matcher{{Type: wire.MatchEqual, Name: "__name__", Value: "kube_node_info"}})
 }
 
 // densityMode is raw when the samples sel selects come no more than about
 // once a step, range otherwise.
-func (b *builder) densityMode(ctx context.Context, sel string) string {
-	q := fmt.Sprintf("count_over_time(%s[%s])", sel, lookback(probeSteps*b.opts.Step))
+func (r *reader) densityMode(ctx context.Context, sel string) string {
+	q := fmt.Sprintf("count_over_time(%s[%s])", sel, query.Lookback(probeSteps*r.opts.Step))
 	p := &probe{}
 	// A failed probe is no failed read: query_range is always right.
-	errs := b.c.Run(ctx, []Task{{Query: q, From: b.w.End, To: b.w.End, Step: b.opts.Step, Open: func() Batch { p.counts = p.counts[:0]; return p }}})
-	if len(errs) > 0 || len(p.counts) == 0 {
+	failed := r.q.Run(ctx, []query.Task{{Query: q, From: r.w.End, To: r.w.End, Step: r.opts.Step,
+		Open: func() query.Batch { p.counts = p.counts[:0]; return p }}}, 0)
+	if len(failed) > 0 || len(p.counts) == 0 {
 		return ReadRange
 	}
 	sort.Float64s(p.counts)
@@ -64,8 +62,13 @@ func (b *builder) densityMode(ctx context.Context, sel string) string {
 // probe collects the sample count of each series.
 type probe struct{ counts []float64 }
 
-func (p *probe) Series(map[string]string) PointFunc {
-	return func(_, v float64) { p.counts = append(p.counts, v) }
+func (p *probe) Series(wire.Labels) query.Target { return query.Target{Sink: p} }
+
+func (p *probe) Samples(xs []wire.Sample) {
+	for _, x := range xs {
+		p.counts = append(p.counts, x.V)
+	}
 }
 
+func (p *probe) End()    {}
 func (p *probe) Commit() {}

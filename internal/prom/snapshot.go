@@ -1,7 +1,6 @@
 package prom
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -9,62 +8,83 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
-// snapshot assembles nodes, pods and usage, and writes the data-quality
-// notes.
-func (b *builder) snapshot(facts []*podFacts) *cluster.Snapshot {
+// assembly is everything the stages of a build read.
+type assembly struct {
+	nodeFacts, podFacts factSet
+	pods                []*podFacts
+	gpu                 gpuRead
+	ctr                 ctrRead
+}
+
+// assemble puts nodes, pods and usage together and writes the
+// data-quality notes and what is missing.
+func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	s := &cluster.Snapshot{
-		Window:         b.w,
-		Source:         "prometheus " + b.c.URL(),
-		ActivityMetric: b.metric,
-		Nodes:          b.nodes,
+		Window:         r.w,
+		Source:         "prometheus " + r.url,
+		ActivityMetric: a.gpu.metric,
+		Nodes:          a.gpu.nodes,
 	}
 	// Containers' usage goes in beside the GPU holdings (other fields of
 	// the pods), on the other core: Prometheus has nothing left to do.
-	attached := make(chan struct{})
-	go func() {
-		for _, p := range facts {
-			b.attachContainers(&p.pod)
+	if a.podFacts.facts["kube_pod_container_resource_requests"].len() == 0 {
+		measured := containersByPod(a.ctr.usage)
+		for _, p := range a.pods {
+			addMeasuredContainers(&p.pod, measured[p.key])
 		}
-		close(attached)
-	}()
-	held := b.attachMeasured(facts)
-	unplaced := b.placeUnmeasured(facts, held)
-	<-attached
-	if len(facts) > 0 {
-		s.Pods = make([]cluster.Pod, 0, len(facts))
 	}
-	for _, p := range facts {
+	attached := async(func() struct{} {
+		for _, p := range a.pods {
+			attachContainers(&p.pod, a.ctr.usage)
+		}
+		return struct{}{}
+	})
+	held, conflicts := attachMeasured(a.pods, a.gpu, r.w)
+	unplaced := placeUnmeasured(a.pods, a.gpu, held, r.w)
+	attached()
+	if len(a.pods) > 0 {
+		s.Pods = make([]cluster.Pod, 0, len(a.pods))
+	}
+	for _, p := range a.pods {
 		s.Pods = append(s.Pods, p.pod)
 	}
-	s.Notes = b.notes(s, unplaced)
-	return s
+	s.Notes = notes(s, a, conflicts, unplaced, r.opts.Step)
+	s.Partial = r.missing(a)
+	if len(s.Partial) == 0 {
+		return s, nil
+	}
+	failed := append(errorsOf(a.gpu.failed), errorsOf(a.ctr.failed)...)
+	total := a.nodeFacts.queries + a.podFacts.queries + a.gpu.queries + a.ctr.queries
+	return s, &PartialError{Missing: s.Partial, Failed: failed, Total: total}
 }
 
-// attachMeasured gives pods the holdings DCGM attributed to them.
-func (b *builder) attachMeasured(facts []*podFacts) map[string][]interval {
+// attachMeasured gives pods the holdings DCGM attributed to them, and
+// counts holdings left out for overlapping another on the same unit.
+func attachMeasured(pods []*podFacts, g gpuRead, w cluster.Window) (map[string][]interval, int) {
 	byPod := map[string][]holdKey{}
-	for k := range b.gpus.holds {
+	for k := range g.usage.holds {
 		byPod[k.pod] = append(byPod[k.pod], k)
 	}
 	held := map[string][]interval{}
-	for _, p := range facts {
+	conflicts := 0
+	for _, p := range pods {
 		ks := byPod[p.pod.Key()]
 		sort.Slice(ks, func(i, j int) bool { return ks[i].unit < ks[j].unit })
 		for _, k := range ks {
-			ref := b.units.units[k.unit]
+			ref := g.units.units[k.unit]
 			if ref.Node == nil || ref.Node.Name != p.pod.Node {
 				continue
 			}
-			if overlaps(held[k.unit], p.interval(b.w)) {
-				b.conflicts++ // a reused pod name, or labels from a stale pod-resources answer
+			if overlaps(held[k.unit], p.interval(w)) {
+				conflicts++ // a reused pod name, or labels from a stale pod-resources answer
 				continue
 			}
-			u := b.gpus.holds[k]
+			u := g.usage.holds[k]
 			p.pod.GPUs = append(p.pod.GPUs, cluster.Holding{UnitID: k.unit, Activity: u.act, SMActive: u.sm, FramebufferMiB: u.fb})
-			held[k.unit] = append(held[k.unit], p.interval(b.w))
+			held[k.unit] = append(held[k.unit], p.interval(w))
 		}
 	}
-	return held
+	return held, conflicts
 }
 
 // interval is a pod's life clipped to the window.
@@ -79,29 +99,29 @@ func (p *podFacts) interval(w cluster.Window) interval {
 // down, labels missing) free units of the kind they requested on their
 // node: allocation stays right, and their holdings are unmeasured. It
 // returns the pods it could not place.
-func (b *builder) placeUnmeasured(facts []*podFacts, held map[string][]interval) []string {
+func placeUnmeasured(pods []*podFacts, g gpuRead, held map[string][]interval, w cluster.Window) []string {
 	var unplaced []string
-	order := append([]*podFacts(nil), facts...)
+	order := append([]*podFacts(nil), pods...)
 	sort.SliceStable(order, func(i, j int) bool { return order[i].pod.Start.Before(order[j].pod.Start) })
 	for _, p := range order {
 		if p.pod.Node == "" {
 			continue // never scheduled: it held nothing
 		}
 		want := map[string]int64{}
-		for _, c := range p.pod.Containers {
-			for r, n := range c.GPURequests {
+		for i := range p.pod.Containers { // by index: attachContainers sets other fields meanwhile
+			for r, n := range p.pod.Containers[i].GPURequests {
 				want[r] += n
 			}
 		}
 		for r, n := range want {
-			for missing := n - countKind(&p.pod, b.units, r); missing > 0; missing-- {
-				id := b.freeUnit(p.pod.Node, r, p.interval(b.w), held)
+			for missing := n - countKind(&p.pod, g.units, r); missing > 0; missing-- {
+				id := freeUnit(g.nodes, p.pod.Node, r, p.interval(w), held)
 				if id == "" {
 					unplaced = append(unplaced, p.pod.Key())
 					break
 				}
 				p.pod.GPUs = append(p.pod.GPUs, cluster.Holding{UnitID: id})
-				held[id] = append(held[id], p.interval(b.w))
+				held[id] = append(held[id], p.interval(w))
 			}
 		}
 	}
@@ -133,8 +153,8 @@ func fits(u *cluster.Unit, resource string) bool {
 	return false
 }
 
-func (b *builder) freeUnit(node, resource string, iv interval, held map[string][]interval) string {
-	for _, n := range b.nodes {
+func freeUnit(nodes []cluster.Node, node, resource string, iv interval, held map[string][]interval) string {
+	for _, n := range nodes {
 		if n.Name != node {
 			continue
 		}
@@ -158,115 +178,46 @@ func overlaps(ivs []interval, iv interval) bool {
 	return false
 }
 
-func (b *builder) attachContainers(p *cluster.Pod) {
-	var arr [160]byte
-	key := append(append(append(append(arr[:0], p.Namespace...), '/'), p.Name...), '/')
-	for i := range p.Containers {
-		c := &p.Containers[i]
-		if u := b.ctrs.ctrs[string(append(key, c.Name...))]; u != nil {
-			c.CPU, c.Memory = u.cpu, u.mem
+// containersByPod lists the containers cAdvisor measured, by pod key.
+func containersByPod(u *ctrUsage) map[string][]string {
+	out := map[string][]string{}
+	for k := range u.ctrs {
+		if i := strings.LastIndexByte(k, '/'); i > 0 {
+			out[k[:i]] = append(out[k[:i]], k[i+1:])
 		}
-	}
-}
-
-// notes are the data-quality notes: coverage of allocated GPU-hours by
-// DCGM data, nodes whose exporter sent nothing, gaps, counter resets and
-// failed queries.
-func (b *builder) notes(s *cluster.Snapshot, unplaced []string) []string {
-	var out []string
-	if b.metric == "" {
-		out = append(out, "no DCGM series found (looked for "+strings.Join(activityMetrics, ", ")+"): every GPU pod is unmeasured")
-	}
-	var allocated, measured float64
-	var gappy int
-	silent := map[string]bool{}
-	ix := cluster.NewIndex(s)
-	for _, p := range s.Pods {
-		life := s.Window.Clip(p.Start, p.End)
-		for _, h := range p.GPUs {
-			ref, ok := ix.Units[h.UnitID]
-			if !ok {
-				continue
-			}
-			frac := unitFraction(ref)
-			allocated += frac * life
-			if h.Activity == nil {
-				if !b.gpus.hosts[p.Node] {
-					silent[p.Node] = true
-				}
-				continue
-			}
-			measured += frac * min(h.Activity.Seconds, life)
-			if h.Activity.Seconds < 0.9*life-b.opts.Step.Seconds() {
-				gappy++
-			}
-		}
-	}
-	if allocated > 0 {
-		out = append(out, fmt.Sprintf("DCGM data (%s) covers %.1f%% of allocated GPU-hours (%.1f of %.1f h)",
-			orNone(b.metric), 100*measured/allocated, measured/3600, allocated/3600))
-	}
-	if len(silent) > 0 {
-		out = append(out, fmt.Sprintf("no DCGM series from %d node(s) running GPU pods (%s): exporter down or not scraped; their GPU pods are unmeasured",
-			len(silent), list(silent)))
-	}
-	if gappy > 0 {
-		out = append(out, fmt.Sprintf("%d GPU holding(s) have DCGM gaps over more than 10%% of their life (stale exporter or scrape failures)", gappy))
-	}
-	out = append(out, b.counterNote()...)
-	if b.conflicts > 0 {
-		out = append(out, fmt.Sprintf("%d DCGM holding(s) overlap another pod's on the same GPU unit and were left out", b.conflicts))
-	}
-	if len(unplaced) > 0 {
-		out = append(out, fmt.Sprintf("%d GPU pod(s) requested more GPU units than their node has free; their extra requests are not counted", len(unplaced)))
-	}
-	if len(b.failed) > 0 {
-		out = append(out, fmt.Sprintf("PARTIAL: %d of %d Prometheus queries failed; usage from them is missing (first: %v)", len(b.failed), b.queries, b.failed[0]))
 	}
 	return out
 }
 
-func (b *builder) counterNote() []string {
-	resets := 0
-	for _, c := range b.ctrs.ctrs {
-		resets += c.resets
-	}
-	if resets == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("%d CPU counter reset(s) (container restarts) handled", resets)}
-}
-
-// unitFraction is the unit's share of its GPU as Prepare will set it.
-func unitFraction(ref cluster.UnitRef) float64 {
-	g := *ref.GPU
-	g.Units = append([]cluster.Unit(nil), g.Units...)
-	if g.Normalize() != nil {
-		return 0
-	}
-	for _, u := range g.Units {
-		if u.ID == ref.Unit.ID {
-			return u.Fraction
+// addMeasuredContainers adds the containers cAdvisor measured that no
+// requests or limits series named (used when no request series exist at
+// all): containers are then known from their usage, whose cost stands,
+// never $0 for a container that used CPU.
+func addMeasuredContainers(p *cluster.Pod, names []string) {
+	sort.Strings(names)
+	for _, n := range names {
+		if !hasContainer(p, n) {
+			p.Containers = append(p.Containers, cluster.Container{Name: n})
 		}
 	}
-	return 0
 }
 
-func list(set map[string]bool) string {
-	names := make([]string, 0, len(set))
-	for n := range set {
-		names = append(names, n)
+func hasContainer(p *cluster.Pod, name string) bool {
+	for _, c := range p.Containers {
+		if c.Name == name {
+			return true
+		}
 	}
-	sort.Strings(names)
-	if len(names) > 5 {
-		return strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more", len(names)-5)
-	}
-	return strings.Join(names, ", ")
+	return false
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "none"
+func attachContainers(p *cluster.Pod, u *ctrUsage) {
+	var arr [160]byte
+	key := append(append(append(append(arr[:0], p.Namespace...), '/'), p.Name...), '/')
+	for i := range p.Containers {
+		c := &p.Containers[i]
+		if s := u.ctrs[string(append(key, c.Name...))]; s != nil {
+			c.CPU, c.Memory = s.cpu, s.mem
+		}
 	}
-	return s
 }

@@ -17,11 +17,14 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{"upperFirst
 
 // htmlPage is what the template sees.
 type htmlPage struct {
-	Window string
-	Source string
-	Facts  []fact
-	Cost   grid
-	Idle   grid
+	// Partial, when set, is shown first: what the source could not read.
+	PartialTitle string
+	Partial      []string
+	Window       string
+	Source       string
+	Facts        []fact
+	Cost         grid
+	Idle         grid
 	// Why are the "Why GPUs idle" grids, when computed.
 	Why []grid
 	// Lines are the cost grid's lines, each with its GPU dollar bar.
@@ -45,12 +48,16 @@ type htmlNote struct {
 func writeHTML(w io.Writer, r *cost.Report, o Options) error {
 	g := costGrid(r, 0)
 	p := htmlPage{
-		Window: windowSpan(r.Window) + " (" + windowHours(r.WindowHours) + ")",
-		Source: orUnknown(r.Source),
-		Facts:  headline(r, o.Recommendations),
-		Cost:   g,
-		Idle:   idleGrid(r),
-		Why:    whyGrids(o.IdleCauses),
+		Window:  windowSpan(r.Window) + " (" + windowHours(r.WindowHours) + ")",
+		Source:  orUnknown(r.Source),
+		Facts:   headline(r, o.Recommendations),
+		Cost:    g,
+		Idle:    idleGrid(r),
+		Why:     whyGrids(o.IdleCauses),
+		Partial: r.Partial,
+	}
+	if len(r.Partial) > 0 {
+		p.PartialTitle = partialTitle
 	}
 	for i, row := range g.Rows {
 		p.Lines = append(p.Lines, htmlLine{gridRow: row, Bar: newBar(r.Rows[i].GPUCost)})

@@ -13,6 +13,13 @@ import (
 func writeMarkdown(w io.Writer, r *cost.Report, o Options) error {
 	var b bytes.Buffer
 	b.WriteString("# GPU cost report\n\n")
+	if len(r.Partial) > 0 {
+		b.WriteString("> **" + mdEscape(partialTitle) + "**\n>\n")
+		for _, s := range r.Partial {
+			b.WriteString("> - " + mdEscape(s) + "\n")
+		}
+		b.WriteString("\n")
+	}
 	for _, f := range headline(r, o.Recommendations) {
 		b.WriteString("- **" + f.Label + ":** " + mdEscape(f.Value+" "+f.Detail) + "\n")
 	}

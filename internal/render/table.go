@@ -40,6 +40,7 @@ func (p painter) paint(code, s string) string {
 func writeTable(w io.Writer, r *cost.Report, o Options) error {
 	var b bytes.Buffer
 	p := painter(o.Color)
+	writePartial(&b, r, p)
 	writeHeadline(&b, r, o.Recommendations, p)
 	cg, hidden := costGrid(r, o.MaxRows), []string(nil)
 	if o.Width > 0 {
@@ -133,6 +134,19 @@ func padKeys(rows []gridRow, limit int) []string {
 		keys[i] = k + strings.Repeat(" ", w-utf8.RuneCountInString(k))
 	}
 	return keys
+}
+
+// writePartial says first, before any figure, that the report is partial
+// and what it lacks.
+func writePartial(b *bytes.Buffer, r *cost.Report, p painter) {
+	if len(r.Partial) == 0 {
+		return
+	}
+	b.WriteString(p.paint(ansiYellow, p.paint(ansiBold, partialTitle)) + "\n")
+	for _, s := range r.Partial {
+		b.WriteString(indent + p.paint(ansiYellow, "! "+s) + "\n")
+	}
+	b.WriteString("\n")
 }
 
 func writeNotes(b *bytes.Buffer, r *cost.Report, p painter) {

@@ -253,6 +253,9 @@ func idleGrid(r *cost.Report) grid {
 	return g
 }
 
+// partialTitle heads what a partial report lacks, shown before any figure.
+const partialTitle = "PARTIAL RESULT: some data could not be read; the figures below leave it out"
+
 // sortedNotes puts warnings first and otherwise keeps the report's order.
 func sortedNotes(r *cost.Report) []cost.Note {
 	notes := slices.Clone(r.Notes)

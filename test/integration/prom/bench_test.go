@@ -106,17 +106,11 @@ func ingestAndPercentiles(t *testing.T, base string, pid int) time.Duration {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := prom.New(prom.Config{URL: base})
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := remoteOptions(base, endAt)
 	cpu0, _ := procStats(pid)
 	self0, _ := procStats(os.Getpid())
 	start := time.Now()
-	snap, err := prom.Build(context.Background(), c, prom.Options{
-		Window: cluster.Window{Start: endAt.Add(-14 * 24 * time.Hour), End: endAt},
-		Step:   5 * time.Minute, Read: prom.ReadRemote,
-	})
+	snap, err := prom.Build(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +147,14 @@ func ingestAndPercentiles(t *testing.T, base string, pid int) time.Duration {
 	t.Logf("gpuwise remote ingest + percentiles (no cost report): %d statistics, %s wall, gpuwise CPU %.2fs, Prometheus CPU %.2fs",
 		stats, wall.Round(time.Millisecond), self1-self0, cpu1-cpu0)
 	return wall
+}
+
+// remoteOptions read the 14 days up to end from base by remote read.
+func remoteOptions(base string, end time.Time) prom.Options {
+	o := prom.Defaults()
+	o.Client.URL, o.Read = base, prom.ReadRemote
+	o.Window = cluster.Window{Start: end.Add(-14 * 24 * time.Hour), End: end}
+	return o
 }
 
 func promPID(t *testing.T) int {
@@ -282,12 +284,8 @@ func instant(base, q, at string) (float64, bool) {
 // edge, ≤ 4.4% above; activity in 1% buckets), Prometheus interpolates
 // between samples: they agree to the histogram's resolution.
 func compareOutputs(t *testing.T, base string, qs []quantileQuery, answers []float64) {
-	c, err := prom.New(prom.Config{URL: base})
-	if err != nil {
-		t.Fatal(err)
-	}
 	e, _ := time.Parse(time.RFC3339, end)
-	s, err := prom.Build(context.Background(), c, prom.Options{Window: cluster.Window{Start: e.Add(-14 * 24 * time.Hour), End: e}, Read: prom.ReadRemote})
+	s, err := prom.Build(context.Background(), remoteOptions(base, e))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package prom
+package wire
 
 import (
 	"encoding/binary"
@@ -95,34 +95,18 @@ func (r *bitReader) bit() (bool, error) {
 	return b, nil
 }
 
-func (r *bitReader) ReadByte() (byte, error) {
-	v, err := r.bits(8)
-	return byte(v), err
+// Sample is one decoded sample: timestamp in milliseconds and value.
+type Sample struct {
+	T int64
+	V float64
 }
 
-// decodeXOR hands every sample of an XOR chunk to fn: timestamp in
-// milliseconds and value (stale markers and other NaNs included).
-func decodeXOR(data []byte, fn func(t int64, v float64)) error {
-	var buf []xorSample
-	buf, err := appendXOR(buf, data)
-	for _, s := range buf {
-		fn(s.t, s.v)
-	}
-	return err
-}
-
-// xorSample is one decoded sample: timestamp in ms and value.
-type xorSample struct {
-	t int64
-	v float64
-}
-
-// appendXOR appends every sample of an XOR chunk to out (stale markers and
+// AppendXOR appends every sample of an XOR chunk to out (stale markers and
 // other NaNs included). On a malformed chunk it returns the samples
 // decoded before the fault with the error. The hot loop reads bits from a
 // local copy of the reader so that nothing escapes and nothing is called
 // through an interface per sample.
-func appendXOR(out []xorSample, data []byte) ([]xorSample, error) {
+func AppendXOR(out []Sample, data []byte) ([]Sample, error) {
 	if len(data) < 2 {
 		return out, errXOR
 	}
@@ -142,7 +126,7 @@ func appendXOR(out []xorSample, data []byte) ([]xorSample, error) {
 	vb := binary.BigEndian.Uint64(b[k:])
 	k += 8
 	out = slices.Grow(out, n)
-	out = append(out, xorSample{t, math.Float64frombits(vb)})
+	out = append(out, Sample{t, math.Float64frombits(vb)})
 	if n == 1 {
 		return out, nil
 	}
@@ -217,7 +201,7 @@ func appendXOR(out []xorSample, data []byte) ([]xorSample, error) {
 				return out, err
 			}
 		}
-		out = append(out, xorSample{t, math.Float64frombits(vb)})
+		out = append(out, Sample{t, math.Float64frombits(vb)})
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package prom
+package wire
 
 import (
 	"bufio"
@@ -17,9 +17,24 @@ import (
 type lexer struct {
 	r   *bufio.Reader
 	buf []byte // scratch for the current string or number
+	// maxString bounds a string (0: no bound); depth counts the values
+	// skip is inside, so that a deep nest of unknown values cannot
+	// exhaust the stack.
+	maxString int
+	depth     int
 }
 
-func newLexer(r io.Reader) *lexer { return &lexer{r: bufio.NewReaderSize(r, 64<<10)} }
+const (
+	// maxNumber bounds a number literal: float64 needs fewer than 30
+	// digits, and Prometheus writes at most 20.
+	maxNumber = 64
+	// maxDepth bounds nested arrays and objects in values that are skipped.
+	maxDepth = 64
+)
+
+func newLexer(r io.Reader, maxString int) *lexer {
+	return &lexer{r: bufio.NewReaderSize(r, 64<<10), maxString: maxString}
+}
 
 // peek returns the next non-space byte without consuming it.
 func (l *lexer) peek() (byte, error) {
@@ -69,6 +84,10 @@ func (l *lexer) more() (bool, error) {
 	return true, nil
 }
 
+// tooLong reports whether a string of n bytes (quotes and escapes
+// included) is past the bound.
+func (l *lexer) tooLong(n int) bool { return l.maxString > 0 && n > l.maxString+2 }
+
 // stringBytes reads a string; the bytes are valid until the next read.
 // A string without escapes is returned from the reader's buffer as is.
 func (l *lexer) stringBytes() ([]byte, error) {
@@ -77,29 +96,39 @@ func (l *lexer) stringBytes() ([]byte, error) {
 	}
 	chunk, err := l.r.ReadSlice('"')
 	if err == nil && bytes.IndexByte(chunk, '\\') < 0 {
+		if l.tooLong(len(chunk) + 1) {
+			return nil, Limits{MaxLabelBytes: l.maxString}.labelError()
+		}
 		return chunk[:len(chunk)-1], nil
 	}
 	// Escapes, or longer than the buffer: gather the whole literal.
 	l.buf = append(append(l.buf[:0], '"'), chunk...)
 	for {
 		switch {
+		case l.tooLong(len(l.buf)):
+			return nil, Limits{MaxLabelBytes: l.maxString}.labelError()
 		case err == bufio.ErrBufferFull:
 		case err != nil:
 			return nil, unexpected(err)
 		case !escapedQuote(l.buf):
-			if bytes.IndexByte(l.buf, '\\') < 0 {
-				return l.buf[1 : len(l.buf)-1], nil
-			}
-			var s string
-			if err := json.Unmarshal(l.buf, &s); err != nil {
-				return nil, err
-			}
-			l.buf = append(l.buf[:0], s...)
-			return l.buf, nil
+			return l.unescape()
 		}
 		chunk, err = l.r.ReadSlice('"')
 		l.buf = append(l.buf, chunk...)
 	}
+}
+
+// unescape returns the string literal gathered in buf, quotes removed.
+func (l *lexer) unescape() ([]byte, error) {
+	if bytes.IndexByte(l.buf, '\\') < 0 {
+		return l.buf[1 : len(l.buf)-1], nil
+	}
+	var s string
+	if err := json.Unmarshal(l.buf, &s); err != nil {
+		return nil, err
+	}
+	l.buf = append(l.buf[:0], s...)
+	return l.buf, nil
 }
 
 // escapedQuote reports whether the quote that ends b is escaped: preceded
@@ -125,20 +154,15 @@ func (l *lexer) number() (float64, error) {
 	}
 	if b, _ := l.r.Peek(l.r.Buffered()); len(b) > 0 {
 		n := 0
-		for n < len(b) && isNumberByte(b[n]) {
+		for n < len(b) && n <= maxNumber && isNumberByte(b[n]) {
 			n++
 		}
 		if n < len(b) {
-			v, err := strconv.ParseFloat(string(b[:n]), 64)
-			if err != nil {
-				return 0, fmt.Errorf("number %q: %w", b[:n], err)
-			}
-			l.r.Discard(n)
-			return v, nil
+			return l.parseNumber(b[:n], n)
 		}
 	}
 	l.buf = l.buf[:0]
-	for {
+	for len(l.buf) <= maxNumber {
 		c, err := l.r.ReadByte()
 		if err != nil {
 			return 0, unexpected(err)
@@ -149,10 +173,19 @@ func (l *lexer) number() (float64, error) {
 		}
 		l.buf = append(l.buf, c)
 	}
-	v, err := strconv.ParseFloat(string(l.buf), 64)
-	if err != nil {
-		return 0, fmt.Errorf("number %q: %w", l.buf, err)
+	return l.parseNumber(l.buf, 0)
+}
+
+// parseNumber parses b, discarding skip bytes of the reader on success.
+func (l *lexer) parseNumber(b []byte, skip int) (float64, error) {
+	if len(b) > maxNumber {
+		return 0, fmt.Errorf("number longer than %d bytes", maxNumber)
 	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return 0, fmt.Errorf("number %q: %w", b, err)
+	}
+	l.r.Discard(skip)
 	return v, nil
 }
 
@@ -186,23 +219,39 @@ func (l *lexer) skip() error {
 	case '"':
 		_, err := l.stringBytes()
 		return err
-	case '{':
-		return l.object(func(string) error { return l.skip() })
-	case '[':
-		return l.array(l.skip)
+	case '{', '[':
+		return l.skipContainer(c)
 	case 't', 'f', 'n':
-		for {
-			c, err := l.r.ReadByte()
-			if err != nil {
-				return unexpected(err)
-			}
-			if c < 'a' || c > 'z' {
-				return l.r.UnreadByte()
-			}
-		}
+		return l.skipLiteral()
 	}
 	_, err = l.number()
 	return err
+}
+
+func (l *lexer) skipContainer(c byte) error {
+	if l.depth++; l.depth > maxDepth {
+		return fmt.Errorf("values nested deeper than %d", maxDepth)
+	}
+	defer func() { l.depth-- }()
+	if c == '{' {
+		return l.object(func(string) error { return l.skip() })
+	}
+	return l.array(l.skip)
+}
+
+func (l *lexer) skipLiteral() error {
+	for n := 0; ; n++ {
+		c, err := l.r.ReadByte()
+		if err != nil {
+			return unexpected(err)
+		}
+		if c < 'a' || c > 'z' {
+			return l.r.UnreadByte()
+		}
+		if n > len("false") {
+			return errors.New("unknown literal")
+		}
+	}
 }
 
 // object walks an object, calling f with the lexer at each value.

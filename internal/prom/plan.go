@@ -1,0 +1,275 @@
+package prom
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/prom/query"
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
+)
+
+// The requests of a build, planned here and run by query.Runner.
+
+var (
+	nodeFactMetrics = []string{"kube_node_labels", "kube_node_status_allocatable", "kube_node_spec_taint",
+		"kube_node_created", "kube_node_deletion_timestamp"}
+	podFactMetrics = []string{"kube_pod_info", "kube_pod_owner", "kube_replicaset_owner", "kube_job_owner",
+		"kube_pod_labels", "kube_pod_start_time", "kube_pod_completion_time",
+		"kube_pod_container_resource_requests", "kube_pod_container_resource_limits",
+		"kube_pod_container_status_last_terminated_reason", "kube_pod_container_status_restarts_total"}
+)
+
+// gpuLimitsFacts names the GPU limits read when no request series exist
+// (see buildPods).
+const gpuLimitsFacts = "kube_pod_container_resource_limits (GPU)"
+
+// Activity metrics in order of preference; GPU_UTIL is in percent.
+var activityMetrics = []string{
+	"DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+	"DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO",
+	"DCGM_FI_DEV_GPU_UTIL",
+}
+
+// factTasks are the requests for one kube-state-metrics metric, each read
+// keeping the last value of each series. kube_pod_info, whose first and
+// last points bound a pod's life when kube-state-metrics has no
+// timestamp for it, is read at InfoStep; the other facts only need their
+// last value and are read a day per point. By remote read, a metric is
+// one request over the whole window instead, its raw samples mapped onto
+// the same grids: no PromQL evaluation and no JSON for Prometheus.
+func (r *reader) factTasks(m string, into *facts, remote bool) []query.Task {
+	step, anchor := r.opts.InfoStep, r.w.Start
+	if m != "kube_pod_info" {
+		step = max(24*time.Hour, r.opts.InfoStep)
+		anchor = r.endAlignedStart(step)
+	}
+	open := into.batch(anchor, step)
+	if remote {
+		return []query.Task{{Query: m + " (remote read)", From: anchor.Add(-step), To: r.w.End, Step: step,
+			Raw: true, Remote: true, Ends: true, Matchers: factMatchers(m), Open: open, Metric: m}}
+	}
+	metric := m
+	if m == gpuLimitsFacts {
+		metric = `kube_pod_container_resource_limits{resource!~"cpu|memory"}`
+	}
+	q := fmt.Sprintf("last_over_time(%s[%s])", metric, query.Lookback(step))
+	var spans []query.Span
+	if m == "kube_pod_info" {
+		spans = query.Split(r.w.Start, r.w.End, step, max(int(24*time.Hour/step), 1))
+	} else {
+		// A grid that ends at the window's end, so that the last points
+		// are read; the first point may reach up to a step before it.
+		spans = query.Split(anchor, r.w.End, step, 30)
+	}
+	tasks := make([]query.Task, 0, len(spans))
+	for _, sp := range spans {
+		tasks = append(tasks, query.Task{Query: q, From: sp.From, To: sp.To, Step: step, Open: open, Metric: m})
+	}
+	return tasks
+}
+
+// factMatchers select a fact metric by remote read. Only CPU and memory
+// limits are read: GPU limits, as many series again on a GPU cluster, are
+// read only when requests are missing (gpuLimitsFacts).
+func factMatchers(m string) []wire.Matcher {
+	switch m {
+	case "kube_pod_container_resource_limits":
+		return []wire.Matcher{{Type: wire.MatchEqual, Name: "__name__", Value: m}, {Type: wire.MatchRegexp, Name: "resource", Value: "cpu|memory"}}
+	case gpuLimitsFacts:
+		return []wire.Matcher{{Type: wire.MatchEqual, Name: "__name__", Value: "kube_pod_container_resource_limits"},
+			{Type: wire.MatchNotRegexp, Name: "resource", Value: "cpu|memory"}}
+	}
+	return []wire.Matcher{{Type: wire.MatchEqual, Name: "__name__", Value: m}}
+}
+
+// endAlignedStart is the first point of the grid of step that ends at the
+// window's end and covers the window.
+func (r *reader) endAlignedStart(step time.Duration) time.Time {
+	n := int((r.w.End.Sub(r.w.Start) + step - 1) / step)
+	return r.w.End.Add(-time.Duration(n) * step)
+}
+
+type dcgmMetric struct {
+	name  string
+	f     field
+	scale float64
+}
+
+// dcgmMetrics are the DCGM metrics read for the activity metric m.
+func dcgmMetrics(m string) []dcgmMetric {
+	return []dcgmMetric{{m, activityField, activityScale(m)}, {"DCGM_FI_PROF_SM_ACTIVE", smField, 1}, {"DCGM_FI_DEV_FB_USED", fbField, 1}}
+}
+
+func activityScale(m string) float64 {
+	if m == "DCGM_FI_DEV_GPU_UTIL" {
+		return 0.01
+	}
+	return 1
+}
+
+// rangeGPUTasks read DCGM series by query_range, shard by shard and day by
+// day.
+func (r *reader) rangeGPUTasks(shards []query.Shard, metric string, u *gpuUsage) []query.Task {
+	var tasks []query.Task
+	lb := query.Lookback(r.opts.Step)
+	for _, sh := range shards {
+		for _, m := range dcgmMetrics(metric) {
+			q := fmt.Sprintf(`avg_over_time(%[1]s{Hostname=~%[2]s}[%[3]s]) or avg_over_time(%[1]s{hostname=~%[2]s}[%[3]s])`, m.name, sh.Quoted(), lb)
+			tasks = append(tasks, r.spanTasks(q, u.batch(m.f, m.scale), sh.Nodes)...)
+		}
+	}
+	return tasks
+}
+
+// spanTasks splits one query over the window at Step.
+func (r *reader) spanTasks(q string, open func() query.Batch, nodes []string) []query.Task {
+	var out []query.Task
+	for _, sp := range query.Split(r.w.Start, r.w.End, r.opts.Step, r.opts.maxSteps()) {
+		out = append(out, query.Task{Query: q, From: sp.From, To: sp.To, Step: r.opts.Step, Open: open, Nodes: nodes})
+	}
+	return out
+}
+
+// rawDays are a raw read's tasks, one a day: the day whose query_range
+// points are From…To reads the samples in (From−Step, To].
+func (r *reader) rawDays(sel string, open func() query.Batch, nodes []string) []query.Task {
+	step := r.opts.Step
+	var days []query.Task
+	for _, sp := range query.Split(r.w.Start, r.w.End, step, r.opts.maxSteps()) {
+		from := sp.From.Add(-step)
+		days = append(days, query.Task{Query: sel + query.RawRange(from, sp.To), From: from, To: sp.To, Step: step,
+			Raw: true, Cap: step, Open: open, Nodes: nodes})
+	}
+	return days
+}
+
+// rawOrRemote is a raw read's days as they are, or as one remote-read
+// task over the window (query.WholeWindow).
+func rawOrRemote(remote bool, sel string, ms []wire.Matcher, keep func([]byte) bool, days []query.Task) []query.Task {
+	if !remote {
+		return days
+	}
+	return query.WholeWindow(days, sel, ms, keep)
+}
+
+// hostSelector is a DCGM metric's selector and matchers for a shard by a
+// host label: Hostname, or hostname where Hostname is empty (a range
+// vector cannot be or-ed: one selector per host label).
+func hostSelector(metric, hostLabel string, sh query.Shard) (string, []wire.Matcher) {
+	name := wire.Matcher{Type: wire.MatchEqual, Name: "__name__", Value: metric}
+	if hostLabel == "hostname" {
+		return metric + "{hostname=~" + sh.Quoted() + `,Hostname=""}`,
+			[]wire.Matcher{name, {Type: wire.MatchRegexp, Name: "hostname", Value: sh.Regex}, {Type: wire.MatchEqual, Name: "Hostname", Value: ""}}
+	}
+	return metric + "{Hostname=~" + sh.Quoted() + "}", []wire.Matcher{name, {Type: wire.MatchRegexp, Name: "Hostname", Value: sh.Regex}}
+}
+
+// rawGPUTasks read DCGM series as raw samples (or by remote read), one
+// selector per host label the listed inventory uses.
+func (r *reader) rawGPUTasks(shards []query.Shard, listed listing, u *gpuUsage, remote bool) []query.Task {
+	var hostLabels []string
+	if listed.hostname {
+		hostLabels = append(hostLabels, "Hostname")
+	}
+	if listed.lowerHostname {
+		hostLabels = append(hostLabels, "hostname")
+	}
+	var tasks []query.Task
+	for _, sh := range shards {
+		for _, m := range dcgmMetrics(listed.metric) {
+			for _, hl := range hostLabels {
+				sel, ms := hostSelector(m.name, hl, sh)
+				days := r.rawDays(sel, u.batch(m.f, m.scale), sh.Nodes)
+				tasks = append(tasks, rawOrRemote(remote, sel, ms, dcgmKeep(false), days)...)
+			}
+		}
+	}
+	return tasks
+}
+
+// derivedGPUTasks read DCGM metrics ms by remote read before the nodes
+// are built (see readGPUsDerived): the nodes whose labels count GPUs in
+// shards, both host labels, and one request per host label for every
+// other host.
+func (r *reader) derivedGPUTasks(gpuNodes []string, ms []dcgmMetric, u *gpuUsage) []query.Task {
+	allRe := query.Alternatives(slices.Sorted(slices.Values(gpuNodes)))
+	var tasks []query.Task
+	for _, m := range ms {
+		keep, open := dcgmKeep(m.f == activityField), u.batch(m.f, m.scale)
+		add := func(sel string, matchers []wire.Matcher, nodes []string) {
+			tasks = append(tasks, query.WholeWindow(r.rawDays(sel, open, nodes), sel, matchers, keep)...)
+		}
+		for _, sh := range query.Shards(gpuNodes, r.opts.ShardSize) {
+			for _, hl := range []string{"Hostname", "hostname"} {
+				sel, matchers := hostSelector(m.name, hl, sh)
+				add(sel, matchers, sh.Nodes)
+			}
+		}
+		name := wire.Matcher{Type: wire.MatchEqual, Name: "__name__", Value: m.name}
+		add(m.name+`{Hostname!~<GPU nodes>,Hostname!=""}`,
+			[]wire.Matcher{name, {Type: wire.MatchNotRegexp, Name: "Hostname", Value: allRe}, {Type: wire.MatchNotEqual, Name: "Hostname", Value: ""}}, nil)
+		add(m.name+`{hostname!~<GPU nodes>,hostname!="",Hostname=""}`,
+			[]wire.Matcher{name, {Type: wire.MatchNotRegexp, Name: "hostname", Value: allRe}, {Type: wire.MatchNotEqual, Name: "hostname", Value: ""},
+				{Type: wire.MatchEqual, Name: "Hostname", Value: ""}}, nil)
+	}
+	return tasks
+}
+
+// ctrTasks read one shard's cAdvisor series: working sets and CPU
+// counters, by query_range or raw (or remote read).
+func (r *reader) ctrTasks(sh query.Shard, mode string, u *ctrUsage) []query.Task {
+	sel := fmt.Sprintf(`{container!="",container!="POD",node=~%s}`, sh.Quoted())
+	if mode == ReadRange {
+		lb := query.Lookback(r.opts.Step)
+		mem := fmt.Sprintf("avg_over_time(container_memory_working_set_bytes%s[%s])", sel, lb)
+		tasks := r.spanTasks(mem, u.memBatch, sh.Nodes)
+		cpu := fmt.Sprintf("last_over_time(container_cpu_usage_seconds_total%s[%s])", sel, lb)
+		return append(tasks, r.counterTasks(cpu, u, sh.Nodes)...)
+	}
+	matchers := func(name string) []wire.Matcher {
+		return []wire.Matcher{{Type: wire.MatchEqual, Name: "__name__", Value: name}, {Type: wire.MatchNotEqual, Name: "container", Value: ""},
+			{Type: wire.MatchNotEqual, Name: "container", Value: "POD"}, {Type: wire.MatchRegexp, Name: "node", Value: sh.Regex}}
+	}
+	remote := mode == ReadRemote
+	mem := r.rawDays("container_memory_working_set_bytes"+sel, u.memBatch, sh.Nodes)
+	tasks := rawOrRemote(remote, "container_memory_working_set_bytes"+sel, matchers("container_memory_working_set_bytes"), ctrKeep, mem)
+	cpu := r.rawCounterDays("container_cpu_usage_seconds_total"+sel, u, sh.Nodes)
+	return append(tasks, rawOrRemote(remote, "container_cpu_usage_seconds_total"+sel, matchers("container_cpu_usage_seconds_total"), ctrKeep, cpu)...)
+}
+
+// counterTasks are span tasks that each start one step early: a counter
+// needs the point before a span to turn its first point into a rate.
+func (r *reader) counterTasks(q string, u *ctrUsage, nodes []string) []query.Task {
+	step := r.opts.Step
+	var out []query.Task
+	for _, sp := range query.Split(r.w.Start, r.w.End, step, r.opts.maxSteps()) {
+		from := sp.From
+		if from.After(r.w.Start) {
+			from = from.Add(-step)
+		}
+		cut := float64(sp.From.UnixMilli()) / 1000
+		out = append(out, query.Task{Query: q, From: from, To: sp.To, Step: step, Open: u.cpuBatch(cut), Nodes: nodes})
+	}
+	return out
+}
+
+// rawCounterDays are rawDays for CPU counters: query_range turns points
+// after the window's start into rates, and in later spans points after
+// the previous span, seeded by the last sample a step before; so a day
+// reaches one more step back for the seed sample.
+func (r *reader) rawCounterDays(sel string, u *ctrUsage, nodes []string) []query.Task {
+	step := r.opts.Step
+	var days []query.Task
+	for i, sp := range query.Split(r.w.Start, r.w.End, step, r.opts.maxSteps()) {
+		cut := r.w.Start
+		if i > 0 {
+			cut = sp.From.Add(-step)
+		}
+		from := cut.Add(-step)
+		c := float64(cut.UnixMilli()+1) / 1000
+		days = append(days, query.Task{Query: sel + query.RawRange(from, sp.To), From: from, To: sp.To, Step: step,
+			Raw: true, Open: u.cpuBatch(c), Nodes: nodes})
+	}
+	return days
+}
