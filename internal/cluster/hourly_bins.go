@@ -46,6 +46,19 @@ func (b *Bins) At(h int) float64 {
 // Has reports whether the bins cover hour h.
 func (b *Bins) Has(h int) bool { return b != nil && h >= b.From && h < b.From+len(b.S) }
 
+// Within is the part of b in hours [lo, hi), sharing b's storage; nil
+// when none.
+func (b *Bins) Within(lo, hi int) *Bins {
+	if b == nil {
+		return nil
+	}
+	from, to := max(b.From, lo), min(b.From+len(b.S), hi)
+	if from >= to {
+		return nil
+	}
+	return &Bins{From: from, S: b.S[from-b.From : to-b.From]}
+}
+
 // Merge adds o's sums into b.
 func (b *Bins) Merge(o *Bins) {
 	if o == nil || len(o.S) == 0 {

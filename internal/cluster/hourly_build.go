@@ -102,6 +102,9 @@ func (b *HourlyBuilder) Spans(t, dt float64, buf []Span) []Span {
 	return buf
 }
 
+// Hour is the hour the span starts in.
+func (sp Span) Hour() int { return sp.h }
+
 // Seconds is the span's length.
 func (sp Span) Seconds() float64 { return sp.in + sp.next }
 
@@ -179,7 +182,7 @@ func (a *HourlyAcc) TrackOOM() { a.trackOOM = true; a.alloc(&a.oom) }
 // OOMKills records n OOM kills at t (seconds from the window's start).
 func (a *HourlyAcc) OOMKills(t, n float64) {
 	a.TrackOOM()
-	if h := a.b.hour(t); h >= 0 {
+	if h := a.b.Hour(t); h >= 0 {
 		a.oom[h] += n
 	}
 }
@@ -233,8 +236,9 @@ func (b *HourlyBuilder) Release() {
 	b.used, b.loads, b.order = nil, nil, nil
 }
 
-// hour is the index of the hour holding t, or -1 outside the window.
-func (b *HourlyBuilder) hour(t float64) int {
+// Hour is the index of the hour holding t (seconds from the window's
+// start), or -1 outside the window.
+func (b *HourlyBuilder) Hour(t float64) int {
 	if t < 0 || t >= b.window {
 		return -1
 	}
@@ -267,6 +271,28 @@ func (b *HourlyBuilder) Build() []WorkloadHours {
 	return out
 }
 
+// clampMeasured scales an hour's measured, active and idle time down to
+// its held time where a series outlived its pod (a pod's end known to a
+// scrape, a clock skew): the hourly form of the cost engine's rule that
+// activity never covers more than the time a unit was held.
+func (a *HourlyAcc) clampMeasured(lo, hi int) {
+	if a.measuredSec == nil {
+		return
+	}
+	for h := lo; h < hi; h++ {
+		held := 0.0
+		if a.heldSec != nil {
+			held = a.heldSec[h]
+		}
+		if m := a.measuredSec[h]; m > held {
+			k := held / m
+			a.measuredSec[h] = held
+			a.activeSec[h] *= k
+			a.idleSec[h] *= k
+		}
+	}
+}
+
 // hourSeconds is the length of hour h inside the window.
 func (b *HourlyBuilder) hourSeconds(h int) float64 {
 	return min(float64(h+1)*3600, b.window) - float64(h)*3600
@@ -274,6 +300,7 @@ func (b *HourlyBuilder) hourSeconds(h int) float64 {
 
 func (a *HourlyAcc) build() WorkloadHours {
 	lo, hi := a.first, a.last+1
+	a.clampMeasured(lo, hi)
 	w := WorkloadHours{Workload: a.key, From: lo, Server: a.server}
 	hours := func(arr []float64) Series { return a.b.scaled(arr, lo, hi, func(int) float64 { return 3600 }) }
 	w.Pods, w.GPUHeld, w.GPUMeasured = hours(a.podSec), hours(a.heldSec), hours(a.measuredSec)

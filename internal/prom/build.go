@@ -45,11 +45,13 @@ type reader struct {
 	derive bool
 	// remoteOK is the remote-read probe, run once per build.
 	remoteOK func() bool
+	// clock places samples in the window's hours (hourly series).
+	clock *hourClock
 }
 
 func newReader(ctx context.Context, c *api.Client, opts Options) *reader {
 	r := &reader{q: query.Runner{Client: c, Limits: opts.Limits}, opts: opts, w: opts.Window, url: c.URL(),
-		derive: opts.Read == ReadRemote}
+		derive: opts.Read == ReadRemote, clock: newHourClock(opts.Window)}
 	r.remoteOK = sync.OnceValue(func() bool { return r.remoteReadProbe(ctx) })
 	return r
 }
@@ -79,6 +81,7 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 		return nil, err
 	}
 	ctrs := async(func() ctrRead { return r.readContainers(ctx, nodes.names()) })
+	serving := async(func() serveRead { return r.readServing(ctx) })
 	podFacts := async(func() factSet { return r.readFacts(ctx, podFactMetrics) })
 	nodeFacts := r.readFacts(ctx, nodeFactMetrics)
 	inv := listed()
@@ -88,10 +91,11 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 		cancel()
 		gpus()
 		ctrs()
+		serving()
 		return nil, err
 	}
 	pods := buildPods(pf.facts, r.w, r.opts.InfoStep, pf.gpuFromLimits)
-	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: gpus(), ctr: ctrs()})
+	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: gpus(), ctr: ctrs(), serve: serving()})
 }
 
 // listNodes lists the nodes. It is also the reachability probe: its
@@ -247,6 +251,7 @@ func (r *reader) readGPUs(ctx context.Context, nodes nodeList, nf factSet, inv l
 	g := gpuRead{metric: inv.metric}
 	g.nodes, g.units = buildNodes(nodes, nf.facts, labels, inv.gpus)
 	g.usage = newGPUUsage(r.opts.Step.Seconds(), false, g.units)
+	g.usage.clock = r.clock
 	if inv.metric == "" {
 		return g
 	}
@@ -279,6 +284,7 @@ func (r *reader) readGPUs(ctx context.Context, nodes nodeList, nf factSet, inv l
 func (r *reader) readGPUsDerived(ctx context.Context, nodes nodeList, nf factSet, labels map[string]map[string]string) gpuRead {
 	replicas, gpuNodes := gpuNodeLabels(labels)
 	u := newGPUUsage(r.opts.Step.Seconds(), true, unitIndex{replicas: replicas})
+	u.clock = r.clock
 	g := gpuRead{usage: u, mode: ReadRemote}
 	for i, m := range activityMetrics {
 		ms := []dcgmMetric{{m, activityField, activityScale(m)}}
@@ -315,6 +321,7 @@ type ctrRead struct {
 // facts and DCGM reads.
 func (r *reader) readContainers(ctx context.Context, names []string) ctrRead {
 	c := ctrRead{usage: newCtrUsage()}
+	c.usage.clock = r.clock
 	shards := query.Shards(names, r.opts.ShardSize)
 	if len(shards) == 0 {
 		return c

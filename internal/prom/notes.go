@@ -136,6 +136,10 @@ func (r *reader) missing(a assembly) []string {
 		"their containers' CPU and memory cost counts requests only, and recommendations have no usage for them"); s != "" {
 		out = append(out, s)
 	}
+	if s := failedUsage(a.serve.failed, a.serve.queries, "inference-server (vLLM, Triton)",
+		"their request, token and queue series are missing from the hourly series"); s != "" {
+		out = append(out, s)
+	}
 	return out
 }
 
