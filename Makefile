@@ -65,6 +65,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParseOverrides -fuzztime=30s ./internal/pricing
 	$(GO) test -run='^$$' -fuzz=FuzzParsePolicy -fuzztime=30s ./internal/config
 	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBPods -fuzztime=30s ./internal/trace
+	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBNodes -fuzztime=30s ./internal/trace
+	$(GO) test -run='^$$' -fuzz=FuzzReadGenAI -fuzztime=30s ./internal/trace
 	$(GO) test -run='^$$' -fuzz=FuzzSeriesJSON -fuzztime=30s ./internal/cluster
 
 clean:
