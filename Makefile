@@ -65,6 +65,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParseOverrides -fuzztime=30s ./internal/pricing
 	$(GO) test -run='^$$' -fuzz=FuzzParsePolicy -fuzztime=30s ./internal/config
 	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBPods -fuzztime=30s ./internal/trace
+	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBNodes -fuzztime=30s ./internal/trace
+	$(GO) test -run='^$$' -fuzz=FuzzReadGenAI -fuzztime=30s ./internal/trace
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeMatrix -fuzztime=30s ./internal/prom/wire
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeChunkedRead -fuzztime=30s ./internal/prom/wire
 	$(GO) test -run='^$$' -fuzz=FuzzAppendXOR -fuzztime=30s ./internal/prom/wire

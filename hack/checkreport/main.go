@@ -4,8 +4,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 
@@ -22,11 +24,16 @@ func main() {
 		Recommendations *render.Recommendations `json:"recommendations"`
 		IdleCauses      *idlecause.Result       `json:"idle_causes"`
 	}
-	dec := json.NewDecoder(os.Stdin)
+	data, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fail("reading report: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
 		fail("decoding report: %v", err)
 	}
+	checkUnpriced(data)
 	r := in.Report
 	if rec := in.Recommendations; rec != nil {
 		if math.IsNaN(rec.MonthlySavingsUSD) || rec.MonthlySavingsUSD < 0 || rec.Count < rec.Unpriced {
@@ -59,6 +66,27 @@ func checkIdleCauses(why *idlecause.Result, r *cost.Report) {
 	if math.Abs(hours-r.Totals.GPUHours.Idle) > 1e-6*math.Max(1, hours) || math.Abs(usd-r.Totals.GPUCost.AllocatedIdle) > 0.005 {
 		fail("idle causes split %.4f GPU-h and $%.2f; the report has %.4f idle GPU-h and $%.2f allocated-idle",
 			hours, usd, r.Totals.GPUHours.Idle, r.Totals.GPUCost.AllocatedIdle)
+	}
+}
+
+// checkUnpriced holds the JSON to docs/report-format.md on unpriced data:
+// every row says whether it is unpriced, and an unpriced row's dollars are
+// null, never a number (which a reader would take for $0).
+func checkUnpriced(data []byte) {
+	var raw struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		fail("decoding rows: %v", err)
+	}
+	for _, row := range raw.Rows {
+		unpriced, ok := row["unpriced"].(bool)
+		if _, hours := row["unpriced_gpu_hours"].(float64); !ok || !hours {
+			fail("row %v lacks unpriced or unpriced_gpu_hours", row["key"])
+		}
+		if unpriced && (row["total_cost_usd"] != nil || row["monthly_cost_usd"] != nil) {
+			fail("unpriced row %v carries dollars %v; they must be null", row["key"], row["total_cost_usd"])
+		}
 	}
 }
 

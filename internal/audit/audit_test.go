@@ -371,6 +371,35 @@ func TestOptionsValidate(t *testing.T) {
 	}
 }
 
+// A fix must be one the apiserver accepts: a Job's spec.template is
+// immutable once the Job exists, so its remediation says to change the
+// manifest for the next run instead of a kubectl patch that would be
+// refused; a CronJob's is patched through its jobTemplate.
+func TestRemediationForJobs(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		kind, want, never string
+	}{
+		{"Job", "# Job ml/train: its pod template is immutable once the Job exists (kubectl patch is refused); merge this into its manifest for the next run:", "kubectl -n ml patch job"},
+		{"CronJob", `kubectl -n ml patch cronjob train --type strategic -p '{"spec":{"jobTemplate":{"spec":{"template":{"spec":`, "immutable"},
+	} {
+		p := gpuPod("ml", "train-x", "h1", "h1/gpu0")
+		p.Owner = cluster.Owner{Kind: tt.kind, Name: "train"}
+		p.Containers[0].CPULimitMilli = 0 // GW003 fires
+		r := Run(clustertest.Prepare(t, &cluster.Snapshot{Window: clustertest.Window(24), Nodes: []cluster.Node{h100("h1", true)}, Pods: []cluster.Pod{p}}),
+			DefaultOptions(pricing.Embedded()))
+		var fix string
+		for _, f := range r.Findings {
+			if f.Rule == RuleLimits {
+				fix = f.Remediation
+			}
+		}
+		if !strings.Contains(fix, tt.want) || strings.Contains(fix, tt.never) {
+			t.Errorf("%s: remediation %q, want %q and not %q", tt.kind, fix, tt.want, tt.never)
+		}
+	}
+}
+
 func TestParseSeverity(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"info", "WARNING", "critical"} {

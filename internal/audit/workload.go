@@ -70,13 +70,18 @@ func workloadObject(p *cluster.Pod) string {
 }
 
 // patchCommand returns the kubectl command that merges podSpec into the
-// workload's pod template, or for a bare pod the instruction to recreate
-// it with the change (pod specs are mostly immutable).
+// workload's pod template, or for a bare pod or Job the instruction to
+// change its manifest instead (pod specs and a Job's spec.template are
+// immutable once created: the apiserver refuses the patch).
 func patchCommand(p *cluster.Pod, podSpec map[string]any) string {
 	var wrapped map[string]any
 	kind := strings.ToLower(p.Owner.Kind)
 	switch kind {
-	case "deployment", "statefulset", "daemonset", "replicaset", "job":
+	case "job":
+		b, _ := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"spec": podSpec}}})
+		return fmt.Sprintf("# Job %s/%s: its pod template is immutable once the Job exists (kubectl patch is refused); merge this into its manifest for the next run:\n%s",
+			p.Namespace, p.Owner.Name, b)
+	case "deployment", "statefulset", "daemonset", "replicaset":
 		wrapped = map[string]any{"spec": map[string]any{"template": map[string]any{"spec": podSpec}}}
 	case "cronjob":
 		wrapped = map[string]any{"spec": map[string]any{"jobTemplate": map[string]any{"spec": map[string]any{

@@ -105,7 +105,7 @@ func TestReportPartialSaysSoFirst(t *testing.T) {
 				if strings.HasPrefix(metric, "kube_") {
 					return false
 				}
-				for srv.Served("kube_") < 17 { // the node list and the 16 facts
+				for srv.Served("kube_") < 19 { // the node list and the 18 facts
 					time.Sleep(time.Millisecond)
 				}
 				srv.Kill()

@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -59,6 +60,7 @@ func Prepare(s *Snapshot) (*Prepared, error) {
 	errs = append(errs, prepareNodes(s)...)
 	ix := NewIndex(s)
 	errs = append(errs, checkPods(s, ix)...)
+	errs = append(errs, checkDuplicatePods(s)...)
 	errs = append(errs, checkHourly(s)...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -108,6 +110,7 @@ func checkPods(s *Snapshot, ix *Index) []error {
 		if !p.End.IsZero() && p.End.Before(p.Start) {
 			errs = append(errs, fmt.Errorf("pod %s: ends %s before it starts %s", p.Key(), p.End.Format(time.RFC3339), p.Start.Format(time.RFC3339)))
 		}
+		errs = append(errs, checkRequests(p)...)
 		if len(p.GPUs) > 0 && ix.Nodes[p.Node] == nil {
 			errs = append(errs, fmt.Errorf("pod %s: holds GPUs on node %q, which is not in the snapshot", p.Key(), p.Node))
 			continue
@@ -148,4 +151,73 @@ func checkOverlaps(holders map[string][]hold) []error {
 		}
 	}
 	return errs
+}
+
+// checkRequests rejects negative requests and limits: a negative CPU or
+// memory request would pay a pod for running, and a negative GPU count
+// would hide the units it holds.
+func checkRequests(p *Pod) []error {
+	var errs []error
+	for _, c := range p.Containers {
+		for _, q := range []struct {
+			what string
+			v    int64
+		}{
+			{"CPU request (millicores)", c.CPURequestMilli}, {"CPU limit (millicores)", c.CPULimitMilli},
+			{"memory request (bytes)", c.MemoryRequest}, {"memory limit (bytes)", c.MemoryLimit},
+		} {
+			if q.v < 0 {
+				errs = append(errs, fmt.Errorf("pod %s container %q: %s %d is negative", p.Key(), c.Name, q.what, q.v))
+			}
+		}
+		for _, name := range sortedKeys(c.GPURequests) {
+			if n := c.GPURequests[name]; n < 0 {
+				errs = append(errs, fmt.Errorf("pod %s container %q: %s request %d is negative", p.Key(), c.Name, name, n))
+			}
+		}
+	}
+	return errs
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// checkDuplicatePods rejects a pod listed twice: the same UID, or the same
+// namespace/name alive at the same time (Kubernetes allows one pod per name
+// at a time; a StatefulSet pod re-created later is a new pod). A duplicate
+// would be billed twice.
+func checkDuplicatePods(s *Snapshot) []error {
+	var errs []error
+	byUID := map[string]string{}
+	byName := map[string][]int{}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if prev, dup := byUID[p.UID]; dup && p.UID != "" {
+			errs = append(errs, fmt.Errorf("pod %s: UID %s is already pod %s; the snapshot lists the pod twice", p.Key(), p.UID, prev))
+			continue
+		}
+		if p.UID != "" {
+			byUID[p.UID] = p.Key()
+		}
+		if slices.ContainsFunc(byName[p.Key()], func(j int) bool { return lifeOverlaps(&s.Pods[j], p) }) {
+			errs = append(errs, fmt.Errorf("pod %s: listed twice with overlapping lifetimes; the snapshot lists the pod twice", p.Key()))
+		}
+		byName[p.Key()] = append(byName[p.Key()], i)
+	}
+	return errs
+}
+
+// lifeOverlaps reports whether two pods' lives intersect; a zero start or
+// end is open-ended.
+func lifeOverlaps(a, b *Pod) bool {
+	before := func(end, start time.Time) bool { // end ≤ start, open ends never are
+		return !end.IsZero() && !start.IsZero() && !end.After(start)
+	}
+	return !before(a.End, b.Start) && !before(b.End, a.Start)
 }

@@ -233,9 +233,18 @@ func quantity(v any) (resource.Quantity, string) {
 	return resource.Quantity{}, "want a Kubernetes quantity such as 10m or 64Mi (got " + describe(v) + ")"
 }
 
+// Quantities are checked against the policy's bounds before they are
+// converted: resource.Quantity's MilliValue and Value overflow int64
+// silently above about 9.2E (100E and "1e20" cores came out as garbage
+// that was then ignored, 9Ei as 9223372036854775807 bytes).
+var (
+	maxCPUMin    = *resource.NewMilliQuantity(rightsize.MaxMinCPUMilli, resource.DecimalSI)
+	maxMemoryMin = *resource.NewQuantity(rightsize.MaxMinMemoryBytes, resource.BinarySI)
+)
+
 func cpuQuantity(dst *int64) setter {
 	return func(v any) string {
-		q, msg := quantity(v)
+		q, msg := boundedQuantity(v, maxCPUMin, "1024 cores")
 		if msg == "" {
 			*dst = q.MilliValue()
 		}
@@ -245,10 +254,33 @@ func cpuQuantity(dst *int64) setter {
 
 func memoryQuantity(dst *int64) setter {
 	return func(v any) string {
-		q, msg := quantity(v)
+		q, msg := boundedQuantity(v, maxMemoryMin, "64Ti")
 		if msg == "" {
 			*dst = q.Value()
 		}
 		return msg
 	}
+}
+
+// boundedQuantity reads a quantity whose magnitude is at most limit, so
+// that converting it to int64 is exact; a small negative one is left to
+// Policy.Validate to report.
+func boundedQuantity(v any, limit resource.Quantity, limitText string) (resource.Quantity, string) {
+	q, msg := quantity(v)
+	if msg != "" {
+		return q, msg
+	}
+	abs := q.DeepCopy()
+	abs.Neg()
+	if q.Sign() >= 0 {
+		abs = q
+	}
+	if abs.Cmp(limit) > 0 {
+		text := describe(v)
+		if s, ok := v.(string); ok {
+			text = strconv.Quote(s)
+		}
+		return q, fmt.Sprintf("%s is beyond the limit of ±%s for a request floor", text, limitText)
+	}
+	return q, ""
 }

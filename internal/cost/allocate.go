@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/nodeprice"
@@ -24,6 +26,15 @@ type Allocation struct {
 	CPUOnlyNodes int
 	// Options are the settings it was allocated with.
 	Options Options
+	// OffNode lists pods that ran in the window only while their node did
+	// not exist (deleted before, or created after): none of their time is
+	// counted. Clipped lists pods that outlived their node (or started
+	// before it): only their time on the node is counted. Both are noted,
+	// never dropped silently.
+	OffNode, Clipped []string
+	// PriceWarnings are the price source's warnings (override rules that
+	// never apply), shown as notes.
+	PriceWarnings []string
 }
 
 // Allocate prices every GPU node, attributes its cost for the window to the
@@ -39,7 +50,8 @@ func Allocate(s *cluster.Prepared, opts Options) (*Allocation, error) {
 		p := &s.Pods[i]
 		podsByNode[p.Node] = append(podsByNode[p.Node], p)
 	}
-	a := &Allocation{Snapshot: s.Snapshot, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}, Options: opts}
+	a := &Allocation{Snapshot: s.Snapshot, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}, Options: opts,
+		PriceWarnings: pricing.WarningsOf(opts.Prices)}
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		if !n.HasGPUs() {
@@ -78,7 +90,11 @@ func (a *Allocation) allocateNode(n *cluster.Node, pods []*cluster.Pod, ix *clus
 		}
 		heldSec := cluster.Window{Start: from, End: to}.Clip(n.Created, n.Deleted)
 		if heldSec <= 0 {
+			a.OffNode = append(a.OffNode, p.Key()+" on "+n.Name+nodeLife(n))
 			continue
+		}
+		if heldSec < to.Sub(from).Seconds() {
+			a.Clipped = append(a.Clipped, p.Key()+" on "+n.Name+nodeLife(n))
 		}
 		l := Line{Pod: p, Node: n, Priced: priced}
 		l.GPUHours = holdingHours(p, heldSec, ix, opts.IdleThreshold)
@@ -181,6 +197,21 @@ func podCPUMemory(p *cluster.Pod) (cores, gib float64) {
 		gib += mem / (1 << 30)
 	}
 	return cores, gib
+}
+
+// nodeLife says when a node existed, for notes: " (created … , deleted …)".
+func nodeLife(n *cluster.Node) string {
+	var parts []string
+	if !n.Created.IsZero() {
+		parts = append(parts, "created "+n.Created.UTC().Format(time.RFC3339))
+	}
+	if !n.Deleted.IsZero() {
+		parts = append(parts, "deleted "+n.Deleted.UTC().Format(time.RFC3339))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (node " + strings.Join(parts, ", ") + ")"
 }
 
 // UnpricedNodes lists unpriced nodes and why, sorted by name.

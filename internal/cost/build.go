@@ -66,6 +66,7 @@ func groupRows(lines []Line, by string, monthFactor float64) []Row {
 func totals(a *Allocation, monthFactor float64) Totals {
 	var t Totals
 	var spotGPUHours float64
+	priced := 0
 	seenPods := map[*cluster.Pod]bool{}
 	for i := range a.Lines {
 		l := &a.Lines[i]
@@ -78,6 +79,8 @@ func totals(a *Allocation, monthFactor float64) Totals {
 			}
 			if !l.Priced {
 				t.UnpricedGPUHours += l.GPUHours.Provisioned
+			} else {
+				priced++
 			}
 			continue
 		}
@@ -90,14 +93,26 @@ func totals(a *Allocation, monthFactor float64) Totals {
 		}
 	}
 	t.NodeCost = a.NodeCost
+	t.Unpriced = t.Nodes > 0 && priced == 0
 	t.finish(monthFactor)
 	h := t.GPUHours
-	t.GPUUtilizationOfProvisioned = ratio(h.Active, h.Provisioned)
+	t.GPUUtilizationOfProvisioned = utilizationOfProvisioned(h)
 	t.MeasuredShare = ratio(h.Allocated-h.Unmeasured, h.Allocated)
 	t.IdleShare = ratio(h.Idle, h.Allocated-h.Unmeasured)
 	t.UnallocatedShare = ratio(h.Unallocated, h.Provisioned)
 	t.SpotShare = ratio(spotGPUHours, h.Provisioned)
 	return t
+}
+
+// utilizationOfProvisioned is active GPU-hours over the provisioned hours
+// whose state is known: unmeasured allocated time is left out rather than
+// counted as 0% busy, and with allocated time but none of it measured
+// there is no figure at all (nil), never 0%.
+func utilizationOfProvisioned(h Hours) *float64 {
+	if h.Allocated > 1e-12 && h.Allocated-h.Unmeasured <= 1e-12 {
+		return nil
+	}
+	return ratio(h.Active, h.Provisioned-h.Unmeasured)
 }
 
 func topIdle(lines []Line, windowHours, monthFactor float64, n int) []Workload {
@@ -106,7 +121,8 @@ func topIdle(lines []Line, windowHours, monthFactor float64, n int) []Workload {
 	measured := map[string]float64{}
 	for i := range lines {
 		l := &lines[i]
-		if l.Pod == nil || len(l.Pod.GPUs) == 0 {
+		// Unpriced lines have no dollars to rank: they are not $0 idle.
+		if l.Pod == nil || len(l.Pod.GPUs) == 0 || !l.Priced {
 			continue
 		}
 		k := l.Pod.WorkloadKey()

@@ -2,7 +2,10 @@ package cost
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/pricing"
@@ -20,14 +23,24 @@ func notes(a *Allocation, r *Report) []Note {
 		metric = "unknown"
 	}
 	add("info", "GPU activity from %s; idle means below %.0f%% activity", metric, r.IdleThreshold*100)
-	h := r.Totals.GPUHours
-	if h.Unmeasured > 0 {
-		add("warning", "%.1f of %.1f allocated GPU-hours (%.1f%%) have no usage data and are shown as unmeasured, not idle; %s",
-			h.Unmeasured, h.Allocated, 100*h.Unmeasured/h.Allocated, unmeasuredPods(a))
+	if r.Totals.GPUHours.Provisioned == 0 {
+		add("warning", "no GPU node was alive in the window (the snapshot has %d GPU node(s) and %d pod(s)): there is nothing to price, so $0 here means no data, not no cost",
+			r.Totals.Nodes, len(a.Snapshot.Pods))
+	}
+	if text := unmeasuredNote(a, r.Totals.GPUHours); text != "" {
+		add("warning", "%s", text)
 	}
 	if len(a.Unpriced) > 0 {
-		add("warning", "%d GPU node(s) have no price, so their %.1f GPU-hours carry no dollars; add a price override (--prices FILE): %s",
-			len(a.Unpriced), r.Totals.UnpricedGPUHours, firstN(a.UnpricedNodes(), 3))
+		add("warning", "%d GPU node(s) have no price, so their %s GPU-hours carry no dollars; add a price override (--prices FILE): %s",
+			len(a.Unpriced), gpuHours(r.Totals.UnpricedGPUHours), firstN(a.UnpricedNodes(), 3))
+	}
+	if len(a.OffNode) > 0 {
+		add("warning", "%d pod(s) ran in the window only while their node did not exist, so none of their time is counted; the snapshot's node lifetimes look wrong: %s",
+			len(a.OffNode), firstN(sorted(a.OffNode), 3))
+	}
+	if len(a.Clipped) > 0 {
+		add("info", "%d pod(s) ran beyond their node's lifetime; only their time on the node is counted: %s",
+			len(a.Clipped), firstN(sorted(a.Clipped), 3))
 	}
 	if a.CPUOnlyNodes > 0 {
 		add("info", "%d CPU-only node(s) are out of scope and not priced", a.CPUOnlyNodes)
@@ -36,12 +49,45 @@ func notes(a *Allocation, r *Report) []Note {
 		add("warning", "%d pod(s) without GPU requests run on GPU nodes, costing $%.0f/month in CPU and memory there; taint GPU nodes (gpuwise audit)",
 			n, cost*pricing.HoursPerMonth/r.WindowHours)
 	}
+	for _, w := range a.PriceWarnings {
+		add("warning", "%s", w)
+	}
 	for _, src := range priceSources(a) {
 		add("info", "prices: %s", src)
 	}
 	for _, n := range a.Snapshot.Notes {
 		add("info", "%s", n)
 	}
+	return out
+}
+
+// unmeasuredNote says how much allocated time has no usage data, in words
+// that stay true for tiny amounts and for "all of it".
+func unmeasuredNote(a *Allocation, h Hours) string {
+	switch {
+	case h.Unmeasured <= 0:
+		return ""
+	case h.Unmeasured >= h.Allocated*(1-1e-9):
+		return fmt.Sprintf("no allocated GPU-hour has usage data (%s GPU-hours held, all unmeasured): they are shown as unmeasured, not idle, and utilization is n/a; %s",
+			gpuHours(h.Allocated), unmeasuredPods(a))
+	}
+	return fmt.Sprintf("%s of %s allocated GPU-hours (%.1f%%) have no usage data and are shown as unmeasured, not idle; %s",
+		gpuHours(h.Unmeasured), gpuHours(h.Allocated), 100*h.Unmeasured/h.Allocated, unmeasuredPods(a))
+}
+
+// gpuHours writes GPU-hours for a note: one decimal, or two significant
+// digits below 0.1 so that a small amount never reads "0.0".
+func gpuHours(v float64) string {
+	if v != 0 && math.Abs(v) < 0.1 {
+		decimals := min(1-int(math.Floor(math.Log10(math.Abs(v)))), 9)
+		return strconv.FormatFloat(v, 'f', decimals, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+func sorted(items []string) []string {
+	out := slices.Clone(items)
+	slices.Sort(out)
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
 // IdleShare says where unallocated cost goes.
@@ -28,7 +29,8 @@ var IdleShares = []IdleShare{ShareNone, ShareNode, ShareCluster}
 // Options steer one allocation: how node cost is attributed to pods.
 type Options struct {
 	Prices pricing.Pricer
-	// IdleThreshold is the activity below which a unit counts as idle.
+	// IdleThreshold is the activity below which a unit counts as idle: a
+	// whole percent (usage.CheckThreshold), so that it is answered exactly.
 	IdleThreshold float64
 	IdleShare     IdleShare
 }
@@ -44,8 +46,8 @@ func (o Options) Validate() error {
 	if o.Prices == nil {
 		probs = append(probs, "prices: no price catalog")
 	}
-	if o.IdleThreshold < 0 || o.IdleThreshold > 1 {
-		probs = append(probs, fmt.Sprintf("idle threshold: %g is outside [0, 1]", o.IdleThreshold))
+	if err := usage.CheckThreshold(o.IdleThreshold); err != nil {
+		probs = append(probs, "idle threshold: "+err.Error())
 	}
 	switch o.IdleShare {
 	case ShareNone, ShareNode, ShareCluster:

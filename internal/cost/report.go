@@ -33,11 +33,11 @@ type Row struct {
 	Pods  int    `json:"pods"`
 	Costs        // inlined dollar and hour fields
 	// Unpriced is true when every line of the row is on an unpriced node:
-	// its dollars are absent, not zero.
-	Unpriced bool `json:"unpriced,omitempty"`
+	// its dollars are absent (null in JSON, empty in CSV), not zero.
+	Unpriced bool `json:"unpriced"`
 	// UnpricedGPUHours are the row's allocated and unallocated GPU-hours
 	// on unpriced nodes, whose dollars are missing from the row.
-	UnpricedGPUHours float64 `json:"unpriced_gpu_hours,omitempty"`
+	UnpricedGPUHours float64 `json:"unpriced_gpu_hours"`
 }
 
 // Costs are the dollar and hour fields shared by rows and totals.
@@ -89,7 +89,10 @@ type Totals struct {
 	GPUPods  int     `json:"gpu_pods"`
 	NodeCost float64 `json:"node_cost_usd"`
 	Costs
-	// GPUUtilizationOfProvisioned is active / provisioned GPU-hours.
+	// GPUUtilizationOfProvisioned is active GPU-hours over the provisioned
+	// GPU-hours whose state is known (provisioned − unmeasured): unmeasured
+	// time is left out, not counted as 0% busy. Nil when allocated time
+	// exists but none of it was measured.
 	GPUUtilizationOfProvisioned *float64 `json:"gpu_utilization_of_provisioned"`
 	// MeasuredShare is the share of allocated GPU-hours with usage data.
 	MeasuredShare *float64 `json:"measured_share"`
@@ -101,6 +104,9 @@ type Totals struct {
 	SpotShare *float64 `json:"spot_share_of_gpu_hours"`
 	// UnpricedGPUHours are provisioned GPU-hours on nodes without a price.
 	UnpricedGPUHours float64 `json:"unpriced_gpu_hours"`
+	// Unpriced is true when no GPU node in the report has a price: every
+	// dollar figure is absent (null in JSON, n/a for people), not $0.
+	Unpriced bool `json:"unpriced"`
 }
 
 // Workload is one entry of the idle leaderboard.

@@ -50,7 +50,7 @@ func TestPatchesBadInput(t *testing.T) {
 		{
 			name: "bad GPU change",
 			in: []ResourcePatch{{
-				Workload: Workload{Kind: Job, Namespace: "ml", Name: "train"},
+				Workload: Workload{Kind: StatefulSet, Namespace: "ml", Name: "train"},
 				Containers: []ContainerResources{{Name: "t", GPU: &GPUChange{
 					Resource: "gpu", Count: 0, Remove: []string{"nvidia.com/gpu", "nvidia.com/gpu", "gpu"},
 				}}},
@@ -62,6 +62,12 @@ func TestPatchesBadInput(t *testing.T) {
 				`GPU resource to remove "gpu" is not a domain-qualified`,
 				`gpu is both added and removed`,
 			},
+		},
+		{
+			name: "a bare Job cannot be patched (spec.template is immutable)",
+			in: []ResourcePatch{{Workload: Workload{Kind: Job, Namespace: "ml", Name: "train"},
+				Containers: []ContainerResources{{Name: "t", CPURequestMilli: 100}}}},
+			wantErr: []string{`patch Job ml/train: a Job's spec.template is immutable once the Job exists`},
 		},
 		{
 			name: "the same workload twice",

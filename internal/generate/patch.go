@@ -46,6 +46,9 @@ func (rp ResourcePatch) path() string {
 
 func (rp ResourcePatch) check(p *problems) {
 	rp.Workload.check(p, "patch")
+	if rp.Workload.Kind == Job {
+		p.addf("patch %s: a Job's spec.template is immutable once the Job exists, so the apiserver rejects this patch; use ForNextRun to say what to change for its next run", rp.Workload)
+	}
 	if len(rp.Containers) == 0 {
 		p.addf("patch %s: no containers to change", rp.Workload)
 	}

@@ -152,11 +152,11 @@ func applyPatch[T any](t *testing.T, patch []byte, live, out *T) {
 	}
 }
 
-// TestPatchDaemonSetAndJob checks the kinds the golden file does not show
-// decode strictly into their upstream types.
-func TestPatchDaemonSetAndJob(t *testing.T) {
+// TestPatchDaemonSetAndCronJob checks the kinds the golden file does not
+// show decode strictly into their upstream types.
+func TestPatchDaemonSetAndCronJob(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []WorkloadKind{DaemonSet, Job} {
+	for _, kind := range []WorkloadKind{DaemonSet, CronJob} {
 		files, err := Patches([]ResourcePatch{{
 			Workload:   Workload{Kind: kind, Namespace: "ops", Name: "agent"},
 			Containers: []ContainerResources{{Name: "agent", CPURequestMilli: 20, MemoryRequestBytes: 64 * mi}},
@@ -165,11 +165,39 @@ func TestPatchDaemonSetAndJob(t *testing.T) {
 			t.Fatalf("%s: %v", kind, err)
 		}
 		var dst any = &appsv1.DaemonSet{}
-		if kind == Job {
-			dst = &batchv1.Job{}
+		if kind == CronJob {
+			dst = &batchv1.CronJob{}
 		}
 		if err := yaml.UnmarshalStrict(files[0].Data, dst); err != nil {
 			t.Errorf("%s patch does not decode strictly: %v", kind, err)
 		}
+	}
+}
+
+// A Job's pod template is immutable once the Job exists (the apiserver
+// rejected 7 of 47 generated patches with "spec.template: field is
+// immutable"): ForNextRun keeps every other patch and turns a Job's into a
+// note naming what to set for its next run.
+func TestForNextRun(t *testing.T) {
+	t.Parallel()
+	in := []ResourcePatch{
+		{Workload: Workload{Kind: CronJob, Namespace: "batch", Name: "nightly"}, Containers: []ContainerResources{{Name: "etl", CPURequestMilli: 500}}},
+		{Workload: Workload{Kind: Job, Namespace: "ml", Name: "train-once"}, Containers: []ContainerResources{
+			{Name: "trainer", CPURequestMilli: 2500, CPULimitMilli: 2500, MemoryRequestBytes: 6 * gi, MemoryLimitBytes: 6 * gi,
+				GPU: &GPUChange{Resource: "nvidia.com/mig-3g.40gb", Count: 1, Remove: []string{"nvidia.com/gpu"}}},
+		}},
+	}
+	patches, notes := ForNextRun(in)
+	if len(patches) != 1 || patches[0].Workload.Kind != CronJob {
+		t.Errorf("patches %v, want only the CronJob's", patches)
+	}
+	want := "Job ml/train-once: not patched, since a Job's pod template cannot change once the Job exists (spec.template is immutable); " +
+		"set these in its manifest for the next run: container trainer: requests.cpu 2500m, requests.memory 6Gi, limits.cpu 2500m, " +
+		"limits.memory 6Gi, nvidia.com/mig-3g.40gb 1 in requests and limits, remove nvidia.com/gpu"
+	if diff := cmp.Diff([]string{want}, notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	if _, err := Patches(patches); err != nil {
+		t.Errorf("the remaining patches do not generate: %v", err)
 	}
 }

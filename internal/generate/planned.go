@@ -219,7 +219,8 @@ func planPatches(pl *packing.Plan, snap *cluster.Snapshot) ([]ResourcePatch, []s
 			Evidence:   fmt.Sprintf("gpuwise plan: %s → %s (%s)", m.FromShape, m.ToShape, pc.Note),
 			Containers: []ContainerResources{{Name: ctr, GPU: change}}})
 	}
-	return out, notes
+	out, later := ForNextRun(out)
+	return out, append(notes, later...)
 }
 
 func placementFor(pl *packing.Plan, id string) *packing.Placement {

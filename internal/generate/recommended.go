@@ -53,8 +53,9 @@ func patchable(ns, kind, name string) (Workload, bool) {
 }
 
 // resourcePatches is one patch per workload: its containers' new requests
-// (memory request = limit; a CPU limit below the new request is raised to
-// it) and, for MIG and time-slice shapes, the GPU resource swap.
+// (memory request = limit; the CPU limit rightsize recommends: = request
+// for GPU containers) and, for MIG and time-slice shapes, the GPU resource
+// swap. A bare Job cannot be patched (ForNextRun says so instead).
 func resourcePatches(r *rightsize.Result) ([]ResourcePatch, []string) {
 	var notes []string
 	by := map[string]*ResourcePatch{}
@@ -76,13 +77,14 @@ func resourcePatches(r *rightsize.Result) ([]ResourcePatch, []string) {
 	}
 	for _, c := range r.Containers {
 		p := get(c.Workload, c.Namespace, c.OwnerKind, c.OwnerName)
-		if p == nil || (c.CPUMilli == c.CurrentCPUMilli && c.MemoryBytes == c.CurrentMemoryBytes && c.MemoryBytes == c.CurrentMemoryLimit) {
+		if p == nil || (c.CPUMilli == c.CurrentCPUMilli && c.MemoryBytes == c.CurrentMemoryBytes && c.MemoryBytes == c.CurrentMemoryLimit &&
+			(c.CPULimitMilli == 0 || c.CPULimitMilli == c.CurrentCPULimit)) {
 			continue
 		}
-		cr := ContainerResources{Name: c.Container, CPURequestMilli: c.CPUMilli,
+		cr := ContainerResources{Name: c.Container, CPURequestMilli: c.CPUMilli, CPULimitMilli: c.CPULimitMilli,
 			MemoryRequestBytes: c.MemoryBytes, MemoryLimitBytes: c.MemoryBytes}
-		if c.CurrentCPULimit > 0 && c.CurrentCPULimit < c.CPUMilli {
-			cr.CPULimitMilli = c.CPUMilli
+		if cr.CPULimitMilli == 0 && c.CurrentCPULimit > 0 && c.CurrentCPULimit < c.CPUMilli {
+			cr.CPULimitMilli = c.CPUMilli // a limit below the request is invalid
 		}
 		p.Containers = append(p.Containers, cr)
 		if c.Priced {
@@ -115,7 +117,8 @@ func resourcePatches(r *rightsize.Result) ([]ResourcePatch, []string) {
 		p.Evidence = fmt.Sprintf("gpuwise recommend: requests from measured usage (docs/recommendations.md); saves %s/month", usd(saved[k]))
 		out = append(out, *p)
 	}
-	return out, notes
+	out, later := ForNextRun(out)
+	return out, append(notes, later...)
 }
 
 func attachGPU(p *ResourcePatch, container string, change *GPUChange) {

@@ -81,7 +81,7 @@ func (s *solver) plan(slots []slot) *Plan {
 		}
 	}
 	pl.Pools = poolPlans(pl.Nodes, s.p.Nodes)
-	pl.Before, pl.After = s.totals(slots, kept)
+	pl.Before, pl.After = s.totals(slots, kept, reps)
 	pl.SavingsUSDPerMonth = dollars(pl.Before.usd-pl.After.usd, pl.Before.priced > 0)
 	pl.Shapes = s.decisions(pl, slots, reps)
 	pl.Notes = append(pl.Notes, s.notes(pl)...)
@@ -264,8 +264,10 @@ func poolPlans(nodes []NodePlan, in []Node) []PoolPlan {
 }
 
 // totals computes before (every node, every workload's current shape)
-// and after (kept nodes, placed workloads' planned shapes).
-func (s *solver) totals(slots []slot, kept []bool) (before, after Totals) {
+// and after (kept nodes, placed workloads' planned shapes). A time-sliced
+// pod counts the share it gets on its planned node, 1/reps of a GPU for a
+// node time-sliced reps ways, not the smaller share it asked for.
+func (s *solver) totals(slots []slot, kept []bool, reps map[string]int) (before, after Totals) {
 	idx := make(map[string]int, len(s.nodes))
 	for i := range s.nodes {
 		n := s.nodes[i].Node
@@ -282,12 +284,22 @@ func (s *solver) totals(slots []slot, kept []bool) (before, after Totals) {
 			before.addWork(w, w.current().Fraction(s.nodes[ni].m.Model))
 		}
 		if sl := slots[wi]; sl.node >= 0 {
-			after.addWork(w, k.d.Fraction(s.nodes[sl.node].m.Model))
+			n := s.nodes[sl.node]
+			after.addWork(w, granted(k.d, reps[n.Name]).Fraction(n.m.Model))
 		}
 	}
 	before.finish()
 	after.finish()
 	return before, after
+}
+
+// granted is the demand as the node grants it: a time-slice replica on a
+// node time-sliced reps ways is 1/reps of a GPU, whatever it asked for.
+func granted(d Demand, reps int) Demand {
+	if d.Kind == TimeSlice && reps > 0 {
+		d.Replicas = reps
+	}
+	return d
 }
 
 func (t *Totals) addNode(n *Node) {

@@ -172,4 +172,9 @@ func TestTimeSliceGrantedShareIsExplicit(t *testing.T) {
 	if d := decisionOf(pl, "quarter"); d == nil || d.Decision != ShapeNoEffect || !strings.Contains(d.Reason, "1/2 of a GPU, more than the 1/4") {
 		t.Errorf("decision = %+v", d)
 	}
+	// The after-allocation counts what each pod gets: 1/2 + 1/2 of the one
+	// GPU = 100%, not 1/2 + 1/4 = 75%.
+	if pl.After.AllocatedGPUs != 1 || pl.After.Allocation != 1 {
+		t.Errorf("after: %v GPUs allocated (%v), want 1 (100%%): the quarter pod holds half a GPU", pl.After.AllocatedGPUs, pl.After.Allocation)
+	}
 }

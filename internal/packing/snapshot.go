@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/gpushape"
@@ -66,6 +67,7 @@ func FromSnapshot(s *cluster.Prepared, o SnapshotOptions) (*Problem, error) {
 	if o.Prices != nil {
 		b.prices = nodeprice.New(o.Prices)
 	}
+	b.notes = append(b.notes, pricing.WarningsOf(o.Prices)...)
 	b.addNodes()
 	b.addPods()
 	b.p.Notes = append(b.p.Notes, b.notes...)
@@ -85,9 +87,15 @@ type builder struct {
 
 func (b *builder) addNodes() {
 	end := b.s.Window.End
+	var gone []string
+	defer func() { b.noteGone(gone) }()
 	for i := range b.s.Nodes {
 		n := &b.s.Nodes[i]
-		if !n.HasGPUs() || (!n.Deleted.IsZero() && n.Deleted.Before(end)) {
+		if !n.HasGPUs() {
+			continue
+		}
+		if !n.Deleted.IsZero() && n.Deleted.Before(end) {
+			gone = append(gone, n.Name+" (deleted "+n.Deleted.UTC().Format(time.RFC3339)+")")
 			continue
 		}
 		pn := Node{Name: n.Name, Pool: poolOf(n), Model: modelOf(n), GPUs: len(n.GPUs), CPUMilli: n.CPUMilli,
@@ -111,6 +119,22 @@ func (b *builder) addNodes() {
 		b.models[pn.Model] = true
 		b.p.Nodes = append(b.p.Nodes, pn)
 	}
+}
+
+// noteGone says which GPU nodes the plan leaves out because they were
+// deleted before the window's end (a reclaimed spot node): the report,
+// which covers the whole window, counts them, so the node counts differ.
+func (b *builder) noteGone(gone []string) {
+	if len(gone) == 0 {
+		return
+	}
+	const show = 3
+	list := strings.Join(gone[:min(len(gone), show)], ", ")
+	if len(gone) > show {
+		list += fmt.Sprintf(" and %d more", len(gone)-show)
+	}
+	b.notes = append(b.notes, fmt.Sprintf("%d GPU node(s) were deleted before the window's end and are not in the plan, though the cost report (which covers the whole window) counts them: %s",
+		len(gone), list))
 }
 
 // currentMIG is the MIG layout of each partitioned GPU of n.

@@ -76,6 +76,25 @@ func (c *Catalog) WithOverrides(o *Overrides) *Catalog {
 	return &cp
 }
 
+// WarningsOf is the warnings of a price source that has any (a *Catalog
+// with overrides), else nil; engines add them to their notes.
+func WarningsOf(prices any) []string {
+	if w, ok := prices.(interface{ Warnings() []string }); ok {
+		return w.Warnings()
+	}
+	return nil
+}
+
+// Warnings lists problems with the catalog's inputs that did not stop it
+// from pricing (override rules that never apply), for the report's notes.
+func (c *Catalog) Warnings() []string {
+	var out []string
+	for _, w := range c.overrides.Warnings() {
+		out = append(out, "prices: "+w)
+	}
+	return out
+}
+
 // Lookup returns the raw catalog row for an instance type in a region.
 // Names are case-insensitive; Azure regions may be ARM names or slugs.
 func (c *Catalog) Lookup(cloud, region, instanceType string) (Entry, bool) {

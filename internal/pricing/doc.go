@@ -37,7 +37,8 @@
 //
 // # Imports
 //
-// Pure core: the standard library and sigs.k8s.io/yaml only. It must not
+// Pure core: the standard library, sigs.k8s.io/yaml and go.yaml.in/yaml/v3
+// (to check numbers as the file writes them) only. It must not
 // import Kubernetes, Prometheus, HTTP or CLI packages, and it never reads the
 // clock: as-of dates are data.
 package pricing

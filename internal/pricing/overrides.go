@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,9 @@ type Overrides struct {
 	file string
 	// rules are in match order: by kind, then file order.
 	rules []*rule
+	// warnings name rules that can never match (a duplicate of an
+	// earlier rule's conditions).
+	warnings []string
 }
 
 // matchKind ranks rules: a more specific kind is tried first.
@@ -48,7 +52,54 @@ func newOverrides(file string, rules []*rule) *Overrides {
 		r.prepare()
 	}
 	slices.SortStableFunc(rules, func(a, b *rule) int { return int(a.kind) - int(b.kind) })
-	return &Overrides{file: file, rules: rules}
+	return &Overrides{file: file, rules: rules, warnings: duplicateRules(file, rules)}
+}
+
+// duplicateRules names every rule whose conditions repeat an earlier
+// rule's: the first one always wins, so the later one is dead, and a file
+// with two prices for the same thing is usually a mistake worth a look.
+func duplicateRules(file string, rules []*rule) []string {
+	first := map[string]*rule{}
+	var out []string
+	for _, r := range rules {
+		k := r.conditionKey()
+		if prev, dup := first[k]; dup {
+			out = append(out, fmt.Sprintf("%s has the same match as %s, which wins: this rule is never used", r.origin, inFile(file, prev.origin)))
+			continue
+		}
+		first[k] = r
+	}
+	return out
+}
+
+// inFile shortens a rule's origin within its own file: "prices[0]" for
+// "f.yaml prices[0]", "line 3" for "f.csv:3".
+func inFile(file, origin string) string {
+	if rest, ok := strings.CutPrefix(origin, file+" "); ok {
+		return rest
+	}
+	if rest, ok := strings.CutPrefix(origin, file+":"); ok {
+		return "line " + rest
+	}
+	return origin
+}
+
+// conditionKey is the rule's conditions, normalized as matching compares
+// them.
+func (r *rule) conditionKey() string {
+	m := r.match
+	return strings.Join([]string{fmt.Sprint(r.kind), r.labelKey, r.labelValue, strings.ToLower(m.instanceType),
+		strings.ToLower(m.gpuModel), strings.ToLower(m.cloud), strings.ToLower(m.region),
+		strings.ToLower(m.capacityType)}, "\x00")
+}
+
+// Warnings lists problems that do not stop the file from being used: rules
+// that repeat an earlier rule's match and so never apply.
+func (o *Overrides) Warnings() []string {
+	if o == nil {
+		return nil
+	}
+	return slices.Clone(o.warnings)
 }
 
 // prepare derives the rule's kind and parsed label from a valid match.
@@ -198,6 +249,7 @@ func (e *OverridesError) Error() string {
 // nodeLabel, instanceType and gpuModel, and a label that is not
 // "key=value" are all errors.
 func ParseOverrides(filename string, data []byte) (*Overrides, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // Excel writes CSV with a UTF-8 byte order mark
 	var rules []*rule
 	var probs []string
 	switch strings.ToLower(filepath.Ext(filename)) {

@@ -153,6 +153,10 @@ func (row *csvRow) readNumbers(r *rule) {
 			row.probs = append(row.probs, fieldProblem{field, fmt.Sprintf("want a number (got %q)", v)})
 			continue
 		}
+		if msg := numberSyntax(v); msg != "" { // ParseFloat reads "1_000" as 1000
+			row.probs = append(row.probs, fieldProblem{field, msg})
+			continue
+		}
 		*dst[field] = &f
 	}
 }

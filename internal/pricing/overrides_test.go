@@ -65,6 +65,9 @@ func dumpOverrides(o *Overrides) string {
 		}
 		b.WriteString("\n")
 	}
+	for _, w := range o.Warnings() {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
 	return b.String()
 }
 
@@ -163,7 +166,7 @@ func FuzzParseOverrides(f *testing.F) {
 		}
 		c := Embedded().WithOverrides(o)
 		for _, n := range nodes {
-			if p, err := c.Price(n); err == nil && !(p.NodeUSDPerHour >= 0) {
+			if p, err := c.Price(n); err == nil && !(p.NodeUSDPerHour >= 0 && p.NodeUSDPerHour <= maxUSDPerHour[fNodeUSD]*1e3) {
 				t.Fatalf("price of %s is %v", n.Name, p.NodeUSDPerHour)
 			}
 		}

@@ -29,18 +29,20 @@ func parseYAML(file string, data []byte) ([]*rule, []string) {
 	if !ok {
 		return nil, append(probs, "prices: want a list of rules")
 	}
+	raw := yamlRawPrices(data)
 	var rules []*rule
 	for i, item := range list {
 		path := fmt.Sprintf("prices[%d]", i)
-		r, p := yamlRule(path, item)
+		r, p := yamlRule(path, item, raw)
 		r.origin = file + " " + path
 		rules, probs = append(rules, r), append(probs, p...)
 	}
 	return rules, probs
 }
 
-// yamlRule reads one rule; problems carry their full path.
-func yamlRule(path string, item any) (*rule, []string) {
+// yamlRule reads one rule; problems carry their full path. raw holds the
+// price fields as written (yamlRawPrices).
+func yamlRule(path string, item any, raw map[string]string) (*rule, []string) {
 	r := &rule{}
 	m, ok := item.(map[string]any)
 	if !ok {
@@ -51,6 +53,11 @@ func yamlRule(path string, item any) (*rule, []string) {
 	for _, k := range sortedKeys(m) {
 		if dst, ok := numbers[k]; ok {
 			*dst = yamlNumber(k, m[k], &probs)
+			if text, seen := raw[path+"."+k]; *dst != nil && seen {
+				if msg := numberSyntax(text); msg != "" { // YAML 1.1 reads "1_000" as 1000, "017" as 15
+					*dst, probs = nil, append(probs, fieldProblem{k, msg})
+				}
+			}
 			continue
 		}
 		if k == fMatch {

@@ -82,14 +82,30 @@ func (r *rule) validateMatch() []fieldProblem {
 	return probs
 }
 
+// maxUSDPerHour bounds each price field, about 100 times the dearest real
+// price of its kind (a p5e.48xlarge lists near $100/h, a GPU near $12/h),
+// so that a typo ("1e308", a price per month) is refused instead of
+// turning every total into +Inf or a number nobody could pay.
+var maxUSDPerHour = map[string]float64{fNodeUSD: 10_000, fGPUUSD: 1_000, fCPUUSD: 100, fMemUSD: 100}
+
+// priceUnit is what each price field is per.
+var priceUnit = map[string]string{fNodeUSD: "$ per node-hour", fGPUUSD: "$ per GPU-hour", fCPUUSD: "$ per core-hour", fMemUSD: "$ per GiB-hour"}
+
 func (r *rule) validatePrices() []fieldProblem {
 	var probs []fieldProblem
 	for _, p := range []struct {
 		field string
 		v     *float64
 	}{{fNodeUSD, r.nodeUSD}, {fGPUUSD, r.gpuUSD}, {fCPUUSD, r.cpuUSD}, {fMemUSD, r.memUSD}} {
-		if p.v != nil && !(*p.v >= 0 && !math.IsInf(*p.v, 1)) {
+		switch {
+		case p.v == nil:
+		case math.IsNaN(*p.v) || math.IsInf(*p.v, 0):
+			probs = append(probs, fieldProblem{p.field, fmt.Sprintf("must be a finite price (got %v)", *p.v)})
+		case *p.v < 0:
 			probs = append(probs, fieldProblem{p.field, fmt.Sprintf("must be a non-negative price (got %v)", *p.v)})
+		case *p.v > maxUSDPerHour[p.field]:
+			probs = append(probs, fieldProblem{p.field, fmt.Sprintf("%v is above the limit of %v %s; prices are hourly (a monthly price divided by 730)",
+				*p.v, maxUSDPerHour[p.field], priceUnit[p.field])})
 		}
 	}
 	if d := r.discount; d != nil && !(*d >= 0 && *d < 1) {

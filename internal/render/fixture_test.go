@@ -41,7 +41,7 @@ func row(key string, pods int, h cost.Hours, g cost.GPUCost, cpu, mem float64) c
 
 func fixtureRows() []cost.Row {
 	unpriced := row("research", 3, cost.Hours{Allocated: 168, Active: 20, Idle: 100}, cost.GPUCost{}, 0, 0)
-	unpriced.Unpriced = true
+	unpriced.Unpriced, unpriced.UnpricedGPUHours = true, 168
 	return []cost.Row{
 		row("ml-training", 6, cost.Hours{Allocated: 800, Active: 280, Idle: 300},
 			cost.GPUCost{Active: 1400, AllocatedIdle: 2600}, 120.5, 40.25),

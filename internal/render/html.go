@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
 )
@@ -13,7 +14,18 @@ import (
 var pageSource string
 
 // page is parsed once; html/template escapes every value by context.
-var page = template.Must(template.New("page").Funcs(template.FuncMap{"upperFirst": upperFirst}).Parse(pageSource))
+var page = template.Must(template.New("page").Funcs(template.FuncMap{"upperFirst": upperFirst, "breakable": breakable}).Parse(pageSource))
+
+// breakable escapes a key and lets it wrap only after a "/" (between
+// namespace, kind and name), never inside a name: "__unallocated__" and
+// "gpu-operator" stay whole.
+func breakable(key string) template.HTML {
+	parts := strings.Split(key, "/")
+	for i, p := range parts {
+		parts[i] = template.HTMLEscapeString(p)
+	}
+	return template.HTML(strings.Join(parts, "/<wbr>"))
+}
 
 // htmlPage is what the template sees.
 type htmlPage struct {

@@ -31,14 +31,16 @@ func causeGrid(r *idlecause.Result) grid {
 	}
 	for _, s := range r.Totals {
 		g.Rows = append(g.Rows, gridRow{Key: causeTitles[s.Cause], Cells: []string{
-			percent(&s.Share), hours(s.GPUHours), usdOrNA(s.MonthlyUSD), fmt.Sprint(s.Hours)}})
+			percent(&s.Share), hours(s.GPUHours), usdOrNA(s.MonthlyUSD), fmt.Sprint(s.Hours)},
+			Hot: []bool{false, false, deref(s.MonthlyUSD) > 0, false}})
 	}
 	all := 1.0
 	var month float64
 	for _, s := range r.Totals {
 		month += deref(s.MonthlyUSD)
 	}
-	g.Total = &gridRow{Key: "ALL", Whole: true, Cells: []string{percent(&all), hours(r.IdleGPUHours), money(month), ""}}
+	g.Total = &gridRow{Key: "ALL", Whole: true, Cells: []string{percent(&all), hours(r.IdleGPUHours), money(month), ""},
+		Hot: []bool{false, false, month > 0, false}}
 	if r.IdleGPUHours == 0 {
 		g.Rows, g.Total = nil, nil
 	}
@@ -57,9 +59,11 @@ func causeWorkloadGrid(r *idlecause.Result) grid {
 		g.Cols = append(g.Cols, column{Title: causeTitles[c]})
 	}
 	for _, w := range r.Workloads {
-		row := gridRow{Key: w.Workload, Cells: []string{hours(w.IdleGPUHours), usdOrNA(w.MonthlyUSD)}}
+		row := gridRow{Key: w.Workload, Cells: []string{hours(w.IdleGPUHours), usdOrNA(w.MonthlyUSD)},
+			Hot: []bool{false, deref(w.MonthlyUSD) > 0}}
 		for _, c := range idlecause.Causes {
 			row.Cells = append(row.Cells, causeCell(w, c))
+			row.Hot = append(row.Hot, false)
 		}
 		g.Rows = append(g.Rows, row)
 		g.Footnotes = append(g.Footnotes, w.Workload+": "+w.Evidence)
@@ -80,6 +84,7 @@ func fitWhy(gs []grid, r *idlecause.Result, width int) []grid {
 	for i, w := range r.Workloads {
 		main := w.Causes[0]
 		g.Rows[i].Cells = append(g.Rows[i].Cells[:2:2], causeTitles[main.Cause]+" "+percent(&main.Share))
+		g.Rows[i].Hot = append(g.Rows[i].Hot[:2:2], false)
 	}
 	return []grid{gs[0], g}
 }

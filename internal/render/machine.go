@@ -38,10 +38,13 @@ var csvHeader = []string{
 	"gpu_cost_unmeasured_usd", "gpu_cost_unallocated_usd",
 	"cpu_cost_usd", "memory_cost_usd", "cpu_memory_unallocated_usd",
 	"total_cost_usd", "monthly_cost_usd",
+	"unpriced", "unpriced_gpu_hours",
 }
 
 // writeCSV writes one header row and one row per report row, numbers at
-// full precision so that sums made from the file match the report.
+// full precision so that sums made from the file match the report. An
+// unpriced row's dollar cells are empty, not 0, and its unpriced column
+// says true.
 func writeCSV(w io.Writer, r *cost.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
@@ -65,8 +68,13 @@ func csvRecord(row cost.Row) []string {
 		util = exact(*row.GPUUtilization)
 	}
 	rec = append(rec, util)
-	return appendFloats(rec, c.Active, c.AllocatedIdle, c.Unmeasured, c.Unallocated,
+	dollars := appendFloats(nil, c.Active, c.AllocatedIdle, c.Unmeasured, c.Unallocated,
 		row.CPUCost, row.MemoryCost, row.CPUMemoryUnallocated, row.TotalCost, row.MonthlyCost)
+	if row.Unpriced {
+		clear(dollars) // empty cells: the dollars do not exist
+	}
+	rec = append(rec, dollars...)
+	return append(rec, strconv.FormatBool(row.Unpriced), exact(row.UnpricedGPUHours))
 }
 
 func appendFloats(rec []string, vs ...float64) []string {

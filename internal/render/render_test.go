@@ -84,11 +84,21 @@ func TestCSVParsesBackAndMatchesTotals(t *testing.T) {
 	col := func(name string) int { return indexOf(t, records[0], name) }
 	var total, allocated float64
 	for i, rec := range records[1:] {
-		total += parseFloat(t, rec[col("total_cost_usd")])
+		unpriced := rec[col("unpriced")] == "true"
+		if unpriced != r.Rows[i].Unpriced {
+			t.Errorf("row %q: unpriced %q, want %v", rec[0], rec[col("unpriced")], r.Rows[i].Unpriced)
+		}
 		allocated += parseFloat(t, rec[col("gpu_hours_allocated")])
 		if util := rec[col("gpu_utilization")]; (util == "") != (r.Rows[i].GPUUtilization == nil) {
 			t.Errorf("row %q: utilization %q, want empty exactly when the report has none", rec[0], util)
 		}
+		if cell := rec[col("total_cost_usd")]; unpriced {
+			if cell != "" || rec[col("gpu_cost_allocated_idle_usd")] != "" {
+				t.Errorf("unpriced row %q: dollars %q, want empty cells (never 0)", rec[0], cell)
+			}
+			continue
+		}
+		total += parseFloat(t, rec[col("total_cost_usd")])
 	}
 	if math.Abs(total-r.Totals.TotalCost) > 1e-9 {
 		t.Errorf("csv total_cost_usd sums to %v, report total is %v", total, r.Totals.TotalCost)

@@ -3,7 +3,9 @@ package render
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
@@ -34,10 +36,10 @@ func headline(r *cost.Report, rec *Recommendations) []fact {
 		{Label: "Measured", Value: percent(t.MeasuredShare),
 			Detail: fmt.Sprintf("of allocated GPU-hours have usage data (activity from %s, source %s)", orUnknown(r.ActivityMetric), orUnknown(r.Source))},
 		{Label: "Idle GPU-hours", Value: hours(h.Idle),
-			Detail: fmt.Sprintf("idle (%s of measured allocated); %s unallocated (%s of provisioned)",
-				percent(t.IdleShare), hours(h.Unallocated), percent(t.UnallocatedShare))},
-		{Label: "Cost", Value: monthly(t.MonthlyCost), Detail: "(" + money(t.TotalCost) + " in the window)"},
-		{Label: "Idle cost", Value: monthly(t.MonthlyGPUIdle), Detail: "(GPU allocated-but-idle + unallocated)", Idle: true},
+			Detail: fmt.Sprintf("below %s activity (%s of measured allocated); %s unallocated (%s of provisioned)",
+				thresholdText(r.IdleThreshold), percent(t.IdleShare), hours(h.Unallocated), percent(t.UnallocatedShare))},
+		costFact(t),
+		unusedFact(t),
 		{Label: "Spot", Value: percent(t.SpotShare), Detail: "of provisioned GPU-hours on spot capacity"},
 	}
 	if rec != nil {
@@ -53,6 +55,35 @@ func headline(r *cost.Report, rec *Recommendations) []fact {
 	}
 	return facts
 }
+
+// costFact is the bill for the window scaled to a month; with no priced
+// node it is "n/a (unpriced)", never $0.
+func costFact(t *cost.Totals) fact {
+	if t.Unpriced {
+		return fact{Label: "Cost", Value: "n/a (unpriced)", Detail: "(no GPU node has a price; add them with --prices FILE)"}
+	}
+	detail := "(" + money(t.TotalCost) + " in the window"
+	if t.UnpricedGPUHours > 0 {
+		detail += "; " + hours(t.UnpricedGPUHours) + " unpriced GPU-hours not in it"
+	}
+	return fact{Label: "Cost", Value: monthly(t.MonthlyCost), Detail: detail + ")"}
+}
+
+// unusedFact is the GPU dollars that bought no compute. It weights held
+// time by 1 − activity, so it does not move with the idle threshold that
+// "Idle GPU-hours" counts against; the label says which figure it is.
+func unusedFact(t *cost.Totals) fact {
+	f := fact{Label: "Unused GPU cost", Detail: "(GPU $ not computing: held time × (1 − activity), plus unallocated; the idle threshold does not change it)"}
+	if t.Unpriced {
+		f.Value = "n/a (unpriced)"
+		return f
+	}
+	f.Value, f.Idle = monthly(t.MonthlyGPUIdle), t.MonthlyGPUIdle > 0
+	return f
+}
+
+// thresholdText is the idle threshold as a whole percent: "10%".
+func thresholdText(t float64) string { return strconv.FormatFloat(math.Round(t*100), 'f', 0, 64) + "%" }
 
 // smDetail shows SM activity beside engine activity where it was measured.
 func smDetail(sm *float64) string {
@@ -82,6 +113,9 @@ type gridRow struct {
 	Key, Mark string
 	Whole     bool
 	Cells     []string
+	// Hot marks the cells of idle columns that hold idle dollars (more
+	// than $0, priced); html paints only those, so "$0" is never red.
+	Hot []bool
 }
 
 // grid is a titled table: the key column first, then Cols.
@@ -205,18 +239,22 @@ func costGrid(r *cost.Report, maxRows int) grid {
 	}
 	for i := range rows {
 		row := &rows[i]
-		g.Rows = append(g.Rows, gridRow{Key: row.Key, Mark: unpricedMark(row), Cells: costCells(cols, row.Pods, &row.Costs, row.Unpriced)})
+		g.Rows = append(g.Rows, costRow(cols, row.Key, row.Pods, &row.Costs, row.Unpriced))
+		g.Rows[len(g.Rows)-1].Mark = unpricedMark(row)
 	}
-	g.Total = &gridRow{Key: "TOTAL", Whole: true, Cells: costCells(cols, r.Totals.Pods, &r.Totals.Costs, false)}
+	total := costRow(cols, "TOTAL", r.Totals.Pods, &r.Totals.Costs, r.Totals.Unpriced)
+	total.Whole = true
+	g.Total = &total
 	return g
 }
 
-func costCells(cols []costColumn, pods int, c *cost.Costs, unpriced bool) []string {
-	cells := make([]string, len(cols))
+func costRow(cols []costColumn, key string, pods int, c *cost.Costs, unpriced bool) gridRow {
+	row := gridRow{Key: key, Cells: make([]string, len(cols)), Hot: make([]bool, len(cols))}
 	for i, col := range cols {
-		cells[i] = col.cell(pods, c, unpriced)
+		row.Cells[i] = col.cell(pods, c, unpriced)
+		row.Hot[i] = col.Idle && !unpriced && col.usd(c) > 0
 	}
-	return cells
+	return row
 }
 
 func unpricedMark(row *cost.Row) string {
@@ -248,7 +286,7 @@ func idleGrid(r *cost.Report) grid {
 	for _, w := range r.TopIdle {
 		g.Rows = append(g.Rows, gridRow{Key: w.Key, Cells: []string{
 			fmt.Sprint(w.Pods), gpus(w.AvgGPUs), percent(w.Utilization), money(w.MonthlyIdle),
-		}})
+		}, Hot: []bool{false, false, false, w.MonthlyIdle > 0}})
 	}
 	return g
 }

@@ -129,6 +129,7 @@ func (e *engine) containerRec(w *workload, u *containerUsage, spec *cluster.Cont
 		why = append(why, starve(&rec, spec, thr))
 	}
 	rec.MemoryBytes = max(mem, pol.Memory.MinBytes)
+	rec.CPULimitMilli = cpuLimit(spec, rec.CPUMilli)
 	if rec.RoundNumber {
 		why = append(why, "current request is a round number, likely guessed")
 	}
@@ -136,6 +137,23 @@ func (e *engine) containerRec(w *workload, u *containerUsage, spec *cluster.Cont
 	rec.Reason = strings.Join(why, "; ")
 	e.priceContainer(w, &rec)
 	return rec, ""
+}
+
+// cpuLimit is the CPU limit to recommend beside a new request, 0 to leave
+// the current one: a GPU container gets limit = request, so that with
+// memory limit = request it runs in Guaranteed QoS (audit GW003: evictions
+// and noisy neighbours idle the GPU); another container's limit is raised
+// only when it is below the new request, which Kubernetes would refuse.
+func cpuLimit(spec *cluster.Container, request int64) int64 {
+	for _, n := range spec.GPURequests {
+		if n > 0 {
+			return request
+		}
+	}
+	if spec.CPULimitMilli > 0 && spec.CPULimitMilli < request {
+		return request
+	}
+	return 0
 }
 
 // priceContainer sets the monthly saving of moving the requests to the

@@ -1,6 +1,7 @@
 package rightsize
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -97,5 +98,23 @@ func TestPolicyValidateListsEveryField(t *testing.T) {
 	}
 	if _, err := Recommend(&cluster.Prepared{Snapshot: &cluster.Snapshot{}}, p, testCatalog()); err == nil {
 		t.Error("Recommend accepted an invalid policy")
+	}
+}
+
+// Request floors are bounded: a floor no node could meet is a mistake, and
+// one near int64's limit (9Ei) was recommended as 9223372036854775807 bytes.
+func TestPolicyBoundsRequestFloors(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	p.CPU.MinMilli, p.Memory.MinBytes = MaxMinCPUMilli+1, math.MaxInt64
+	err := p.Validate()
+	for _, field := range []string{"cpu.min: 1024001m is above the limit", "memory.min: 9223372036854775807 bytes is above the limit"} {
+		if err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("Validate() = %v; missing %q", err, field)
+		}
+	}
+	p.CPU.MinMilli, p.Memory.MinBytes = MaxMinCPUMilli, MaxMinMemoryBytes
+	if err := p.Validate(); err != nil {
+		t.Errorf("floors at the limit refused: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func (e *engine) gpu(w *workload, r *Result) {
 	rec := GPURec{
 		Workload: w.key, Namespace: w.namespace, OwnerKind: w.kind, OwnerName: w.name,
 		Pods: round4(w.avgPods), GPUsPerPod: u.gpusPerPod, CurrentModel: u.node.GPUModel,
-		CurrentResource: u.resource, Container: gpuContainer(w.latest()), CurrentFraction: round4(u.fraction), Nodes: u.nodes,
+		CurrentResource: u.resource, Container: gpuContainer(w.latest()), CurrentFraction: round4(u.fraction / float64(u.gpusPerPod)), Nodes: u.nodes,
 	}
 	if rec.CurrentModel == "" && len(u.node.GPUs) > 0 {
 		rec.CurrentModel = u.node.GPUs[0].Model

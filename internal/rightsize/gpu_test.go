@@ -64,6 +64,11 @@ func TestGPUShape(t *testing.T) {
 			if !g.Priced || g.Confidence != High {
 				t.Errorf("priced %v, confidence %s; want priced, high", g.Priced, g.Confidence)
 			}
+			// Every pod here holds whole GPUs: 1 per GPU, in fraction's
+			// unit, whether it has one GPU or two (it said 2 for two).
+			if g.CurrentFraction != 1 {
+				t.Errorf("current_fraction = %v, want 1 (per GPU, like fraction %v)", g.CurrentFraction, g.Fraction)
+			}
 		})
 	}
 }

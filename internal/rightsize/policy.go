@@ -74,6 +74,14 @@ type GPUPolicy struct {
 // (DESIGN.md: never MIG for > 40 GB).
 const maxMIGNeedMiB = 40 * 1024
 
+// Bounds on the policy's request floors: far above any real node (the
+// largest have under 1,000 cores and 32 TiB), and far below where int64
+// millicores or bytes overflow.
+const (
+	MaxMinCPUMilli    = 1024 * 1000 // 1024 cores
+	MaxMinMemoryBytes = 64 << 40    // 64Ti
+)
+
 // DefaultPolicy returns DESIGN.md's recommendation defaults.
 func DefaultPolicy() Policy {
 	return Policy{
@@ -109,6 +117,8 @@ func (p Policy) Validate() error {
 	headroom("cpu.headroom", p.CPU.Headroom)
 	if p.CPU.MinMilli < 0 {
 		bad("cpu.min", "%dm is negative", p.CPU.MinMilli)
+	} else if p.CPU.MinMilli > MaxMinCPUMilli {
+		bad("cpu.min", "%dm is above the limit of %dm", p.CPU.MinMilli, int64(MaxMinCPUMilli))
 	}
 	for _, f := range []struct {
 		field string
@@ -122,6 +132,8 @@ func (p Policy) Validate() error {
 	headroom("memory.headroom", p.Memory.Headroom)
 	if p.Memory.MinBytes < 0 {
 		bad("memory.min", "%d bytes is negative", p.Memory.MinBytes)
+	} else if p.Memory.MinBytes > MaxMinMemoryBytes {
+		bad("memory.min", "%d bytes is above the limit of %d (64Ti)", p.Memory.MinBytes, int64(MaxMinMemoryBytes))
 	}
 	if !(p.Memory.OOMBump >= 0.10 && p.Memory.OOMBump <= 10) {
 		bad("memory.oomBump", "%v is outside [0.1, 10]; after an OOM kill memory grows by at least 10%%", p.Memory.OOMBump)

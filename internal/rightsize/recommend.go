@@ -34,6 +34,7 @@ func Recommend(s *cluster.Prepared, p Policy, prices Prices) (*Result, error) {
 		return nil, fmt.Errorf("recommending: %w", err)
 	}
 	e := newEngine(s, p, prices)
+	e.note(pricing.WarningsOf(prices)...)
 	r := &Result{Window: s.Window.End.Sub(s.Window.Start), Containers: []ContainerRec{}, GPU: []GPURec{}, Skipped: []Skip{}}
 	for _, w := range e.workloads() {
 		e.containers(w, r)

@@ -62,12 +62,17 @@ type ContainerRec struct {
 	CurrentMemoryBytes int64 `json:"current_memory_bytes"`    // request
 	CurrentMemoryLimit int64 `json:"current_memory_limit"`    // 0: none
 	CPUMilli           int64 `json:"cpu_milli"`               // recommended request
-	MemoryBytes        int64 `json:"memory_bytes"`            // recommended request (= limit)
-	RoundNumber        bool  `json:"round_number"`            // the current request looks guessed (8 cores, 64Gi)
-	OOMBumped          bool  `json:"oom_bumped"`
+	// CPULimitMilli is the recommended CPU limit, 0 to leave it as it is:
+	// equal to the request for a container that requests a GPU (Guaranteed
+	// QoS, what audit rule GW003 asks of GPU containers), or raised to
+	// the request where the current limit is below it.
+	CPULimitMilli int64 `json:"cpu_limit_milli"`
+	MemoryBytes   int64 `json:"memory_bytes"` // recommended request (= limit)
+	RoundNumber   bool  `json:"round_number"` // the current request looks guessed (8 cores, 64Gi)
+	OOMBumped     bool  `json:"oom_bumped"`
 	// CPUStarved: a GPU container throttled at its CPU limit while its GPU
-	// idled; CPUMilli is raised above the limit (the limit with it) and
-	// never cut, so that the GPU is fed.
+	// idled; CPUMilli (and the limit with it) is raised and never cut, so
+	// that the GPU is fed.
 	CPUStarved        bool       `json:"cpu_starved"`
 	CPUEvidence       Evidence   `json:"cpu_evidence"`
 	MemoryEvidence    Evidence   `json:"memory_evidence"`
@@ -113,7 +118,9 @@ type GPURec struct {
 	// TargetModel is the GPU model for CheaperModel (and the model the MIG
 	// profile is cut from for UseMIG).
 	TargetModel string `json:"target_model,omitempty"`
-	// Fraction is the share of one physical GPU each pod needs afterwards.
+	// Fraction is the share of one physical GPU each of the pod's GPU
+	// units needs afterwards: per GPU, not per pod, so a pod of 8 whole
+	// GPUs kept whole has Fraction 1 (GPUsPerPod says how many).
 	Fraction float64 `json:"fraction"`
 
 	// PeakFramebufferMiB, NeedMiB (= peak × headroom) and P95Activity are
@@ -130,7 +137,9 @@ type GPURec struct {
 	// reader who prefers less change.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
 
-	// CurrentFraction is the share of a physical GPU each pod holds now.
+	// CurrentFraction is the share of a physical GPU each of the pod's GPU
+	// units holds now, in Fraction's unit (per GPU): 1 for whole GPUs
+	// however many the pod has, 0.25 for a quarter time-slice.
 	CurrentFraction float64 `json:"current_fraction"`
 	// TargetInstanceType is the cheapest instance type of TargetModel in
 	// the node's cloud and region that holds one pod (CheaperModel).

@@ -69,8 +69,25 @@ func (a *Activity) Mean() float64 {
 	return a.ActiveSeconds / a.Seconds
 }
 
+// CheckThreshold accepts an idle threshold the histogram answers exactly: a
+// whole percent in [0, 1] (0.1, 0.05), since samples are kept in 1% buckets
+// and a threshold between two bucket edges (0.095) would be silently
+// rounded to one of them.
+func CheckThreshold(t float64) error {
+	if !(t >= 0 && t <= 1) {
+		return fmt.Errorf("%g is outside [0, 1]", t)
+	}
+	pct := t * 100
+	if math.Abs(pct-math.Round(pct)) > 1e-6 {
+		lo, hi := math.Floor(pct)/100, math.Ceil(pct)/100
+		return fmt.Errorf("%g is not a whole percent: GPU activity is kept in 101 one-percent buckets, so gpuwise can count time below %g or below %g exactly, but not below %g", t, lo, hi, t)
+	}
+	return nil
+}
+
 // IdleSeconds is the measured time spent below threshold (a share in
-// [0, 1], resolved to whole percent).
+// [0, 1], resolved to whole percent; CheckThreshold says which thresholds
+// are exact).
 func (a *Activity) IdleSeconds(threshold float64) float64 {
 	limit := min(max(int(math.Round(threshold*100)), 0), activityBuckets)
 	var s float64

@@ -80,6 +80,22 @@ func checkLiveReport(t *testing.T, kubeconfig string) {
 	if r.Totals.GPUs == 0 || r.Totals.NodeCost <= 0 {
 		t.Errorf("live report: %d GPUs, node cost $%v; want a priced GPU inventory", r.Totals.GPUs, r.Totals.NodeCost)
 	}
+	// Nothing measured: utilization of provisioned is n/a, not 0%, and the
+	// note says so in words (it read "0.0 of 0.0 allocated GPU-hours
+	// (100.0%) have no usage data" minutes after the pods started).
+	if u := r.Totals.GPUUtilizationOfProvisioned; u != nil {
+		t.Errorf("live report: utilization of provisioned %v, want null (nothing measured)", *u)
+	}
+	var noted bool
+	for _, n := range r.Notes {
+		noted = noted || strings.Contains(n.Text, "no allocated GPU-hour has usage data")
+		if strings.Contains(n.Text, "0.0 of 0.0") {
+			t.Errorf("live report note %q", n.Text)
+		}
+	}
+	if !noted {
+		t.Errorf("live report notes %v: none says no allocated GPU-hour has usage data", r.Notes)
+	}
 }
 
 // checkLiveRecommend runs `gpuwise recommend` on the live inventory with
