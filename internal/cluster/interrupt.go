@@ -26,10 +26,16 @@ var podDisruptions = []string{
 	"DeletionByPodGC", "TerminationByKubelet",
 }
 
-// withNodeSlack is how close a pod's end must be to its node's deletion
-// for the pod to count as lost with the node: draining on a spot notice
-// takes up to two minutes, Prometheus sees the end a scrape later.
-const withNodeSlack = 10 * time.Minute
+// A pod counts as lost with its node when it ended no earlier than
+// drainBefore its node's deletion (a spot notice gives two minutes to
+// drain) and no later than seenAfter it: a pod whose object went with the
+// node has no completion time, and Prometheus dates its end by its last
+// kube_pod_info sighting plus an info step. A pod that ended earlier had
+// finished (an emptied node is then scaled down).
+const (
+	drainBefore = 3 * time.Minute
+	seenAfter   = time.Hour
+)
 
 // Interruption is one disruption a workload did not ask for: a spot node
 // that went away inside the window, or a pod evicted, preempted or lost
@@ -95,10 +101,10 @@ func podInterruption(p *Pod, n *Node, w Window) (Interruption, bool) {
 	if slices.Contains(podDisruptions, p.EndReason) {
 		return it, true
 	}
-	if p.Phase == "Succeeded" || n == nil || !inside(w, n.Deleted) {
+	if p.Phase == "Succeeded" || n == nil || !inside(w, n.Deleted) || n.EndReason == NodeScaledDown {
 		return Interruption{}, false
 	}
-	if d := n.Deleted.Sub(p.End); d < -withNodeSlack || d > withNodeSlack {
+	if d := p.End.Sub(n.Deleted); d < -drainBefore || d > seenAfter {
 		return Interruption{}, false
 	}
 	if it.Reason == "" {

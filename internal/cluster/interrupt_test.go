@@ -22,14 +22,17 @@ func TestInterruptions(t *testing.T) {
 	lost.Phase = "Failed"
 	done := ct.Pod("ml", "done").On("spot1").Owner("Job", "finished").Life(ct.At(0), ct.At(5)).Obj()
 	done.Phase = "Succeeded"
-	early := ct.Pod("ml", "early").On("spot1").Owner("Job", "early").Life(ct.At(0), ct.At(2)).Obj()
-	early.Phase = "Failed"
+	early := ct.Pod("ml", "early").On("spot1").Owner("Job", "early").Life(ct.At(0), ct.At(5).Add(-5*time.Minute)).Obj()
+	early.Phase = "" // phase unknown (Prometheus): timing decides
+	late := ct.Pod("ml", "late").On("spot1").Owner("Job", "late").Life(ct.At(0), ct.At(5).Add(40*time.Minute)).Obj()
+	drained := ct.Pod("ml", "drained").On("spot2").Owner("Job", "drained").Life(ct.At(0), ct.At(6)).Obj()
 	s := &cluster.Snapshot{Window: ct.Window(10), Nodes: []cluster.Node{spotGone, scaledDown, odGone},
-		Pods: []cluster.Pod{evicted, lost, done, early}}
+		Pods: []cluster.Pod{evicted, lost, done, early, late, drained}}
 	want := []cluster.Interruption{
 		{At: ct.At(3), Kind: "pod", Name: "ml/evicted", Workload: "ml/Job/train", Reason: "Evicted"},
 		{At: ct.At(5).Add(-time.Minute), Kind: "pod", Name: "ml/lost", Workload: "ml/Job/spot-train", Reason: "lost with node spot1"},
 		{At: ct.At(5), Kind: "node", Name: "spot1", Reason: "spot node went away (reason not recorded)"},
+		{At: ct.At(5).Add(40 * time.Minute), Kind: "pod", Name: "ml/late", Workload: "ml/Job/late", Reason: "lost with node spot1"},
 	}
 	if diff := cmp.Diff(want, cluster.Interruptions(s)); diff != "" {
 		t.Errorf("Interruptions (-want +got):\n%s", diff)

@@ -170,15 +170,18 @@ func (p *podFacts) finish(w cluster.Window, infoStep time.Duration, owners map[s
 	if !p.pod.End.IsZero() && p.pod.End.Before(p.pod.Start) {
 		p.pod.End = p.pod.Start // a clock skew between kubelet and apiserver
 	}
+	// kube_pod_status_phase is not read: an ended pod's phase is unknown
+	// ("", not a guessed Succeeded), but for a status reason, which only
+	// a failed pod has.
 	p.pod.Phase = "Running"
 	if !p.pod.End.IsZero() {
-		p.pod.Phase = "Succeeded"
+		p.pod.Phase = ""
 	}
 	if p.oomCounted {
 		p.pod.OOMKills = max(p.restarts, 1)
 	}
-	if !p.pod.End.IsZero() {
-		p.pod.EndReason = p.reason
+	if !p.pod.End.IsZero() && p.reason != "" {
+		p.pod.EndReason, p.pod.Phase = p.reason, "Failed"
 	}
 	// An invalid hint is no hint (the spot decision's safe side).
 	p.pod.CheckpointSeconds, _ = cluster.CheckpointFrom(p.pod.Labels, p.annotations)

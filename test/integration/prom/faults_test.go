@@ -115,7 +115,7 @@ func truthTotals(t *testing.T) cost.Totals {
 func TestPrometheusKilledMidReport(t *testing.T) {
 	base, _ := state(t)
 	p := newFaultProxy(t, base)
-	p.dieAfter = 1 + 16 // the node list and the facts
+	p.dieAfter = 1 + 18 // the node list and the facts
 	start := time.Now()
 	got, out, stderr, code := reportJSON(t, p.URL, "--prometheus-concurrency", "32")
 	took := time.Since(start)
