@@ -101,7 +101,9 @@ func podInterruption(p *Pod, n *Node, w Window) (Interruption, bool) {
 	if slices.Contains(podDisruptions, p.EndReason) {
 		return it, true
 	}
-	if p.Phase == "Succeeded" || n == nil || !inside(w, n.Deleted) || n.EndReason == NodeScaledDown {
+	// A DaemonSet's pod goes with every node: infrastructure, not a
+	// workload interrupted.
+	if p.Phase == "Succeeded" || p.Owner.Kind == "DaemonSet" || n == nil || !inside(w, n.Deleted) || n.EndReason == NodeScaledDown {
 		return Interruption{}, false
 	}
 	if d := p.End.Sub(n.Deleted); d < -drainBefore || d > seenAfter {

@@ -26,8 +26,9 @@ func TestInterruptions(t *testing.T) {
 	early.Phase = "" // phase unknown (Prometheus): timing decides
 	late := ct.Pod("ml", "late").On("spot1").Owner("Job", "late").Life(ct.At(0), ct.At(5).Add(40*time.Minute)).Obj()
 	drained := ct.Pod("ml", "drained").On("spot2").Owner("Job", "drained").Life(ct.At(0), ct.At(6)).Obj()
+	agent := ct.Pod("logging", "fluent-bit-x").On("spot1").Owner("DaemonSet", "fluent-bit").Life(ct.At(0), ct.At(5)).Obj()
 	s := &cluster.Snapshot{Window: ct.Window(10), Nodes: []cluster.Node{spotGone, scaledDown, odGone},
-		Pods: []cluster.Pod{evicted, lost, done, early, late, drained}}
+		Pods: []cluster.Pod{evicted, lost, done, early, late, drained, agent}}
 	want := []cluster.Interruption{
 		{At: ct.At(3), Kind: "pod", Name: "ml/evicted", Workload: "ml/Job/train", Reason: "Evicted"},
 		{At: ct.At(5).Add(-time.Minute), Kind: "pod", Name: "ml/lost", Workload: "ml/Job/spot-train", Reason: "lost with node spot1"},

@@ -70,8 +70,8 @@ func async[T any](f func() T) func() T {
 // reachability probe) with the DCGM inventory beside it; then cAdvisor
 // series (which need only the node names), the node facts and the pod
 // facts; DCGM series once the inventory and the node facts are in (not
-// the pod facts); the pods once the pod facts are in, while the usage
-// reads go on; the snapshot last.
+// the pod facts); the inference servers' series and the pods once the pod
+// facts are in, while the usage reads go on; the snapshot last.
 func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster.Snapshot, error) {
 	listed := async(func() listing { return r.listInventory(ctx) })
 	nodes, err := r.listNodes(ctx)
@@ -81,7 +81,6 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 		return nil, err
 	}
 	ctrs := async(func() ctrRead { return r.readContainers(ctx, nodes.names()) })
-	serving := async(func() serveRead { return r.readServing(ctx) })
 	podFacts := async(func() factSet { return r.readFacts(ctx, podFactMetrics) })
 	nodeFacts := r.readFacts(ctx, nodeFactMetrics)
 	inv := listed()
@@ -91,9 +90,11 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 		cancel()
 		gpus()
 		ctrs()
-		serving()
 		return nil, err
 	}
+	// The servers' series wait for the facts, as the DCGM reads do: the
+	// facts keep half the client's requests (readContainers).
+	serving := async(func() serveRead { return r.readServing(ctx) })
 	pods := buildPods(pf.facts, r.w, r.opts.InfoStep, pf.gpuFromLimits)
 	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: gpus(), ctr: ctrs(), serve: serving()})
 }

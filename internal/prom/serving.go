@@ -159,7 +159,7 @@ func (r *reader) readServing(ctx context.Context) serveRead {
 	for _, m := range serveMetrics {
 		tasks = append(tasks, r.serveTasks(m, mode, s.usage)...)
 	}
-	s.queries, s.failed = len(tasks), r.q.Run(ctx, tasks, 0)
+	s.queries, s.failed = len(tasks), r.q.Run(ctx, tasks, (r.opts.Client.Concurrency+1)/2)
 	return s
 }
 
