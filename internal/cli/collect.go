@@ -23,7 +23,7 @@ func newCollectCmd(e *env) *cobra.Command {
 		Long: "collect reads nodes, pods, ReplicaSets and Jobs (read-only, paginated) and writes a gzip JSON\n" +
 			"snapshot that `report --from`, `audit --from` and the other commands read. GPU usage is not\n" +
 			"collected here: holdings are marked unmeasured. Needs the ClusterRole in deploy/rbac.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd.Context(), o, e) },
 	}
 	o.register(cmd.Flags())

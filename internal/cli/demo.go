@@ -24,7 +24,7 @@ func newDemoCmd(e *env) *cobra.Command {
 		Long: "demo generates a deterministic simulated GPU cluster (training, inference, idle notebooks,\n" +
 			"MIG and time-sliced nodes, spot and on-demand capacity on AWS and Azure) with a week of usage,\n" +
 			"and prints the same report `gpuwise report` gives for a real cluster.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd.Context(), o, e) },
 	}
 	def := app.DefaultDemo()

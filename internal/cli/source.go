@@ -41,8 +41,8 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	f.dataFlags.register(fs)
 	f.promFlags.register(fs)
 	f.kube.register(fs)
-	fs.StringVar(&f.from, "from", "", "snapshot file written by `gpuwise collect` or `gpuwise demo --save`")
-	fs.BoolVar(&f.demo, "demo", false, "analyse the embedded simulated cluster (what `gpuwise demo` reports on)")
+	fs.StringVar(&f.from, "from", "", "snapshot `FILE` to read, written by gpuwise collect or gpuwise demo --save")
+	fs.BoolVar(&f.demo, "demo", false, "analyse the embedded simulated cluster (the one gpuwise demo reports on)")
 }
 
 // data is the snapshot selection the flags describe.

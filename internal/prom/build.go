@@ -3,6 +3,7 @@ package prom
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,7 +97,14 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 	// facts keep half the client's requests (readContainers).
 	serving := async(func() serveRead { return r.readServing(ctx) })
 	pods := buildPods(pf.facts, r.w, r.opts.InfoStep, pf.gpuFromLimits)
-	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: gpus(), ctr: ctrs(), serve: serving()})
+	g := gpus()
+	if g.invErr != nil {
+		cancel()
+		ctrs()
+		serving()
+		return nil, g.invErr
+	}
+	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: g, ctr: ctrs(), serve: serving()})
 }
 
 // listNodes lists the nodes. It is also the reachability probe: its
@@ -236,6 +244,9 @@ type gpuRead struct {
 	mode    string // how DCGM series were read
 	queries int
 	failed  []query.Failure
+	// invErr: the derived inventory has gaps that change allocation (see
+	// completeInventory); the build ends with it.
+	invErr error
 }
 
 // readGPUs reads DCGM series at Step resolution, node shard by node shard
@@ -305,8 +316,66 @@ func (r *reader) readGPUsDerived(ctx context.Context, nodes nodeList, nf factSet
 		clear(u.holds)
 		clear(u.hosts)
 	}
+	g.invErr = r.completeInventory(ctx, &g, labels)
 	g.nodes, g.units = buildNodes(nodes, nf.facts, labels, u.inv)
 	return g
+}
+
+// completeInventory fills the inventory where reading the activity
+// series failed, by listing them (/api/v1/series) as the other read
+// modes do. When that fails too, it returns why the build must end if the
+// gaps change allocation: a node whose labels say MIG (its layout comes
+// only from DCGM) or a host outside the GPU-labelled nodes (its GPUs come
+// only from DCGM). Other nodes' GPUs are laid out from their labels.
+func (r *reader) completeInventory(ctx context.Context, g *gpuRead, labels map[string]map[string]string) error {
+	lost, others := map[string]bool{}, false
+	for _, f := range g.failed {
+		if f.Task.Metric != g.metric {
+			continue
+		}
+		for _, n := range f.Task.Nodes {
+			lost[n] = true
+		}
+		others = others || f.Task.Nodes == nil
+	}
+	if len(lost) == 0 && !others {
+		return nil
+	}
+	sets, err := r.q.Series(ctx, r.w.Start, r.w.End, []string{g.metric})
+	if err == nil {
+		for _, l := range sets {
+			if gl, ok := gpuLabelsOf(l); ok {
+				g.usage.inv = append(g.usage.inv, gl)
+			}
+		}
+		return nil
+	}
+	var mig []string
+	for n := range lost {
+		if s := labels[n]["nvidia.com/mig.strategy"]; s == "mixed" || s == "single" {
+			mig = append(mig, n)
+		}
+	}
+	if len(mig) == 0 && !others {
+		return nil
+	}
+	return fmt.Errorf("reading the DCGM GPU inventory (%s) failed, and so did listing it: the GPUs or MIG layouts of %s are unknown, "+
+		"and every allocation figure would change (no report): %w", g.metric, unknownGPUs(mig, others), err)
+}
+
+func unknownGPUs(mig []string, others bool) string {
+	var where []string
+	if len(mig) > 0 {
+		set := map[string]bool{}
+		for _, n := range mig {
+			set[n] = true
+		}
+		where = append(where, fmt.Sprintf("%d MIG node(s) (%s)", len(mig), list(set)))
+	}
+	if others {
+		where = append(where, "hosts whose labels count no GPUs")
+	}
+	return strings.Join(where, " and ")
 }
 
 // ctrRead is what the cAdvisor reads left.

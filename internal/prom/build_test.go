@@ -3,7 +3,6 @@ package prom
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -146,49 +145,55 @@ func TestBuildMissingRequests(t *testing.T) {
 }
 
 // TestBuildDeadServer (issue 16.6): Prometheus dies after the facts are
-// in: the build ends in seconds, not after every request's retries, and
-// the snapshot is partial, naming the usage it lacks; dying before the
-// facts are in gives no snapshot.
+// in. The build ends in seconds, not after every request's retries. With
+// the inventory listed (auto), the snapshot is partial, naming the usage
+// it lacks, and keeps every GPU pod's holding (unmeasured); by remote read,
+// where the inventory would come from the DCGM reads that failed, there
+// is no snapshot; dying before the facts are in gives none either.
 func TestBuildDeadServer(t *testing.T) {
 	t.Parallel()
-	srv := promtest.New(t, promtest.Cluster())
-	facts := int64(len(nodeFactMetrics) + len(podFactMetrics))
-	srv.Inject(func(w http.ResponseWriter, r *http.Request, _ int64, metric string) bool {
-		if strings.HasPrefix(metric, "kube_") {
-			return false
+	for _, tt := range []struct {
+		read        string
+		kubeAnswers int64 // node list, remote-read probe (auto), facts
+		wantPartial bool
+	}{{ReadAuto, 1 + 1 + 18, true}, {ReadRemote, 1 + 18, false}} {
+		srv := promtest.New(t, promtest.Cluster())
+		srv.Inject(promtest.KillAtUsage(srv, tt.kubeAnswers))
+		o := testOptions(srv.URL, tt.read)
+		// The default backoff; enough requests in flight that the usage
+		// reads held back leave room for the facts.
+		o.Client.Backoff, o.Client.Concurrency = 500*time.Millisecond, 64
+		start := time.Now()
+		s, err := Build(context.Background(), o)
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s: took %v after the server died; want it to fail fast", tt.read, took)
 		}
-		for srv.Served("kube_") < facts+1 { // the facts and the node list
-			time.Sleep(time.Millisecond)
+		if !tt.wantPartial {
+			if kind, _ := KindOf(err); s != nil || kind != Unreachable || !strings.Contains(err.Error(), "DCGM GPU inventory") {
+				t.Errorf("%s: snapshot %v, error %v (kind %v); want none, unreachable, naming the inventory", tt.read, s != nil, err, kind)
+			}
+			continue
 		}
-		srv.Kill()
-		promtest.HangUp(w)
-		return true
-	})
-	o := testOptions(srv.URL, ReadRemote)
-	// The default backoff; enough requests in flight that the usage
-	// reads held back above leave room for the facts.
-	o.Client.Backoff, o.Client.Concurrency = 500*time.Millisecond, 64
-	start := time.Now()
-	s, err := Build(context.Background(), o)
-	took := time.Since(start)
-	var partial *PartialError
-	if s == nil || !errors.As(err, &partial) {
-		t.Fatalf("snapshot %v, error %v; want a partial snapshot", s != nil, err)
+		var partial *PartialError
+		if s == nil || !errors.As(err, &partial) {
+			t.Fatalf("%s: snapshot %v, error %v; want a partial snapshot", tt.read, s != nil, err)
+		}
+		missing := strings.Join(s.Partial, "\n")
+		if !strings.Contains(missing, "DCGM usage of 1 node(s) (gpu-1)") || !strings.Contains(missing, "cAdvisor usage of 2 node(s)") {
+			t.Errorf("partial %q: want the DCGM and cAdvisor usage named", missing)
+		}
+		for _, key := range []string{"ml/train-0", "ml/idle-0"} {
+			if p := pod(s, key); p == nil || len(p.GPUs) != 1 || p.GPUs[0].Activity != nil {
+				t.Errorf("%s: %+v, want one unmeasured GPU", key, p)
+			}
+		}
 	}
-	if took > 5*time.Second {
-		t.Errorf("took %v after the server died; want it to fail fast", took)
-	}
-	missing := strings.Join(s.Partial, "\n")
-	if !strings.Contains(missing, "DCGM usage of 1 node(s) (gpu-1)") || !strings.Contains(missing, "cAdvisor usage of 2 node(s)") {
-		t.Errorf("partial %q: want the DCGM and cAdvisor usage named", missing)
-	}
-
 	early := promtest.New(t, promtest.Cluster())
 	early.Inject(promtest.KillAfter(early, 3))
-	o = testOptions(early.URL, ReadRemote)
+	o := testOptions(early.URL, ReadRemote)
 	o.Client.Backoff = 500 * time.Millisecond
-	start = time.Now()
-	s, err = Build(context.Background(), o)
+	start := time.Now()
+	s, err := Build(context.Background(), o)
 	if kind, _ := KindOf(err); s != nil || kind != Unreachable || time.Since(start) > 5*time.Second {
 		t.Errorf("dead before the facts: snapshot %v, error %v (kind %v) after %v; want none, unreachable, fast", s != nil, err, kind, time.Since(start))
 	}

@@ -85,7 +85,11 @@ type factBatch struct {
 }
 
 func (b *factBatch) Series(l wire.Labels) query.Target {
-	ls := make(wire.Labels, 0, len(l))
+	n := len(l)
+	if l.Get("__name__") != "" {
+		n--
+	}
+	ls := make(wire.Labels, 0, n)
 	for _, p := range l {
 		if p.Name != "__name__" { // raw series carry it; last_over_time drops it
 			ls = append(ls, p)

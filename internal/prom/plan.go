@@ -212,7 +212,9 @@ func (r *reader) derivedGPUTasks(gpuNodes []string, ms []dcgmMetric, u *gpuUsage
 	for _, m := range ms {
 		keep, open := dcgmKeep(m.f == activityField), u.batch(m.f, m.scale)
 		add := func(sel string, matchers []wire.Matcher, nodes []string) {
-			tasks = append(tasks, query.WholeWindow(r.rawDays(sel, open, nodes), sel, matchers, keep)...)
+			t := query.WholeWindow(r.rawDays(sel, open, nodes), sel, matchers, keep)[0]
+			t.Metric = m.name // see completeInventory
+			tasks = append(tasks, t)
 		}
 		for _, sh := range query.Shards(gpuNodes, r.opts.ShardSize) {
 			for _, hl := range []string{"Hostname", "hostname"} {

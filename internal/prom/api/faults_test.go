@@ -26,7 +26,7 @@ func TestRetryAfter(t *testing.T) {
 		maxRetryAt time.Duration
 	}{
 		{"seconds", "7", []time.Duration{7 * time.Second}, 2, "", time.Minute},
-		{"an HTTP date", time.Now().Add(20 * time.Second).UTC().Format(http.TimeFormat), []time.Duration{19 * time.Second}, 2, "", time.Minute},
+		{"an HTTP date", time.Now().Add(20 * time.Second).UTC().Format(http.TimeFormat), []time.Duration{18 * time.Second}, 2, "", time.Minute}, // the date is to the second
 		{"longer than allowed", "3600", nil, 1, "asked to retry after 1h0m0s", time.Minute},
 		{"none: the backoff", "", []time.Duration{time.Millisecond}, 2, "", time.Minute},
 	}

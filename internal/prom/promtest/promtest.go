@@ -261,6 +261,25 @@ func KillAfter(s *Server, n int64) Fault {
 	}
 }
 
+// KillAtUsage kills the server at the first remote read of a usage
+// series (DCGM, cAdvisor), once kubeAnswers answers for kube-state-metrics
+// metrics (listings, probes, facts) are out: a Prometheus that dies
+// mid-report, after the facts. Usage reads held back meanwhile take
+// requests in flight: give the client enough of them.
+func KillAtUsage(s *Server, kubeAnswers int64) Fault {
+	return func(w http.ResponseWriter, r *http.Request, _ int64, metric string) bool {
+		if r.URL.Path != "/api/v1/read" || strings.HasPrefix(metric, "kube_") {
+			return false
+		}
+		for s.Served("kube_") < kubeAnswers {
+			time.Sleep(time.Millisecond)
+		}
+		s.Kill()
+		HangUp(w)
+		return true
+	}
+}
+
 // URLWithUser is the server's URL with userinfo.
 func (s *Server) URLWithUser(user, password string) string {
 	u, _ := url.Parse(s.URL)

@@ -86,8 +86,10 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func reportJSON(t *testing.T, url string, extra ...string) (*cost.Report, string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	args := append([]string{"report", "--prometheus", url, "--window", window, "--end", end, "-o", "json",
-		"--prometheus-read", "remote"}, extra...)
+	args := append([]string{"report", "--prometheus", url, "--window", window, "--end", end, "-o", "json"}, extra...)
+	if !strings.Contains(strings.Join(extra, " "), "--prometheus-read") {
+		args = append(args, "--prometheus-read", "remote")
+	}
 	code := cli.Execute(args, cli.Streams{Out: &out, Err: &errb})
 	var r cost.Report
 	if out.Len() > 0 {
@@ -109,15 +111,18 @@ func truthTotals(t *testing.T) cost.Totals {
 }
 
 // TestPrometheusKilledMidReport (issue 16.6): the real Prometheus stops
-// answering once the facts are read: the report ends in seconds, says it
-// is partial before anything else, keeps the allocation (exact against
-// the ground truth) and counts every GPU-hour unmeasured, none idle.
+// answering once the facts and the GPU inventory are read (the default
+// read mode, auto, lists the inventory first): the report ends in
+// seconds, says it is partial before anything else, keeps the allocation
+// (exact against the ground truth) and counts every GPU-hour unmeasured,
+// none idle. By remote read, where the inventory comes with the DCGM
+// reads that fail, there is no report.
 func TestPrometheusKilledMidReport(t *testing.T) {
 	base, _ := state(t)
 	p := newFaultProxy(t, base)
-	p.dieAfter = 1 + 18 // the node list and the facts
+	p.dieAfter = 1 + 1 + 18 // the node list, the remote-read probe, the facts
 	start := time.Now()
-	got, out, stderr, code := reportJSON(t, p.URL, "--prometheus-concurrency", "32")
+	got, out, stderr, code := reportJSON(t, p.URL, "--prometheus-concurrency", "32", "--prometheus-read", "auto")
 	took := time.Since(start)
 	if code != cli.ExitPartial || took > 60*time.Second {
 		t.Fatalf("exit %d after %v: %s; want %d within a minute", code, took, stderr, cli.ExitPartial)
@@ -136,6 +141,15 @@ func TestPrometheusKilledMidReport(t *testing.T) {
 			g.GPUHours, w.GPUHours.Allocated, w.GPUHours.Unallocated)
 	}
 	t.Logf("killed after the facts: exit %d in %v", code, took.Round(time.Millisecond))
+
+	p = newFaultProxy(t, base)
+	p.dieAfter = 1 + 16
+	start = time.Now()
+	_, out, stderr, code = reportJSON(t, p.URL, "--prometheus-concurrency", "32")
+	if code != cli.ExitUnreachable || out != "" || !strings.Contains(stderr, "DCGM GPU inventory") || time.Since(start) > 60*time.Second {
+		t.Errorf("remote read, killed after the facts: exit %d after %v, %d bytes out, stderr %q; want %d naming the inventory, no report",
+			code, time.Since(start), len(out), stderr, cli.ExitUnreachable)
+	}
 }
 
 // TestMissingRequestSeries (issue 16.4): with no
