@@ -36,6 +36,7 @@ smoke:
 	$(GO) run ./cmd/gpuwise demo -o json | $(GO) run ./hack/checkreport
 	$(GO) run ./cmd/gpuwise recommend --demo > /dev/null
 	$(GO) run ./cmd/gpuwise plan --demo > /dev/null
+	$(GO) run ./cmd/gpuwise audit --demo > /dev/null
 	@if [ -d ../shared/data/genai2026 ]; then \
 	  $(GO) run ./cmd/gpuwise-lab replay-genai --dir ../shared/data/genai2026 -o json | $(GO) run ./hack/checkreport; \
 	else echo "smoke: ../shared/data/genai2026 not found; trace replay not checked"; exit 1; fi
@@ -61,7 +62,8 @@ bench:
 
 ## fuzz: a short run of every fuzz target.
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzRead -fuzztime=30s ./internal/snapshot
+	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=30s ./internal/snapshot
+	$(GO) test -run='^$$' -fuzz='^FuzzReadV2$$' -fuzztime=30s ./internal/snapshot
 	$(GO) test -run='^$$' -fuzz=FuzzParseOverrides -fuzztime=30s ./internal/pricing
 	$(GO) test -run='^$$' -fuzz=FuzzParsePolicy -fuzztime=30s ./internal/config
 	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBPods -fuzztime=30s ./internal/trace

@@ -158,7 +158,7 @@ func TestParseAndFormatWindow(t *testing.T) {
 			t.Errorf("ParseWindow(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"soon", "-1d", "0h", ""} {
+	for _, in := range []string{"soon", "-1d", "0h", "", "NaNd", "Infd", "1e300d", "300000d", "1e-30d", "1ns", "59m", "367d"} {
 		if _, err := ParseWindow(in); KindOf(err) != Usage {
 			t.Errorf("ParseWindow(%q) = %v, want a usage error", in, err)
 		}

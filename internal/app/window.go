@@ -2,24 +2,48 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// ParseWindow reads a window the way people write it: "7d", "36h", "90m"
-// or any Go duration. Front ends call it on flag and query values.
+// Window limits: shorter than an hour holds too few samples to size or
+// price anything (and the simulator's step is 5 minutes); longer than a
+// year is beyond any Prometheus retention worth asking and near where
+// time.Duration saturates.
+const (
+	MinWindow = time.Hour
+	MaxWindow = 366 * 24 * time.Hour
+)
+
+// ParseWindow reads a window the way people write it: "7d", "1.5d",
+// "36h", "90m" or any Go duration, between MinWindow and MaxWindow. Front
+// ends call it on flag and query values.
 func ParseWindow(s string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.ParseFloat(days, 64)
-		if err != nil || n <= 0 {
+		switch {
+		case err != nil || math.IsNaN(n) || math.IsInf(n, 0) || n <= 0:
 			return 0, usageErrorf("window: %q is not a positive number of days (e.g. 7d)", s)
+		case n*24 > MaxWindow.Hours():
+			return 0, usageErrorf("window: %q is longer than the maximum, %s", s, FormatWindow(MaxWindow))
 		}
-		return time.Duration(n * 24 * float64(time.Hour)), nil
+		return inRange(s, time.Duration(n*24*float64(time.Hour)))
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
 		return 0, usageErrorf("window: %q is not a positive duration (e.g. 7d, 36h)", s)
+	}
+	return inRange(s, d)
+}
+
+func inRange(s string, d time.Duration) (time.Duration, error) {
+	switch {
+	case d < MinWindow:
+		return 0, usageErrorf("window: %q is shorter than the minimum, %s", s, FormatWindow(MinWindow))
+	case d > MaxWindow:
+		return 0, usageErrorf("window: %q is longer than the maximum, %s", s, FormatWindow(MaxWindow))
 	}
 	return d, nil
 }
@@ -27,8 +51,11 @@ func ParseWindow(s string) (time.Duration, error) {
 // validateWindow checks a requested window; zero (the source's default)
 // is allowed where zeroOK.
 func validateWindow(d time.Duration, zeroOK bool) error {
-	if d < 0 || (d == 0 && !zeroOK) {
-		return fmt.Errorf("window: %s is not a positive duration", d)
+	if d == 0 && zeroOK {
+		return nil
+	}
+	if d < MinWindow || d > MaxWindow {
+		return fmt.Errorf("window: %s is outside %s..%s", FormatWindow(d), FormatWindow(MinWindow), FormatWindow(MaxWindow))
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func newAuditCmd(e *env) *cobra.Command {
 			"rules in docs/audit.md and prints each finding with its severity, evidence, $/month at stake\n" +
 			"and a kubectl command or YAML patch. With --fail-on it exits 8 when a finding at or above\n" +
 			"that severity exists, for CI pipelines.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAudit(cmd.Context(), o, e) },
 	}
 	def := app.DefaultAuditRequest().Audit

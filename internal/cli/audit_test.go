@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,45 @@ func TestAuditGolden(t *testing.T) {
 			}
 			golden(t, "audit."+string(f), out)
 		})
+	}
+}
+
+// The audit table is one row per rule with its count and dollars, so 122
+// findings read in a dozen lines; -o wide has every finding with its fix,
+// and JSON every field (issue 16 item 22).
+func TestAuditTableGroupsByRule(t *testing.T) {
+	t.Parallel()
+	js, _, code := run(t, "audit", "--demo", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var r struct {
+		Findings []struct{ Rule string } `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(js), &r); err != nil {
+		t.Fatal(err)
+	}
+	perRule := map[string]int{}
+	for _, f := range r.Findings {
+		perRule[f.Rule]++
+	}
+	table, _, _ := run(t, "audit", "--demo")
+	rows := 0
+	for _, l := range strings.Split(table, "\n") {
+		fields := strings.Fields(l)
+		if len(fields) < 3 || perRule[fields[0]] == 0 {
+			continue
+		}
+		rows++
+		if fields[2] != strconv.Itoa(perRule[fields[0]]) {
+			t.Errorf("rule %s: table says %s findings, JSON has %d", fields[0], fields[2], perRule[fields[0]])
+		}
+	}
+	if rows != len(perRule) || strings.Count(table, "\n") > len(perRule)+10 {
+		t.Errorf("table has %d rule rows for %d rules in %d lines:\n%s", rows, len(perRule), strings.Count(table, "\n"), table)
+	}
+	wide, _, _ := run(t, "audit", "--demo", "-o", "wide")
+	if n := strings.Count(wide, "    fix:\n"); n != len(r.Findings) {
+		t.Errorf("-o wide shows %d fixes for %d findings", n, len(r.Findings))
 	}
 }

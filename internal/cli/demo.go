@@ -24,7 +24,7 @@ func newDemoCmd(e *env) *cobra.Command {
 		Long: "demo generates a deterministic simulated GPU cluster (training, inference, idle notebooks,\n" +
 			"MIG and time-sliced nodes, spot and on-demand capacity on AWS and Azure) with a week of usage,\n" +
 			"and prints the same report `gpuwise report` gives for a real cluster.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd.Context(), o, e) },
 	}
 	def := app.DefaultDemo()
@@ -32,7 +32,7 @@ func newDemoCmd(e *env) *cobra.Command {
 	o.dataFlags.register(cmd.Flags())
 	cmd.Flags().Uint64Var(&o.demo.Seed, "seed", def.Seed, "simulation seed")
 	cmd.Flags().IntVar(&o.demo.Scale, "scale", def.Scale, "cluster size multiplier")
-	cmd.Flags().StringVar(&o.save, "save", "", "also write the simulated snapshot to this file (gzip JSON)")
+	cmd.Flags().StringVar(&o.save, "save", "", "also write the simulated snapshot to this file (a gpuwise snapshot, for --from)")
 	return cmd
 }
 

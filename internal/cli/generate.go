@@ -19,7 +19,8 @@ func newGenerateCmd(e *env) *cobra.Command {
 			"ConfigMap with its node label commands, and a mig-parted ConfigMap with nvidia.com/mig.config\n" +
 			"label commands. Every file is validated against the upstream schema before it is written.\n" +
 			"Without -d the files are printed as one multi-document YAML stream.",
-		Args: cobra.NoArgs,
+		Args: cobra.ArbitraryArgs,
+		RunE: helpOrUnknown,
 	}
 	gen.AddCommand(
 		newGenerateRecsCmd(e, "resources", "Strategic-merge patches of CPU, memory and GPU resources per workload", e.app.GenerateResources),
@@ -39,7 +40,7 @@ func newGenerateRecsCmd(e *env, use, short string, gen func(context.Context, app
 	cmd := &cobra.Command{
 		Use:   use + " [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
 		Short: short,
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var p flagProblems
 			req := o.request(&p)
@@ -60,7 +61,7 @@ func newGeneratePlanCmd(e *env, use, short string, gen func(context.Context, app
 	cmd := &cobra.Command{
 		Use:   use + " [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
 		Short: short,
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var p flagProblems
 			req := o.request(&p)

@@ -20,7 +20,7 @@ type planOptions struct {
 
 func (o *planOptions) register(cmd *cobra.Command, output bool) {
 	o.recommendFlags.register(cmd.Flags())
-	cmd.Flags().StringVar(&o.shapes, "shapes", string(packing.DefaultShapes), "GPU shapes to pack: recommended (right-sized by `gpuwise recommend`) or current (consolidation alone)")
+	cmd.Flags().StringVar(&o.shapes, "shapes", string(packing.DefaultShapes), "GPU shapes to pack: recommended (right-sized as gpuwise recommend does) or current (consolidation alone)")
 	if output {
 		o.output.register(cmd.Flags(), render.Formats)
 	}
@@ -42,7 +42,7 @@ func newPlanCmd(e *env) *cobra.Command {
 			"kept and removed per pool, each kept GPU's MIG layout or time-slicing, the moves, the pods that\n" +
 			"fit nowhere and why, and $/month and GPU utilization before and after. It changes nothing;\n" +
 			"`gpuwise generate plan` writes the configs. How it works: docs/planning.md.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPlan(cmd.Context(), o, e) },
 	}
 	o.register(cmd, true)

@@ -43,7 +43,7 @@ func newRecommendCmd(e *env) *cobra.Command {
 			"catalog. Each recommendation carries its evidence, a confidence and $/month saved; too little\n" +
 			"data gives no recommendation and the reason. Nothing is applied: `gpuwise generate` writes the\n" +
 			"manifests. Policy and formulas: docs/recommendations.md.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRecommend(cmd.Context(), o, e) },
 	}
 	o.recommendFlags.register(cmd.Flags())

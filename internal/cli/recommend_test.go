@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -132,4 +133,33 @@ func streamFiles(stream string) map[string]string {
 		}
 	}
 	return out
+}
+
+// The recommend table shows whole pods and one unit per column: cores and
+// GiB, never "1024Gi → 534432Mi" (issue 16 item 23).
+func TestRecommendTableUnits(t *testing.T) {
+	out, errOut, code := run(t, "recommend", "--demo")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	gpu, containers, _ := strings.Cut(out, "CPU and memory requests per container")
+	gpuRow := regexp.MustCompile(`^  \S+\s+(\$[\d,.]+|n/a)\s+\d+\s{2}`)
+	rows := 0
+	for _, l := range strings.Split(gpu, "\n") {
+		if strings.HasPrefix(l, "  ") && strings.Contains(l, " × ") {
+			rows++
+			if !gpuRow.MatchString(l) {
+				t.Errorf("GPU row without a whole pod count after $/month: %q", l)
+			}
+		}
+	}
+	if rows == 0 {
+		t.Fatalf("no GPU rows in:\n%s", gpu)
+	}
+	if !strings.Contains(containers, "CPU (CORES)") || !strings.Contains(containers, "MEMORY (GIB)") {
+		t.Errorf("container table does not name its units:\n%s", containers)
+	}
+	if unit := regexp.MustCompile(`\d(Gi|Mi|m)\b`).FindString(containers); unit != "" {
+		t.Errorf("container table mixes units in its cells (%q)", unit)
+	}
 }

@@ -27,7 +27,7 @@ func newReportCmd(e *env) *cobra.Command {
 			"comes from DCGM-exporter, cAdvisor and kube-state-metrics history; see docs/prometheus.md.\n" +
 			"With neither, it reads the live cluster's inventory through your kubeconfig (read-only):\n" +
 			"without usage data every GPU-hour is shown as unmeasured, never as idle.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runReport(cmd.Context(), o, e) },
 	}
 	o.reportFlags.register(cmd.Flags())

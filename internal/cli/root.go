@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -58,6 +59,8 @@ func newRoot(s Streams) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version,
+		Args:          cobra.ArbitraryArgs,
+		RunE:          helpOrUnknown,
 	}
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
@@ -78,4 +81,21 @@ func StdStreams() Streams {
 		s.Width = w
 	}
 	return s
+}
+
+// noArgs refuses arguments: every command takes flags only.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s takes no arguments, got %q (see %s --help)", cmd.CommandPath(), strings.Join(args, " "), cmd.CommandPath())
+	}
+	return nil
+}
+
+// helpOrUnknown is a command group's run: help without arguments, a usage
+// error naming an unknown subcommand otherwise.
+func helpOrUnknown(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return cmd.Help()
+	}
+	return usageErrorf("unknown command %q for %s (see %s --help)", args[0], cmd.CommandPath(), cmd.CommandPath())
 }

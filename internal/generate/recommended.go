@@ -57,68 +57,90 @@ func patchable(ns, kind, name string) (Workload, bool) {
 // for GPU containers) and, for MIG and time-slice shapes, the GPU resource
 // swap. A bare Job cannot be patched (ForNextRun says so instead).
 func resourcePatches(r *rightsize.Result) ([]ResourcePatch, []string) {
-	var notes []string
-	by := map[string]*ResourcePatch{}
-	var order []string
-	saved := map[string]float64{}
-	get := func(key, ns, kind, name string) *ResourcePatch {
-		if p, seen := by[key]; seen {
-			return p
-		}
-		w, ok := patchable(ns, kind, name)
-		if !ok {
-			notes = append(notes, fmt.Sprintf("%s: a %s cannot be patched in place; change the object that creates it", key, kind))
-			by[key] = nil
-			return nil
-		}
-		by[key] = &ResourcePatch{Workload: w}
-		order = append(order, key)
-		return by[key]
-	}
+	ps := &patchSet{by: map[string]*ResourcePatch{}, saved: map[string]float64{}}
 	for _, c := range r.Containers {
-		p := get(c.Workload, c.Namespace, c.OwnerKind, c.OwnerName)
-		if p == nil || (c.CPUMilli == c.CurrentCPUMilli && c.MemoryBytes == c.CurrentMemoryBytes && c.MemoryBytes == c.CurrentMemoryLimit &&
-			(c.CPULimitMilli == 0 || c.CPULimitMilli == c.CurrentCPULimit)) {
-			continue
-		}
-		cr := ContainerResources{Name: c.Container, CPURequestMilli: c.CPUMilli, CPULimitMilli: c.CPULimitMilli,
-			MemoryRequestBytes: c.MemoryBytes, MemoryLimitBytes: c.MemoryBytes}
-		if cr.CPULimitMilli == 0 && c.CurrentCPULimit > 0 && c.CurrentCPULimit < c.CPUMilli {
-			cr.CPULimitMilli = c.CPUMilli // a limit below the request is invalid
-		}
-		p.Containers = append(p.Containers, cr)
-		if c.Priced {
-			saved[c.Workload] += c.MonthlySavingsUSD
-		}
+		ps.addContainer(c)
 	}
 	for _, g := range r.GPU {
-		if (g.Action != rightsize.UseMIG && g.Action != rightsize.UseTimeSlice) || g.Resource == g.CurrentResource || g.Container == "" {
-			continue
-		}
-		p := get(g.Workload, g.Namespace, g.OwnerKind, g.OwnerName)
-		if p == nil {
-			continue
-		}
-		change := &GPUChange{Resource: g.Resource, Count: 1}
-		if g.CurrentResource != "" {
-			change.Remove = []string{g.CurrentResource}
-		}
-		attachGPU(p, g.Container, change)
-		if g.Priced {
-			saved[g.Workload] += g.MonthlySavingsUSD
-		}
+		ps.addGPU(g)
 	}
+	out, later := ForNextRun(ps.patches())
+	return out, append(ps.notes, later...)
+}
+
+// patchSet gathers one patch per workload, in first-seen order, and the
+// dollars each saves.
+type patchSet struct {
+	by    map[string]*ResourcePatch // nil: cannot be patched (noted)
+	order []string
+	saved map[string]float64
+	notes []string
+}
+
+// get is the workload's patch, nil when its owner cannot be patched.
+func (ps *patchSet) get(key, ns, kind, name string) *ResourcePatch {
+	if p, seen := ps.by[key]; seen {
+		return p
+	}
+	w, ok := patchable(ns, kind, name)
+	if !ok {
+		ps.notes = append(ps.notes, fmt.Sprintf("%s: a %s cannot be patched in place; change the object that creates it", key, kind))
+		ps.by[key] = nil
+		return nil
+	}
+	ps.by[key] = &ResourcePatch{Workload: w}
+	ps.order = append(ps.order, key)
+	return ps.by[key]
+}
+
+func (ps *patchSet) addContainer(c rightsize.ContainerRec) {
+	p := ps.get(c.Workload, c.Namespace, c.OwnerKind, c.OwnerName)
+	if p == nil || (c.CPUMilli == c.CurrentCPUMilli && c.MemoryBytes == c.CurrentMemoryBytes && c.MemoryBytes == c.CurrentMemoryLimit &&
+		(c.CPULimitMilli == 0 || c.CPULimitMilli == c.CurrentCPULimit)) {
+		return
+	}
+	cr := ContainerResources{Name: c.Container, CPURequestMilli: c.CPUMilli, CPULimitMilli: c.CPULimitMilli,
+		MemoryRequestBytes: c.MemoryBytes, MemoryLimitBytes: c.MemoryBytes}
+	if cr.CPULimitMilli == 0 && c.CurrentCPULimit > 0 && c.CurrentCPULimit < c.CPUMilli {
+		cr.CPULimitMilli = c.CPUMilli // a limit below the request is invalid
+	}
+	p.Containers = append(p.Containers, cr)
+	if c.Priced {
+		ps.saved[c.Workload] += c.MonthlySavingsUSD
+	}
+}
+
+// addGPU swaps the GPU resource of a MIG or time-slice recommendation.
+func (ps *patchSet) addGPU(g rightsize.GPURec) {
+	if (g.Action != rightsize.UseMIG && g.Action != rightsize.UseTimeSlice) || g.Resource == g.CurrentResource || g.Container == "" {
+		return
+	}
+	p := ps.get(g.Workload, g.Namespace, g.OwnerKind, g.OwnerName)
+	if p == nil {
+		return
+	}
+	change := &GPUChange{Resource: g.Resource, Count: 1}
+	if g.CurrentResource != "" {
+		change.Remove = []string{g.CurrentResource}
+	}
+	attachGPU(p, g.Container, change)
+	if g.Priced {
+		ps.saved[g.Workload] += g.MonthlySavingsUSD
+	}
+}
+
+// patches are the non-empty patches with their evidence line.
+func (ps *patchSet) patches() []ResourcePatch {
 	var out []ResourcePatch
-	for _, k := range order {
-		p := by[k]
+	for _, k := range ps.order {
+		p := ps.by[k]
 		if len(p.Containers) == 0 {
 			continue
 		}
-		p.Evidence = fmt.Sprintf("gpuwise recommend: requests from measured usage (docs/recommendations.md); saves %s/month", usd(saved[k]))
+		p.Evidence = fmt.Sprintf("gpuwise recommend: requests from measured usage (docs/recommendations.md); saves %s/month", usd(ps.saved[k]))
 		out = append(out, *p)
 	}
-	out, later := ForNextRun(out)
-	return out, append(notes, later...)
+	return out
 }
 
 func attachGPU(p *ResourcePatch, container string, change *GPUChange) {

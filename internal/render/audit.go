@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -19,6 +20,7 @@ func Audit(w io.Writer, r *audit.Result, f Format, o Options) error {
 	}
 	return write(w, "audit", f, o, docWriters(auditDoc(r), writers{
 		Table: func(w io.Writer) error { return writeAuditTable(w, r) },
+		Wide:  func(w io.Writer) error { return writeAuditWide(w, r) },
 		JSON:  func(w io.Writer) error { return encodeJSON(w, r) },
 		YAML:  func(w io.Writer) error { return encodeYAML(w, r) },
 		CSV:   func(w io.Writer) error { return writeAuditCSV(w, r) },
@@ -26,9 +28,107 @@ func Audit(w io.Writer, r *audit.Result, f Format, o Options) error {
 	}))
 }
 
-// writeAuditTable writes findings for people: one summary row per finding,
-// then each finding's evidence and remediation.
+// writeAuditTable writes the audit for people at a glance: one row per
+// rule with its findings' count, the dollars at stake and the first
+// objects; -o wide has every finding with its evidence and fix.
 func writeAuditTable(w io.Writer, r *audit.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tFINDINGS\t$/MONTH\tWHAT")
+	for _, g := range groupFindings(r.Findings) {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", g.rule, g.severity, g.count, g.usdText(), g.what())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	s := r.Summary
+	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; $%.2f/month at stake where priced. Source: %s\n",
+		s.Critical, s.Warning, s.Info, s.MonthlyUSD, r.Source)
+	if len(r.Findings) > 0 {
+		fmt.Fprintln(w, "Each finding's object, evidence and fix: gpuwise audit -o wide (every field: -o json).")
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}
+
+// findingGroup is one rule's findings.
+type findingGroup struct {
+	rule     string
+	severity audit.Severity // the worst of them
+	count    int
+	usd      float64 // priced findings' $/month
+	priced   int
+	objects  []string
+}
+
+// groupFindings groups findings by rule, worst severity first, then most
+// dollars, then rule ID.
+func groupFindings(fs []audit.Finding) []*findingGroup {
+	by := map[string]*findingGroup{}
+	var out []*findingGroup
+	for _, f := range fs {
+		g := by[f.Rule]
+		if g == nil {
+			g = &findingGroup{rule: f.Rule, severity: f.Severity}
+			by[f.Rule] = g
+			out = append(out, g)
+		}
+		g.severity = max(g.severity, f.Severity)
+		g.count++
+		g.objects = append(g.objects, f.Object)
+		if f.MonthlyUSD != nil {
+			g.usd += *f.MonthlyUSD
+			g.priced++
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.severity != b.severity {
+			return a.severity > b.severity
+		}
+		if a.usd != b.usd {
+			return a.usd > b.usd
+		}
+		return a.rule < b.rule
+	})
+	return out
+}
+
+// usdText is the dollars at stake, "-" when none of the findings is priced.
+func (g *findingGroup) usdText() string {
+	if g.priced == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", g.usd)
+}
+
+// maxObjects is how many objects a rule's row names.
+const maxObjects = 3
+
+// what is the rule's summary and the first objects it found.
+func (g *findingGroup) what() string {
+	summary := g.rule
+	for _, r := range audit.Rules {
+		if r.ID == g.rule {
+			summary = strings.TrimSuffix(r.Summary, ".")
+			if i := strings.Index(summary, ":"); i > 0 {
+				summary = summary[:i]
+			}
+		}
+	}
+	objs := g.objects
+	more := ""
+	if len(objs) > maxObjects {
+		more = fmt.Sprintf(" and %d more", len(objs)-maxObjects)
+		objs = objs[:maxObjects]
+	}
+	return summary + ": " + strings.Join(objs, ", ") + more
+}
+
+// writeAuditWide writes every finding: one summary row each, then each
+// finding's evidence and remediation.
+func writeAuditWide(w io.Writer, r *audit.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEVERITY\tRULE\tOBJECT\t$/MONTH\tFINDING")
 	for _, f := range r.Findings {

@@ -19,7 +19,7 @@ type writers map[Format]func(io.Writer) error
 // o.Width when it is set. Every command renders through here.
 func write(w io.Writer, what string, f Format, o Options, ws writers) error {
 	key := f
-	if f == Wide {
+	if _, own := ws[Wide]; f == Wide && !own {
 		key = Table
 	}
 	fn, ok := ws[key]
@@ -34,6 +34,7 @@ func write(w io.Writer, what string, f Format, o Options, ws writers) error {
 		return fmt.Errorf("rendering %s: %w", what, err)
 	}
 	if f != Table || o.Width <= 0 {
+		// Wide and piped tables are never cut.
 		return wrap(what, f, fn(w))
 	}
 	var b bytes.Buffer

@@ -90,7 +90,7 @@ func writeGPUTable(b *bytes.Buffer, r *rightsize.Result) {
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\tPODS\tNOW\tRECOMMENDED\t$/MONTH\tCONFIDENCE")
+	fmt.Fprintln(tw, "  WORKLOAD\t$/MONTH\tPODS\tNOW\tRECOMMENDED\tCONFIDENCE")
 	for _, row := range rows {
 		fmt.Fprintln(tw, "  "+strings.Join(row[:6], "\t"))
 	}
@@ -101,15 +101,17 @@ func writeGPUTable(b *bytes.Buffer, r *rightsize.Result) {
 	}
 }
 
-// gpuRows are the GPU recommendations, best saving first: workload, pods,
-// now, recommended, $/month, confidence, why.
+// gpuRows are the GPU recommendations, best saving first: workload,
+// $/month, pods (running at the window's end, else during it), now,
+// recommended, confidence, why. Dollars come second so that a narrow
+// terminal cuts descriptions, not them.
 func gpuRows(r *rightsize.Result) [][]string {
 	gpus := append([]rightsize.GPURec(nil), r.GPU...)
 	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].MonthlySavingsUSD > gpus[j].MonthlySavingsUSD })
 	rows := make([][]string, 0, len(gpus))
 	for _, g := range gpus {
-		rows = append(rows, []string{g.Workload, strconv.FormatFloat(g.Pods, 'f', 2, 64), gpuNow(g), gpuTarget(g),
-			moneyCell(g.MonthlySavingsUSD, g.Priced), string(g.Confidence), g.Reason})
+		rows = append(rows, []string{g.Workload, moneyCell(g.MonthlySavingsUSD, g.Priced), strconv.Itoa(podsNow(g)), gpuNow(g), gpuTarget(g),
+			string(g.Confidence), g.Reason})
 	}
 	return rows
 }
@@ -122,7 +124,7 @@ func writeContainerTable(b *bytes.Buffer, r *rightsize.Result) {
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\tCONTAINER\tCPU\tMEMORY\t$/MONTH\tCONFIDENCE\tNOTE")
+	fmt.Fprintln(tw, "  WORKLOAD\tCONTAINER\t$/MONTH\tCPU (CORES)\tMEMORY (GIB)\tCONFIDENCE\tNOTE")
 	for _, row := range rows {
 		fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
 	}
@@ -130,8 +132,8 @@ func writeContainerTable(b *bytes.Buffer, r *rightsize.Result) {
 }
 
 // containerRows are the container recommendations, best saving first:
-// workload, container, CPU now → recommended, memory now → recommended,
-// $/month, confidence, note.
+// workload, container, $/month, CPU cores now → recommended, memory GiB
+// now → recommended (one unit per column), confidence, note.
 func containerRows(r *rightsize.Result) [][]string {
 	cs := append([]rightsize.ContainerRec(nil), r.Containers...)
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].MonthlySavingsUSD > cs[j].MonthlySavingsUSD })
@@ -147,8 +149,8 @@ func containerRows(r *rightsize.Result) [][]string {
 		if c.CPUStarved {
 			note = append(note, "CPU-starved GPU: raised")
 		}
-		rows = append(rows, []string{c.Workload, c.Container, milliText(c.CurrentCPUMilli) + " → " + milliText(c.CPUMilli),
-			bytesQty(c.CurrentMemoryBytes) + " → " + bytesQty(c.MemoryBytes), moneyCell(c.MonthlySavingsUSD, c.Priced),
+		rows = append(rows, []string{c.Workload, c.Container, moneyCell(c.MonthlySavingsUSD, c.Priced),
+			coresText(c.CurrentCPUMilli) + " → " + coresText(c.CPUMilli), gibText(c.CurrentMemoryBytes) + " → " + gibText(c.MemoryBytes),
 			string(c.Confidence), strings.Join(note, ", ")})
 	}
 	return rows
@@ -199,6 +201,42 @@ func containerNow(c rightsize.ContainerRec) string {
 
 func containerTarget(c rightsize.ContainerRec) string {
 	return milliText(c.CPUMilli) + " CPU, " + bytesQty(c.MemoryBytes) + " memory"
+}
+
+// podsNow is how many of the workload's pods hold the shape: at the
+// window's end, else during it (a whole number, unlike the time-weighted
+// average in JSON's pods).
+func podsNow(g rightsize.GPURec) int {
+	n := 0
+	for _, np := range g.Nodes {
+		n += np.Pods
+	}
+	return n
+}
+
+// coresText is CPU in cores, two decimals: "4.00", "0.25"; "none" for no
+// request.
+func coresText(m int64) string {
+	switch {
+	case m == 0:
+		return "none"
+	case m < 5:
+		return "<0.01"
+	}
+	return strconv.FormatFloat(float64(m)/1000, 'f', 2, 64)
+}
+
+// gibText is memory in GiB, one decimal: "16.0", "0.5"; "none" for no
+// request.
+func gibText(b int64) string {
+	v := float64(b) / (1 << 30)
+	switch {
+	case b == 0:
+		return "none"
+	case v < 0.05:
+		return "<0.1"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
 func milliText(m int64) string {
@@ -263,9 +301,9 @@ func recommendDoc(r *rightsize.Result) *doc {
 	d.line(total + ".")
 	d.line("")
 	d.heading("GPU shape per workload (best saving first)")
-	d.table([]string{"workload", "pods", "now", "recommended", "$/month", "confidence", "why"}, gpuRows(r))
+	d.table([]string{"workload", "$/month", "pods", "now", "recommended", "confidence", "why"}, gpuRows(r))
 	d.heading("CPU and memory requests per container (best saving first)")
-	d.table([]string{"workload", "container", "CPU", "memory", "$/month", "confidence", "note"}, containerRows(r))
+	d.table([]string{"workload", "container", "$/month", "CPU (cores)", "memory (GiB)", "confidence", "note"}, containerRows(r))
 	if len(r.Skipped) > 0 {
 		d.heading(fmt.Sprintf("No recommendation (%d)", len(r.Skipped)))
 		for _, k := range r.Skipped {
