@@ -62,7 +62,8 @@ bench:
 
 ## fuzz: a short run of every fuzz target.
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzRead -fuzztime=30s ./internal/snapshot
+	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=30s ./internal/snapshot
+	$(GO) test -run='^$$' -fuzz='^FuzzReadV2$$' -fuzztime=30s ./internal/snapshot
 	$(GO) test -run='^$$' -fuzz=FuzzParseOverrides -fuzztime=30s ./internal/pricing
 	$(GO) test -run='^$$' -fuzz=FuzzParsePolicy -fuzztime=30s ./internal/config
 	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBPods -fuzztime=30s ./internal/trace

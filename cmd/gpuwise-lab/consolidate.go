@@ -83,6 +83,10 @@ func readOpenBFiles(nodesPath, podsPath string) ([]trace.OpenBNode, []trace.Open
 	if err != nil {
 		return nil, nil, inputError{fmt.Errorf("%s: %w", podsPath, err)}
 	}
+	if len(pods) > 0 && !pods[0].Lifecycle {
+		return nil, nil, inputError{fmt.Errorf("%s: a 5-column openb pod list has no pod_phase, so its Running pods are unknown; "+
+			"consolidate needs an 11-column list such as openb_pod_list_default.csv", podsPath)}
+	}
 	return nodes, pods, nil
 }
 

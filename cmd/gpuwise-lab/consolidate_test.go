@@ -51,6 +51,11 @@ func TestConsolidateBadInput(t *testing.T) {
 	if code := execute([]string{"consolidate", "--nodes", nodes, "--pods", pods}, &out, &errb); code != exitInput || !strings.Contains(errb.String(), "line 2") {
 		t.Errorf("exit %d, stderr %q; want 3 and a line-numbered error", code, errb.String())
 	}
+	os.WriteFile(pods, []byte("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,1000,1,1,500\n"), 0o600)
+	errb.Reset()
+	if code := execute([]string{"consolidate", "--nodes", nodes, "--pods", pods}, &out, &errb); code != exitInput || !strings.Contains(errb.String(), "no pod_phase") {
+		t.Errorf("5-column list: exit %d, stderr %q; want 3 and that it has no pod_phase", code, errb.String())
+	}
 	if code := execute([]string{"consolidate", "--nodes", nodes}, &out, &errb); code != 2 {
 		t.Errorf("missing --pods: exit %d, want 2", code)
 	}

@@ -54,7 +54,7 @@ func newPackbenchCmd(out io.Writer) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Nodes, "nodes", "", "openb node list CSV, e.g. openb_node_list_gpu_node.csv (required)")
-	f.StringVar(&o.Pods, "pods", "", "openb pod list CSV, e.g. openb_pod_list_default.csv (required)")
+	f.StringVar(&o.Pods, "pods", "", "openb pod list CSV, 11-column (openb_pod_list_default.csv) or 5-column variant (required)")
 	f.StringVar(&o.Policy, "policy", o.Policy, "placement policy: "+strings.Join(packbench.Policies, ", "))
 	f.StringVar(&o.Seeds, "seeds", o.Seeds, "seeds: a range 42-51, a seed 42 or a list 42,45")
 	f.IntVar(&o.MaxDemand, "max-demand", o.MaxDemand, "last column, in % of GPU capacity arrived")

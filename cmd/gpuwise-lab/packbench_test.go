@@ -57,13 +57,47 @@ func TestParseSeeds(t *testing.T) {
 }
 
 // TestPackbenchCSVMatchesPublished runs BestFit on seed 42 and compares
-// the row with the published one, cell for cell as text.
+// the row with the published one, cell for cell as text, for the default
+// pod list and for its 5-column shape (the default trace has no gpu_spec,
+// and the simulator reads nothing else that the 5 columns lack).
 func TestPackbenchCSVMatchesPublished(t *testing.T) {
 	t.Parallel()
 	shareddata.Need(t, packbenchDataDir)
+	full := filepath.Join(packbenchDataDir, "openb_pod_list_default.csv")
+	for name, pods := range map[string]string{"11 columns": full, "5 columns": fiveColumnCopy(t, full)} {
+		t.Run(name, func(t *testing.T) { checkPublishedBestFit42(t, pods) })
+	}
+}
+
+// fiveColumnCopy writes the first five columns of an openb pod list into a
+// temporary file.
+func fiveColumnCopy(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows := readPackbenchRows(t, f)
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	for _, r := range rows {
+		if err := w.Write(r[:5]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	out := filepath.Join(t.TempDir(), "openb_pod_list_default_5col.csv")
+	if err := os.WriteFile(out, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func checkPublishedBestFit42(t *testing.T, pods string) {
 	for _, metric := range []string{"alloc", "frag"} {
 		var out bytes.Buffer
-		o := &packbenchOptions{Nodes: filepath.Join(packbenchDataDir, "openb_node_list_gpu_node.csv"), Pods: filepath.Join(packbenchDataDir, "openb_pod_list_default.csv"),
+		o := &packbenchOptions{Nodes: filepath.Join(packbenchDataDir, "openb_node_list_gpu_node.csv"), Pods: pods,
 			Policy: "bestfit", Seeds: "42", MaxDemand: 130, Tune: 1.3, Mix: "default", Output: "csv", Metric: metric, Jobs: 1}
 		if err := runPackbench(o, &out, &bytes.Buffer{}); err != nil {
 			t.Fatal(err)

@@ -18,6 +18,10 @@ import (
 type Source struct {
 	// File is a snapshot written by collect or a saved demo.
 	File string
+	// MaxSnapshotBytes bounds File's decompressed size; the node, pod and
+	// series limits grow with it (snapshot.ReadOptions.WithMaxBytes). 0:
+	// DefaultMaxSnapshotBytes.
+	MaxSnapshotBytes int64
 	// Prometheus reads the whole snapshot from Prometheus history.
 	Prometheus *PromSource
 	// Demo simulates the embedded cluster.
@@ -32,6 +36,10 @@ type DemoSource struct {
 	// Scale multiplies the cluster (1..1000).
 	Scale int
 }
+
+// DefaultMaxSnapshotBytes is the default bound on a snapshot file's
+// decompressed size (snapshot.DefaultMaxBytes).
+const DefaultMaxSnapshotBytes = snapshot.DefaultMaxBytes
 
 // DefaultDemo is the simulation `gpuwise demo` runs.
 func DefaultDemo() *DemoSource { return &DemoSource{Seed: sim.DefaultConfig().Seed, Scale: 1} }
@@ -56,6 +64,9 @@ func (s Source) validate(p *problems) {
 	if n > 1 {
 		p.add(fmt.Errorf("one source at a time: pass --from FILE, --prometheus URL or --demo"))
 	}
+	if s.MaxSnapshotBytes < 0 {
+		p.add(fmt.Errorf("max-snapshot-bytes: %d is negative", s.MaxSnapshotBytes))
+	}
 	if s.Demo != nil && (s.Demo.Scale < 1 || s.Demo.Scale > maxDemoScale) {
 		p.add(fmt.Errorf("scale: %d is outside 1..%d", s.Demo.Scale, maxDemoScale))
 	}
@@ -78,7 +89,7 @@ func (a *App) read(ctx context.Context, s Source, window, live time.Duration) (s
 		snap, err = simulate(s.Demo, window)
 		return snap, nil, err
 	case s.File != "":
-		snap, err = readFile(s.File, window)
+		snap, err = readFile(s.File, s.MaxSnapshotBytes, window)
 		return snap, nil, err
 	}
 	if window == 0 {
@@ -129,8 +140,12 @@ func simulate(d *DemoSource, window time.Duration) (*cluster.Snapshot, error) {
 	return snap, nil
 }
 
-func readFile(path string, window time.Duration) (*cluster.Snapshot, error) {
-	snap, err := snapshot.ReadFile(path)
+func readFile(path string, maxBytes int64, window time.Duration) (*cluster.Snapshot, error) {
+	opts := snapshot.DefaultReadOptions()
+	if maxBytes > 0 {
+		opts = opts.WithMaxBytes(maxBytes)
+	}
+	snap, err := opts.ReadFile(path)
 	if err != nil {
 		return nil, withKind(Input, err)
 	}
@@ -140,8 +155,8 @@ func readFile(path string, window time.Duration) (*cluster.Snapshot, error) {
 	return snap, nil
 }
 
-// SaveSnapshot writes a snapshot file (gzip JSON); a failure is an Output
-// error.
+// SaveSnapshot writes a snapshot file (the current snapshot format); a
+// failure is an Output error.
 func SaveSnapshot(path string, s *cluster.Snapshot) error {
 	return withKind(Output, snapshot.WriteFile(path, s))
 }

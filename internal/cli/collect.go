@@ -20,14 +20,15 @@ func newCollectCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "collect -o FILE",
 		Short: "Write the live cluster's GPU inventory to a snapshot file for offline analysis",
-		Long: "collect reads nodes, pods, ReplicaSets and Jobs (read-only, paginated) and writes a gzip JSON\n" +
-			"snapshot that `report --from`, `audit --from` and the other commands read. GPU usage is not\n" +
-			"collected here: holdings are marked unmeasured. Needs the ClusterRole in deploy/rbac.",
+		Long: "collect reads nodes, pods, ReplicaSets and Jobs (read-only, paginated) and writes a snapshot\n" +
+			"file (versioned, checksummed, compressed) that `report --from`, `audit --from` and the other\n" +
+			"commands read. GPU usage is not collected here: holdings are marked unmeasured. Needs the\n" +
+			"ClusterRole in deploy/rbac.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd.Context(), o, e) },
 	}
 	o.register(cmd.Flags())
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "snapshot file to write (e.g. snap.json.gz)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "snapshot file to write (e.g. snap.gwsnap)")
 	cmd.Flags().StringVar(&o.window, "window", app.FormatWindow(app.DefaultCollectRequest().Window), "window the snapshot covers, ending now")
 	return cmd
 }

@@ -32,7 +32,7 @@ func newDemoCmd(e *env) *cobra.Command {
 	o.dataFlags.register(cmd.Flags())
 	cmd.Flags().Uint64Var(&o.demo.Seed, "seed", def.Seed, "simulation seed")
 	cmd.Flags().IntVar(&o.demo.Scale, "scale", def.Scale, "cluster size multiplier")
-	cmd.Flags().StringVar(&o.save, "save", "", "also write the simulated snapshot to this file (gzip JSON)")
+	cmd.Flags().StringVar(&o.save, "save", "", "also write the simulated snapshot to this file (a gpuwise snapshot, for --from)")
 	return cmd
 }
 

@@ -34,7 +34,9 @@ type sourceFlags struct {
 	promFlags
 	kube kubeFlags
 	from string
-	demo bool
+	// maxSnapshot bounds what --from reads (snapshot.ReadOptions).
+	maxSnapshot int64
+	demo        bool
 }
 
 func (f *sourceFlags) register(fs *pflag.FlagSet) {
@@ -42,12 +44,14 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	f.promFlags.register(fs)
 	f.kube.register(fs)
 	fs.StringVar(&f.from, "from", "", "snapshot `FILE` to read, written by gpuwise collect or gpuwise demo --save")
+	fs.Int64Var(&f.maxSnapshot, "max-snapshot-bytes", app.DefaultMaxSnapshotBytes,
+		"largest --from snapshot to read, in decompressed bytes; the node, pod and series limits grow with it")
 	fs.BoolVar(&f.demo, "demo", false, "analyse the embedded simulated cluster (the one gpuwise demo reports on)")
 }
 
 // data is the snapshot selection the flags describe.
 func (f *sourceFlags) data(p *flagProblems) app.Data {
-	src := app.Source{File: f.from, Prometheus: f.promFlags.source(p), Kube: f.kube.KubeSource}
+	src := app.Source{File: f.from, MaxSnapshotBytes: f.maxSnapshot, Prometheus: f.promFlags.source(p), Kube: f.kube.KubeSource}
 	if f.demo {
 		src.Demo = app.DefaultDemo()
 	}

@@ -7,8 +7,9 @@
 // per-seed cells can be checked bit for bit.
 //
 // It owns the protocol (NewWorkload, Run), the placement policies
-// (BestFit, FGD and gpuwise's own Gpuwise), the derived workload mixes
-// (Mixes) and the curves (Curves). The protocol is documented in
+// (BestFit, FGD and gpuwise's own Gpuwise, with the bin-packing LP that
+// prices its requests), the derived workload mixes (Mixes) and the curves
+// (Curves). The protocol is documented in
 // ../shared/reference/fgd-protocol.md; docs/performance.md has the results.
 //
 // It is a benchmark harness for gpuwise-lab and tests: the shipped gpuwise

@@ -4,8 +4,8 @@ import "math"
 
 // gpuwiseParams are gpuwise's knobs. The same values serve every workload
 // mix; everything workload-specific (typical pods, cores per GPU, the
-// sliver-waste table) is learned from the un-inflated trace, as FGD learns
-// its typical pods.
+// sliver-waste table, the request prices and which resource is scarce) is
+// learned from the un-inflated trace, as FGD learns its typical pods.
 type gpuwiseParams struct {
 	// scale is the width, in GPU milli, of one step of the integer score:
 	// wider than FGD's 1000, so that more nodes tie and the random node
@@ -22,16 +22,21 @@ type gpuwiseParams struct {
 	// fluid weighs the earlier "fluid" stranded-capacity term (ablation
 	// only; 0 in the shipped policy).
 	fluid float64
+	// frag weighs FGD's fragmentation and potential the LP potential
+	// term, in GPU milli per GPU of price, when GPUs are the trace's
+	// scarce resource; otherwise frag is 1 and potential 0 (see
+	// gpusScarce).
+	frag, potential float64
 }
 
-var defaultGpuwiseParams = gpuwiseParams{scale: 2000, balance: 1, lookahead: 2, chances: 50}
+var defaultGpuwiseParams = gpuwiseParams{scale: 2000, balance: 1, lookahead: 2, chances: 50, frag: 0.25, potential: 4}
 
 // gpuwise is gpuwise's own placement policy. Like FGD it puts each pod on
 // the node whose cost grows least, scores the growth as
 // sigmoid(-growth/scale) × 100 truncated to an integer and lets FGD's
 // random node rank break ties. The truncation matters: scoring the exact
 // float makes every pod chase the single best node and loses 1-3 points.
-// A node's cost is the sum of three terms, all in GPU milli:
+// A node's cost is the sum of four terms, all in GPU milli:
 //
 //   - FGD's fragmentation, with typical pods learned with their memory
 //     request so that a typical pod fits only where its CPU and memory fit
@@ -51,7 +56,14 @@ var defaultGpuwiseParams = gpuwiseParams{scale: 2000, balance: 1, lookahead: 2, 
 //     big for it now; the lookahead also knows that a 530-milli sliver will
 //     most likely take a 470-milli pod and end at 60, while a 190-milli
 //     sliver will most likely stay empty, so it prefers combinations whose
-//     final remainder is small.
+//     final remainder is small;
+//   - the potential term, when GPUs are the scarce resource: minus, for
+//     each GPU, the price of the requests its free milli can still take at
+//     the prices of an optimal offline packing of the trace (gpuPrices,
+//     gpuPotential). Placing a request costs at least its own price; a
+//     placement that costs more spoils a GPU for the combinations the
+//     optimal packing uses, such as a 320 in the 530 left by a 470 (210
+//     left, which only rare small requests fill) instead of beside a 650.
 type gpuwise struct {
 	typical []typicalPod
 	p       gpuwiseParams
@@ -60,13 +72,19 @@ type gpuwise struct {
 	cpuPerGPU, memPerGPU float64
 	// waste is, per model, the expected final waste of a GPU with f free.
 	waste [][milliPerGPU + 1]float64
+	// potential is, per model, the price a GPU with f free can still take;
+	// nil when the term is off.
+	potential []*[milliPerGPU + 1]float64
 }
 
-func newGpuwise(c *cluster, pods []Pod) gpuwise {
+func newGpuwise(c *cluster, pods []Pod) (gpuwise, error) {
 	return newGpuwiseWith(c, pods, defaultGpuwiseParams)
 }
 
-func newGpuwiseWith(c *cluster, pods []Pod, p gpuwiseParams) gpuwise {
+func newGpuwiseWith(c *cluster, pods []Pod, p gpuwiseParams) (gpuwise, error) {
+	if !gpusScarce(c, pods) {
+		p.frag, p.potential = 1, 0
+	}
 	g := gpuwise{typical: typicalPods(c, pods, true), p: p}
 	var cpu, mem, gpu float64
 	for _, q := range pods {
@@ -83,7 +101,12 @@ func newGpuwiseWith(c *cluster, pods []Pod, p gpuwiseParams) gpuwise {
 	for m := range c.models {
 		sliverWaste(&g.waste[m], g.typical, m, p.chances)
 	}
-	return g
+	if p.potential == 0 {
+		return g, nil
+	}
+	var err error
+	g.potential, err = modelPotentials(c, pods)
+	return g, err
 }
 
 // sliverWaste fills w[f], the expected GPU milli of a GPU with f milli free
@@ -157,17 +180,21 @@ func (p gpuwise) rate(n *Node, r *request, free *[MaxGPUs]int64) score {
 }
 
 // cost is the node's cost: FGD's (memory-aware) fragmentation plus the
-// weighted balance and lookahead terms (and the fluid term, if weighted).
+// weighted balance and lookahead terms, minus the weighted potential (and
+// the fluid term, if weighted).
 func (p gpuwise) cost(model int, cpu, mem int64, free []int64) float64 {
 	b := fragOf(p.typical, model, cpu, mem, free)
-	c := b.total()
+	c := p.p.frag * b.total()
 	var idle int64
-	var waste float64
+	var waste, potential float64
 	for _, f := range free {
 		idle += f
 		waste += p.waste[model][f]
+		if p.potential != nil {
+			potential += p.potential[model][f]
+		}
 	}
-	c += p.p.lookahead * waste
+	c += p.p.lookahead*waste - p.p.potential*milliPerGPU*potential
 	if p.cpuPerGPU > 0 {
 		unserved := max(0, float64(idle)-float64(cpu)/p.cpuPerGPU, float64(idle)-float64(mem)/p.memPerGPU)
 		c += p.p.balance * unserved

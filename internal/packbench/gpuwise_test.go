@@ -21,9 +21,15 @@ func meanAlloc130(tb testing.TB, nodes []Node, pods []Pod, pol string, seeds []i
 	return MeanCurve(curves).Value[130]
 }
 
-// TestGpuwiseDefault checks the issue-6 target: gpuwise's mean allocation
-// at 130% on the default trace, seeds 42-51, is at least 96.0 (it is
-// 96.03; FGD's published mean is 95.39).
+// gpuwiseTarget is the floor TestGpuwiseDefault holds gpuwise's mean
+// alloc@130 on the default trace (seeds 42-51) to. Issue 17 asked for 96.5,
+// which no policy reaches on these seeds: docs/performance.md has the upper
+// bound (96.47 on average) and the measured mean.
+const gpuwiseTarget = 96.25
+
+// TestGpuwiseDefault checks gpuwise's mean allocation at 130% on the
+// default trace, seeds 42-51, against gpuwiseTarget (FGD's published mean
+// is 95.39).
 func TestGpuwiseDefault(t *testing.T) {
 	t.Parallel()
 	if raceEnabled {
@@ -31,16 +37,20 @@ func TestGpuwiseDefault(t *testing.T) {
 	}
 	d := mustDefault(t)
 	got := meanAlloc130(t, d.nodes, d.pods, Gpuwise, protocolSeeds)
-	const fgd, target = 95.39, 96.0
-	if got < target {
-		t.Errorf("gpuwise mean alloc@130 = %.2f, want >= %.2f (FGD %.2f)", got, target, fgd)
+	const fgd = 95.39
+	if got < gpuwiseTarget {
+		t.Errorf("gpuwise mean alloc@130 = %.2f, want >= %.2f (FGD %.2f)", got, gpuwiseTarget, fgd)
 	}
 	t.Logf("gpuwise mean alloc@130 = %.2f (FGD %.2f)", got, fgd)
 }
 
-// TestGpuwiseMixes checks gpuwise >= FGD on every derived mix, on seeds
-// 42-44 (42 alone under -race) to stay fast; docs/performance.md has the
-// ten-seed table.
+// mixMargin is how far above FGD TestGpuwiseMixes wants gpuwise on every
+// derived mix, in points of alloc@130.
+const mixMargin = 0.5
+
+// TestGpuwiseMixes checks gpuwise >= FGD + mixMargin on every derived mix,
+// on seeds 42-44 (42 alone under -race) to stay fast; docs/performance.md
+// has the ten-seed tables for seeds 42-51 and 52-61.
 func TestGpuwiseMixes(t *testing.T) {
 	t.Parallel()
 	d := mustDefault(t)
@@ -55,8 +65,8 @@ func TestGpuwiseMixes(t *testing.T) {
 			gw := meanAlloc130(t, d.nodes, pods, Gpuwise, seeds)
 			fgd := meanAlloc130(t, d.nodes, pods, FGD, seeds)
 			t.Logf("%s seeds %v: gpuwise %.2f, FGD %.2f", m.Name, seeds, gw, fgd)
-			if gw < fgd {
-				t.Errorf("%s: gpuwise alloc@130 %.2f < FGD %.2f", m.Name, gw, fgd)
+			if gw < fgd+mixMargin {
+				t.Errorf("%s: gpuwise alloc@130 %.2f < FGD %.2f + %.1f", m.Name, gw, fgd, mixMargin)
 			}
 		})
 	}

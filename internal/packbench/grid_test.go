@@ -26,6 +26,10 @@ func parseGW(s string) gpuwiseParams {
 			p.chances = f
 		case "fluid":
 			p.fluid = f
+		case "frag":
+			p.frag = f
+		case "potential":
+			p.potential = f
 		}
 	}
 	return p
@@ -47,6 +51,12 @@ func TestGrid(t *testing.T) {
 		ns = 3
 	}
 	seeds := protocolSeeds[:ns]
+	if f, err := strconv.Atoi(os.Getenv("PACKBENCH_FIRSTSEED")); err == nil {
+		seeds = nil
+		for i := range ns {
+			seeds = append(seeds, int64(f+i))
+		}
+	}
 	variants := append([]string{"FGD"}, strings.Split(spec, ";")...)
 	mixes := Mixes
 	if w := os.Getenv("PACKBENCH_MIXES"); w != "" && w != "all" {
@@ -79,7 +89,7 @@ func TestGrid(t *testing.T) {
 					if variants[j.v] == "FGD" {
 						return fgd{typical: typ}, nil
 					}
-					return newGpuwiseWith(c, pods, parseGW(variants[j.v])), nil
+					return newGpuwiseWith(c, pods, parseGW(variants[j.v]))
 				})
 				if err != nil {
 					panic(err)

@@ -45,7 +45,7 @@ func newPolicy(name string, c *cluster, pods []Pod, typical []typicalPod) (polic
 		if c == nil {
 			return gpuwise{}, nil
 		}
-		return newGpuwise(c, pods), nil
+		return newGpuwise(c, pods)
 	}
 	return nil, fmt.Errorf("unknown policy %q, want one of %v", name, Policies)
 }

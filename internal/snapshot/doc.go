@@ -1,8 +1,19 @@
-// Package snapshot owns the snapshot file format: a versioned, gzip-
-// compressed JSON document holding a cluster.Snapshot (inventory plus usage
-// summaries over a window). `gpuwise collect` writes it and every analysis
-// command reads it with --from. Unknown versions and corrupt files are clear
-// errors, never a partial snapshot.
+// Package snapshot owns the snapshot file format: a cluster.Snapshot
+// (inventory plus usage summaries over a window) as `gpuwise collect` and
+// `gpuwise demo --save` write it and every analysis command reads it with
+// --from.
 //
-// It is an adapter: it may import core packages, never the reverse.
+// Version 3 (written) is framed binary: per-frame string tables, varints,
+// the accumulators' exact state (usage.ActivityState, usage.GaugeState),
+// the hourly series as float32 bits (hourly.go), zstd per frame, a
+// CRC-32C and an index in every frame header; frames are encoded and
+// decoded on every core. Version 2 (the same without hourly series, end
+// reasons, checkpoint hints and the partial list) and version 1 (gzip
+// JSON) are still read.
+// A file is read to its end: corrupt, truncated or trailing data, unknown
+// versions and codecs are ErrFormat errors, never a partial snapshot; what
+// reading may cost is bounded by ReadOptions (LimitError).
+//
+// It is an adapter: it may import core packages (cluster, usage), never
+// the reverse, and nothing of the front ends.
 package snapshot

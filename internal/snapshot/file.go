@@ -3,8 +3,6 @@ package snapshot
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,30 +11,22 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
-// Version is the format version this build writes and reads.
-const Version = 1
+// Version is the format version this build writes: 3, the framed binary
+// format (frame.go) with the hourly series, interruptions and checkpoint
+// hints. Version 2 (the same without them) and version 1 (gzip or plain
+// JSON) are still read.
+const Version = 3
 
-// Kind marks a gpuwise snapshot document.
+// Kind marks a gpuwise snapshot: the "kind" of a version 1 JSON document
+// and the first 16 bytes of a version 2 file.
 const Kind = "gpuwise.snapshot"
-
-type document struct {
-	Kind     string            `json:"kind"`
-	Version  int               `json:"version"`
-	Snapshot *cluster.Snapshot `json:"snapshot"`
-}
 
 // ErrFormat is wrapped by every error about the file's content (as opposed
 // to I/O), so the CLI can map it to its exit code.
 var ErrFormat = errors.New("not a valid gpuwise snapshot")
 
-// Write encodes s as gzip JSON to w.
-func Write(w io.Writer, s *cluster.Snapshot) error {
-	zw := gzip.NewWriter(w)
-	enc := json.NewEncoder(zw)
-	if err := enc.Encode(document{Kind: Kind, Version: Version, Snapshot: s}); err != nil {
-		return fmt.Errorf("encoding snapshot: %w", err)
-	}
-	return zw.Close()
+func versionErr(v int64) error {
+	return fmt.Errorf("%w: version %d is not supported by this gpuwise (it reads versions 1 to %d); use the gpuwise release that wrote it or re-collect", ErrFormat, v, Version)
 }
 
 // WriteFile writes s to path, replacing it only once fully written.
@@ -46,7 +36,7 @@ func WriteFile(path string, s *cluster.Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("writing snapshot: %w", err)
 	}
-	bw := bufio.NewWriter(f)
+	bw := bufio.NewWriterSize(f, 1<<20)
 	err = errors.Join(Write(bw, s), bw.Flush(), f.Close())
 	if err != nil {
 		os.Remove(tmp)
@@ -55,48 +45,35 @@ func WriteFile(path string, s *cluster.Snapshot) error {
 	return os.Rename(tmp, path)
 }
 
-// Read decodes a snapshot from r. It accepts gzip or plain JSON.
-func Read(r io.Reader) (*cluster.Snapshot, error) {
-	br := bufio.NewReader(r)
-	head, _ := br.Peek(2)
-	var src io.Reader = br
-	if bytes.Equal(head, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%w: gzip header: %v", ErrFormat, err)
-		}
-		defer zr.Close()
-		src = zr
+// Read decodes a snapshot from r with the default limits.
+func Read(r io.Reader) (*cluster.Snapshot, error) { return DefaultReadOptions().Read(r) }
+
+// ReadFile reads the snapshot at path with the default limits.
+func ReadFile(path string) (*cluster.Snapshot, error) { return DefaultReadOptions().ReadFile(path) }
+
+// Read decodes a snapshot from r, of either version, within o's limits. It
+// reads r to its end: a file with anything after the snapshot, a checksum
+// that does not match or a truncated stream is an error wrapping
+// ErrFormat; a file past a limit, a LimitError (which wraps ErrLimit).
+func (o ReadOptions) Read(r io.Reader) (*cluster.Snapshot, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	b := &budget{opts: o}
+	head, _ := br.Peek(len(Kind))
+	if bytes.Equal(head, []byte(Kind)) {
+		br.Discard(len(Kind))
+		return readV2(br, b)
 	}
-	var doc document
-	dec := json.NewDecoder(src)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
-	}
-	return checkDocument(doc)
+	return readV1(br, b)
 }
 
-func checkDocument(doc document) (*cluster.Snapshot, error) {
-	switch {
-	case doc.Kind != Kind:
-		return nil, fmt.Errorf("%w: kind is %q, want %q", ErrFormat, doc.Kind, Kind)
-	case doc.Version != Version:
-		return nil, fmt.Errorf("%w: version %d is not supported by this gpuwise (it reads version %d); use the gpuwise release that wrote it or re-collect", ErrFormat, doc.Version, Version)
-	case doc.Snapshot == nil:
-		return nil, fmt.Errorf("%w: no snapshot in document", ErrFormat)
-	}
-	return doc.Snapshot, nil
-}
-
-// ReadFile reads the snapshot at path.
-func ReadFile(path string) (*cluster.Snapshot, error) {
+// ReadFile reads the snapshot at path within o's limits.
+func (o ReadOptions) ReadFile(path string) (*cluster.Snapshot, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading snapshot: %w", err)
 	}
 	defer f.Close()
-	s, err := Read(f)
+	s, err := o.Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("reading snapshot %s: %w", path, err)
 	}

@@ -22,4 +22,16 @@
 // trace names no nodes, so pods are placed, in order of appearance, on
 // nodes of one priced instance type (GenAIOptions); the snapshot's Notes
 // state every such assumption.
+//
+// # openb
+//
+// ReadOpenBNodes and ReadOpenBPods read the Alibaba cluster-trace-gpu-v2023
+// ("openb") CSVs, reporting every malformed row by line and column (up to
+// ten). Pod lists come in two shapes, both accepted: the 11-column default
+// (name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec, qos,
+// pod_phase, creation_time, deletion_time, scheduled_time) and the
+// 5-column variants (name through gpu_milli; openb_pod_list_multigpu50.csv
+// and others). Missing columns take the FGD simulator's defaults: no GPU
+// model constraint, and no QoS, phase or times (the simulator reads none);
+// OpenBPod.Lifecycle tells the shapes apart.
 package trace

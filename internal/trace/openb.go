@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,6 +22,16 @@ type OpenBNode struct {
 
 // OpenBPod is one row of an openb pod list (openb_pod_list_*.csv), as
 // written: GPUMilli is per GPU and is not clamped to 1000.
+//
+// The lists come in two shapes. The default list (and some variants) has
+// the 11 columns name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec,
+// qos, pod_phase, creation_time, deletion_time, scheduled_time; other
+// variants (openb_pod_list_multigpu50.csv, ...) have only the first five.
+// A 5-column row takes the FGD simulator's defaults for what it lacks: no
+// GPU model constraint (its converter writes no model annotation without
+// gpu_spec), and no QoS, phase or times, which the simulator never reads:
+// QoS and Phase are empty, Created and Deleted 0, Scheduled OpenBNever and
+// Lifecycle false.
 type OpenBPod struct {
 	Name      string
 	CPUMilli  int64
@@ -32,11 +43,16 @@ type OpenBPod struct {
 	QoS     string
 	Phase   string
 	// Created and Deleted are the trace's anonymized seconds. Scheduled is
-	// OpenBNever when the pod was never scheduled (an empty field).
+	// OpenBNever when the trace gives no scheduled time.
 	Created, Deleted, Scheduled int64
+	// Lifecycle says whether the row carried qos, pod_phase and the times
+	// (the 11-column shape); without them those fields are unknown, not
+	// zero, and callers that need them must not trust their values.
+	Lifecycle bool
 }
 
-// OpenBNever is OpenBPod.Scheduled for a pod the trace never scheduled.
+// OpenBNever is OpenBPod.Scheduled for a pod without a scheduled time: the
+// trace never scheduled it (an empty field), or its list has no times.
 const OpenBNever = -1
 
 // maxOpenBErrors is how many row errors a read collects before it stops.
@@ -46,13 +62,15 @@ var (
 	openbNodeHeader = []string{"sn", "cpu_milli", "memory_mib", "gpu", "model"}
 	openbPodHeader  = []string{"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
 		"qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time"}
+	// openbShortPodHeader is the 5-column variants' header.
+	openbShortPodHeader = openbPodHeader[:5]
 )
 
 // ReadOpenBNodes reads an openb node list. A malformed file yields an error
 // naming each bad line and column, up to ten of them.
 func ReadOpenBNodes(r io.Reader) ([]OpenBNode, error) {
 	var nodes []OpenBNode
-	err := readOpenB(r, "nodes", openbNodeHeader, func(f *openbFields) {
+	err := readOpenB(r, "nodes", [][]string{openbNodeHeader}, func(f *openbFields) {
 		n := OpenBNode{Name: f.name(0), CPUMilli: f.count(1), MemoryMiB: f.count(2), GPUs: int(f.count(3)), Model: f.str(4)}
 		if n.GPUs > 0 && n.Model == "" {
 			f.fail(4, n.Model, fmt.Sprintf("empty on a node with %d GPUs", n.GPUs))
@@ -65,18 +83,18 @@ func ReadOpenBNodes(r io.Reader) ([]OpenBNode, error) {
 	return nodes, nil
 }
 
-// ReadOpenBPods reads an openb pod list. A malformed file yields an error
-// naming each bad line and column, up to ten of them.
+// ReadOpenBPods reads an openb pod list of either shape (see OpenBPod). A
+// malformed file yields an error naming each bad line and column, up to
+// ten of them.
 func ReadOpenBPods(r io.Reader) ([]OpenBPod, error) {
 	var pods []OpenBPod
-	err := readOpenB(r, "pods", openbPodHeader, func(f *openbFields) {
+	err := readOpenB(r, "pods", [][]string{openbPodHeader, openbShortPodHeader}, func(f *openbFields) {
 		p := OpenBPod{
 			Name: f.name(0), CPUMilli: f.count(1), MemoryMiB: f.count(2), NumGPU: int(f.count(3)), GPUMilli: f.count(4),
-			GPUSpec: splitGPUSpec(f.str(5)), QoS: f.str(6), Phase: f.str(7),
-			Created: f.count(8), Deleted: f.count(9), Scheduled: OpenBNever,
+			Scheduled: OpenBNever,
 		}
-		if f.str(10) != "" {
-			p.Scheduled = f.count(10)
+		if len(f.rec) == len(openbPodHeader) {
+			readLifecycle(f, &p)
 		}
 		pods = append(pods, p)
 	})
@@ -84,6 +102,15 @@ func ReadOpenBPods(r io.Reader) ([]OpenBPod, error) {
 		return nil, err
 	}
 	return pods, nil
+}
+
+// readLifecycle reads the columns after gpu_milli of an 11-column row.
+func readLifecycle(f *openbFields, p *OpenBPod) {
+	p.GPUSpec, p.QoS, p.Phase = splitGPUSpec(f.str(5)), f.str(6), f.str(7)
+	p.Created, p.Deleted, p.Lifecycle = f.count(8), f.count(9), true
+	if f.str(10) != "" {
+		p.Scheduled = f.count(10)
+	}
 }
 
 // splitGPUSpec splits a "|"-separated model list, dropping empty items.
@@ -97,26 +124,17 @@ func splitGPUSpec(s string) []string {
 	return models
 }
 
-// readOpenB checks the header, then calls row for every record; row reports
-// bad fields through openbFields.fail.
-func readOpenB(r io.Reader, kind string, header []string, row func(*openbFields)) error {
+// readOpenB checks that the header is one of headers, then calls row for
+// every record; row reports bad fields through openbFields.fail.
+func readOpenB(r io.Reader, kind string, headers [][]string, row func(*openbFields)) error {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
+	header, err := readOpenBHeader(cr, kind, headers)
+	if err != nil {
+		return err
+	}
 	errs := &openbErrors{kind: kind}
-	rec, err := cr.Read()
-	switch {
-	case err == io.EOF:
-		return fmt.Errorf("openb %s: empty file, want the header %s", kind, strings.Join(header, ","))
-	case err != nil:
-		return fmt.Errorf("openb %s: header: %w", kind, err)
-	}
-	if len(rec) > 0 {
-		rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
-	}
-	if !equalStrings(rec, header) {
-		return fmt.Errorf("openb %s line 1: header is %q, want %s", kind, strings.Join(rec, ","), strings.Join(header, ","))
-	}
 	for !errs.full() {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -142,16 +160,32 @@ func readOpenB(r io.Reader, kind string, header []string, row func(*openbFields)
 	return errs.err()
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
+// readOpenBHeader reads the first record and returns the one of headers it is.
+func readOpenBHeader(cr *csv.Reader, kind string, headers [][]string) ([]string, error) {
+	rec, err := cr.Read()
+	switch {
+	case err == io.EOF:
+		return nil, fmt.Errorf("openb %s: empty file, want the header %s", kind, wantHeaders(headers))
+	case err != nil:
+		return nil, fmt.Errorf("openb %s: header: %w", kind, err)
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
+	if len(rec) > 0 {
+		rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
 	}
-	return true
+	i := slices.IndexFunc(headers, func(h []string) bool { return slices.Equal(rec, h) })
+	if i < 0 {
+		return nil, fmt.Errorf("openb %s line 1: header is %q, want %s", kind, strings.Join(rec, ","), wantHeaders(headers))
+	}
+	return headers[i], nil
+}
+
+// wantHeaders lists the accepted headers for an error message.
+func wantHeaders(headers [][]string) string {
+	s := make([]string, len(headers))
+	for i, h := range headers {
+		s[i] = strings.Join(h, ",")
+	}
+	return strings.Join(s, " or ")
 }
 
 // openbFields reads the fields of one record, recording the first problem

@@ -1,9 +1,14 @@
 package trace
 
 import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,10 +17,15 @@ import (
 	"github.com/gpuwise/gpuwise/internal/shareddata"
 )
 
+var update = flag.Bool("update", false, "rewrite the openb golden files")
+
 // realOpenBDir is the shared copy of the openb trace, relative to this package.
 const realOpenBDir = "../../../shared/data/openb"
 
-const podHeader = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+const (
+	podHeader      = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+	shortPodHeader = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+)
 
 func TestReadOpenBPods(t *testing.T) {
 	t.Parallel()
@@ -32,10 +42,23 @@ func TestReadOpenBPods(t *testing.T) {
 				"p1,88000,327680,8,1000,,BE,Pending,5,9,\n",
 			want: []OpenBPod{
 				{Name: "p0", CPUMilli: 6000, MemoryMiB: 12288, NumGPU: 1, GPUMilli: 460, GPUSpec: []string{"V100M16", "V100M32"},
-					QoS: "LS", Phase: "Running", Created: 10, Deleted: 20, Scheduled: 10},
+					QoS: "LS", Phase: "Running", Created: 10, Deleted: 20, Scheduled: 10, Lifecycle: true},
 				{Name: "p1", CPUMilli: 88000, MemoryMiB: 327680, NumGPU: 8, GPUMilli: 1000,
-					QoS: "BE", Phase: "Pending", Created: 5, Deleted: 9, Scheduled: OpenBNever},
+					QoS: "BE", Phase: "Pending", Created: 5, Deleted: 9, Scheduled: OpenBNever, Lifecycle: true},
 			},
+		},
+		{
+			name: "5-column variant: no model constraint, no QoS, phase or times",
+			in:   shortPodHeader + "p0,6000,12288,1,460\n" + "p1,20000,65536,0,0\n",
+			want: []OpenBPod{
+				{Name: "p0", CPUMilli: 6000, MemoryMiB: 12288, NumGPU: 1, GPUMilli: 460, Scheduled: OpenBNever},
+				{Name: "p1", CPUMilli: 20000, MemoryMiB: 65536, Scheduled: OpenBNever},
+			},
+		},
+		{
+			name:    "5-column variant: an 11-field row names the variant header",
+			in:      shortPodHeader + "p0,6000,12288,1,460,,LS,Running,0,1,0\n",
+			wantErr: []string{`openb pods line 2: has 11 fields, want 5 (name,cpu_milli,memory_mib,num_gpu,gpu_milli)`},
 		},
 		{
 			name:    "a non-integer names its line and column",
@@ -50,7 +73,7 @@ func TestReadOpenBPods(t *testing.T) {
 		{
 			name:    "wrong header",
 			in:      "name,cpu\np0,1\n",
-			wantErr: []string{`openb pods line 1: header is "name,cpu", want name,cpu_milli`},
+			wantErr: []string{`openb pods line 1: header is "name,cpu", want name,cpu_milli`, `scheduled_time or name,cpu_milli,memory_mib,num_gpu,gpu_milli`},
 		},
 		{
 			name:    "empty file",
@@ -146,7 +169,7 @@ func checkErrs(t *testing.T, err error, want []string) {
 func TestReadOpenBRealData(t *testing.T) {
 	t.Parallel()
 	shareddata.Need(t, realOpenBDir)
-	nodes := readFile(t, "openb_node_list_gpu_node.csv", ReadOpenBNodes)
+	nodes := readFile(t, filepath.Join(realOpenBDir, "openb_node_list_gpu_node.csv"), ReadOpenBNodes)
 	gpus := 0
 	for _, n := range nodes {
 		gpus += n.GPUs
@@ -154,11 +177,11 @@ func TestReadOpenBRealData(t *testing.T) {
 	if len(nodes) != 1213 || gpus != 6212 {
 		t.Errorf("GPU node list: %d nodes, %d GPUs; want 1213, 6212", len(nodes), gpus)
 	}
-	all := readFile(t, "openb_node_list_all_node.csv", ReadOpenBNodes)
+	all := readFile(t, filepath.Join(realOpenBDir, "openb_node_list_all_node.csv"), ReadOpenBNodes)
 	if len(all) != 1523 {
 		t.Errorf("all-node list: %d nodes, want 1523", len(all))
 	}
-	pods := readFile(t, "openb_pod_list_default.csv", ReadOpenBPods)
+	pods := readFile(t, filepath.Join(realOpenBDir, "openb_pod_list_default.csv"), ReadOpenBPods)
 	var frac, never int
 	for _, p := range pods {
 		if p.NumGPU == 1 && p.GPUMilli < 1000 {
@@ -173,9 +196,9 @@ func TestReadOpenBRealData(t *testing.T) {
 	}
 }
 
-func readFile[T any](t *testing.T, name string, read func(io.Reader) ([]T, error)) []T {
+func readFile[T any](t *testing.T, path string, read func(io.Reader) ([]T, error)) []T {
 	t.Helper()
-	f, err := os.Open(filepath.Join(realOpenBDir, name))
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,10 +210,16 @@ func readFile[T any](t *testing.T, name string, read func(io.Reader) ([]T, error
 	return rows
 }
 
+// FuzzReadOpenBPods feeds both shapes. Whatever the input, the reader
+// returns pods or an error, never both, and no negative request; pods it
+// accepts, written back in their file's shape, read back the same.
 func FuzzReadOpenBPods(f *testing.F) {
 	f.Add(podHeader + "p0,6000,12288,1,460,V100M16|V100M32,LS,Running,10,20,10\n")
 	f.Add(podHeader + "p\"0,1,1,1,1,,LS,Running,0,1,\n\"a\n")
 	f.Add("\ufeff" + podHeader + ",,,,,,,,,,\n")
+	f.Add(shortPodHeader + "p0,6000,12288,1,460\np1,88000,327680,8,1000\n")
+	f.Add(shortPodHeader + "p0,6000,12288,1,460,,LS,Running,0,1,0\n")
+	f.Add("\ufeff" + shortPodHeader + ",,,,\n\"q\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		pods, err := ReadOpenBPods(strings.NewReader(in))
 		if err != nil && pods != nil {
@@ -200,6 +229,99 @@ func FuzzReadOpenBPods(f *testing.F) {
 			if p.CPUMilli < 0 || p.MemoryMiB < 0 || p.NumGPU < 0 || p.GPUMilli < 0 {
 				t.Fatalf("negative request accepted: %+v", p)
 			}
+			if !p.Lifecycle && (p.GPUSpec != nil || p.QoS != "" || p.Phase != "" || p.Created != 0 || p.Deleted != 0 || p.Scheduled != OpenBNever) {
+				t.Fatalf("5-column row with values it cannot have: %+v", p)
+			}
+		}
+		if len(pods) == 0 {
+			return
+		}
+		again, err := ReadOpenBPods(bytes.NewReader(writeOpenBPods(t, pods)))
+		if err != nil {
+			t.Fatalf("written back, the pods do not read: %v", err)
+		}
+		if diff := cmp.Diff(pods, again); diff != "" {
+			t.Fatalf("written back and read again (-first +again):\n%s", diff)
 		}
 	})
+}
+
+// writeOpenBPods writes pods in their shape: 5 columns when they carry no
+// lifecycle. Model lists are written without their empty items, which the
+// reader drops.
+func writeOpenBPods(t *testing.T, pods []OpenBPod) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	header := strings.Split(strings.TrimSpace(podHeader), ",")
+	if !pods[0].Lifecycle {
+		header = header[:5]
+	}
+	rows := [][]string{header}
+	for _, p := range pods {
+		row := []string{p.Name, itoa(p.CPUMilli), itoa(p.MemoryMiB), itoa(int64(p.NumGPU)), itoa(p.GPUMilli)}
+		if p.Lifecycle {
+			sched := ""
+			if p.Scheduled != OpenBNever {
+				sched = itoa(p.Scheduled)
+			}
+			row = append(row, strings.Join(p.GPUSpec, "|"), p.QoS, p.Phase, itoa(p.Created), itoa(p.Deleted), sched)
+		}
+		rows = append(rows, row)
+	}
+	if err := w.WriteAll(rows); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// TestReadOpenBPodFiles reads the good fixtures of both shapes against
+// their .json goldens and the bad ones against their .err goldens
+// (go test -run TestReadOpenBPodFiles -update rewrites them).
+func TestReadOpenBPodFiles(t *testing.T) {
+	t.Parallel()
+	good, _ := filepath.Glob("testdata/openb/good/*.csv")
+	bad, _ := filepath.Glob("testdata/openb/bad/*.csv")
+	if len(good) < 2 || len(bad) < 2 {
+		t.Fatalf("fixtures missing: good %v, bad %v", good, bad)
+	}
+	for _, path := range good {
+		pods := readFile(t, path, ReadOpenBPods)
+		got, err := json.MarshalIndent(pods, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkGolden(t, strings.TrimSuffix(path, ".csv")+".json", append(got, '\n'))
+	}
+	for _, path := range bad {
+		in, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pods, err := ReadOpenBPods(bytes.NewReader(in))
+		if err == nil || pods != nil {
+			t.Errorf("%s: read %d pods, error %v; want an error and no pods", path, len(pods), err)
+			continue
+		}
+		checkGolden(t, strings.TrimSuffix(path, ".csv")+".err", []byte(err.Error()+"\n"))
+	}
+}
+
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
 }

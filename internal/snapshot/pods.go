@@ -1,0 +1,223 @@
+package snapshot
+
+import (
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/usage"
+)
+
+func (e *encoder) pod(p *cluster.Pod) {
+	for _, s := range []string{p.Namespace, p.Name, p.UID} {
+		e.str(s)
+	}
+	e.stringMap(p.Labels)
+	for _, s := range []string{p.Owner.Kind, p.Owner.Name, p.Node, p.Phase} {
+		e.str(s)
+	}
+	e.time(p.Start)
+	e.time(p.End)
+	e.uvarint(uint64(len(p.Tolerations)))
+	for _, t := range p.Tolerations {
+		e.str(t.Key)
+		e.str(t.Operator)
+		e.str(t.Value)
+		e.str(t.Effect)
+	}
+	e.uvarint(uint64(len(p.NodeSelector)))
+	for _, k := range sortedKeys(e, p.NodeSelector) {
+		e.str(k)
+		e.nilOrLen(p.NodeSelector[k] == nil, len(p.NodeSelector[k]))
+		for _, v := range p.NodeSelector[k] {
+			e.str(v)
+		}
+	}
+	e.nilOrLen(p.Containers == nil, len(p.Containers))
+	for i := range p.Containers {
+		e.container(&p.Containers[i])
+	}
+	e.uvarint(uint64(len(p.GPUs)))
+	for i := range p.GPUs {
+		e.holding(&p.GPUs[i])
+	}
+	e.varint(int64(p.OOMKills))
+	e.str(p.EndReason) // version 3
+	e.varint(p.CheckpointSeconds)
+}
+
+// podDecoder decodes a frame's pods with its scratch state and slabs.
+type podDecoder struct {
+	decoder
+	slabs
+}
+
+func (d *podDecoder) pod(p *cluster.Pod) {
+	p.Namespace, p.Name, p.UID = d.str(), d.str(), d.str()
+	p.Labels = d.stringMap()
+	p.Owner = cluster.Owner{Kind: d.str(), Name: d.str()}
+	p.Node, p.Phase = d.str(), d.str()
+	p.Start, p.End = d.time(), d.time()
+	if k := d.count("tolerations"); k > 0 {
+		p.Tolerations = make([]cluster.Toleration, k)
+		for i := range p.Tolerations {
+			p.Tolerations[i] = cluster.Toleration{Key: d.str(), Operator: d.str(), Value: d.str(), Effect: d.str()}
+		}
+	}
+	p.NodeSelector = d.selector()
+	if k, isNil := d.nilOrLen("containers"); !isNil {
+		p.Containers = make([]cluster.Container, k)
+		for i := range p.Containers {
+			d.container(&p.Containers[i])
+		}
+	}
+	if k := d.count("GPU holdings"); k > 0 {
+		p.GPUs = make([]cluster.Holding, k)
+		for i := range p.GPUs {
+			d.holding(&p.GPUs[i])
+		}
+	}
+	p.OOMKills = d.int()
+	if d.version >= 3 {
+		p.EndReason, p.CheckpointSeconds = d.str(), d.varint()
+	}
+}
+
+func (d *podDecoder) selector() map[string][]string {
+	k := d.count("node selector")
+	if k == 0 {
+		return nil
+	}
+	m := make(map[string][]string, k)
+	for range k {
+		key := d.str()
+		n, isNil := d.nilOrLen("node selector values")
+		var vs []string
+		if !isNil {
+			vs = make([]string, n)
+			for i := range vs {
+				vs[i] = d.str()
+			}
+		}
+		m[key] = vs
+	}
+	if len(m) != k && d.err == nil {
+		d.fail("node selector: a key appears twice")
+	}
+	return m
+}
+
+// Presence bits of a container's or holding's optional series.
+const (
+	hasCPU = 1 << iota
+	hasMemory
+	hasActivity
+	hasSMActive
+	hasFramebuffer
+)
+
+func (e *encoder) container(c *cluster.Container) {
+	e.str(c.Name)
+	e.varint(c.CPURequestMilli)
+	e.varint(c.CPULimitMilli)
+	e.varint(c.MemoryRequest)
+	e.varint(c.MemoryLimit)
+	e.uvarint(uint64(len(c.GPURequests)))
+	for _, k := range sortedKeys(e, c.GPURequests) {
+		e.str(k)
+		e.varint(c.GPURequests[k])
+	}
+	e.byte(presence(c.CPU != nil, hasCPU) | presence(c.Memory != nil, hasMemory))
+	if c.CPU != nil {
+		e.gauge(c.CPU)
+	}
+	if c.Memory != nil {
+		e.gauge(c.Memory)
+	}
+}
+
+func (d *podDecoder) container(c *cluster.Container) {
+	c.Name = d.str()
+	c.CPURequestMilli, c.CPULimitMilli, c.MemoryRequest, c.MemoryLimit = d.varint(), d.varint(), d.varint(), d.varint()
+	if k := d.count("GPU requests"); k > 0 {
+		c.GPURequests = make(map[string]int64, k)
+		for range k {
+			key := d.str()
+			c.GPURequests[key] = d.varint()
+		}
+		if len(c.GPURequests) != k && d.err == nil {
+			d.fail("GPU requests: a resource appears twice")
+		}
+	}
+	has := d.series(hasCPU | hasMemory)
+	if has&hasCPU != 0 {
+		c.CPU = d.gauge()
+	}
+	if has&hasMemory != 0 {
+		c.Memory = d.gauge()
+	}
+}
+
+func (e *encoder) holding(h *cluster.Holding) {
+	e.str(h.UnitID)
+	e.byte(presence(h.Activity != nil, hasActivity) | presence(h.SMActive != nil, hasSMActive) |
+		presence(h.FramebufferMiB != nil, hasFramebuffer))
+	if h.Activity != nil {
+		e.activity(h.Activity)
+	}
+	if h.SMActive != nil {
+		e.activity(h.SMActive)
+	}
+	if h.FramebufferMiB != nil {
+		e.gauge(h.FramebufferMiB)
+	}
+}
+
+func (d *podDecoder) holding(h *cluster.Holding) {
+	h.UnitID = d.str()
+	has := d.series(hasActivity | hasSMActive | hasFramebuffer)
+	if has&hasActivity != 0 {
+		h.Activity = d.activity()
+	}
+	if has&hasSMActive != 0 {
+		h.SMActive = d.activity()
+	}
+	if has&hasFramebuffer != 0 {
+		h.FramebufferMiB = d.gauge()
+	}
+}
+
+func presence(ok bool, bit byte) byte {
+	if ok {
+		return bit
+	}
+	return 0
+}
+
+// series reads a presence byte that may only hold the bits of allowed,
+// and counts the series present against MaxSeries.
+func (d *podDecoder) series(allowed byte) byte {
+	has := d.byte()
+	if has&^allowed != 0 {
+		d.fail("unknown series flags %#x", has)
+		return 0
+	}
+	n := 0
+	for b := has; b != 0; b &= b - 1 {
+		n++
+	}
+	if err := d.budget.addSeries(n); err != nil && d.err == nil {
+		d.err = err
+		return 0
+	}
+	return has
+}
+
+func (d *podDecoder) activity() *usage.Activity {
+	a := d.newActivity()
+	d.decoder.activity(a, &d.slabs)
+	return a
+}
+
+func (d *podDecoder) gauge() *usage.Gauge {
+	g := d.newGauge()
+	d.decoder.gauge(g, &d.slabs)
+	return g
+}

@@ -1,0 +1,115 @@
+package snapshot
+
+import (
+	"github.com/gpuwise/gpuwise/internal/usage"
+)
+
+// activity writes an Activity: its four numbers, then its histogram's
+// span: the first bucket, the count and each bucket's seconds (an empty
+// bucket is one byte).
+func (e *encoder) activity(a *usage.Activity) {
+	s := a.State()
+	e.float(s.Seconds)
+	e.varint(s.Samples)
+	e.float(s.ActiveSeconds)
+	e.float(s.Max)
+	e.uvarint(uint64(s.Offset))
+	e.uvarint(uint64(len(s.Buckets)))
+	for _, v := range s.Buckets {
+		e.float(v)
+	}
+}
+
+// gauge writes a Gauge: its five numbers, resolution, offset and the dense
+// bucket array (an empty bucket is one byte).
+func (e *encoder) gauge(g *usage.Gauge) {
+	s := g.State()
+	e.float(s.Seconds)
+	e.varint(s.Samples)
+	e.float(s.Integral)
+	e.float(s.Max)
+	e.float(s.ZeroSeconds)
+	e.varint(int64(s.Scale))
+	e.varint(int64(s.Offset))
+	e.uvarint(uint64(len(s.Buckets)))
+	for _, v := range s.Buckets {
+		e.float(v)
+	}
+}
+
+// slabs hands out a frame's accumulators and bucket arrays from shared
+// chunks: a few allocations per frame instead of one or two per series.
+type slabs struct {
+	activities []usage.Activity
+	gauges     []usage.Gauge
+	floats     []float64
+}
+
+func (s *slabs) newActivity() *usage.Activity {
+	if len(s.activities) == 0 {
+		s.activities = make([]usage.Activity, 512)
+	}
+	a := &s.activities[0]
+	s.activities = s.activities[1:]
+	return a
+}
+
+func (s *slabs) newGauge() *usage.Gauge {
+	if len(s.gauges) == 0 {
+		s.gauges = make([]usage.Gauge, 512)
+	}
+	g := &s.gauges[0]
+	s.gauges = s.gauges[1:]
+	return g
+}
+
+// buckets returns n floats whose capacity ends at n, so a gauge that grows
+// later reallocates instead of writing into its neighbour's.
+func (s *slabs) buckets(n int) []float64 {
+	if n == 0 {
+		return nil
+	}
+	if len(s.floats) < n {
+		s.floats = make([]float64, max(n, 8192))
+	}
+	b := s.floats[:n:n]
+	s.floats = s.floats[n:]
+	return b
+}
+
+func (d *decoder) activity(a *usage.Activity, sl *slabs) {
+	s := usage.ActivityState{Seconds: d.float(), Samples: d.varint(), ActiveSeconds: d.float(), Max: d.float()}
+	off, n := d.uvarint(), d.count("activity histogram")
+	if n > usage.ActivityBuckets || off > usage.ActivityBuckets {
+		d.fail("activity: %d buckets from %d: out of range", n, off)
+		return
+	}
+	s.Offset, s.Buckets = int(off), sl.buckets(n)
+	for j := range s.Buckets {
+		s.Buckets[j] = d.float()
+	}
+	if d.err == nil {
+		if err := a.SetState(s); err != nil {
+			d.fail("%v", err)
+		}
+	}
+}
+
+func (d *decoder) gauge(g *usage.Gauge, sl *slabs) {
+	s := usage.GaugeState{Seconds: d.float(), Samples: d.varint(), Integral: d.float(), Max: d.float(), ZeroSeconds: d.float()}
+	scale, off := d.varint(), d.varint()
+	n := d.count("gauge histogram")
+	if n > usage.GaugeMaxBuckets || scale < usage.GaugeMinScale || scale > 4 || int64(int32(off)) != off {
+		d.fail("gauge: %d buckets at scale %d from %d: out of range", n, scale, off)
+		return
+	}
+	s.Scale, s.Offset, s.Buckets = int(scale), int32(off), sl.buckets(n)
+	for j := range s.Buckets {
+		s.Buckets[j] = d.float()
+	}
+	if d.err == nil {
+		if err := g.SetState(s); err != nil {
+			d.fail("%v", err)
+		}
+	}
+}
