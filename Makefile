@@ -37,6 +37,8 @@ smoke:
 	$(GO) run ./cmd/gpuwise recommend --demo > /dev/null
 	$(GO) run ./cmd/gpuwise plan --demo > /dev/null
 	$(GO) run ./cmd/gpuwise audit --demo > /dev/null
+	$(GO) run ./cmd/gpuwise advise --demo > /dev/null
+	$(GO) run ./cmd/gpuwise advise --demo -o json | $(GO) run ./hack/checkledger
 	@if [ -d ../shared/data/genai2026 ]; then \
 	  $(GO) run ./cmd/gpuwise-lab replay-genai --dir ../shared/data/genai2026 -o json | $(GO) run ./hack/checkreport; \
 	else echo "smoke: ../shared/data/genai2026 not found; trace replay not checked"; exit 1; fi

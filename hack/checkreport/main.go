@@ -17,12 +17,12 @@ import (
 )
 
 func main() {
-	// The report's fields, then the optional recommendations summary and
-	// idle causes that gpuwise demo and report add (docs/report-format.md).
+	// The report's fields, then the optional savings summary and idle
+	// causes that gpuwise demo and report add (docs/report-format.md).
 	var in struct {
 		cost.Report
-		Recommendations *render.Recommendations `json:"recommendations"`
-		IdleCauses      *idlecause.Result       `json:"idle_causes"`
+		Savings    *render.Savings   `json:"savings"`
+		IdleCauses *idlecause.Result `json:"idle_causes"`
 	}
 	data, err := io.ReadAll(os.Stdin)
 	if err != nil {
@@ -35,9 +35,10 @@ func main() {
 	}
 	checkUnpriced(data)
 	r := in.Report
-	if rec := in.Recommendations; rec != nil {
-		if math.IsNaN(rec.MonthlySavingsUSD) || rec.MonthlySavingsUSD < 0 || rec.Count < rec.Unpriced {
-			fail("recommendations summary is inconsistent: %+v", *rec)
+	if s := in.Savings; s != nil {
+		saving := math.Round(s.SavingUSDMonth * 100)
+		if math.IsNaN(saving) || saving < 0 || saving != math.Round(s.BeforeUSDMonth*100)-math.Round(s.AfterUSDMonth*100) || len(s.First) > 3 || len(s.First) > s.Actions {
+			fail("savings summary is inconsistent: %+v", *s)
 		}
 	}
 	if err := r.Reconcile(); err != nil {

@@ -45,8 +45,8 @@ func TestValidateListsEveryProblemAsOneUsageError(t *testing.T) {
 	}
 }
 
-// The demo report reconciles and carries the recommendations line; the
-// audit, plan and generate use cases run on the same source.
+// The demo report reconciles and carries the savings ledger; the audit,
+// plan, advise and generate use cases run on the same source.
 func TestUseCasesOnTheDemo(t *testing.T) {
 	t.Parallel()
 	a, ctx := testApp(), context.Background()
@@ -54,8 +54,14 @@ func TestUseCasesOnTheDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.Report.Reconcile(); err != nil || rep.Recommendations == nil || rep.Partial != nil {
-		t.Errorf("reconcile %v, recommendations %v, partial %v", err, rep.Recommendations != nil, rep.Partial)
+	if err := rep.Report.Reconcile(); err != nil || rep.Ledger == nil || rep.Partial != nil {
+		t.Errorf("reconcile %v, ledger %v, partial %v", err, rep.Ledger != nil, rep.Partial)
+	}
+	ad := DefaultAdviseRequest()
+	ad.Source = Source{Demo: DefaultDemo()}
+	adv, err := a.Advise(ctx, ad)
+	if err != nil || adv.Ledger.Saving() != rep.Ledger.Saving() || adv.Ledger.Saving() <= 0 {
+		t.Fatalf("advise: %v; saves %v, the report's ledger %v", err, adv.Ledger.SavingUSDMonth, rep.Ledger.SavingUSDMonth)
 	}
 	au := DefaultAuditRequest()
 	au.Source = Source{Demo: DefaultDemo()}

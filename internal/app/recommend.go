@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
@@ -35,13 +36,27 @@ type RecommendResult struct {
 	Result   *rightsize.Result
 	Policy   rightsize.Policy
 	Snapshot *cluster.Prepared
-	Partial  error
+	// Ledger is the part of the savings ledger the recommendations
+	// realise once packed (Recommend only; nil when the ledger could not
+	// be built).
+	Ledger  *ledger.Part
+	Partial error
 }
 
-// Recommend sizes every container and picks a GPU shape per workload.
+// Recommend sizes every container and picks a GPU shape per workload, and
+// says what the changes realise in the savings ledger.
 func (a *App) Recommend(ctx context.Context, req RecommendRequest) (*RecommendResult, error) {
-	res, _, err := a.recommend(ctx, req)
-	return res, err
+	res, catalog, err := a.recommend(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	opts := ledger.DefaultOptions()
+	opts.Policy = res.Policy
+	if l, err := ledger.Build(ledger.Input{Snapshot: res.Snapshot, Prices: catalog, Recs: res.Result}, opts); err == nil {
+		part := l.RightSizing()
+		res.Ledger = &part
+	}
+	return res, nil
 }
 
 // recommend also returns the prices, for use cases that go on to plan.

@@ -8,8 +8,8 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/idlecause"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // ReportRequest asks for the cost report.
@@ -50,10 +50,10 @@ func (noPrices) Price(n pricing.NodeSpec) (pricing.NodePrice, error) {
 // ReportResult is the report and what it stands on.
 type ReportResult struct {
 	Report *cost.Report
-	// Recommendations are `gpuwise recommend` with the default policy on
-	// the same snapshot and prices (the report's recommendations line);
-	// nil when they could not be computed.
-	Recommendations *rightsize.Result
+	// Ledger is the savings ledger with the default options on the same
+	// snapshot, prices and allocation (the report's savings lines); nil
+	// when it could not be built.
+	Ledger *ledger.Ledger
 	// IdleCauses splits the report's idle GPU-hours and dollars by why
 	// the GPUs idled (the default policy), top workloads as Report.TopN.
 	IdleCauses *idlecause.Result
@@ -99,8 +99,8 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		return nil, err
 	}
 	res := &ReportResult{Report: r, IdleCauses: why, Snapshot: in.snap, Partial: in.partial}
-	if recs, err := rightsize.Recommend(in.snap, rightsize.DefaultPolicy(), catalog); err == nil {
-		res.Recommendations = recs
+	if l, err := ledger.Build(ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}, ledger.DefaultOptions()); err == nil {
+		res.Ledger = l
 	}
 	return res, nil
 }

@@ -60,7 +60,7 @@ func runPlan(ctx context.Context, o *planOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := render.Plan(e.Out, res.Plan, format, e.renderOptions()); err != nil {
+	if err := render.Plan(e.Out, res.Plan, req.Shapes, format, e.renderOptions()); err != nil {
 		return err
 	}
 	return partial(res.Partial)

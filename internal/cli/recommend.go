@@ -62,7 +62,7 @@ func runRecommend(ctx context.Context, o *recommendOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := render.Recommend(e.Out, res.Result, format, e.renderOptions()); err != nil {
+	if err := render.Recommend(e.Out, res.Result, res.Ledger, format, e.renderOptions()); err != nil {
 		return err
 	}
 	return partial(res.Partial)

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuwise/gpuwise/internal/rightsize"
-
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/render"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 func TestRecommendGolden(t *testing.T) {
@@ -49,17 +50,38 @@ func TestRecommendDemoCoversEveryAction(t *testing.T) {
 			t.Errorf("the demo has no %s recommendation (%v)", a, seen)
 		}
 	}
+}
+
+// TestSavingsFiguresAgree: recommend, the report and advise print ledger
+// figures, and they are the same ledger's.
+func TestSavingsFiguresAgree(t *testing.T) {
+	l := adviseJSON(t, "--demo")
+	out, _, _ := run(t, "recommend", "--demo", "-o", "json")
+	var rec struct {
+		Ledger ledger.Part `json:"ledger"`
+	}
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatal(err)
+	}
+	var rs float64
+	for _, a := range l.Actions {
+		if a.Kind == "repack" {
+			rs += a.SavingUSDMonth
+		}
+	}
+	if rec.Ledger.SavingUSDMonth != rs || rec.Ledger.LedgerSavingUSDMonth != l.SavingUSDMonth || rec.Ledger.Name != ledger.PartRightSizing {
+		t.Errorf("recommend's ledger part %+v; advise: right-sizing %v of %v", rec.Ledger, rs, l.SavingUSDMonth)
+	}
 	report, _, _ := run(t, "report", "--demo", "-o", "json")
 	var rep struct {
-		Rec struct {
-			Total float64 `json:"monthly_savings_usd"`
-		} `json:"recommendations"`
+		Savings render.Savings `json:"savings"`
 	}
 	if err := json.Unmarshal([]byte(report), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Rec.Total != r.Total || r.Total <= 0 {
-		t.Errorf("report says $%v/month, recommend $%v", rep.Rec.Total, r.Total)
+	s := rep.Savings
+	if s.SavingUSDMonth != l.SavingUSDMonth || s.BeforeUSDMonth != l.BeforeUSDMonth || len(s.First) != 3 || s.First[0].ID != l.Summary.First[0].ID {
+		t.Errorf("report savings %+v, advise saves %v of %v first %v", s, l.SavingUSDMonth, l.BeforeUSDMonth, l.Summary.First)
 	}
 }
 

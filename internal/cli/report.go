@@ -7,7 +7,6 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/render"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 type reportOptions struct {
@@ -53,20 +52,11 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 	return partial(res.Partial)
 }
 
-// writeReport renders the report with its recommendations line.
+// writeReport renders the report with its savings lines (none, rather
+// than $0, when the ledger could not be built).
 func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
 	o := s.renderOptions()
-	o.Recommendations = recommendationSummary(res.Recommendations)
+	o.Savings = render.NewSavings(res.Ledger)
 	o.IdleCauses = res.IdleCauses
 	return render.Report(s.Out, res.Report, f, o)
-}
-
-// recommendationSummary is the report's recommendations line; nil says
-// nothing rather than $0.
-func recommendationSummary(r *rightsize.Result) *render.Recommendations {
-	if r == nil {
-		return nil
-	}
-	return &render.Recommendations{MonthlySavingsUSD: r.MonthlySavingsUSD, Count: len(r.GPU) + len(r.Containers),
-		Unpriced: r.Unpriced, Skipped: len(r.Skipped), Command: "gpuwise recommend"}
 }

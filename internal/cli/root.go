@@ -67,7 +67,7 @@ func newRoot(s Streams) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.AddCommand(newDemoCmd(e), newReportCmd(e))
 	root.AddCommand(newAuditCmd(e), newCollectCmd(e))
-	root.AddCommand(newPlanCmd(e))
+	root.AddCommand(newPlanCmd(e), newAdviseCmd(e))
 	root.AddCommand(newRecommendCmd(e), newGenerateCmd(e))
 	return root
 }

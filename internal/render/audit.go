@@ -28,12 +28,15 @@ func Audit(w io.Writer, r *audit.Result, f Format, o Options) error {
 	}))
 }
 
+// atStakeNote says what the audit's dollars are: not savings.
+const atStakeNote = "the cost of what the findings involve, not a saving and not in the savings ledger (gpuwise advise counts what fixing them recovers, once)"
+
 // writeAuditTable writes the audit for people at a glance: one row per
 // rule with its findings' count, the dollars at stake and the first
 // objects; -o wide has every finding with its evidence and fix.
 func writeAuditTable(w io.Writer, r *audit.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tFINDINGS\t$/MONTH\tWHAT")
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tFINDINGS\tAT STAKE $/MONTH\tWHAT")
 	for _, g := range groupFindings(r.Findings) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", g.rule, g.severity, g.count, g.usdText(), g.what())
 	}
@@ -41,8 +44,8 @@ func writeAuditTable(w io.Writer, r *audit.Result) error {
 		return err
 	}
 	s := r.Summary
-	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; $%.2f/month at stake where priced. Source: %s\n",
-		s.Critical, s.Warning, s.Info, s.MonthlyUSD, r.Source)
+	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; $%.2f/month at stake where priced: %s. Source: %s\n",
+		s.Critical, s.Warning, s.Info, s.MonthlyUSD, atStakeNote, r.Source)
 	if len(r.Findings) > 0 {
 		fmt.Fprintln(w, "Each finding's object, evidence and fix: gpuwise audit -o wide (every field: -o json).")
 	}
@@ -130,7 +133,7 @@ func (g *findingGroup) what() string {
 // finding's evidence and remediation.
 func writeAuditWide(w io.Writer, r *audit.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEVERITY\tRULE\tOBJECT\t$/MONTH\tFINDING")
+	fmt.Fprintln(tw, "SEVERITY\tRULE\tOBJECT\tAT STAKE $/MONTH\tFINDING")
 	for _, f := range r.Findings {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, f.Object, findingUSD(f.MonthlyUSD), f.Message)
 	}
@@ -138,8 +141,8 @@ func writeAuditWide(w io.Writer, r *audit.Result) error {
 		return err
 	}
 	s := r.Summary
-	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; $%.2f/month at stake where priced. Source: %s\n",
-		s.Critical, s.Warning, s.Info, s.MonthlyUSD, r.Source)
+	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; $%.2f/month at stake where priced: %s. Source: %s\n",
+		s.Critical, s.Warning, s.Info, s.MonthlyUSD, atStakeNote, r.Source)
 	for i, f := range r.Findings {
 		fmt.Fprintf(w, "\n[%d] %s %s %s\n", i+1, f.Rule, f.Severity, f.Object)
 		for _, e := range f.Evidence {
@@ -275,14 +278,14 @@ func writeAuditCSV(w io.Writer, r *audit.Result) error {
 func auditDoc(r *audit.Result) *doc {
 	d := &doc{title: "gpuwise audit"}
 	s := r.Summary
-	d.linef("%d critical, %d warning, %d info; %s/month at stake where priced. Source: %s.", s.Critical, s.Warning, s.Info, usdCents(s.MonthlyUSD), r.Source)
+	d.linef("%d critical, %d warning, %d info; %s/month at stake where priced: %s. Source: %s.", s.Critical, s.Warning, s.Info, usdCents(s.MonthlyUSD), atStakeNote, r.Source)
 	d.line("")
 	d.heading("Findings")
 	rows := make([][]string, 0, len(r.Findings))
 	for _, f := range r.Findings {
 		rows = append(rows, []string{f.Severity.String(), f.Rule, f.Object, findingUSD(f.MonthlyUSD), f.Message, strings.Join(f.Evidence, "; "), f.Remediation})
 	}
-	d.table([]string{"severity", "rule", "object", "$/month", "finding", "evidence", "fix"}, rows)
+	d.table([]string{"severity", "rule", "object", "at stake $/month", "finding", "evidence", "fix"}, rows)
 	if len(r.Notes) > 0 {
 		d.heading("Notes")
 		for _, n := range r.Notes {

@@ -78,7 +78,7 @@ func TestAuditFormats(t *testing.T) {
 			}
 		}
 	}
-	if err := Plan(&bytes.Buffer{}, planSample(), SARIF, Options{}); err == nil || !strings.Contains(err.Error(), `output format "sarif" is not one of table, wide, json, yaml, csv, markdown, html`) {
+	if err := Plan(&bytes.Buffer{}, planSample(), packing.RecommendedShapes, SARIF, Options{}); err == nil || !strings.Contains(err.Error(), `output format "sarif" is not one of table, wide, json, yaml, csv, markdown, html`) {
 		t.Errorf("plan as SARIF: %v", err)
 	}
 }
@@ -98,7 +98,7 @@ func TestPlanFormats(t *testing.T) {
 	t.Parallel()
 	for _, f := range Formats {
 		var b bytes.Buffer
-		if err := Plan(&b, planSample(), f, Options{}); err != nil {
+		if err := Plan(&b, planSample(), packing.RecommendedShapes, f, Options{}); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		if !strings.Contains(b.String(), "a") || (f != JSON && f != YAML && f != CSV && !strings.Contains(strings.ToLower(b.String()), "removed nodes")) {
@@ -125,8 +125,8 @@ func TestFitWrapsOrCutsOnlyTheTable(t *testing.T) {
 	}
 	long := &packing.Plan{Nodes: []packing.NodePlan{{Name: strings.Repeat("n", 200), Keep: true}}}
 	var table, wide bytes.Buffer
-	Plan(&table, long, Table, Options{Width: 80})
-	Plan(&wide, long, Wide, Options{Width: 80})
+	Plan(&table, long, packing.RecommendedShapes, Table, Options{Width: 80})
+	Plan(&wide, long, packing.RecommendedShapes, Wide, Options{Width: 80})
 	for _, l := range strings.Split(table.String(), "\n") {
 		if visibleWidth(l) > 80 {
 			t.Errorf("table line wider than 80: %q", l)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/idlecause"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 )
 
 // Format names an output format.
@@ -66,10 +67,10 @@ type Options struct {
 	// MaxRows caps the grouped rows in table and markdown; 0 shows all.
 	// Totals always cover every row.
 	MaxRows int
-	// Recommendations, when set, adds the recommendations summary: one
-	// headline line in the human formats, a "recommendations" object in
-	// JSON. CSV has no place for it.
-	Recommendations *Recommendations
+	// Savings, when set, adds the savings ledger's summary: headline lines
+	// (the saving and what to do first) in the human formats, a "savings"
+	// object in JSON and YAML. CSV has no place for it.
+	Savings *Savings
 	// Version is gpuwise's version, for SARIF's tool record.
 	Version string
 	// IdleCauses, when set, adds "Why GPUs idle" to the report: two tables
@@ -78,18 +79,39 @@ type Options struct {
 	IdleCauses *idlecause.Result
 }
 
-// Recommendations summarises `gpuwise recommend` on the same snapshot
-// with the default policy (docs/report-format.md).
-type Recommendations struct {
-	// MonthlySavingsUSD is the priced recommendations' total $/month.
-	MonthlySavingsUSD float64 `json:"monthly_savings_usd"`
-	// Count is the recommendations (GPU shapes and containers); Unpriced
-	// of them have no dollar figure and are not in the total; Skipped
-	// workloads or containers had too little data.
-	Count    int    `json:"count"`
-	Unpriced int    `json:"unpriced"`
-	Skipped  int    `json:"skipped"`
-	Command  string `json:"command"`
+// Savings summarises the savings ledger of the same snapshot and prices
+// (`gpuwise advise`, docs/savings.md) for the report's headline: every
+// savings figure the report prints is one of these.
+type Savings struct {
+	// BeforeUSDMonth and AfterUSDMonth are the ledger's modelled cost of
+	// the GPU nodes alive at the window's end, before and after every
+	// action; SavingUSDMonth is the difference.
+	BeforeUSDMonth float64 `json:"before_usd_month"`
+	AfterUSDMonth  float64 `json:"after_usd_month"`
+	SavingUSDMonth float64 `json:"saving_usd_month"`
+	// Actions counts the actions that save money.
+	Actions int `json:"actions"`
+	// First are the first three of them in plan order.
+	First   []ledger.FirstAction `json:"first"`
+	Command string               `json:"command"`
+}
+
+// NewSavings summarises a ledger for the report; nil for no ledger.
+func NewSavings(l *ledger.Ledger) *Savings {
+	if l == nil {
+		return nil
+	}
+	s := &Savings{BeforeUSDMonth: l.BeforeUSDMonth, AfterUSDMonth: l.AfterUSDMonth, SavingUSDMonth: l.SavingUSDMonth,
+		First: l.Summary.First, Command: "gpuwise advise"}
+	for _, a := range l.Actions {
+		if a.SavingUSDMonth > 0 {
+			s.Actions++
+		}
+	}
+	if s.First == nil {
+		s.First = []ledger.FirstAction{}
+	}
+	return s
 }
 
 // Report writes r to w in format f.
@@ -99,8 +121,8 @@ func Report(w io.Writer, r *cost.Report, f Format, o Options) error {
 	}
 	return write(w, "report", f, o, writers{
 		Table:    func(w io.Writer) error { return writeTable(w, r, o) },
-		JSON:     func(w io.Writer) error { return writeJSON(w, r, o.Recommendations, o.IdleCauses) },
-		YAML:     func(w io.Writer) error { return encodeYAML(w, reportValue(r, o.Recommendations, o.IdleCauses)) },
+		JSON:     func(w io.Writer) error { return writeJSON(w, r, o.Savings, o.IdleCauses) },
+		YAML:     func(w io.Writer) error { return encodeYAML(w, reportValue(r, o.Savings, o.IdleCauses)) },
 		CSV:      func(w io.Writer) error { return writeCSV(w, r) },
 		Markdown: func(w io.Writer) error { return writeMarkdown(w, r, o) },
 		HTML:     func(w io.Writer) error { return writeHTML(w, r, o) },

@@ -62,7 +62,7 @@ func writeHTML(w io.Writer, r *cost.Report, o Options) error {
 	p := htmlPage{
 		Window:  windowSpan(r.Window) + " (" + windowHours(r.WindowHours) + ")",
 		Source:  orUnknown(r.Source),
-		Facts:   headline(r, o.Recommendations),
+		Facts:   headline(r, o.Savings),
 		Cost:    g,
 		Idle:    idleGrid(r),
 		Why:     whyGrids(o.IdleCauses),

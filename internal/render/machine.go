@@ -11,21 +11,22 @@ import (
 
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
-func writeJSON(w io.Writer, r *cost.Report, rec *Recommendations, why *idlecause.Result) error {
-	return encodeJSON(w, reportValue(r, rec, why))
+func writeJSON(w io.Writer, r *cost.Report, sav *Savings, why *idlecause.Result) error {
+	return encodeJSON(w, reportValue(r, sav, why))
 }
 
 // reportValue is what the report's JSON and YAML encode: the report's
-// fields, then "recommendations" and "idle_causes" when there are any.
-func reportValue(r *cost.Report, rec *Recommendations, why *idlecause.Result) any {
-	if rec == nil && why == nil {
+// fields, then "savings" when the savings ledger was built and
+// "idle_causes" when there are any.
+func reportValue(r *cost.Report, sav *Savings, why *idlecause.Result) any {
+	if sav == nil && why == nil {
 		return r
 	}
 	return struct {
 		*cost.Report
-		Recommendations *Recommendations  `json:"recommendations,omitempty"`
-		IdleCauses      *idlecause.Result `json:"idle_causes,omitempty"`
-	}{r, rec, why}
+		Savings    *Savings          `json:"savings,omitempty"`
+		IdleCauses *idlecause.Result `json:"idle_causes,omitempty"`
+	}{r, sav, why}
 }
 
 // csvHeader names the CSV columns; their order is part of the stable format.

@@ -20,7 +20,7 @@ func writeMarkdown(w io.Writer, r *cost.Report, o Options) error {
 		}
 		b.WriteString("\n")
 	}
-	for _, f := range headline(r, o.Recommendations) {
+	for _, f := range headline(r, o.Savings) {
 		b.WriteString("- **" + f.Label + ":** " + mdEscape(f.Value+" "+f.Detail) + "\n")
 	}
 	mdGrid(&b, costGrid(r, o.MaxRows))

@@ -12,12 +12,12 @@ import (
 	"github.com/gpuwise/gpuwise/internal/packing"
 )
 
-// Plan writes a consolidation plan in format f.
-func Plan(w io.Writer, pl *packing.Plan, f Format, o Options) error {
+// Plan writes a consolidation plan of the given shapes in format f.
+func Plan(w io.Writer, pl *packing.Plan, shapes packing.Shapes, f Format, o Options) error {
 	if pl == nil {
 		return fmt.Errorf("rendering plan: no plan")
 	}
-	d := planDoc(pl)
+	d := planDoc(pl, shapes)
 	return write(w, "plan", f, o, docWriters(d, writers{
 		JSON: func(w io.Writer) error { return encodeJSON(w, pl) },
 		YAML: func(w io.Writer) error { return encodeYAML(w, pl) },
@@ -28,7 +28,7 @@ func Plan(w io.Writer, pl *packing.Plan, f Format, o Options) error {
 // planDoc is the plan as people read it: summary, pools, kept and removed
 // nodes, right-sizing decisions, time-sliced nodes, re-cuts, moves,
 // unplaced pods and notes.
-func planDoc(pl *packing.Plan) *doc {
+func planDoc(pl *packing.Plan, shapes packing.Shapes) *doc {
 	d := &doc{title: "gpuwise consolidation plan"}
 	bf, af := pl.Before, pl.After
 	d.heading("Summary")
@@ -42,6 +42,7 @@ func planDoc(pl *packing.Plan) *doc {
 		d.linef("Right-sized GPU shapes: %d applied, %d applied without effect (time-slicing), %d reverted to the current shape (see right-sizing).",
 			countShapes(pl, packing.ShapeApplied), countShapes(pl, packing.ShapeNoEffect), countShapes(pl, packing.ShapeReverted))
 	}
+	d.line(ledgerRelation(shapes))
 	d.line("")
 	d.heading("Pools")
 	var rows [][]string
@@ -68,6 +69,15 @@ func planDoc(pl *packing.Plan) *doc {
 	}
 	planDetails(d, pl)
 	return d
+}
+
+// ledgerRelation says which part of the savings ledger a plan's saving is.
+func ledgerRelation(shapes packing.Shapes) string {
+	if shapes == packing.CurrentShapes {
+		return "Savings ledger: this is consolidation alone, the ledger's remove-nodes actions (`gpuwise advise`)."
+	}
+	return "Savings ledger: this is the consolidation lever with every right-sized change packed; `gpuwise advise` splits it into " +
+		"consolidation alone and what right-sizing adds, and counts the cheaper of packing with or without each lever's changes."
 }
 
 // maybeUSD is a dollar amount, or "n/a (unpriced)": unknown is not $0.

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -11,20 +12,90 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
-// Recommend writes right-sizing results in format f.
-func Recommend(w io.Writer, r *rightsize.Result, f Format, o Options) error {
+// Recommend writes right-sizing results in format f, with the part of
+// the savings ledger their changes realise (nil: the ledger could not be
+// built, and the output says so).
+func Recommend(w io.Writer, r *rightsize.Result, part *ledger.Part, f Format, o Options) error {
 	if r == nil {
 		return fmt.Errorf("rendering recommendations: no recommendations")
 	}
-	return write(w, "recommendations", f, o, docWriters(recommendDoc(r), writers{
-		Table: func(w io.Writer) error { return writeRecommendationsTable(w, r) },
-		JSON:  func(w io.Writer) error { return encodeJSON(w, r) },
-		YAML:  func(w io.Writer) error { return encodeYAML(w, r) },
-		CSV:   func(w io.Writer) error { return writeRecommendationsCSV(w, r) },
+	return write(w, "recommendations", f, o, docWriters(recommendDoc(r, part), writers{
+		Table: func(w io.Writer) error { return writeRecommendationsTable(w, r, part) },
+		JSON: func(w io.Writer) error {
+			raw, err := recommendationsJSON(r, part)
+			if err != nil {
+				return err
+			}
+			return encodeJSON(w, raw)
+		},
+		YAML: func(w io.Writer) error {
+			raw, err := recommendationsJSON(r, part)
+			if err != nil {
+				return err
+			}
+			return encodeYAML(w, raw)
+		},
+		CSV: func(w io.Writer) error { return writeRecommendationsCSV(w, r) },
 	}))
+}
+
+// recommendationsJSON is recommend's JSON and YAML: the engine's result
+// (its own MarshalJSON), then "ledger", the part of the savings ledger its
+// changes realise (null when the ledger could not be built).
+func recommendationsJSON(r *rightsize.Result, part *ledger.Part) (json.RawMessage, error) {
+	rb, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := json.Marshal(part)
+	if err != nil {
+		return nil, err
+	}
+	out := append(rb[:len(rb)-1:len(rb)-1], `,"ledger":`...)
+	return append(append(out, pb...), '}'), nil
+}
+
+// ledgerLine says what the recommendations are worth in the ledger.
+func ledgerLine(part *ledger.Part) string {
+	if part == nil {
+		return "Savings ledger: n/a, the ledger could not be built; see `gpuwise advise`"
+	}
+	acts := "no action"
+	if len(part.Actions) > 0 {
+		acts = "actions " + strings.Join(part.Actions, ", ")
+	}
+	return fmt.Sprintf("Savings ledger: these changes realise %s/month once packed, of the ledger's %s/month (%s: %s); see `%s`",
+		usdCents(part.SavingUSDMonth), usdCents(part.LedgerSavingUSDMonth), part.Name, acts, part.Command)
+}
+
+// freesNote explains the per-change figures.
+const freesNote = "FREES $/MONTH is the GPU, CPU and memory cost a change stops holding once the freed capacity is packed away: " +
+	"an upper bound per change, not additive, and not in the savings ledger until nodes go away."
+
+// changesLine counts the changes, keep-whole decisions apart.
+func changesLine(r *rightsize.Result) string {
+	keep := len(keepWhole(r))
+	s := fmt.Sprintf("Changes: %d GPU shape(s) and %d container(s); %d workload(s) keep their whole GPUs (decisions, not recommendations)",
+		len(r.GPU)-keep, len(r.Containers), keep)
+	if r.Unpriced > 0 {
+		s += fmt.Sprintf("; %d unpriced (n/a, not $0)", r.Unpriced)
+	}
+	return s
+}
+
+// keepWhole are the workloads that keep their whole GPUs.
+func keepWhole(r *rightsize.Result) []rightsize.GPURec {
+	var out []rightsize.GPURec
+	for _, g := range r.GPU {
+		if g.Action == rightsize.KeepWhole {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // recommendCSVHeader names the CSV columns; their order is stable.
@@ -61,15 +132,19 @@ func savingsCell(v float64, priced bool) string {
 // maxSkipLines keeps the table's skip list short; json has them all.
 const maxSkipLines = 10
 
-func writeRecommendationsTable(w io.Writer, r *rightsize.Result) error {
+func writeRecommendationsTable(w io.Writer, r *rightsize.Result, part *ledger.Part) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Recommendations (%s window; $/month at 730 h; nothing applied: see `gpuwise generate`)\n", windowText(r))
-	fmt.Fprintf(&b, "  Total  %s/month from %d GPU shapes and %d containers", usdCents(r.MonthlySavingsUSD), len(r.GPU), len(r.Containers))
-	if r.Unpriced > 0 {
-		fmt.Fprintf(&b, "; %d unpriced (n/a, not $0)", r.Unpriced)
+	for _, l := range []string{ledgerLine(part), changesLine(r), freesNote} {
+		b.WriteString("  " + l + "\n")
 	}
-	b.WriteString("\n")
 	writeGPUTable(&b, r)
+	if keep := keepWhole(r); len(keep) > 0 {
+		fmt.Fprintf(&b, "\nKeep the whole GPU (%d workloads; decisions, not recommendations)\n", len(keep))
+		for _, g := range keep {
+			fmt.Fprintf(&b, "  %s: %s\n", g.Workload, g.Reason)
+		}
+	}
 	writeContainerTable(&b, r)
 	writeSkips(&b, r)
 	if len(r.Notes) > 0 {
@@ -83,14 +158,14 @@ func writeRecommendationsTable(w io.Writer, r *rightsize.Result) error {
 }
 
 func writeGPUTable(b *bytes.Buffer, r *rightsize.Result) {
-	b.WriteString("\nGPU shape per workload (best saving first)\n")
+	b.WriteString("\nGPU shape changes per workload (largest first)\n")
 	rows := gpuRows(r)
 	if len(rows) == 0 {
 		b.WriteString("  none\n")
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\t$/MONTH\tPODS\tNOW\tRECOMMENDED\tCONFIDENCE")
+	fmt.Fprintln(tw, "  WORKLOAD\tFREES $/MONTH\tPODS\tNOW\tRECOMMENDED\tCONFIDENCE")
 	for _, row := range rows {
 		fmt.Fprintln(tw, "  "+strings.Join(row[:6], "\t"))
 	}
@@ -106,7 +181,12 @@ func writeGPUTable(b *bytes.Buffer, r *rightsize.Result) {
 // recommended, confidence, why. Dollars come second so that a narrow
 // terminal cuts descriptions, not them.
 func gpuRows(r *rightsize.Result) [][]string {
-	gpus := append([]rightsize.GPURec(nil), r.GPU...)
+	var gpus []rightsize.GPURec
+	for _, g := range r.GPU {
+		if g.Action != rightsize.KeepWhole {
+			gpus = append(gpus, g)
+		}
+	}
 	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].MonthlySavingsUSD > gpus[j].MonthlySavingsUSD })
 	rows := make([][]string, 0, len(gpus))
 	for _, g := range gpus {
@@ -117,14 +197,14 @@ func gpuRows(r *rightsize.Result) [][]string {
 }
 
 func writeContainerTable(b *bytes.Buffer, r *rightsize.Result) {
-	b.WriteString("\nCPU and memory requests per container (best saving first)\n")
+	b.WriteString("\nCPU and memory requests per container (largest first)\n")
 	rows := containerRows(r)
 	if len(rows) == 0 {
 		b.WriteString("  none\n")
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\tCONTAINER\t$/MONTH\tCPU (CORES)\tMEMORY (GIB)\tCONFIDENCE\tNOTE")
+	fmt.Fprintln(tw, "  WORKLOAD\tCONTAINER\tFREES $/MONTH\tCPU (CORES)\tMEMORY (GIB)\tCONFIDENCE\tNOTE")
 	for _, row := range rows {
 		fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
 	}
@@ -291,19 +371,24 @@ func windowText(r *rightsize.Result) string {
 
 // recommendDoc is the recommendations as a document, for markdown and
 // HTML: every skip is listed, not only the first few.
-func recommendDoc(r *rightsize.Result) *doc {
+func recommendDoc(r *rightsize.Result, part *ledger.Part) *doc {
 	d := &doc{title: "gpuwise recommendations"}
 	d.linef("%s window; $/month at 730 h; nothing applied: see `gpuwise generate`.", windowText(r))
-	total := fmt.Sprintf("Total %s/month from %d GPU shapes and %d containers", usdCents(r.MonthlySavingsUSD), len(r.GPU), len(r.Containers))
-	if r.Unpriced > 0 {
-		total += fmt.Sprintf("; %d unpriced (n/a, not $0)", r.Unpriced)
-	}
-	d.line(total + ".")
+	d.line(ledgerLine(part) + ".")
+	d.line(changesLine(r) + ".")
+	d.line(freesNote)
 	d.line("")
-	d.heading("GPU shape per workload (best saving first)")
-	d.table([]string{"workload", "$/month", "pods", "now", "recommended", "confidence", "why"}, gpuRows(r))
-	d.heading("CPU and memory requests per container (best saving first)")
-	d.table([]string{"workload", "container", "$/month", "CPU (cores)", "memory (GiB)", "confidence", "note"}, containerRows(r))
+	d.heading("GPU shape changes per workload (largest first)")
+	d.table([]string{"workload", "frees $/month", "pods", "now", "recommended", "confidence", "why"}, gpuRows(r))
+	if keep := keepWhole(r); len(keep) > 0 {
+		d.heading(fmt.Sprintf("Keep the whole GPU (%d workloads; decisions, not recommendations)", len(keep)))
+		for _, g := range keep {
+			d.item(g.Workload + ": " + g.Reason)
+		}
+		d.line("")
+	}
+	d.heading("CPU and memory requests per container (largest first)")
+	d.table([]string{"workload", "container", "frees $/month", "CPU (cores)", "memory (GiB)", "confidence", "note"}, containerRows(r))
 	if len(r.Skipped) > 0 {
 		d.heading(fmt.Sprintf("No recommendation (%d)", len(r.Skipped)))
 		for _, k := range r.Skipped {

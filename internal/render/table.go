@@ -41,7 +41,7 @@ func writeTable(w io.Writer, r *cost.Report, o Options) error {
 	var b bytes.Buffer
 	p := painter(o.Color)
 	writePartial(&b, r, p)
-	writeHeadline(&b, r, o.Recommendations, p)
+	writeHeadline(&b, r, o.Savings, p)
 	cg, hidden := costGrid(r, o.MaxRows), []string(nil)
 	if o.Width > 0 {
 		cg, hidden = fitColumns(cg, o.Width)
@@ -59,10 +59,10 @@ func writeTable(w io.Writer, r *cost.Report, o Options) error {
 	return err
 }
 
-func writeHeadline(b *bytes.Buffer, r *cost.Report, rec *Recommendations, p painter) {
+func writeHeadline(b *bytes.Buffer, r *cost.Report, sav *Savings, p painter) {
 	b.WriteString(p.paint(ansiBold, "GPU cost report") + "\n")
 	tw := tabwriter.NewWriter(b, 0, 0, cellPadding, ' ', 0)
-	for _, f := range headline(r, rec) {
+	for _, f := range headline(r, sav) {
 		value := f.Value
 		if f.Idle {
 			value = p.paint(ansiRed, value)

@@ -22,9 +22,9 @@ type fact struct {
 	Idle bool
 }
 
-// headline answers "how bad is it?" in eight lines, and a ninth with the
-// recommendations' saving when there are any.
-func headline(r *cost.Report, rec *Recommendations) []fact {
+// headline answers "how bad is it?" in eight lines, then, with the
+// savings ledger, what can be recovered and what to do first.
+func headline(r *cost.Report, sav *Savings) []fact {
 	t := &r.Totals
 	h := t.GPUHours
 	facts := []fact{
@@ -42,16 +42,29 @@ func headline(r *cost.Report, rec *Recommendations) []fact {
 		unusedFact(t),
 		{Label: "Spot", Value: percent(t.SpotShare), Detail: "of provisioned GPU-hours on spot capacity"},
 	}
-	if rec != nil {
-		detail := fmt.Sprintf("saved by %d recommendations (GPU shapes, CPU/memory requests)", rec.Count)
-		if rec.Unpriced > 0 {
-			detail += fmt.Sprintf(", %d of them unpriced (not counted)", rec.Unpriced)
+	if sav != nil {
+		facts = append(facts, savingsFacts(sav)...)
+	}
+	return facts
+}
+
+// savingsFacts are the ledger's lines: the saving, then what to do first.
+func savingsFacts(s *Savings) []fact {
+	if s.Actions == 0 {
+		return []fact{{Label: "Savings", Value: "none found", Detail: "by the savings ledger's levers; see `" + s.Command + "`"}}
+	}
+	facts := []fact{{Label: "Savings", Value: monthly(s.SavingUSDMonth), Detail: fmt.Sprintf("recoverable by %d action(s): the savings ledger takes the GPU nodes alive at the window's end from %s to %s",
+		s.Actions, monthly(s.BeforeUSDMonth), monthly(s.AfterUSDMonth))}}
+	for i, f := range s.First {
+		label := "Then"
+		if i == 0 {
+			label = "Do first"
 		}
-		value := monthly(rec.MonthlySavingsUSD)
-		if rec.Count == 0 {
-			value, detail = "none", fmt.Sprintf("%d workloads or containers lacked the usage data to size them", rec.Skipped)
+		detail := f.ID + " " + f.Title + " (" + string(f.Confidence) + " confidence)"
+		if i == len(s.First)-1 {
+			detail += "; all actions: `" + s.Command + "`"
 		}
-		facts = append(facts, fact{Label: "Recommendations", Value: value, Detail: detail + "; see `" + rec.Command + "`"})
+		facts = append(facts, fact{Label: label, Value: monthly(f.SavingUSDMonth), Detail: detail})
 	}
 	return facts
 }
@@ -73,7 +86,7 @@ func costFact(t *cost.Totals) fact {
 // time by 1 − activity, so it does not move with the idle threshold that
 // "Idle GPU-hours" counts against; the label says which figure it is.
 func unusedFact(t *cost.Totals) fact {
-	f := fact{Label: "Unused GPU cost", Detail: "(GPU $ not computing: held time × (1 − activity), plus unallocated; the idle threshold does not change it)"}
+	f := fact{Label: "Unused GPU cost", Detail: "(GPU $ not computing: held time × (1 − activity), plus unallocated; the idle threshold does not change it; a cost, not a saving)"}
 	if t.Unpriced {
 		f.Value = "n/a (unpriced)"
 		return f

@@ -26,6 +26,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cli"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/snapshot"
 )
 
@@ -44,6 +45,7 @@ func TestAuditAndCollectAgainstRealControlPlane(t *testing.T) {
 	t.Run("report", func(t *testing.T) { checkLiveReport(t, reader) })
 	t.Run("recommend", func(t *testing.T) { checkLiveRecommend(t, reader) })
 	t.Run("plan", func(t *testing.T) { checkLivePlan(t, reader) })
+	t.Run("advise", func(t *testing.T) { checkLiveAdvise(t, reader) })
 	t.Run("forbidden without the ClusterRole", func(t *testing.T) {
 		unbound := serviceAccountKubeconfig(ctx, t, cs, cfg, "nobody", false)
 		var out, errb bytes.Buffer
@@ -171,6 +173,52 @@ func checkLivePlan(t *testing.T, kubeconfig string) {
 	}
 	if len(pl.Unplaced) != 0 {
 		t.Errorf("plan leaves %d running pods unplaced: %s", len(pl.Unplaced), out)
+	}
+}
+
+// checkLiveAdvise runs `gpuwise advise` on the live inventory with the
+// read-only role: without usage data the levers that need it (right-size,
+// shape) count nothing and list every GPU workload with the reason; the
+// ledger still adds up, the bridge to the report adds up, and the metrics
+// that need usage say n/a rather than 0%.
+func checkLiveAdvise(t *testing.T, kubeconfig string) {
+	out, errOut, code := execute(t, "advise", "--kubeconfig", kubeconfig, "-o", "json", "--window", "1h")
+	if code != cli.ExitOK {
+		t.Fatalf("advise exit %d: %s", code, errOut)
+	}
+	var l ledger.Ledger
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	var sum ledger.Cents
+	for _, a := range l.Actions {
+		if a.Lever != ledger.LeverConsolidate {
+			t.Errorf("action %s (%s) without usage data", a.ID, a.Key)
+		}
+		sum += ledger.CentsOf(a.SavingUSDMonth)
+	}
+	if sum != ledger.CentsOf(l.BeforeUSDMonth)-ledger.CentsOf(l.AfterUSDMonth) || l.BeforeUSDMonth <= 0 {
+		t.Errorf("actions save %s; before %v, after %v", sum, l.BeforeUSDMonth, l.AfterUSDMonth)
+	}
+	b := l.Bridge
+	if d := ledger.CentsOf(b.ReportUSDMonth) - (ledger.CentsOf(b.LedgerBeforeUSDMonth) - ledger.CentsOf(b.PartWindowUSDMonth) + ledger.CentsOf(b.DepartedUSDMonth)); d > 1 || d < -1 {
+		t.Errorf("bridge off by %d cents: %+v", d, b)
+	}
+	shape := map[string]string{}
+	for _, n := range l.NotCounted {
+		if n.Lever == ledger.LeverShape {
+			shape[n.Target] = n.Reason
+		}
+	}
+	for _, w := range []string{"ml/Deployment/serve", "team-notebooks/Deployment/nb"} {
+		if reason := shape[w]; !strings.Contains(reason, "unmeasured") && !strings.Contains(reason, "no ") {
+			t.Errorf("GPU workload %s not skipped with a data reason: %q (not counted: %v)", w, reason, shape)
+		}
+	}
+	for _, m := range l.Metrics {
+		if m.Name == "gpu_utilization" && (m.Value != nil || m.Status != ledger.Unavailable) {
+			t.Errorf("utilization without usage data: %v %s", m.Value, m.Status)
+		}
 	}
 }
 

@@ -1,0 +1,66 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/ledger"
+)
+
+// AdviseRequest asks for the savings ledger.
+type AdviseRequest struct {
+	RecommendRequest
+	// Levers names the levers to apply (empty: all, always in the
+	// documented order); EngineerUSDPerHour prices effort for payback.
+	Levers             []string
+	EngineerUSDPerHour float64
+}
+
+// DefaultAdviseRequest is advise with every default.
+func DefaultAdviseRequest() AdviseRequest {
+	return AdviseRequest{RecommendRequest: DefaultRecommendRequest(), EngineerUSDPerHour: ledger.DefaultEngineerUSDPerHour}
+}
+
+// options are the ledger options the request describes, with the policy.
+func (r AdviseRequest) options() ledger.Options {
+	o := ledger.DefaultOptions()
+	o.Levers, o.EngineerUSDPerHour = r.Levers, r.EngineerUSDPerHour
+	return o
+}
+
+// Validate lists every problem with the request: an unknown lever or a
+// negative engineering rate is a usage error naming it.
+func (r AdviseRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	p.add(r.options().Validate())
+	return p.err()
+}
+
+// AdviseResult is the savings ledger and the snapshot it models; Partial
+// as in ReportResult.
+type AdviseResult struct {
+	Ledger   *ledger.Ledger
+	Snapshot *cluster.Prepared
+	Partial  error
+}
+
+// Advise builds the savings ledger: the levers applied in order to one
+// modelled cluster, ranked, phased, with the FinOps metrics.
+func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	rr, catalog, err := a.recommend(ctx, req.RecommendRequest)
+	if err != nil {
+		return nil, err
+	}
+	opts := req.options()
+	opts.Policy = rr.Policy
+	l, err := ledger.Build(ledger.Input{Snapshot: rr.Snapshot, Prices: catalog, Recs: rr.Result}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("building the savings ledger: %w", err)
+	}
+	return &AdviseResult{Ledger: l, Snapshot: rr.Snapshot, Partial: rr.Partial}, nil
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/ledger"
+	"github.com/gpuwise/gpuwise/internal/render"
+)
+
+// adviseOptions are the flags of `gpuwise advise`.
+type adviseOptions struct {
+	recommendFlags
+	output outputFlag
+	levers []string
+	rate   float64
+	scale  int
+}
+
+// request is the advise request the flags describe.
+func (o *adviseOptions) request(p *flagProblems) app.AdviseRequest {
+	req := app.AdviseRequest{RecommendRequest: o.recommendFlags.request(p), Levers: o.levers, EngineerUSDPerHour: o.rate}
+	switch {
+	case req.Source.Demo != nil:
+		req.Source.Demo.Scale = o.scale
+	case o.scale != 1:
+		p.addf("--scale sizes the simulated cluster: it needs --demo")
+	}
+	return req
+}
+
+func newAdviseCmd(e *env) *cobra.Command {
+	o := &adviseOptions{}
+	cmd := &cobra.Command{
+		Use:   "advise [--from FILE | --prometheus URL | --demo | --context CTX]",
+		Short: "The savings ledger: what to do first, and what each action is worth on top of the ones before it",
+		Long: "advise applies the levers in order to one modelled cluster — right-size CPU/memory requests,\n" +
+			"GPU shapes (MIG, time-slicing, cheaper models), consolidation — and lists the actions that get\n" +
+			"there, each with the $/month it adds on top of the ones before it, effort, payback, confidence,\n" +
+			"risk, prerequisites, evidence and the `gpuwise generate` command that carries it out; ranked by\n" +
+			"saving per engineer-hour and phased over 30/60/90 days, with FinOps metrics and red flags. The\n" +
+			"actions add up to before − after to the cent. Nothing is applied. Reference: docs/savings.md.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAdvise(cmd.Context(), o, e) },
+	}
+	o.recommendFlags.register(cmd.Flags())
+	o.output.register(cmd.Flags(), render.Formats)
+	cmd.Flags().StringSliceVar(&o.levers, "levers", nil, "levers to apply (default all, always in this order): "+strings.Join(ledger.LeverNames(), ", "))
+	cmd.Flags().Float64Var(&o.rate, "engineer-rate", ledger.DefaultEngineerUSDPerHour, "engineering cost in $ per hour, for payback")
+	cmd.Flags().IntVar(&o.scale, "scale", app.DefaultDemo().Scale, "with --demo: cluster size multiplier (96 GPUs each)")
+	return cmd
+}
+
+func runAdvise(ctx context.Context, o *adviseOptions, e *env) error {
+	var p flagProblems
+	req := o.request(&p)
+	format := o.output.parse(&p)
+	if err := p.check(req.Validate); err != nil {
+		return err
+	}
+	res, err := e.app.Advise(ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := render.Ledger(e.Out, res.Ledger, format, e.renderOptions()); err != nil {
+		return err
+	}
+	return partial(res.Partial)
+}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/ledger"
+	"github.com/gpuwise/gpuwise/internal/packing"
+	"github.com/gpuwise/gpuwise/internal/render"
+)
+
+// The demo's savings ledger is golden in every format a person or a
+// machine reads.
+func TestAdviseDemoGolden(t *testing.T) {
+	for _, f := range render.Formats {
+		out, errOut, code := run(t, "advise", "--demo", "-o", string(f))
+		if code != ExitOK {
+			t.Fatalf("-o %s: exit %d: %s", f, code, errOut)
+		}
+		golden(t, "advise."+string(f), out)
+	}
+}
+
+func adviseJSON(t *testing.T, args ...string) ledger.Ledger {
+	t.Helper()
+	out, errOut, code := run(t, append([]string{"advise", "-o", "json"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("advise %v: exit %d: %s", args, code, errOut)
+	}
+	var l ledger.Ledger
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestAdviseDemoAddsUp: the JSON's actions add up to before − after to
+// the cent, the demo's consolidation is what `gpuwise plan` saves, and the
+// bridge starts from the report's monthly spend.
+func TestAdviseDemoAddsUp(t *testing.T) {
+	l := adviseJSON(t, "--demo")
+	var sum ledger.Cents
+	for _, a := range l.Actions {
+		sum += ledger.CentsOf(a.SavingUSDMonth)
+	}
+	if sum != ledger.CentsOf(l.BeforeUSDMonth)-ledger.CentsOf(l.AfterUSDMonth) || sum != ledger.CentsOf(l.SavingUSDMonth) || sum <= 0 {
+		t.Errorf("actions sum to %s; before %v after %v saving %v", sum, l.BeforeUSDMonth, l.AfterUSDMonth, l.SavingUSDMonth)
+	}
+	pl := planJSON(t, "--demo")
+	if ledger.CentsOf(*pl.SavingsUSDPerMonth) != ledger.CentsOf(l.SavingUSDMonth) || ledger.CentsOf(*pl.Before.USDPerMonth) != ledger.CentsOf(l.BeforeUSDMonth) {
+		t.Errorf("plan saves %v of %v, the ledger %v of %v", *pl.SavingsUSDPerMonth, *pl.Before.USDPerMonth, l.SavingUSDMonth, l.BeforeUSDMonth)
+	}
+	out, _, _ := run(t, "demo", "-o", "json")
+	var rep struct {
+		Totals struct {
+			Monthly float64 `json:"monthly_cost_usd"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if ledger.CentsOf(rep.Totals.Monthly) != ledger.CentsOf(l.Bridge.ReportUSDMonth) {
+		t.Errorf("report says %v/month, the bridge %v", rep.Totals.Monthly, l.Bridge.ReportUSDMonth)
+	}
+}
+
+// TestAdviseArtefactsExist: every file an action names is written by the
+// command it names.
+func TestAdviseArtefactsExist(t *testing.T) {
+	l := adviseJSON(t, "--demo")
+	done := map[string]string{}
+	for _, a := range l.Actions {
+		for _, art := range a.Artefacts {
+			dir, ok := done[art.Command]
+			if !ok {
+				dir = t.TempDir()
+				args := strings.Fields(strings.TrimPrefix(art.Command, "gpuwise "))
+				args[len(args)-1] = dir // "-d out/"
+				if _, errOut, code := run(t, append(args, "--demo")...); code != ExitOK {
+					t.Fatalf("%s: exit %d: %s", art.Command, code, errOut)
+				}
+				done[art.Command] = dir
+			}
+			for _, f := range art.Files {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Errorf("%s: %s names %s, which %s does not write", a.ID, a.Title, f, art.Command)
+				}
+			}
+		}
+	}
+	if len(done) == 0 {
+		t.Error("no action names an artefact")
+	}
+}
+
+func TestAdviseBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--levers", "consolidate,spot-magic"}, `unknown lever "spot-magic"`},
+		{[]string{"--engineer-rate", "-20"}, "engineer rate: -20 $/hour is not a non-negative amount"},
+		{[]string{"-o", "sarif"}, `output format "sarif" is not one of table, wide, json, yaml, csv, markdown, html`},
+	} {
+		_, errOut, code := run(t, append([]string{"advise", "--demo"}, c.args...)...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d %q, want %d naming %q", c.args, code, errOut, ExitUsage, c.want)
+		}
+	}
+}
+
+// TestAdviseLeversSubset: consolidation alone is the demo's whole saving
+// (right-sizing frees no further node there), and right-sizing without
+// consolidation saves nothing it can count.
+func TestAdviseLeversSubset(t *testing.T) {
+	all := adviseJSON(t, "--demo")
+	cons := adviseJSON(t, "--demo", "--levers", "consolidate")
+	rs := adviseJSON(t, "--demo", "--levers", "rightsize,shape")
+	if cons.SavingUSDMonth != all.SavingUSDMonth || rs.SavingUSDMonth != 0 || len(rs.Actions) != 0 {
+		t.Errorf("all %v, consolidate %v, rightsize+shape %v with %d actions", all.SavingUSDMonth, cons.SavingUSDMonth, rs.SavingUSDMonth, len(rs.Actions))
+	}
+}
+
+func planJSON(t *testing.T, args ...string) packing.Plan {
+	t.Helper()
+	out, errOut, code := run(t, append([]string{"plan", "-o", "json"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("plan %v: exit %d: %s", args, code, errOut)
+	}
+	var pl packing.Plan
+	if err := json.Unmarshal([]byte(out), &pl); err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}

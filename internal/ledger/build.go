@@ -1,0 +1,164 @@
+package ledger
+
+import (
+	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/packing"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
+
+// Build applies the levers in order to the modelled cluster of a prepared
+// snapshot and returns the ledger. It fails on invalid options or input,
+// and refuses a ledger that does not reconcile (that would be a bug).
+func Build(in Input, o Options) (*Ledger, error) {
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("ledger options: %w", err)
+	}
+	lvs, _ := Levers(o.Levers)
+	return buildWith(in, o, lvs)
+}
+
+// buildWith applies the levers in the order given (Build passes the
+// documented order; tests try others).
+func buildWith(in Input, o Options, lvs []Lever) (*Ledger, error) {
+	env, m, err := prepare(in, o)
+	if err != nil {
+		return nil, err
+	}
+	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, before: m.Cost()}
+	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
+	st := &run{unrealised: map[string]string{}}
+	for _, lv := range lvs {
+		if err := st.apply(lv, m, env); err != nil {
+			return nil, err
+		}
+	}
+	l.after = m.Cost()
+	l.NodesAfter, l.GPUsAfter, _ = m.Kept()
+	l.Levers, l.Notes = st.levers, st.notes
+	l.plan(st, o.EngineerUSDPerHour)
+	a, rep, err := costReport(in)
+	if err != nil {
+		return nil, err
+	}
+	l.relate(in, m, a)
+	l.Metrics, l.RedFlags = metrics(in, env, l, a, rep)
+	l.money()
+	l.Summary = summarize(l, rep)
+	return l, l.Reconcile()
+}
+
+// prepare computes what levers read (right-sizing results, GPU demand)
+// and the starting model: the GPU nodes alive at the window's end, priced
+// as the planner prices them.
+func prepare(in Input, o Options) (*Env, *Model, error) {
+	if in.Snapshot == nil || in.Prices == nil {
+		return nil, nil, fmt.Errorf("ledger: no snapshot or no prices")
+	}
+	if err := in.Snapshot.Window.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("ledger: %w", err)
+	}
+	recs := in.Recs
+	if recs == nil {
+		var err error
+		if recs, err = rightsize.Recommend(in.Snapshot, o.Policy, in.Prices); err != nil {
+			return nil, nil, fmt.Errorf("ledger: %w", err)
+		}
+	}
+	prob, err := packing.FromSnapshot(in.Snapshot, packing.SnapshotOptions{Prices: in.Prices, Shapes: packing.CurrentShapes})
+	if err != nil {
+		return nil, nil, fmt.Errorf("ledger: %w", err)
+	}
+	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: recs, peaks: gpuDemand(in.Snapshot.Snapshot)}
+	return env, newModel(modelNodes(prob, in.Snapshot.Snapshot)), nil
+}
+
+// modelNodes are the planner's nodes with their capacity type.
+func modelNodes(p *packing.Problem, s *cluster.Snapshot) []Node {
+	capacity := make(map[string]string, len(s.Nodes))
+	for i := range s.Nodes {
+		capacity[s.Nodes[i].Name] = s.Nodes[i].Capacity
+	}
+	out := make([]Node, len(p.Nodes))
+	for i, n := range p.Nodes {
+		out[i] = Node{Name: n.Name, Pool: n.Pool, GPUModel: n.Model, Capacity: capacity[n.Name], GPUs: n.GPUs,
+			USDPerHour: n.USDPerHour, Priced: n.Priced}
+	}
+	return out
+}
+
+// run collects what the levers did.
+type run struct {
+	actions    []Action
+	notCounted []NotCounted
+	unrealised map[string]string
+	levers     []LeverResult
+	notes      []string
+}
+
+// apply lets one lever propose changes and applies them in order,
+// pricing the model around each.
+func (r *run) apply(lv Lever, m *Model, env *Env) error {
+	p, err := lv.Propose(m.clone(), env)
+	if err != nil {
+		return fmt.Errorf("lever %s: %w", lv.Name(), err)
+	}
+	lr := LeverResult{Name: lv.Name(), NotCounted: len(p.NotCounted)}
+	for _, ch := range p.Changes {
+		a := ch.Action
+		a.Lever, a.requires = lv.Name(), ch.Requires
+		before := m.Cost()
+		ch.Apply(m)
+		after := m.Cost()
+		if after > before {
+			return fmt.Errorf("lever %s: action %s raises the modelled cost from %s to %s (a gpuwise bug; please report it)", lv.Name(), a.Key, before, after)
+		}
+		a.saving = before - after
+		a.ModelBeforeUSDMonth, a.ModelAfterUSDMonth, a.SavingUSDMonth = before.USD(), after.USD(), a.saving.USD()
+		lr.saving += a.saving
+		r.actions = append(r.actions, a)
+	}
+	if p.Finish != nil {
+		before := m.Cost()
+		if p.Finish(m); m.Cost() != before {
+			return fmt.Errorf("lever %s: finishing changed the modelled cost (a gpuwise bug; please report it)", lv.Name())
+		}
+	}
+	lr.SavingUSDMonth = lr.saving.USD()
+	r.levers = append(r.levers, lr)
+	r.notCounted = append(r.notCounted, p.NotCounted...)
+	for k, why := range p.Unrealised {
+		r.unrealised[k] = why
+	}
+	r.notes = append(r.notes, p.Notes...)
+	return nil
+}
+
+// money sets the ledger's dollar fields from its cents.
+func (l *Ledger) money() {
+	l.BeforeUSDMonth, l.AfterUSDMonth, l.SavingUSDMonth = l.before.USD(), l.after.USD(), l.Saving().USD()
+	if l.before > 0 {
+		s := float64(l.Saving()) / float64(l.before)
+		l.SavingShare = &s
+	}
+}
+
+// costReport is the input's cost allocation (or one with the default
+// options) and its report with the default options.
+func costReport(in Input) (*cost.Allocation, *cost.Report, error) {
+	a := in.Allocation
+	opts := cost.DefaultOptions(in.Prices)
+	if a == nil {
+		var err error
+		if a, err = cost.Allocate(in.Snapshot, opts); err != nil {
+			return nil, nil, fmt.Errorf("ledger: allocating cost: %w", err)
+		}
+	}
+	rep, err := cost.NewReport(a, cost.DefaultReportOptions())
+	if err != nil {
+		return nil, nil, fmt.Errorf("ledger: cost report: %w", err)
+	}
+	return a, rep, nil
+}

@@ -1,0 +1,265 @@
+package ledger
+
+import (
+	"cmp"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/packing"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
+
+// consolidateLever packs the workloads onto the fewest and cheapest nodes
+// (package packing) and removes the rest. It is where the earlier levers'
+// changes become money:
+//
+//  1. Consolidation alone: the pods as they are now. One action per pool
+//     that loses nodes, and one prerequisite action for the MIG re-cuts and
+//     moves among kept nodes that make room.
+//  2. With the earlier levers' workload changes: every subset of the
+//     levers that changed workloads is packed, and the cheapest (fewest
+//     levers on a tie) is the final plan F. Then, lever by lever in order,
+//     the plan with F's levers so far: when it is cheaper than the last
+//     plan, one "repack" action carries the difference and requires the
+//     changes that plan applies (a step that is not cheaper waits for the
+//     next). Changes of levers outside F, or that F does not apply, are not
+//     counted, with the reason.
+//
+// Taking the cheapest over subsets makes the final plan the same whatever
+// order the changing levers came in (the packer is a heuristic: more
+// right-sizing can pack worse), so the ledger's total does not depend on
+// that order; only the split between the repack actions does. And no
+// action is ever undone by a later one: the states only add levers.
+type consolidateLever struct{}
+
+func (consolidateLever) Name() string { return LeverConsolidate }
+
+func (consolidateLever) Propose(m *Model, env *Env) (Proposal, error) {
+	c := &consolidation{m: m, env: env, groups: changeGroups(m.Changes), plans: map[int]*packing.Plan{}, index: map[int]*planIndex{}}
+	p0, err := c.solve(0)
+	if err != nil {
+		return Proposal{}, err
+	}
+	prop := Proposal{Unrealised: map[string]string{}}
+	prop.Changes = c.removals(p0)
+	f, err := c.cheapest()
+	if err != nil {
+		return Proposal{}, err
+	}
+	last := 0
+	for k := range c.groups {
+		s := f & (1<<(k+1) - 1)
+		if s == last || c.indexOf(s).cost >= c.indexOf(last).cost {
+			continue
+		}
+		if _, err := c.solve(s); err != nil {
+			return Proposal{}, err
+		}
+		prop.Changes = append(prop.Changes, c.repack(last, s))
+		c.drop(s, f)
+		last = s
+	}
+	c.unrealised(last, prop.Unrealised)
+	final := c.plans[last]
+	prop.Finish = func(m *Model) { m.Plan = final }
+	prop.Notes = append(prop.Notes, final.Notes...)
+	return prop, nil
+}
+
+// group is one lever's workload changes.
+type group struct {
+	lever   string
+	changes []WorkloadChange
+}
+
+// changeGroups splits the model's workload changes by lever, in order.
+func changeGroups(changes []WorkloadChange) []group {
+	var out []group
+	for _, ch := range changes {
+		if len(out) == 0 || out[len(out)-1].lever != ch.Lever {
+			out = append(out, group{lever: ch.Lever})
+		}
+		out[len(out)-1].changes = append(out[len(out)-1].changes, ch)
+	}
+	return out
+}
+
+// consolidation holds the plans of one consolidation lever run, by the
+// bit mask of the change groups they apply.
+type consolidation struct {
+	m      *Model
+	env    *Env
+	groups []group
+	plans  map[int]*packing.Plan
+	index  map[int]*planIndex
+	end    map[string]bool // see running
+}
+
+// planIndex is what the lever asks of a plan, by workload group, built
+// once per plan.
+// It holds no pointer into the plan, so a plan no later step needs can go.
+type planIndex struct {
+	kept    map[string]bool
+	cost    Cents
+	applied map[string]bool   // groups with a shape applied to a pod
+	why     map[string]string // why the plan does not use a group's shape
+}
+
+// indexOf indexes the plan of mask (solved already).
+func (c *consolidation) indexOf(mask int) *planIndex {
+	if x, ok := c.index[mask]; ok {
+		return x
+	}
+	pl := c.plans[mask]
+	x := &planIndex{kept: keptOf(pl), applied: map[string]bool{}, why: map[string]string{}}
+	x.cost = c.m.costOf(x.kept)
+	for i := range pl.Shapes {
+		d := &pl.Shapes[i]
+		if d.Decision == packing.ShapeApplied {
+			x.applied[d.Group] = true
+		}
+		if _, ok := x.why[d.Group]; !ok {
+			x.why[d.Group] = fmt.Sprintf("the consolidation plan %s (%s → %s): %s", decisionVerb(d.Decision), d.Current, d.Recommended, d.Reason)
+		}
+	}
+	for i := range pl.Problem().Workloads {
+		w := &pl.Problem().Workloads[i]
+		if _, ok := x.why[w.Group]; ok {
+			continue
+		}
+		if w.Pinned {
+			x.why[w.Group] = "the planner does not move it: " + w.PinReason
+		} else if w.Note != "" {
+			x.why[w.Group] = w.Note
+		}
+	}
+	c.index[mask] = x
+	return x
+}
+
+// cheapest packs every subset of the changing levers and returns the
+// cheapest: fewer levers on a tie (changes that save nothing are not
+// recommended), then the levers' names, so the answer does not depend on
+// the order the levers came in.
+func (c *consolidation) cheapest() (int, error) {
+	best := 0
+	for s := 1; s < 1<<len(c.groups); s++ {
+		if _, err := c.solve(s); err != nil {
+			return 0, err
+		}
+		a, b := c.indexOf(s), c.indexOf(best)
+		if d := cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(bits.OnesCount(uint(s)), bits.OnesCount(uint(best))),
+			strings.Compare(c.leverList(s), c.leverList(best))); d < 0 {
+			best = s
+		}
+		c.drop(0, best) // a plan is large; its index is what the search needs
+	}
+	return best, nil
+}
+
+// drop forgets the plans of every mask but keep; their indexes stay, and
+// solve packs again a plan a later step needs.
+func (c *consolidation) drop(keep ...int) {
+	for m := range c.plans {
+		if !slices.Contains(keep, m) {
+			delete(c.plans, m)
+		}
+	}
+}
+
+// solve packs the snapshot with the changes of the groups in mask.
+func (c *consolidation) solve(mask int) (*packing.Plan, error) {
+	if pl, ok := c.plans[mask]; ok {
+		return pl, nil
+	}
+	o := packing.SnapshotOptions{Prices: c.env.Prices, Shapes: packing.CurrentShapes}
+	if mask != 0 {
+		o.Shapes, o.Recs = packing.RecommendedShapes, c.recs(mask)
+	}
+	prob, err := packing.FromSnapshot(c.env.Snapshot, o)
+	if err != nil {
+		return nil, fmt.Errorf("consolidating: %w", err)
+	}
+	pl, err := packing.Solve(prob)
+	if err != nil {
+		return nil, fmt.Errorf("consolidating: %w", err)
+	}
+	c.plans[mask] = pl
+	return pl, nil
+}
+
+// recs gathers the right-sizing results of the groups in mask.
+func (c *consolidation) recs(mask int) *rightsize.Result {
+	r := &rightsize.Result{}
+	for k, g := range c.groups {
+		if mask&(1<<k) == 0 {
+			continue
+		}
+		for _, ch := range g.changes {
+			r.Containers = append(r.Containers, ch.Containers...)
+			if ch.GPU != nil {
+				r.GPU = append(r.GPU, *ch.GPU)
+			}
+		}
+	}
+	return r
+}
+
+// keptOf is the set of nodes a plan keeps.
+func keptOf(pl *packing.Plan) map[string]bool {
+	out := make(map[string]bool, len(pl.Nodes))
+	for _, n := range pl.Nodes {
+		if n.Keep {
+			out[n.Name] = true
+		}
+	}
+	return out
+}
+
+// keptGPUs counts the GPUs a plan keeps per model.
+func keptGPUs(pl *packing.Plan) map[string]int {
+	out := map[string]int{}
+	for _, n := range pl.Nodes {
+		if n.Keep {
+			out[n.Model] += len(n.GPUs)
+		}
+	}
+	for _, n := range pl.Problem().Nodes {
+		if _, ok := out[n.Model]; !ok {
+			out[n.Model] = 0
+		}
+	}
+	return out
+}
+
+// names lists the keys of a set, sorted.
+func names(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// nodeTargets turns node names into targets.
+func nodeTargets(ns []string) []Target {
+	out := make([]Target, len(ns))
+	for i, n := range ns {
+		out[i] = Target{Kind: "node", Name: n}
+	}
+	return out
+}
+
+// leverList names the levers of a mask: "rightsize+shape".
+func (c *consolidation) leverList(mask int) string {
+	var out []string
+	for k, g := range c.groups {
+		if mask&(1<<k) != 0 {
+			out = append(out, g.lever)
+		}
+	}
+	return strings.Join(out, "+")
+}

@@ -1,0 +1,32 @@
+// Package ledger owns the savings ledger: one modelled cluster — the GPU
+// nodes alive at the window's end, each at its monthly run-rate (node-hours
+// per month × $/h from the same pricer the cost engine uses) — transformed
+// by levers applied in sequence: right-size CPU/memory → GPU shape →
+// consolidate (later autoscaling, capacity mix, commitments, region, idle
+// reclaim, quantization, each a Lever). The model is priced in integer
+// cents before and after every action, so an action's saving is exactly
+// what it adds on top of the ones before it, the actions add up to before
+// − after to the cent, and Reconcile refuses a ledger that does not.
+//
+// Money is realised where the bill shrinks: right-sized requests and MIG or
+// time-slice shapes change what workloads hold, not what is bought, so
+// they are prerequisites of the consolidation that turns them into nodes
+// that go away; what nothing realises is listed as not counted, with the
+// reason. The ledger then ranks the actions (saving per effort hour,
+// prerequisites first, phases of 0–30 / 31–60 / 61–90 days), prices effort
+// and payback, relates "before" to the cost report's monthly spend (the
+// Bridge), and computes the FinOps metrics and red flags the data supports
+// (those that need hourly series or request counters say so: Hourly and
+// Counters light them up). docs/savings.md is the reference for every rule
+// and default.
+//
+// Composition exception: the ledger is the one core package that composes
+// other engines. It calls rightsize (recommendations), packing (the
+// consolidation planner) and cost (allocation and report), all pricing
+// nodes through the same pricing.Pricer. No engine imports the ledger.
+//
+// Pure core: it imports cluster, pricing, cost, rightsize, packing and the
+// standard library only; never adapters (kube, prom, sim, snapshot, trace),
+// front ends (cli, render, generate, app) or the clock: time comes from the
+// snapshot's window.
+package ledger

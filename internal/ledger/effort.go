@@ -1,0 +1,73 @@
+package ledger
+
+// Effort table: engineer-hours per unit of work, the defaults
+// docs/savings.md documents. They are deliberately round: the point is
+// the ranking and the order of magnitude of payback, not a quote.
+const (
+	// effortResize: review a right-sized request patch, apply it, watch a
+	// rollout (per workload).
+	effortResize = 0.5
+	// effortTimeSlice: switch a workload to nvidia.com/gpu.shared (per
+	// workload); the node's device-plugin config is effortNodeConfig.
+	effortTimeSlice = 0.5
+	// effortMIG: switch a workload to a MIG resource and check it on the
+	// slice (per workload); the node's re-cut is effortNodeConfig.
+	effortMIG = 1
+	// effortCheaperModel: move a workload to another GPU model and
+	// validate its latency and accuracy there (per workload).
+	effortCheaperModel = 4
+	// effortNodeConfig: change a node's MIG layout or time-slicing config:
+	// cordon, drain, relabel, verify (per node).
+	effortNodeConfig = 2
+	// effortRemoveNode: cordon, drain and delete a node, shrink its node
+	// group (per node).
+	effortRemoveNode = 1
+	// effortMove: a pod rescheduled elsewhere: check it came back healthy
+	// (per pod).
+	effortMove = 0.25
+	// effortAction: the fixed part of any action: a change ticket, a
+	// review, a rollback plan.
+	effortAction = 0.5
+)
+
+// quickWinHours is the most effort (with prerequisites) a phase-1 action
+// may take.
+const quickWinHours = 8
+
+// phase names and day ranges.
+var phases = []struct{ days, name string }{
+	{"0-30", "quick wins"},
+	{"31-60", "configuration changes"},
+	{"61-90", "capacity changes"},
+}
+
+// kindPhase is the earliest phase an action's kind allows: request
+// changes are quick wins; MIG and time-slicing change node configuration;
+// a cheaper GPU model changes what capacity is bought. Removing nodes is a
+// quick win when it and its prerequisites take at most quickWinHours and
+// its risk is not high, else a configuration change. effort includes the
+// prerequisites'.
+func kindPhase(a *Action, effort float64) int {
+	switch a.Kind {
+	case kindResize:
+		return 1
+	case kindCheaperModel:
+		return 3
+	case kindRemoveNodes, kindRepack:
+		if effort <= quickWinHours && a.Risk != High {
+			return 1
+		}
+	}
+	return 2
+}
+
+// Action kinds.
+const (
+	kindResize       = "resize"
+	kindMIG          = "mig"
+	kindTimeSlice    = "time-slice"
+	kindCheaperModel = "cheaper-model"
+	kindRemoveNodes  = "remove-nodes"
+	kindPrepareNodes = "prepare-nodes"
+	kindRepack       = "repack"
+)

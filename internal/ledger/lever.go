@@ -1,0 +1,96 @@
+package ledger
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Lever is one way of saving money, applied to the modelled cluster.
+// Propose looks at the model as the levers before it left it (a copy: it
+// must not change it) and returns changes; the ledger applies them in
+// order and prices the model before and after each one, so a lever never
+// states its own savings. A lever must not propose a change that raises
+// the model's cost: Build refuses it as a bug.
+//
+// New levers (autoscaling, capacity mix, commitments, region, idle
+// reclaim, quantization) implement this interface and add themselves to
+// levers below in the documented order; docs/savings.md says how.
+type Lever interface {
+	Name() string
+	Propose(m *Model, env *Env) (Proposal, error)
+}
+
+// Proposal is what a lever wants done.
+type Proposal struct {
+	Changes []Change
+	// NotCounted are opportunities the lever saw and does not count, with
+	// the reason (missing data, outside the model).
+	NotCounted []NotCounted
+	// Unrealised says, by action key, why an earlier lever's change
+	// saves nothing here (a right-sized shape the planner reverted).
+	Unrealised map[string]string
+	Notes      []string
+	// Finish, when set, runs after the changes; it may record state for
+	// later levers (the consolidation plan) and must not change the cost.
+	Finish func(m *Model)
+}
+
+// Change is one action and the transformation of the model that carries
+// it out. The lever fills in everything about the action except its
+// money, ID, rank, phase and payback, which the ledger computes.
+type Change struct {
+	Action Action
+	// Requires are the keys of actions this one needs done first.
+	Requires []string
+	Apply    func(m *Model)
+}
+
+// Lever names, in the order they apply (DESIGN.md "Ledger").
+const (
+	LeverRightsize   = "rightsize"
+	LeverShape       = "shape"
+	LeverConsolidate = "consolidate"
+)
+
+// levers are the known levers in their order. Each entry builds a fresh
+// lever.
+var levers = []struct {
+	name string
+	make func() Lever
+}{
+	{LeverRightsize, func() Lever { return rightsizeLever{} }},
+	{LeverShape, func() Lever { return shapeLever{} }},
+	{LeverConsolidate, func() Lever { return consolidateLever{} }},
+}
+
+// LeverNames lists the known levers in the order they apply.
+func LeverNames() []string {
+	out := make([]string, len(levers))
+	for i, l := range levers {
+		out[i] = l.name
+	}
+	return out
+}
+
+// Levers returns the named levers in the documented order (nil or empty
+// names: all of them). An unknown name is an error that lists the known
+// ones.
+func Levers(names []string) ([]Lever, error) {
+	var bad []string
+	for _, n := range names {
+		if !slices.Contains(LeverNames(), n) {
+			bad = append(bad, fmt.Sprintf("%q", n))
+		}
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("unknown lever %s: want one of %s", strings.Join(bad, ", "), strings.Join(LeverNames(), ", "))
+	}
+	var out []Lever
+	for _, l := range levers {
+		if len(names) == 0 || slices.Contains(names, l.name) {
+			out = append(out, l.make())
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,79 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
+
+// DefaultEngineerUSDPerHour prices an engineer-hour for payback: a fully
+// loaded platform engineer at about $200,000 a year over 2,000 working
+// hours (docs/savings.md).
+const DefaultEngineerUSDPerHour = 100
+
+// Prices is what the ledger needs from a price catalog: node prices (the
+// pricer the cost engine uses) and the offers right-sizing compares GPU
+// models in. *pricing.Catalog satisfies it.
+type Prices = rightsize.Prices
+
+// Options steer a ledger.
+type Options struct {
+	// Levers names the levers to apply; empty means all. They always apply
+	// in the documented order, whatever order they are named in.
+	Levers []string
+	// EngineerUSDPerHour prices effort for payback.
+	EngineerUSDPerHour float64
+	// Policy is the right-sizing policy.
+	Policy rightsize.Policy
+}
+
+// DefaultOptions returns the documented defaults.
+func DefaultOptions() Options {
+	return Options{EngineerUSDPerHour: DefaultEngineerUSDPerHour, Policy: rightsize.DefaultPolicy()}
+}
+
+// Validate lists every problem with the options, each naming its field.
+func (o Options) Validate() error {
+	var errs []error
+	if _, err := Levers(o.Levers); err != nil {
+		errs = append(errs, fmt.Errorf("levers: %w", err))
+	}
+	if r := o.EngineerUSDPerHour; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		errs = append(errs, fmt.Errorf("engineer rate: %v $/hour is not a non-negative amount", r))
+	}
+	if err := o.Policy.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("policy: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// Input is what a ledger is built from.
+type Input struct {
+	Snapshot *cluster.Prepared
+	Prices   Prices
+	// Allocation is the cost engine's allocation of the same snapshot and
+	// prices; nil makes one with the default cost options.
+	Allocation *cost.Allocation
+	// Recs are right-sizing results for the snapshot; nil computes them
+	// with Options.Policy.
+	Recs *rightsize.Result
+	// Hourly and Counters are data the snapshot does not carry yet; nil
+	// leaves the metrics that need them unavailable, with the reason.
+	Hourly   Hourly
+	Counters Counters
+}
+
+// Env is what levers read besides the model: the snapshot, prices,
+// right-sizing results and the effort table. It is shared and read-only.
+type Env struct {
+	Snapshot *cluster.Prepared
+	Prices   Prices
+	Recs     *rightsize.Result
+	// peaks is the GPU demand over the window per model, for the
+	// consolidation lever's confidence.
+	peaks *demand
+}

@@ -1,0 +1,320 @@
+package ledger
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// daysPerMonth turns a monthly saving into a daily one for payback.
+const daysPerMonth = HoursPerMonth / 24.0
+
+// plan turns the levers' actions into the ledger's plan: actions that
+// save money, with the prerequisites they realise; changes that save
+// nothing and realise nothing go to NotCounted with the reason. Then
+// confidence is carried from prerequisites, actions are ranked by saving
+// per effort hour (a bundle at a time: an action with the prerequisites
+// not yet scheduled), phased, numbered and priced for payback.
+func (l *Ledger) plan(r *run, rate float64) {
+	byKey := make(map[string]*Action, len(r.actions))
+	for i := range r.actions {
+		byKey[r.actions[i].Key] = &r.actions[i]
+	}
+	need := map[string][]string{} // prerequisite key → money actions that need it
+	for i := range r.actions {
+		if a := &r.actions[i]; a.saving > 0 {
+			for _, k := range closure(a, byKey) {
+				need[k] = append(need[k], a.Key)
+			}
+		}
+	}
+	var kept []*Action
+	for i := range r.actions {
+		a := &r.actions[i]
+		needed := a.saving > 0 || len(need[a.Key]) > 0
+		if len(a.Items) > 0 {
+			l.NotCounted = append(l.NotCounted, a.trim(needed, r.unrealised)...)
+		} else if !needed {
+			l.NotCounted = append(l.NotCounted, NotCounted{Lever: a.Lever, Target: a.Target, Reason: unrealisedWhy(a, r.unrealised), weight: a.weight})
+		}
+		if needed {
+			kept = append(kept, a)
+		}
+	}
+	// Changes found and not realised first, the larger first, then what
+	// had too little data.
+	slices.SortStableFunc(l.NotCounted, func(a, b NotCounted) int { return cmp.Compare(b.weight, a.weight) })
+	l.NotCounted = append(l.NotCounted, r.notCounted...)
+	for _, a := range kept {
+		if a.saving > 0 {
+			inherit(a, closure(a, byKey), byKey)
+		}
+	}
+	order, bundles := rank(kept, byKey, need)
+	l.number(order, byKey, need)
+	l.price(order, bundles, rate)
+	l.count()
+}
+
+// trim moves a grouped action's items that nothing realises to the
+// not-counted list (all of them when the action itself is not needed) and
+// regroups the rest.
+func (a *Action) trim(needed bool, unrealised map[string]string) []NotCounted {
+	var out []NotCounted
+	var kept []Item
+	for _, it := range a.Items {
+		why, ok := unrealised[it.key]
+		if needed && !ok {
+			kept = append(kept, it)
+			continue
+		}
+		if !ok {
+			why = "saves nothing on its own and no later lever realises it"
+		}
+		out = append(out, NotCounted{Lever: a.Lever, Target: it.Target, Reason: why, weight: it.weight})
+	}
+	if needed {
+		a.Items = kept
+		a.group()
+	}
+	return out
+}
+
+// unrealisedWhy is why an action that saves nothing is not counted.
+func unrealisedWhy(a *Action, unrealised map[string]string) string {
+	if why := unrealised[a.Key]; why != "" {
+		return why
+	}
+	if a.Lever == LeverConsolidate {
+		return "its nodes have no price: removing them saves nothing the ledger can count"
+	}
+	return "saves nothing on its own and no later lever realises it"
+}
+
+// closure lists an action's prerequisites, transitively, each once,
+// prerequisites before the actions that need them.
+func closure(a *Action, byKey map[string]*Action) []string {
+	var out []string
+	seen := map[string]bool{a.Key: true}
+	var walk func(x *Action)
+	walk = func(x *Action) {
+		for _, k := range x.requires {
+			if p := byKey[k]; p != nil && !seen[k] {
+				seen[k] = true
+				walk(p)
+				out = append(out, k)
+			}
+		}
+	}
+	walk(a)
+	return out
+}
+
+// inherit lowers an action's confidence to its weakest prerequisite's:
+// the money depends on them.
+func inherit(a *Action, prereqs []string, byKey map[string]*Action) {
+	for _, k := range prereqs {
+		p := byKey[k]
+		if p.Confidence.rank() < a.Confidence.rank() {
+			a.Confidence = p.Confidence
+			a.ConfidenceReason = fmt.Sprintf("%s; a prerequisite (%s) is %s: %s", a.ConfidenceReason, p.Target, p.Confidence, p.ConfidenceReason)
+		}
+	}
+}
+
+// rank orders the actions in plan order: repeatedly the money action of
+// the earliest phase whose bundle (it and its prerequisites not yet
+// scheduled) saves the most per effort hour, prerequisites first; then
+// stably by phase, so that a prerequisite (never in a later phase than
+// what needs it) sits in its own phase, still before what needs it. Each
+// money action's bundle effort is then read off that order: its own and
+// that of its prerequisites no earlier money action took.
+func rank(actions []*Action, byKey map[string]*Action, need map[string][]string) ([]*Action, map[string]float64) {
+	for _, a := range actions {
+		effort := a.EffortHours
+		for _, k := range closure(a, byKey) {
+			effort += byKey[k].EffortHours
+		}
+		a.Phase = kindPhase(a, effort)
+	}
+	phase(actions, byKey, need)
+	done := map[string]bool{}
+	var order []*Action
+	for {
+		best, keys := next(actions, byKey, done)
+		if best == nil {
+			break
+		}
+		for _, k := range keys {
+			done[k] = true
+			order = append(order, byKey[k])
+		}
+	}
+	slices.SortStableFunc(order, func(a, b *Action) int { return cmp.Compare(a.Phase, b.Phase) })
+	bundles := map[string]float64{}
+	taken := map[string]bool{}
+	for _, a := range order {
+		if a.saving > 0 {
+			_, bundles[a.Key] = bundle(a, byKey, taken)
+			for _, k := range append(closure(a, byKey), a.Key) {
+				taken[k] = true
+			}
+		}
+	}
+	return order, bundles
+}
+
+// next is the money action to schedule next (see before) and its bundle's
+// keys, prerequisites first; nil when every one is done.
+func next(actions []*Action, byKey map[string]*Action, done map[string]bool) (*Action, []string) {
+	var best *Action
+	var bestKeys []string
+	bestRatio := 0.0
+	for _, a := range actions {
+		if a.saving <= 0 || done[a.Key] {
+			continue
+		}
+		keys, effort := bundle(a, byKey, done)
+		ratio := math.Inf(1)
+		if effort > 0 {
+			ratio = float64(a.saving) / effort
+		}
+		if best == nil || before(a, ratio, best, bestRatio) {
+			best, bestKeys, bestRatio = a, keys, ratio
+		}
+	}
+	return best, bestKeys
+}
+
+// before orders candidate bundles: earlier phase, then more saving per
+// effort hour, then more saving, then key.
+func before(a *Action, ra float64, b *Action, rb float64) bool {
+	if a.Phase != b.Phase {
+		return a.Phase < b.Phase
+	}
+	if ra != rb {
+		return ra > rb
+	}
+	return cmp.Or(cmp.Compare(b.saving, a.saving), cmp.Compare(a.Key, b.Key)) < 0
+}
+
+// bundle is an action with its prerequisites not yet done, prerequisites
+// first, and their effort.
+func bundle(a *Action, byKey map[string]*Action, done map[string]bool) ([]string, float64) {
+	var keys []string
+	var effort float64
+	for _, k := range append(closure(a, byKey), a.Key) {
+		if !done[k] {
+			keys, effort = append(keys, k), effort+byKey[k].EffortHours
+		}
+	}
+	return keys, effort
+}
+
+// phase raises every action to at least the phase of its prerequisites,
+// so that no action is planned before what it needs; then puts each
+// prerequisite in the earliest phase of the actions that need it (not
+// earlier: a request change that only a later re-pack turns into money is
+// done in that re-pack's phase).
+func phase(actions []*Action, byKey map[string]*Action, need map[string][]string) {
+	for _, a := range actions {
+		for _, k := range closure(a, byKey) {
+			a.Phase = max(a.Phase, byKey[k].Phase)
+		}
+	}
+	for _, a := range actions {
+		if a.saving > 0 {
+			continue
+		}
+		first := 0
+		for _, k := range need[a.Key] {
+			if p := byKey[k].Phase; first == 0 || p < first {
+				first = p
+			}
+		}
+		a.Phase = max(a.Phase, first)
+	}
+}
+
+// number gives actions their IDs and rank in plan order and turns keys
+// into IDs.
+func (l *Ledger) number(order []*Action, byKey map[string]*Action, need map[string][]string) {
+	id := make(map[string]string, len(order))
+	for i, a := range order {
+		a.Rank, a.ID = i+1, fmt.Sprintf("A%d", i+1)
+		id[a.Key] = a.ID
+		a.PhaseDays = phases[a.Phase-1].days
+	}
+	l.Actions = make([]Action, len(order))
+	for i, a := range order {
+		a.Prerequisites = []string{}
+		for _, k := range a.requires {
+			if byKey[k] != nil {
+				a.Prerequisites = append(a.Prerequisites, id[k])
+			}
+		}
+		for _, k := range need[a.Key] {
+			a.RealisedBy = append(a.RealisedBy, id[k])
+		}
+		l.Actions[i] = *a
+	}
+}
+
+// price sets bundle effort, one-time cost and payback per money action,
+// and the phases and plan totals.
+func (l *Ledger) price(order []*Action, bundles map[string]float64, rate float64) {
+	l.Payback = Payback{EngineerUSDPerHour: rate}
+	for i := range phases {
+		l.Phases = append(l.Phases, Phase{Phase: i + 1, Days: phases[i].days, Name: phases[i].name, Actions: []string{}})
+	}
+	for i := range l.Actions {
+		a := &l.Actions[i]
+		ph := &l.Phases[a.Phase-1]
+		ph.Actions = append(ph.Actions, a.ID)
+		ph.EffortHours += a.EffortHours
+		ph.SavingUSDMonth = (CentsOf(ph.SavingUSDMonth) + a.saving).USD()
+		l.Payback.EffortHours += a.EffortHours
+		if a.saving > 0 {
+			a.BundleEffortHours = bundles[a.Key]
+			a.OneTimeUSD = round2(a.BundleEffortHours * rate)
+			a.PaybackDays = payback(a.OneTimeUSD, a.saving)
+		} else {
+			a.BundleEffortHours = a.EffortHours
+		}
+	}
+	l.Payback.OneTimeUSD = round2(l.Payback.EffortHours * rate)
+	var total Cents
+	for i := range l.Actions {
+		total += l.Actions[i].saving
+	}
+	l.Payback.Days = payback(l.Payback.OneTimeUSD, total)
+}
+
+// payback is days until a one-time cost is paid back by a monthly saving;
+// nil when nothing is saved.
+func payback(oneTime float64, saving Cents) *float64 {
+	if saving <= 0 {
+		return nil
+	}
+	d := math.Round(oneTime/(saving.USD()/daysPerMonth)*10) / 10
+	return &d
+}
+
+// count fills the per-lever action counts.
+func (l *Ledger) count() {
+	for i := range l.Levers {
+		lr := &l.Levers[i]
+		lr.NotCounted = 0
+		for _, a := range l.Actions {
+			if a.Lever == lr.Name {
+				lr.Actions++
+			}
+		}
+		for _, n := range l.NotCounted {
+			if n.Lever == lr.Name {
+				lr.NotCounted++
+			}
+		}
+	}
+}

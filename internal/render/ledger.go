@@ -1,0 +1,107 @@
+package render
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/ledger"
+)
+
+// Ledger writes the savings ledger in format f: json and yaml are the
+// ledger's documented fields (docs/savings.md), csv one row per action;
+// table, markdown and html show the summary, the plan, the metrics and red
+// flags (html as one page with headline cards and a before/after bar).
+func Ledger(w io.Writer, l *ledger.Ledger, f Format, o Options) error {
+	if l == nil {
+		return fmt.Errorf("rendering ledger: no ledger")
+	}
+	v := newLedgerView(l)
+	return write(w, "ledger", f, o, writers{
+		Table:    ledgerDoc(v).writeText,
+		Markdown: ledgerDoc(v).writeMarkdown,
+		HTML:     func(w io.Writer) error { return ledgerPage.Execute(w, v) },
+		JSON:     func(w io.Writer) error { return encodeJSON(w, l) },
+		YAML:     func(w io.Writer) error { return encodeYAML(w, l) },
+		CSV:      func(w io.Writer) error { return writeLedgerCSV(w, l) },
+	})
+}
+
+// ledgerDoc is the ledger as a document for the terminal and markdown.
+func ledgerDoc(v ledgerView) *doc {
+	d := &doc{title: "gpuwise savings plan"}
+	d.line(v.Window + " · source " + v.Source + " · $/month at 730 h · nothing applied")
+	d.line("")
+	d.heading("Summary")
+	for _, s := range v.Summary {
+		d.item(s)
+	}
+	d.line("")
+	d.heading("Before → after")
+	d.item(v.BeforeAfter)
+	d.item(v.Bridge)
+	d.line("")
+	d.heading("Levers, in the order they apply")
+	d.table([]string{"lever", "saves $/month", "actions", "not counted"}, v.Levers)
+	for _, ph := range v.Phases {
+		d.heading(ph.Title)
+		if len(ph.Rows) == 0 {
+			d.line("Nothing in this phase.")
+			d.line("")
+			continue
+		}
+		d.table(actionHeader, ph.Rows)
+		for _, det := range ph.Details {
+			d.line(det.Head)
+			for _, l := range det.Lines {
+				d.item(l)
+			}
+			d.line("")
+		}
+	}
+	d.heading("FinOps metrics")
+	d.table([]string{"metric", "value", "target", "status", "detail"}, v.Metrics)
+	d.heading("Red flags")
+	d.table([]string{"flag", "status", "at stake (a cost, not a saving)", "actions", "detail"}, v.Flags)
+	d.heading("Not counted")
+	if len(v.NotCounted) == 0 {
+		d.line("Everything found is counted.")
+	} else {
+		d.table([]string{"lever", "target", "why"}, v.NotCounted)
+		if v.MoreNotCounted > 0 {
+			d.linef("… %d more (all in -o json).", v.MoreNotCounted)
+		}
+	}
+	if len(v.Notes) > 0 {
+		d.line("")
+		d.heading("Notes")
+		for _, n := range v.Notes {
+			d.item(n)
+		}
+	}
+	return d
+}
+
+// ledgerCSVHeader names the CSV columns; their order is stable.
+var ledgerCSVHeader = []string{"id", "rank", "phase", "lever", "kind", "title", "target", "saving_usd_month",
+	"effort_hours", "bundle_effort_hours", "payback_days", "confidence", "risk", "prerequisites", "realised_by"}
+
+// writeLedgerCSV writes one row per action, money at full precision.
+func writeLedgerCSV(w io.Writer, l *ledger.Ledger) error {
+	cw := csv.NewWriter(w)
+	cw.Write(ledgerCSVHeader)
+	for _, a := range l.Actions {
+		payback := ""
+		if a.PaybackDays != nil {
+			payback = strconv.FormatFloat(*a.PaybackDays, 'f', -1, 64)
+		}
+		cw.Write([]string{a.ID, strconv.Itoa(a.Rank), strconv.Itoa(a.Phase), a.Lever, a.Kind, a.Title, a.Target,
+			strconv.FormatFloat(a.SavingUSDMonth, 'f', 2, 64), strconv.FormatFloat(a.EffortHours, 'f', -1, 64),
+			strconv.FormatFloat(a.BundleEffortHours, 'f', -1, 64), payback, string(a.Confidence), string(a.Risk),
+			strings.Join(a.Prerequisites, " "), strings.Join(a.RealisedBy, " ")})
+	}
+	cw.Flush()
+	return cw.Error()
+}
