@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
@@ -27,6 +28,7 @@ func buildWith(in Input, o Options, lvs []Lever) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
+	env.peakAware = slices.ContainsFunc(lvs, func(lv Lever) bool { return lv.Name() == LeverAutoscale })
 	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
 	st := &run{unrealised: map[string]string{}}
@@ -71,7 +73,7 @@ func prepare(in Input, o Options) (*Env, *Model, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
-	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: recs, peaks: gpuDemand(in.Snapshot.Snapshot)}
+	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: recs, peaks: gpuDemand(in.Snapshot.Snapshot), Autoscale: o.Autoscale}
 	return env, newModel(modelNodes(prob, in.Snapshot.Snapshot)), nil
 }
 

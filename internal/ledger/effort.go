@@ -25,6 +25,13 @@ const (
 	// effortMove: a pod rescheduled elsewhere: check it came back healthy
 	// (per pod).
 	effortMove = 0.25
+	// effortNodePool: write and roll out a node autoscaler's pool for a
+	// GPU model (a Karpenter NodePool: taint, limits, consolidation) and
+	// watch a scale-down and a scale-up.
+	effortNodePool = 4
+	// effortScaler: put a workload under a KEDA ScaledObject or an HPA and
+	// load-test it (per workload).
+	effortScaler = 2
 	// effortAction: the fixed part of any action: a change ticket, a
 	// review, a rollback plan.
 	effortAction = 0.5
@@ -70,4 +77,6 @@ const (
 	kindRemoveNodes  = "remove-nodes"
 	kindPrepareNodes = "prepare-nodes"
 	kindRepack       = "repack"
+	kindScaleNodes   = "scale-nodes"
+	kindAutoscale    = "autoscale-workloads"
 )

@@ -51,6 +51,7 @@ const (
 	LeverRightsize   = "rightsize"
 	LeverShape       = "shape"
 	LeverConsolidate = "consolidate"
+	LeverAutoscale   = "autoscale"
 )
 
 // levers are the known levers in their order. Each entry builds a fresh
@@ -62,6 +63,7 @@ var levers = []struct {
 	{LeverRightsize, func() Lever { return rightsizeLever{} }},
 	{LeverShape, func() Lever { return shapeLever{} }},
 	{LeverConsolidate, func() Lever { return consolidateLever{} }},
+	{LeverAutoscale, func() Lever { return autoscaleLever{} }},
 }
 
 // LeverNames lists the known levers in the order they apply.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
@@ -29,11 +30,14 @@ type Options struct {
 	EngineerUSDPerHour float64
 	// Policy is the right-sizing policy.
 	Policy rightsize.Policy
+	// Autoscale is the autoscaling lever's policy.
+	Autoscale capacity.AutoscalePolicy
 }
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
-	return Options{EngineerUSDPerHour: DefaultEngineerUSDPerHour, Policy: rightsize.DefaultPolicy()}
+	return Options{EngineerUSDPerHour: DefaultEngineerUSDPerHour, Policy: rightsize.DefaultPolicy(),
+		Autoscale: capacity.DefaultAutoscalePolicy()}
 }
 
 // Validate lists every problem with the options, each naming its field.
@@ -47,6 +51,9 @@ func (o Options) Validate() error {
 	}
 	if err := o.Policy.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))
+	}
+	if err := o.Autoscale.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -73,7 +80,12 @@ type Env struct {
 	Snapshot *cluster.Prepared
 	Prices   Prices
 	Recs     *rightsize.Result
+	// Autoscale is the autoscaling policy (Options.Autoscale).
+	Autoscale capacity.AutoscalePolicy
 	// peaks is the GPU demand over the window per model, for the
 	// consolidation lever's confidence.
 	peaks *demand
+	// peakAware: the autoscale lever follows consolidation, which then
+	// keeps the nodes the window's peak needs (burst.go).
+	peakAware bool
 }
