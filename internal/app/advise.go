@@ -58,6 +58,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	}
 	opts := req.options()
 	opts.Policy = rr.Policy
+	a.progress.phase("building the savings ledger")
 	l, err := ledger.Build(ledger.Input{Snapshot: rr.Snapshot, Prices: catalog, Recs: rr.Result}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("building the savings ledger: %w", err)
