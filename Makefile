@@ -4,13 +4,25 @@ PKGS    := ./...
 BENCH   ?= .
 BENCHTIME ?= 1x
 
-.PHONY: all build test unit smoke integration lint demo bench fuzz tidy-check clean
+.PHONY: all build install uninstall test unit smoke integration lint demo bench fuzz tidy-check clean
 
 all: build
 
 build:
 	$(GO) build -o bin/gpuwise ./cmd/gpuwise
 	$(GO) build -o bin/gpuwise-lab ./cmd/gpuwise-lab
+
+## install: gpuwise into $(DESTDIR)$(PREFIX)/bin, and kubectl-gpuwise (a
+## symlink to it) beside it, so that `kubectl gpuwise …` works too.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+install: build
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 bin/gpuwise $(DESTDIR)$(BINDIR)/gpuwise
+	ln -sf gpuwise $(DESTDIR)$(BINDIR)/kubectl-gpuwise
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/gpuwise $(DESTDIR)$(BINDIR)/kubectl-gpuwise
 
 ## test: every tier: lint, go.mod tidiness, unit tests under the race
 ## detector (CLI tests run the commands in-process), then the README's
@@ -37,6 +49,12 @@ smoke:
 	$(GO) run ./cmd/gpuwise recommend --demo > /dev/null
 	$(GO) run ./cmd/gpuwise plan --demo > /dev/null
 	$(GO) run ./cmd/gpuwise audit --demo > /dev/null
+	$(GO) run ./cmd/gpuwise inventory --demo > /dev/null
+	$(GO) run ./cmd/gpuwise inventory --demo -o json > /dev/null
+	@d=$$(mktemp -d) && $(MAKE) --no-print-directory install PREFIX=$$d > /dev/null && \
+	  $$d/bin/kubectl-gpuwise inventory --help | grep -q 'kubectl gpuwise inventory' && \
+	  $$d/bin/gpuwise demo > /dev/null; rc=$$?; rm -rf $$d; \
+	  if [ $$rc -ne 0 ]; then echo "smoke: make install did not give a working gpuwise and kubectl-gpuwise"; exit 1; fi
 	$(GO) run ./cmd/gpuwise advise --demo > /dev/null
 	$(GO) run ./cmd/gpuwise advise --demo -o json | $(GO) run ./hack/checkledger
 	@if [ -d ../shared/data/genai2026 ]; then \

@@ -65,6 +65,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	if opts.Autoscale, err = a.autoscalePolicy(req.PolicyFile, req.Autoscale); err != nil {
 		return nil, err
 	}
+	a.progress.phase("building the savings ledger")
 	l, err := ledger.Build(ledger.Input{Snapshot: rr.Snapshot, Prices: catalog, Recs: rr.Result}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("building the savings ledger: %w", err)

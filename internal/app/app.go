@@ -9,6 +9,8 @@ import (
 // App runs the use cases. The zero value is not usable: create it with New.
 type App struct {
 	now func() time.Time
+	// progress is told the phases of a use case; nil: nobody listens.
+	progress Progress
 }
 
 // New returns an App reading the time from now (time.Now in a binary, a

@@ -51,6 +51,7 @@ func (a *App) Audit(ctx context.Context, req AuditRequest) (*AuditResult, error)
 	if err != nil {
 		return nil, err
 	}
+	a.progress.phase("auditing")
 	opts := req.Audit
 	opts.Prices = catalog
 	return &AuditResult{Result: audit.Run(in.snap, opts), Partial: in.partial}, nil

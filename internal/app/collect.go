@@ -48,6 +48,7 @@ func (a *App) Collect(ctx context.Context, req CollectRequest) (*CollectResult, 
 	if err != nil {
 		return nil, err
 	}
+	a.progress.phase("writing snapshot " + req.Output)
 	if err := SaveSnapshot(req.Output, snap); err != nil {
 		return nil, err
 	}

@@ -1,5 +1,5 @@
 // Package app is gpuwise's use-case layer and composition root: one
-// function per use case — Report, Audit, Recommend, Plan, Generate (one
+// function per use case — Report, Audit, Inventory, Recommend, Plan, Generate (one
 // per artefact kind) and Collect — each taking a typed request (where the
 // snapshot comes from, the window, the options) and returning a result
 // model. Every front end calls these functions: the CLI turns flags into a

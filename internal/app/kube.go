@@ -37,6 +37,7 @@ func (a *App) liveSnapshot(ctx context.Context, k KubeSource, window time.Durati
 	if err != nil {
 		return nil, kubeError(err)
 	}
+	c.Progress = a.progress
 	s, err := c.Snapshot(ctx, a.now(), window)
 	if err != nil {
 		return nil, kubeError(err)

@@ -63,11 +63,12 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
 		}
 		res.Snapshot, res.Partial, catalog = in.snap, in.partial, c
 	}
+	a.progress.phase("building the packing problem")
 	prob, err := packing.FromSnapshot(res.Snapshot, packing.SnapshotOptions{Prices: catalog, Shapes: req.Shapes, Recs: recs})
 	if err != nil {
 		return nil, err
 	}
-	if res.Plan, err = packing.Solve(prob); err != nil {
+	if res.Plan, err = packing.SolveReporting(prob, packing.Progress(a.progress)); err != nil {
 		return nil, withKind(Input, err)
 	}
 	return res, nil

@@ -62,6 +62,9 @@ func (a *App) fromPrometheus(ctx context.Context, s *PromSource, length time.Dur
 	}
 	o := s.Options
 	o.Window = s.window(length, a.now())
+	if a.progress != nil {
+		o.Progress = func(done, total int64) { a.progress("reading Prometheus", done, total) }
+	}
 	snap, err = prom.Build(ctx, o)
 	var pe *prom.PartialError
 	switch {

@@ -76,6 +76,7 @@ func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendRe
 	if err != nil {
 		return nil, nil, err
 	}
+	a.progress.phase("recommending")
 	r, err := rightsize.Recommend(in.snap, pol, catalog)
 	if err != nil {
 		return nil, nil, fmt.Errorf("recommending: %w", err)

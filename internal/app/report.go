@@ -52,8 +52,9 @@ type ReportResult struct {
 	Report *cost.Report
 	// Ledger is the savings ledger with the default options on the same
 	// snapshot, prices and allocation (the report's savings lines); nil
-	// when it could not be built.
-	Ledger *ledger.Ledger
+	// when it could not be built (LedgerErr says why).
+	Ledger    *ledger.Ledger
+	LedgerErr error
 	// IdleCauses splits the report's idle GPU-hours and dollars by why
 	// the GPUs idled (the default policy), top workloads as Report.TopN.
 	IdleCauses *idlecause.Result
@@ -80,10 +81,12 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		return nil, err
 	}
 	if req.SaveSnapshot != "" {
+		a.progress.phase("writing snapshot " + req.SaveSnapshot)
 		if err := SaveSnapshot(req.SaveSnapshot, in.snap.Snapshot); err != nil {
 			return nil, err
 		}
 	}
+	a.progress.phase("allocating cost")
 	opts := req.Cost
 	opts.Prices = catalog
 	alloc, err := cost.Allocate(in.snap, opts)
@@ -99,9 +102,8 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		return nil, err
 	}
 	res := &ReportResult{Report: r, IdleCauses: why, Snapshot: in.snap, Partial: in.partial}
-	if l, err := ledger.Build(ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}, ledger.DefaultOptions()); err == nil {
-		res.Ledger = l
-	}
+	a.progress.phase("building the savings ledger")
+	res.Ledger, res.LedgerErr = ledger.Build(ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}, ledger.DefaultOptions())
 	return res, nil
 }
 

@@ -84,11 +84,14 @@ func (s Source) validate(p *problems) {
 func (a *App) read(ctx context.Context, s Source, window, live time.Duration) (snap *cluster.Snapshot, partial, err error) {
 	switch {
 	case s.Prometheus != nil:
+		a.progress.phase("reading Prometheus")
 		return a.fromPrometheus(ctx, s.Prometheus, window)
 	case s.Demo != nil:
-		snap, err = simulate(s.Demo, window)
+		a.progress.phase("simulating cluster")
+		snap, err = simulate(s.Demo, window, a.progress)
 		return snap, nil, err
 	case s.File != "":
+		a.progress.phase("reading snapshot " + s.File)
 		snap, err = readFile(s.File, s.MaxSnapshotBytes, window)
 		return snap, nil, err
 	}
@@ -110,6 +113,7 @@ func (a *App) load(ctx context.Context, s Source, window, live time.Duration) (*
 	if err != nil {
 		return nil, err
 	}
+	a.progress.phase("checking snapshot")
 	prep, err := Prepare(snap)
 	if err != nil {
 		return nil, err
@@ -127,9 +131,9 @@ func Prepare(s *cluster.Snapshot) (*cluster.Prepared, error) {
 	return p, nil
 }
 
-func simulate(d *DemoSource, window time.Duration) (*cluster.Snapshot, error) {
+func simulate(d *DemoSource, window time.Duration, progress Progress) (*cluster.Snapshot, error) {
 	cfg := sim.DefaultConfig()
-	cfg.Seed, cfg.Scale = d.Seed, d.Scale
+	cfg.Seed, cfg.Scale, cfg.Progress = d.Seed, d.Scale, progress
 	if window > 0 {
 		cfg.Window = window
 	}

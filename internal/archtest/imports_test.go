@@ -39,11 +39,11 @@ const (
 var layers = map[string]layer{
 	"internal/cluster": core, "internal/usage": core, "internal/pricing": core, "internal/nodeprice": core,
 	"internal/gpushape": core, "internal/config": config,
-	"internal/cost": engine, "internal/audit": engine, "internal/rightsize": engine, "internal/packing": engine,
+	"internal/cost": engine, "internal/audit": engine, "internal/inventory": engine, "internal/rightsize": engine, "internal/packing": engine,
 	"internal/idlecause": engine, "internal/capacity": engine, "internal/ledger": engine,
 	"internal/kube": adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/app": useCase,
-	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd,
+	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd, "internal/progress": frontEnd,
 	"internal/packbench":           lab,
 	"internal/cluster/clustertest": support, "internal/shareddata": support, "internal/archtest": support,
 	"cmd": main_, "hack": main_, "test": main_,

@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/render"
@@ -168,5 +172,29 @@ func TestAutoscalingPolicyRefused(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A ledger that cannot be built leaves the report without savings lines
+// and says why on stderr, never silently.
+func TestReportSaysWhyItHasNoSavings(t *testing.T) {
+	var out, errOut strings.Builder
+	s := Streams{Out: &out, Err: &errOut, Name: "gpuwise"}
+	req := app.DefaultReportRequest()
+	demo := app.DefaultDemo()
+	req.Source = app.Source{Demo: demo}
+	res, err := app.New(time.Now).Report(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Ledger, res.LedgerErr = nil, errors.New("ledger does not reconcile: test")
+	if err := writeReport(s, res, render.Table); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "no savings lines: ledger does not reconcile: test") {
+		t.Errorf("stderr = %q, want the ledger's error", errOut.String())
+	}
+	if strings.Contains(out.String(), "Savings") {
+		t.Errorf("report shows a savings line without a ledger:\n%s", out.String())
 	}
 }

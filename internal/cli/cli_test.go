@@ -60,7 +60,7 @@ func TestDemoGolden(t *testing.T) {
 // On an 80-column terminal every command's table fits it (columns
 // dropped, text wrapped or cut, and said so); piped, nothing is cut.
 func TestTablesFitTheTerminal(t *testing.T) {
-	for _, args := range [][]string{{"demo"}, {"audit", "--demo"}, {"recommend", "--demo"}, {"plan", "--demo"}, {"advise", "--demo"}} {
+	for _, args := range [][]string{{"demo"}, {"audit", "--demo"}, {"recommend", "--demo"}, {"plan", "--demo"}, {"advise", "--demo"}, {"inventory", "--demo"}} {
 		t.Run(args[0], func(t *testing.T) {
 			var out, errb bytes.Buffer
 			if code := Execute(args, Streams{Out: &out, Err: &errb, OutIsTTY: true, Width: 80}); code != ExitOK {

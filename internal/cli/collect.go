@@ -47,7 +47,7 @@ func runCollect(ctx context.Context, o *collectOptions, e *env) error {
 	for _, n := range snap.Nodes {
 		gpus += len(n.GPUs)
 	}
-	fmt.Fprintf(e.Err, "gpuwise: wrote %s: %d nodes (%d GPUs), %d pods, %d notes, from %s\n",
+	fmt.Fprintf(e.Err, "%s: wrote %s: %d nodes (%d GPUs), %d pods, %d notes, from %s\n", e.name(),
 		o.output, len(snap.Nodes), gpus, len(snap.Pods), len(snap.Notes), snap.Source)
 	return nil
 }

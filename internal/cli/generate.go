@@ -85,16 +85,16 @@ func emitGenerated(s Streams, dir string, gen func() (*app.GenerateResult, error
 		return err
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintln(s.Err, "gpuwise: note: "+n)
+		fmt.Fprintln(s.Err, s.name()+": note: "+n)
 	}
 	switch {
 	case len(res.Files) == 0:
-		fmt.Fprintln(s.Err, "gpuwise: note: nothing to generate")
+		fmt.Fprintln(s.Err, s.name()+": note: nothing to generate")
 	case dir != "":
 		if err := app.WriteDir(dir, res.Files); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.Err, "gpuwise: wrote %d files under %s\n", len(res.Files), dir)
+		fmt.Fprintf(s.Err, "%s: wrote %d files under %s\n", s.name(), len(res.Files), dir)
 	default:
 		if err := generate.WriteStream(s.Out, res.Files); err != nil {
 			return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -53,10 +54,16 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 }
 
 // writeReport renders the report with its savings lines (none, rather
-// than $0, when the ledger could not be built).
+// than $0, when the ledger could not be built: stderr says why).
 func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
+	if res.LedgerErr != nil {
+		fmt.Fprintf(s.Err, "%s: note: the report has no savings lines: %v (the cost report itself is complete; `%s advise` shows the ledger's error)\n", s.name(), res.LedgerErr, s.name())
+	}
 	o := s.renderOptions()
 	o.Savings = render.NewSavings(res.Ledger)
+	if o.Savings != nil {
+		o.Savings.Command = s.name() + " advise" // "kubectl gpuwise advise" for the plugin
+	}
 	o.IdleCauses = res.IdleCauses
 	return render.Report(s.Out, res.Report, f, o)
 }

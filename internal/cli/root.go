@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/progress"
 )
 
 // Streams are the command's I/O and clock, injected so tests can capture
@@ -21,8 +22,24 @@ type Streams struct {
 	// the terminal's columns.
 	OutIsTTY bool
 	Width    int
+	// ErrIsTTY draws progress on Err (unless --quiet), ErrWidth columns
+	// wide.
+	ErrIsTTY bool
+	ErrWidth int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Name is what help, usage lines and errors call the command: its
+	// ProgramName ("kubectl gpuwise" for the kubectl-gpuwise binary);
+	// empty means gpuwise.
+	Name string
+}
+
+// name is the command's name for these streams.
+func (s Streams) name() string {
+	if s.Name == "" {
+		return defaultName
+	}
+	return s.Name
 }
 
 // Version is set at build time with -ldflags.
@@ -30,11 +47,12 @@ var Version = "dev"
 
 // Execute runs gpuwise with args and returns the exit code.
 func Execute(args []string, s Streams) int {
-	root := newRoot(s)
+	root, e := newCommand(s)
 	root.SetArgs(args)
 	err := root.Execute()
+	e.stopProgress()
 	if err != nil {
-		fmt.Fprintf(s.Err, "gpuwise: %v\n", err)
+		fmt.Fprintf(s.Err, "%s: %v\n", s.name(), err)
 	}
 	return ExitCode(err)
 }
@@ -43,9 +61,16 @@ func Execute(args []string, s Streams) int {
 type env struct {
 	Streams
 	app *app.App
+	progressState
 }
 
 func newRoot(s Streams) *cobra.Command {
+	root, _ := newCommand(s)
+	return root
+}
+
+// newCommand builds the command tree and the env its commands share.
+func newCommand(s Streams) (*cobra.Command, *env) {
 	now := s.Now
 	if now == nil {
 		now = time.Now
@@ -61,24 +86,36 @@ func newRoot(s Streams) *cobra.Command {
 		Version:       Version,
 		Args:          cobra.ArbitraryArgs,
 		RunE:          helpOrUnknown,
+		// Every command but help starts the progress bar (when stderr is
+		// a terminal and --quiet is off); Execute stops it.
+		PersistentPreRun: func(*cobra.Command, []string) { e.startProgress() },
 	}
+	root.PersistentFlags().BoolVarP(&e.quiet, "quiet", "q", false, "no progress on stderr (it is drawn only when stderr is a terminal)")
+	root.PersistentFlags().DurationVar(&e.delay, "progress-delay", progress.DefaultOptions().Delay, "how long a command runs before progress appears")
+	_ = root.PersistentFlags().MarkHidden("progress-delay")
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.AddCommand(newDemoCmd(e), newReportCmd(e))
 	root.AddCommand(newAuditCmd(e), newCollectCmd(e))
 	root.AddCommand(newPlanCmd(e), newAdviseCmd(e))
+	root.AddCommand(newInventoryCmd(e))
 	root.AddCommand(newRecommendCmd(e), newGenerateCmd(e))
-	return root
+	rename(root, s.name())
+	return root, e
 }
 
 // StdStreams returns the process's streams.
 func StdStreams() Streams {
 	st, err := os.Stdout.Stat()
 	tty := err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("NO_COLOR") == ""
-	s := Streams{Out: os.Stdout, Err: os.Stderr, OutIsTTY: tty}
+	s := Streams{Out: os.Stdout, Err: os.Stderr, OutIsTTY: tty, Name: ProgramName(os.Args[0])}
 	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && tty {
 		s.Width = w
+	}
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		s.ErrIsTTY = true
+		s.ErrWidth, _, _ = term.GetSize(int(os.Stderr.Fd()))
 	}
 	return s
 }

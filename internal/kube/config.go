@@ -46,6 +46,10 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // Client is a connected, read-only view of a cluster.
 type Client struct {
 	Interface kubernetes.Interface
+	// Progress, when set, is told every page Snapshot lists ("listing
+	// pods", objects so far, the total when the server says how many
+	// remain); it never changes the result.
+	Progress func(phase string, done, total int64)
 	// Server is the API server URL, for error messages.
 	Server string
 	// Source names the kubeconfig context or "in-cluster".

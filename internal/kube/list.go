@@ -27,25 +27,47 @@ type objects struct {
 	jobsOwners []batchv1.Job
 }
 
-// listAll pages through one resource: fetch returns one page and its
-// continue token.
-func listAll(ctx context.Context, fetch func(context.Context, metav1.ListOptions) (string, error)) error {
+// page is what one list response says about the list: its continue
+// token, how many objects it held and how many remain after it (nil when
+// the server does not say).
+type page struct {
+	next      string
+	items     int
+	remaining *int64
+}
+
+// listAll pages through one resource, telling progress how far it got:
+// fetch returns one page.
+func listAll(ctx context.Context, resource string, progress func(string, int64, int64), fetch func(context.Context, metav1.ListOptions) (page, error)) error {
 	opts := metav1.ListOptions{Limit: pageSize}
+	var done int64
 	for {
-		next, err := fetch(ctx, opts)
+		pg, err := fetch(ctx, opts)
 		if err != nil {
 			return err
 		}
-		if next == "" {
+		done += int64(pg.items)
+		if progress != nil {
+			var total int64
+			if pg.remaining != nil {
+				total = done + *pg.remaining
+			}
+			progress("listing "+resource, done, total)
+		}
+		if pg.next == "" {
 			return nil
 		}
-		opts.Continue = next
+		opts.Continue = pg.next
 	}
+}
+
+func pageOf(m metav1.ListMeta, items int) page {
+	return page{next: m.Continue, items: items, remaining: m.RemainingItemCount}
 }
 
 type step struct {
 	resource string
-	fetch    func(context.Context, metav1.ListOptions) (string, error)
+	fetch    func(context.Context, metav1.ListOptions) (page, error)
 }
 
 // list reads nodes, then the ReplicaSets and Jobs owners resolve through,
@@ -58,7 +80,7 @@ func (c *Client) list(ctx context.Context, now time.Time) (*objects, error) {
 			own = newOwners(o.rsOwners, o.jobsOwners)
 			o.rsOwners, o.jobsOwners = nil, nil
 		}
-		if err := listAll(ctx, s.fetch); err != nil {
+		if err := listAll(ctx, s.resource, c.Progress, s.fetch); err != nil {
 			return nil, classify(err, "list", s.resource, c.Server)
 		}
 	}
@@ -68,10 +90,10 @@ func (c *Client) list(ctx context.Context, now time.Time) (*objects, error) {
 func (c *Client) steps(o *objects, own **owners, now time.Time) []step {
 	cs := c.Interface
 	return []step{
-		{"nodes", func(ctx context.Context, lo metav1.ListOptions) (string, error) {
+		{"nodes", func(ctx context.Context, lo metav1.ListOptions) (page, error) {
 			l, err := cs.CoreV1().Nodes().List(ctx, lo)
 			if err != nil {
-				return "", err
+				return page{}, err
 			}
 			for i := range l.Items {
 				n, pools, notes := convertNode(&l.Items[i])
@@ -79,34 +101,34 @@ func (c *Client) steps(o *objects, own **owners, now time.Time) []step {
 				o.pools[n.Name] = pools
 				o.nodeNotes = append(o.nodeNotes, notes...)
 			}
-			return l.Continue, nil
+			return pageOf(l.ListMeta, len(l.Items)), nil
 		}},
-		{"replicasets.apps", func(ctx context.Context, lo metav1.ListOptions) (string, error) {
+		{"replicasets.apps", func(ctx context.Context, lo metav1.ListOptions) (page, error) {
 			l, err := cs.AppsV1().ReplicaSets(metav1.NamespaceAll).List(ctx, lo)
 			if err != nil {
-				return "", err
+				return page{}, err
 			}
 			o.rsOwners = append(o.rsOwners, l.Items...)
-			return l.Continue, nil
+			return pageOf(l.ListMeta, len(l.Items)), nil
 		}},
-		{"jobs.batch", func(ctx context.Context, lo metav1.ListOptions) (string, error) {
+		{"jobs.batch", func(ctx context.Context, lo metav1.ListOptions) (page, error) {
 			l, err := cs.BatchV1().Jobs(metav1.NamespaceAll).List(ctx, lo)
 			if err != nil {
-				return "", err
+				return page{}, err
 			}
 			o.jobsOwners = append(o.jobsOwners, l.Items...)
-			return l.Continue, nil
+			return pageOf(l.ListMeta, len(l.Items)), nil
 		}},
-		{"pods", func(ctx context.Context, lo metav1.ListOptions) (string, error) {
+		{"pods", func(ctx context.Context, lo metav1.ListOptions) (page, error) {
 			l, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, lo)
 			if err != nil {
-				return "", err
+				return page{}, err
 			}
 			for i := range l.Items {
 				p := &l.Items[i]
 				o.pods = append(o.pods, convertPod(p, (*own).of(p), now))
 			}
-			return l.Continue, nil
+			return pageOf(l.ListMeta, len(l.Items)), nil
 		}},
 	}
 }

@@ -24,6 +24,7 @@ func Build(in Input, o Options) (*Ledger, error) {
 // buildWith applies the levers in the order given (Build passes the
 // documented order; tests try others).
 func buildWith(in Input, o Options, lvs []Lever) (*Ledger, error) {
+	in = withSnapshotSignals(in)
 	env, m, err := prepare(in, o)
 	if err != nil {
 		return nil, err

@@ -68,8 +68,10 @@ type Input struct {
 	// Recs are right-sizing results for the snapshot; nil computes them
 	// with Options.Policy.
 	Recs *rightsize.Result
-	// Hourly and Counters are data the snapshot does not carry yet; nil
-	// leaves the metrics that need them unavailable, with the reason.
+	// Hourly and Counters feed the metrics that need hour-by-hour data
+	// and request counters; nil reads them from the snapshot's hourly
+	// series, and without those the metrics are unavailable, with the
+	// reason.
 	Hourly   Hourly
 	Counters Counters
 }

@@ -15,14 +15,25 @@ import (
 // filling it are reverted and the problem re-packed; every current shape
 // is packed too; the cheapest plan wins, the one keeping more right-sizing
 // on a tie. A plan therefore never costs more than consolidation alone.
-func Solve(p *Problem) (*Plan, error) {
+func Solve(p *Problem) (*Plan, error) { return SolveReporting(p, nil) }
+
+// SolveReporting is Solve telling progress how many of its packings are
+// done ("planning", done, of 1, or of 3 with right-sized shapes).
+func SolveReporting(p *Problem, progress Progress) (*Plan, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("packing problem: %w", err)
 	}
+	steps := int64(1)
+	if reshapes(p) {
+		steps = 3
+	}
+	progress.report(0, steps)
 	best, err := solve(p, nil)
+	progress.report(1, steps)
 	if err != nil || !reshapes(p) {
 		return best, err
 	}
+	defer progress.report(3, steps)
 	planned := best
 	if revert := timeSliceReverts(planned); len(revert) > 0 {
 		alt, err := solve(p, revert)
@@ -35,6 +46,7 @@ func Solve(p *Problem) (*Plan, error) {
 			best = alt
 		}
 	}
+	progress.report(2, steps)
 	// A planned shape can pack worse than the current one in ways the rule
 	// above does not foresee; the plan must never cost more for
 	// right-sizing than consolidation alone.

@@ -50,42 +50,42 @@ func TestPriceWithOverrides(t *testing.T) {
 		node: p5().spec(),
 		want: NodePrice{
 			NodeUSDPerHour: 40, GPUUSDPerHour: (40 - p5R) / 8, CPUUSDPerCoreHour: cpuRef, MemoryUSDPerGiBHour: memRef,
-			Source: "override prices.yaml prices[2] (instanceType=p5.48xlarge, region=us-east-1)",
+			Source: "override prices.yaml prices[2] (instanceType=p5.48xlarge, region=us-east-1)", Origin: OriginOverride,
 		},
 	}, {
 		name: "capacity-qualified rule in another region; a low price caps CPU and memory at half",
 		node: node("p5").aws("us-west-2", "p5.48xlarge").capacity(Spot).gpus(8, "H100-80GB").cores(192).mem(2048).spec(),
 		want: NodePrice{
 			NodeUSDPerHour: 20, GPUUSDPerHour: 10.0 / 8, CPUUSDPerCoreHour: cpuRef * 10 / p5R, MemoryUSDPerGiBHour: memRef * 10 / p5R,
-			Source: "override prices.yaml prices[3] (instanceType=p5.48xlarge, capacityType=spot)",
+			Source: "override prices.yaml prices[3] (instanceType=p5.48xlarge, capacityType=spot)", Origin: OriginOverride,
 		},
 	}, {
 		name: "node label beats instance type",
 		node: p5().label("gpuwise.io/pool", "onprem-a100").spec(),
 		want: NodePrice{
 			NodeUSDPerHour: 8*1.10 + 192*cpuRef + 2048*memRef, GPUUSDPerHour: 1.10, CPUUSDPerCoreHour: cpuRef,
-			MemoryUSDPerGiBHour: memRef, Source: "override prices.yaml prices[4] (nodeLabel=gpuwise.io/pool=onprem-a100)",
+			MemoryUSDPerGiBHour: memRef, Source: "override prices.yaml prices[4] (nodeLabel=gpuwise.io/pool=onprem-a100)", Origin: OriginOverride,
 		},
 	}, {
 		name: "GPU model beats a cloud discount",
 		node: node("p4de").aws("us-east-1", "p4de.24xlarge").gpus(8, "A100-80GB").cores(96).mem(1152).spec(),
 		want: NodePrice{
 			NodeUSDPerHour: 8*1.25 + 96*cpuRef + 1152*memRef, GPUUSDPerHour: 1.25, CPUUSDPerCoreHour: cpuRef,
-			MemoryUSDPerGiBHour: memRef, Source: "override prices.yaml prices[1] (gpuModel=A100-80GB)",
+			MemoryUSDPerGiBHour: memRef, Source: "override prices.yaml prices[1] (gpuModel=A100-80GB)", Origin: OriginOverride,
 		},
 	}, {
 		name: "on-prem GPU model rule with its own CPU and memory rates",
 		node: node("dgx").gpus(8, "L40S").cores(64).mem(512).spec(),
 		want: NodePrice{
 			NodeUSDPerHour: 8*0.8 + 64*0.01 + 512*0.001, GPUUSDPerHour: 0.8, CPUUSDPerCoreHour: 0.01,
-			MemoryUSDPerGiBHour: 0.001, Source: "override prices.yaml prices[5] (gpuModel=L40S, cloud=onprem)",
+			MemoryUSDPerGiBHour: 0.001, Source: "override prices.yaml prices[5] (gpuModel=L40S, cloud=onprem)", Origin: OriginOverride,
 		},
 	}, {
 		name: "cloud discount scales the catalog price and keeps its date",
 		node: node("p4d").aws("us-east-1", "p4de.24xlarge").gpus(8, "A100-40GB").cores(96).mem(1152).spec(),
 		want: NodePrice{
 			NodeUSDPerHour: p4de * 0.85, GPUUSDPerHour: (p4de - 96*cpuRef - 1152*memRef) / 8 * 0.85,
-			CPUUSDPerCoreHour: cpuRef * 0.85, MemoryUSDPerGiBHour: memRef * 0.85, AsOf: "2026-01-21",
+			CPUUSDPerCoreHour: cpuRef * 0.85, MemoryUSDPerGiBHour: memRef * 0.85, AsOf: "2026-01-21", Origin: OriginDiscount,
 			Source: "catalog aws us-east-1 p4de.24xlarge on-demand (as of 2026-01-21); 15% discount by " +
 				"override prices.yaml prices[0] (cloud=aws)",
 		},
@@ -95,12 +95,12 @@ func TestPriceWithOverrides(t *testing.T) {
 		want: NodePrice{
 			NodeUSDPerHour: 5, GPUUSDPerHour: 2.5, CPUUSDPerCoreHour: cpuRef * 2.5 / (40*cpuRef + 320*memRef),
 			MemoryUSDPerGiBHour: memRef * 2.5 / (40*cpuRef + 320*memRef),
-			Source:              "override prices.yaml prices[6] (instanceType=Standard_NC40ads_H100_v5, region=eastus)",
+			Source:              "override prices.yaml prices[6] (instanceType=Standard_NC40ads_H100_v5, region=eastus)", Origin: OriginOverride,
 		},
 	}, {
 		name: "an explicit zero price is the user's choice",
 		node: node("x9").aws("us-east-1", "x9.48xlarge").gpus(8, "X9").cores(8).mem(8).spec(),
-		want: NodePrice{Source: "override prices.yaml prices[7] (instanceType=x9.48xlarge)"},
+		want: NodePrice{Source: "override prices.yaml prices[7] (instanceType=x9.48xlarge)", Origin: OriginOverride},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,7 +48,7 @@ func (c *Catalog) priceByRule(n NodeSpec, r *rule) (NodePrice, error) {
 	default:
 		return c.discounted(n, r)
 	}
-	p.Source = r.describe()
+	p.Source, p.Origin = r.describe(), OriginOverride
 	return p, nil
 }
 
@@ -71,6 +71,7 @@ func (c *Catalog) discounted(n NodeSpec, r *rule) (NodePrice, error) {
 	p.CPUUSDPerCoreHour *= keep
 	p.MemoryUSDPerGiBHour *= keep
 	p.Source += fmt.Sprintf("; %.4g%% discount by %s", *r.discount*100, r.describe())
+	p.Origin = OriginDiscount
 	return p, nil
 }
 
@@ -83,7 +84,7 @@ func (c *Catalog) catalogPrice(n NodeSpec) (NodePrice, string) {
 	}
 	price, asOf, kind, note := chooseCapacity(e, n.Capacity)
 	p := splitPrice(price, e.OnDemandUSDPerHour, n)
-	p.AsOf = asOf
+	p.AsOf, p.Origin = asOf, OriginCatalog
 	p.Source = fmt.Sprintf("catalog %s %s %s %s (as of %s)%s", e.Cloud, e.Region, e.InstanceType, kind, asOf, note)
 	return p, ""
 }

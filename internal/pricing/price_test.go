@@ -35,7 +35,7 @@ func TestPriceFromCatalog(t *testing.T) {
 	azureSource := "catalog azure us-east Standard_NC40ads_H100_v5 on-demand (as of 2025-05-28)"
 	azureH100Price := NodePrice{
 		NodeUSDPerHour: azureH100, GPUUSDPerHour: azureH100 - azureH100R, CPUUSDPerCoreHour: cpuRef,
-		MemoryUSDPerGiBHour: memRef, Source: azureSource, AsOf: "2025-05-28",
+		MemoryUSDPerGiBHour: memRef, Source: azureSource, AsOf: "2025-05-28", Origin: OriginCatalog,
 	}
 	azureNode := func(region string) NodeSpec {
 		return node("nc40").azure(region, "Standard_NC40ads_H100_v5").gpus(1, "H100-94GB").cores(40).mem(320).spec()
@@ -49,7 +49,7 @@ func TestPriceFromCatalog(t *testing.T) {
 		node: p5().spec(),
 		want: NodePrice{
 			NodeUSDPerHour: 55.04, GPUUSDPerHour: (55.04 - p5R) / 8, CPUUSDPerCoreHour: cpuRef,
-			MemoryUSDPerGiBHour: memRef, Source: p5Source, AsOf: "2026-01-21",
+			MemoryUSDPerGiBHour: memRef, Source: p5Source, AsOf: "2026-01-21", Origin: OriginCatalog,
 		},
 	}, {
 		name: "spot uses the spot price split by the on-demand fractions",
@@ -57,14 +57,14 @@ func TestPriceFromCatalog(t *testing.T) {
 		want: NodePrice{
 			NodeUSDPerHour: p5Spot, GPUUSDPerHour: (55.04 - p5R) / 8 * p5Spot / 55.04,
 			CPUUSDPerCoreHour: cpuRef * p5Spot / 55.04, MemoryUSDPerGiBHour: memRef * p5Spot / 55.04,
-			Source: "catalog aws us-east-1 p5.48xlarge spot (as of 2025-05-28)", AsOf: "2025-05-28",
+			Source: "catalog aws us-east-1 p5.48xlarge spot (as of 2025-05-28)", AsOf: "2025-05-28", Origin: OriginCatalog,
 		},
 	}, {
 		name: "spot without a spot price falls back to on-demand and says so",
 		node: node("p4d").aws("ap-south-1", "p4d.24xlarge").capacity(Spot).gpus(8, "A100-40GB").cores(96).mem(1152).spec(),
 		want: NodePrice{
 			NodeUSDPerHour: p4dMumbai, GPUUSDPerHour: (p4dMumbai - 96*cpuRef - 1152*memRef) / 8,
-			CPUUSDPerCoreHour: cpuRef, MemoryUSDPerGiBHour: memRef, AsOf: "2026-01-21",
+			CPUUSDPerCoreHour: cpuRef, MemoryUSDPerGiBHour: memRef, AsOf: "2026-01-21", Origin: OriginCatalog,
 			Source: "catalog aws ap-south-1 p4d.24xlarge on-demand (as of 2026-01-21); spot price unknown; on-demand used",
 		},
 	}, {
@@ -72,7 +72,7 @@ func TestPriceFromCatalog(t *testing.T) {
 		node: p5().capacity(Reserved).spec(),
 		want: NodePrice{
 			NodeUSDPerHour: 55.04, GPUUSDPerHour: (55.04 - p5R) / 8, CPUUSDPerCoreHour: cpuRef,
-			MemoryUSDPerGiBHour: memRef, AsOf: "2026-01-21",
+			MemoryUSDPerGiBHour: memRef, AsOf: "2026-01-21", Origin: OriginCatalog,
 			Source: p5Source + "; reserved capacity priced at on-demand (commitments are not modelled)",
 		},
 	}, {
@@ -80,7 +80,7 @@ func TestPriceFromCatalog(t *testing.T) {
 		node: p5().capacity(UnknownCapacity).spec(),
 		want: NodePrice{
 			NodeUSDPerHour: 55.04, GPUUSDPerHour: (55.04 - p5R) / 8, CPUUSDPerCoreHour: cpuRef,
-			MemoryUSDPerGiBHour: memRef, AsOf: "2026-01-21",
+			MemoryUSDPerGiBHour: memRef, AsOf: "2026-01-21", Origin: OriginCatalog,
 			Source: p5Source + "; capacity type unknown; on-demand used",
 		},
 	}, {
@@ -89,14 +89,14 @@ func TestPriceFromCatalog(t *testing.T) {
 		want: NodePrice{
 			NodeUSDPerHour: g4dn16, GPUUSDPerHour: g4dn16 / 2,
 			CPUUSDPerCoreHour: cpuRef * (g4dn16 / 2) / g4dn16R, MemoryUSDPerGiBHour: memRef * (g4dn16 / 2) / g4dn16R,
-			Source: "catalog aws us-east-1 g4dn.16xlarge on-demand (as of 2026-01-21)", AsOf: "2026-01-21",
+			Source: "catalog aws us-east-1 g4dn.16xlarge on-demand (as of 2026-01-21)", AsOf: "2026-01-21", Origin: OriginCatalog,
 		},
 	}, {
 		name: "a GPU instance reporting no GPUs puts the price on CPU and memory",
 		node: node("g4dn").aws("us-east-1", "g4dn.xlarge").cores(4).mem(16).spec(),
 		want: NodePrice{
 			NodeUSDPerHour: g4dnXL, CPUUSDPerCoreHour: cpuRef * g4dnXL / g4dnXLR, MemoryUSDPerGiBHour: memRef * g4dnXL / g4dnXLR,
-			Source: "catalog aws us-east-1 g4dn.xlarge on-demand (as of 2026-01-21)", AsOf: "2026-01-21",
+			Source: "catalog aws us-east-1 g4dn.xlarge on-demand (as of 2026-01-21)", AsOf: "2026-01-21", Origin: OriginCatalog,
 		},
 	}, {
 		name: "azure catalog slug",

@@ -45,7 +45,18 @@ type NodePrice struct {
 	Source string
 	// AsOf is the date of the catalog price used; empty for user prices.
 	AsOf string
+	// Origin says which kind of source priced the node: OriginCatalog,
+	// OriginOverride (a user rule's own price) or OriginDiscount (a user
+	// rule's discount on the catalog price).
+	Origin string
 }
+
+// Price origins (NodePrice.Origin).
+const (
+	OriginCatalog  = "catalog"
+	OriginOverride = "override"
+	OriginDiscount = "catalog-discount"
+)
 
 // Entry is one raw catalog row: an instance type's list prices in a region.
 type Entry struct {

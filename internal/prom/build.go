@@ -51,7 +51,7 @@ type reader struct {
 }
 
 func newReader(ctx context.Context, c *api.Client, opts Options) *reader {
-	r := &reader{q: query.Runner{Client: c, Limits: opts.Limits}, opts: opts, w: opts.Window, url: c.URL(),
+	r := &reader{q: query.Runner{Client: c, Limits: opts.Limits, Tally: &query.Tally{Report: opts.Progress}}, opts: opts, w: opts.Window, url: c.URL(),
 		derive: opts.Read == ReadRemote, clock: newHourClock(opts.Window)}
 	r.remoteOK = sync.OnceValue(func() bool { return r.remoteReadProbe(ctx) })
 	return r

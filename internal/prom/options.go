@@ -42,6 +42,10 @@ type Options struct {
 	// it raw when they come about once a step, by remote read if the
 	// server answers it with streamed chunks, range otherwise.
 	Read string
+	// Progress, when set, is told the usage and fact requests done of
+	// those queued so far (the total grows as the build's stages queue
+	// theirs). It observes and never changes a result.
+	Progress func(done, total int64)
 }
 
 // Ways of reading usage series (Options.Read).

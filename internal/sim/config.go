@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -38,6 +39,10 @@ type Config struct {
 	Step time.Duration
 	// Scale is the number of cells: GPUsPerScale GPUs each.
 	Scale int
+	// Progress, when set, is told each finished cell ("simulating
+	// cluster", cells done, Scale); it may be called from any goroutine
+	// and never changes the result.
+	Progress func(phase string, done, total int64)
 }
 
 // DefaultConfig returns the demo cluster's config: seed 1, one week from
@@ -134,10 +139,14 @@ func generateCells(cfg Config) []built {
 	cells := make([]built, cfg.Scale)
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var done atomic.Int64
 	for range min(runtime.GOMAXPROCS(0), cfg.Scale) {
 		wg.Go(func() {
 			for i := range next {
 				cells[i] = newCell(cfg, i).build()
+				if cfg.Progress != nil {
+					cfg.Progress("simulating cluster", done.Add(1), int64(cfg.Scale))
+				}
 			}
 		})
 	}

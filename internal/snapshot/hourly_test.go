@@ -14,25 +14,48 @@ import (
 	"github.com/gpuwise/gpuwise/internal/sim"
 )
 
-// v2Fixture is a version 2 file: six simulated hours written by gpuwise
-// before version 3 (main at 6b02be2, `gpuwise demo --window 6h --save`).
+// v2Fixture is an early version 2 file, before the partial list joined
+// its header: six simulated hours (main at 6b02be2, `gpuwise demo
+// --window 6h --save`).
 const v2Fixture = "testdata/demo-6h.v2.snap"
 
-// TestVersion2StillReads: a version 2 file reads (no hourly series, end
-// reasons or checkpoint hints: it has none), and written again as
-// version 3 reads back to the same snapshot and report.
+// v2PartialFixture is a version 2 file from main's later writer, which
+// puts the partial list after the notes (main at ca08a78: six simulated
+// hours of seed 1 with one partial line, snapshot.Write).
+const v2PartialFixture = "testdata/demo-6h-partial.v2.snap"
+
+// TestVersion2StillReads: both version 2 layouts read (no hourly series,
+// end reasons or checkpoint hints: they have none; the partial list
+// where the file has one), and written again as version 3 read back to
+// the same snapshot and report. The later layout is a regression test:
+// this branch read only the early one.
 func TestVersion2StillReads(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(v2Fixture)
+	for file, partial := range map[string][]string{
+		v2Fixture:        nil,
+		v2PartialFixture: {"DCGM usage of 1 node(s) could not be read (fixture): their GPU pods are unmeasured"},
+	} {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			version2ReadsAsVersion3(t, file, partial)
+		})
+	}
+}
+
+func version2ReadsAsVersion3(t *testing.T, file string, partial []string) {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := binary.Uvarint(data[len(Kind):]); v != 2 {
-		t.Fatalf("%s is version %d, want 2", v2Fixture, v)
+		t.Fatalf("%s is version %d, want 2", file, v)
 	}
 	old := mustRead(t, data)
 	if old.Hourly != nil || len(old.Pods) == 0 {
 		t.Fatalf("version 2 read: hourly %v, %d pods", old.Hourly != nil, len(old.Pods))
+	}
+	if diff := cmp.Diff(partial, old.Partial); diff != "" {
+		t.Errorf("partial list (-want +got):\n%s", diff)
 	}
 	again := mustRead(t, encodeV2(t, old))
 	if diff := cmp.Diff(snapshotJSON(t, old), snapshotJSON(t, again)); diff != "" {

@@ -149,3 +149,17 @@ func sortedKeys[V any](e *encoder, m map[string]V) []string {
 	slices.Sort(e.keys)
 	return e.keys
 }
+
+// strs reads a string list written as nilOrLen and its strings (nil stays
+// nil, empty stays empty).
+func (d *decoder) strs(what string) []string {
+	n, isNil := d.nilOrLen(what)
+	if isNil {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.str()
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -92,24 +93,28 @@ func (rd *reader) header() (*header, error) {
 	if err != nil {
 		return nil, err
 	}
+	h, err := rd.parseHeader(raw, true)
+	if err != nil && rd.version == 2 && errors.Is(err, ErrFormat) {
+		// Version 2 files written before the partial list joined the
+		// header (e344bee) have none after the notes; main's later ones do.
+		if early, errEarly := rd.parseHeader(raw, false); errEarly == nil {
+			return early, nil
+		}
+	}
+	return h, err
+}
+
+// parseHeader decodes the header frame; withPartial says whether the
+// partial list follows the notes (version 3, and version 2 since e344bee).
+func (rd *reader) parseHeader(raw []byte, withPartial bool) (*header, error) {
 	d := &decoder{b: raw, budget: rd.budget, version: rd.version}
 	d.table(rd.budget.opts.MaxStringBytes)
 	s := &cluster.Snapshot{}
 	s.Window.Start, s.Window.End = d.time(), d.time()
 	s.Source, s.ActivityMetric = d.str(), d.str()
-	if n, isNil := d.nilOrLen("notes"); !isNil {
-		s.Notes = make([]string, n)
-		for i := range s.Notes {
-			s.Notes[i] = d.str()
-		}
-	}
-	if rd.version >= 3 { // version 2 files carry no partial list
-		if n, isNil := d.nilOrLen("partial"); !isNil {
-			s.Partial = make([]string, n)
-			for i := range s.Partial {
-				s.Partial[i] = d.str()
-			}
-		}
+	s.Notes = d.strs("notes")
+	if withPartial {
+		s.Partial = d.strs("partial")
 	}
 	nodes, nilNodes := lenOrNil(d.uvarint())
 	pods, nilPods := lenOrNil(d.uvarint())

@@ -78,6 +78,15 @@ func (b *NodeBuilder) TimeSliced(model string, replicas int) *NodeBuilder {
 	return b
 }
 
+// Label sets a node label.
+func (b *NodeBuilder) Label(k, v string) *NodeBuilder {
+	if b.n.Labels == nil {
+		b.n.Labels = map[string]string{}
+	}
+	b.n.Labels[k] = v
+	return b
+}
+
 // Obj returns the node.
 func (b *NodeBuilder) Obj() cluster.Node { return b.n }
 

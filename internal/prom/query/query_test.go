@@ -7,6 +7,8 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -273,3 +275,50 @@ func TestWholeWindowReadsTheWindowOnce(t *testing.T) {
 		t.Errorf("request %v, want one query over [-999, 1800000]", qs)
 	}
 }
+
+// A Tally counts every Run's tasks, failed ones included, and its last
+// report says all queued requests are done.
+func TestTallyCountsRequests(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.FormValue("query"), "bad") {
+			http.Error(w, "no", http.StatusBadRequest)
+			return
+		}
+		w.Write([]byte(`{"status":"success","data":{"resultType":"matrix","result":[]}}`))
+	}))
+	t.Cleanup(srv.Close)
+	var mu sync.Mutex
+	var reports [][2]int64
+	r := runner(t, srv.URL)
+	r.Tally = &Tally{Report: func(done, total int64) {
+		mu.Lock()
+		reports = append(reports, [2]int64{done, total})
+		mu.Unlock()
+	}}
+	task := func(q string) Task {
+		return Task{Query: q, From: time.Unix(0, 0), To: time.Unix(600, 0), Raw: true, Cap: 5 * time.Minute,
+			Open: func() Batch { return nopBatch{} }}
+	}
+	if failed := r.Run(context.Background(), []Task{task("a[5m]"), task("bad[5m]"), task("c[5m]")}, 2); len(failed) != 1 {
+		t.Fatalf("failed = %v, want the bad query", failed)
+	}
+	r.Run(context.Background(), []Task{task("d[5m]")}, 0)
+	if len(reports) != 6 { // two queued reports, four done
+		t.Fatalf("reports = %v, want 6", reports)
+	}
+	if last := reports[len(reports)-1]; last != [2]int64{4, 4} {
+		t.Errorf("last report = %v, want 4 of 4 done", last)
+	}
+	for _, rep := range reports {
+		if rep[0] > rep[1] {
+			t.Errorf("report %v: more done than queued", rep)
+		}
+	}
+}
+
+// nopBatch keeps nothing (safe to commit from several workers).
+type nopBatch struct{}
+
+func (nopBatch) Series(wire.Labels) Target { return Target{} }
+func (nopBatch) Commit()                   {}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/prom/api"
@@ -20,6 +21,26 @@ import (
 type Runner struct {
 	Client *api.Client
 	Limits wire.Limits
+	// Tally, when set, counts the tasks of every Run: queued and done.
+	Tally *Tally
+}
+
+// Tally counts the requests of a build across every Run, and reports each
+// change to Report (when set): total grows as stages queue their tasks.
+// It observes and never changes a result.
+type Tally struct {
+	done, total atomic.Int64
+	Report      func(done, total int64)
+}
+
+func (t *Tally) add(done, queued int64) {
+	if t == nil {
+		return
+	}
+	d, n := t.done.Add(done), t.total.Add(queued)
+	if t.Report != nil {
+		t.Report(d, n)
+	}
 }
 
 // Failure is a task that failed after its retries.
@@ -41,6 +62,7 @@ func (r Runner) Run(ctx context.Context, tasks []Task, workers int) []Failure {
 		wg     sync.WaitGroup
 	)
 	next := make(chan Task)
+	r.Tally.add(0, int64(len(tasks)))
 	for range min(workers, r.Client.Concurrency(), len(tasks)) {
 		wg.Go(func() {
 			for t := range next {
@@ -49,6 +71,7 @@ func (r Runner) Run(ctx context.Context, tasks []Task, workers int) []Failure {
 					failed = append(failed, Failure{t, err})
 					mu.Unlock()
 				}
+				r.Tally.add(1, 0)
 			}
 		})
 	}

@@ -18,6 +18,7 @@ import (
 	authv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -267,7 +268,7 @@ func unschedulable(p *corev1.Pod) bool {
 func serviceAccountKubeconfig(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config, name string, bind bool) string {
 	t.Helper()
 	if _, err := cs.CoreV1().ServiceAccounts("gpuwise").Create(ctx,
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "gpuwise", Name: name}}, metav1.CreateOptions{}); err != nil {
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "gpuwise", Name: name}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	if bind {
@@ -304,10 +305,11 @@ func applyShippedRBAC(ctx context.Context, t *testing.T, cs *kubernetes.Clientse
 	readYAML(t, "clusterrole.yaml", 0, &role)
 	var binding rbacv1.ClusterRoleBinding
 	readYAML(t, "binding.yaml", 1, &binding)
-	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
+	// Another test of the tier may have applied them already.
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &binding, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 }

@@ -1,0 +1,54 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/inventory"
+)
+
+// InventoryRequest asks for the GPU inventory.
+type InventoryRequest struct {
+	Data
+}
+
+// DefaultInventoryRequest is the inventory with every default.
+func DefaultInventoryRequest() InventoryRequest {
+	return InventoryRequest{Data: Data{Source: Source{Kube: DefaultKube()}}}
+}
+
+// Validate lists every problem with the request.
+func (r InventoryRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	return p.err()
+}
+
+// InventoryResult is the inventory; Partial as in ReportResult.
+type InventoryResult struct {
+	Inventory *inventory.Inventory
+	Partial   error
+}
+
+// liveInventoryWindow is the live cluster's default window for the
+// inventory: it describes the cluster as it is now.
+const liveInventoryWindow = time.Hour
+
+// Inventory lists the GPU nodes at the window's end with their GPUs,
+// sharing, software stack and prices.
+func (a *App) Inventory(ctx context.Context, req InventoryRequest) (*InventoryResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	catalog, err := loadPrices(req.PricesFile)
+	if err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveInventoryWindow)
+	if err != nil {
+		return nil, err
+	}
+	a.progress.phase("taking inventory")
+	inv := inventory.Build(in.snap, inventory.Options{Prices: catalog, Catalog: catalog})
+	return &InventoryResult{Inventory: inv, Partial: in.partial}, nil
+}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/inventory"
+	"github.com/gpuwise/gpuwise/internal/render"
+)
+
+func TestInventoryGolden(t *testing.T) {
+	for _, f := range render.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			out, errOut, code := run(t, "inventory", "--demo", "-o", string(f))
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, "inventory."+string(f), out)
+		})
+	}
+}
+
+// The demo's inventory matches the simulated cluster: every GPU node
+// alive at the end, its MIG and time-sliced nodes, the on-prem node
+// unpriced with the reason, and the totals adding up.
+func TestInventoryOfTheDemo(t *testing.T) {
+	out, errOut, code := run(t, "inventory", "--demo", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var inv inventory.Inventory
+	if err := json.Unmarshal([]byte(out), &inv); err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]inventory.Node{}
+	for _, n := range inv.Nodes {
+		by[n.Name] = n
+	}
+	if n := by["mig-a100-1"]; n.MIG.Strategy != "mixed" || n.Sharing != "mig" || n.Units <= n.GPUs {
+		t.Errorf("MIG node %+v: want the mixed strategy with more units than GPUs", n.MIG)
+	}
+	if n := by["dev-l4-1"]; n.TimeSliceReplicas != 4 || n.Units != 4*n.GPUs {
+		t.Errorf("time-sliced node: %d replicas, %d units on %d GPUs", n.TimeSliceReplicas, n.Units, n.GPUs)
+	}
+	if n := by["onprem-dgx-1"]; n.Price != nil || !strings.Contains(n.Unpriced, "override") {
+		t.Errorf("on-prem node price %+v, reason %q: want unpriced, saying to add an override", n.Price, n.Unpriced)
+	}
+	if inv.Totals.Nodes != 16 || inv.Totals.DeletedNodes != 1 || inv.Totals.UnpricedNodes != 1 {
+		t.Errorf("totals %+v: want the 16 GPU nodes alive at the end, 1 deleted, 1 unpriced", inv.Totals)
+	}
+}
+
+func TestInventoryRefusesBadFlags(t *testing.T) {
+	_, errOut, code := run(t, "inventory", "--demo", "--from", "x.json.gz", "-o", "sarif")
+	if code != ExitUsage || !strings.Contains(errOut, "one source at a time") || !strings.Contains(errOut, `"sarif"`) {
+		t.Errorf("exit %d: %s; want a usage error listing both problems", code, errOut)
+	}
+}
+
+// Each node says where its price came from: a --prices rule's own price,
+// a rule's discount on the catalog (with the catalog's date), or the
+// catalog itself.
+func TestInventoryPriceOrigins(t *testing.T) {
+	prices := filepath.Join(t.TempDir(), "prices.yaml")
+	rules := "prices:\n  - match: {instanceType: dgx-a100-640gb}\n    gpuUSDPerHour: 1.5\n" +
+		"  - match: {cloud: aws}\n    discount: 0.2\n"
+	if err := os.WriteFile(prices, []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "inventory", "--demo", "--prices", prices, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var inv inventory.Inventory
+	if err := json.Unmarshal([]byte(out), &inv); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, n := range inv.Nodes {
+		if n.Price == nil {
+			t.Errorf("%s is unpriced: %s", n.Name, n.Unpriced)
+			continue
+		}
+		got[n.Name] = n.Price.Origin + " " + n.Price.AsOf
+	}
+	want := map[string]string{"onprem-dgx-1": "override ", "train-h100-1": "catalog-discount 2026-01-21", "serve-h100-1": "catalog 2025-05-28"}
+	for node, w := range want {
+		if got[node] != w {
+			t.Errorf("%s price origin %q, want %q", node, got[node], w)
+		}
+	}
+	if inv.Totals.UnpricedNodes != 0 {
+		t.Errorf("%d unpriced nodes with the on-prem rule", inv.Totals.UnpricedNodes)
+	}
+}
