@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -175,4 +176,78 @@ func (a *App) GenerateNodePools(ctx context.Context, req NodePoolRequest) (*Gene
 		return nil, fmt.Errorf("generating: %w", err)
 	}
 	return &GenerateResult{Files: files, Notes: notes, Partial: in.partial}, nil
+}
+
+// SpotRequest asks for spot placements of the checkpointed training jobs.
+type SpotRequest struct {
+	Data
+	NodeClass, NodeClassGroup string
+}
+
+// Validate lists every problem with the request.
+func (r SpotRequest) Validate() error {
+	return NodePoolRequest{Data: r.Data, NodeClass: r.NodeClass, NodeClassGroup: r.NodeClassGroup}.Validate()
+}
+
+// GenerateSpot writes, for every checkpointed training workload not on
+// spot yet, its spot placement, and per GPU model a NodePool with spot
+// first and on-demand fallback.
+func (a *App) GenerateSpot(ctx context.Context, req SpotRequest) (*GenerateResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, err
+	}
+	cands := capacity.SpotCandidates(in.snap.Snapshot)
+	limits := map[string]int{}
+	all, _ := generate.GPUNodePools(in.snap.Snapshot, generate.NodePoolOptions{})
+	for _, np := range all {
+		limits[np.Name+"-spot"] = np.GPULimit
+	}
+	placements, pools := spotArtefacts(cands, req, limits)
+	files, notes, err := generate.SpotPlacements(placements)
+	if err != nil {
+		return nil, fmt.Errorf("generating: %w", err)
+	}
+	np, err := generate.NodePools(pools)
+	if err != nil {
+		return nil, fmt.Errorf("generating: %w", err)
+	}
+	return &GenerateResult{Files: append(files, np...), Notes: notes, Partial: in.partial}, nil
+}
+
+// spotArtefacts are the placements and the spot NodePools per GPU model.
+// limits are today's GPUs of each model, by spot pool name.
+func spotArtefacts(cands []capacity.SpotWorkload, req SpotRequest, limits map[string]int) ([]generate.SpotPlacement, []generate.NodePool) {
+	kind, name, _ := strings.Cut(req.NodeClass, "/")
+	var out []generate.SpotPlacement
+	pools := map[string]*generate.NodePool{}
+	var models []string
+	for _, c := range cands {
+		out = append(out, generate.SpotPlacement{Kind: c.Kind, Namespace: c.Namespace, Name: c.Name,
+			Evidence: fmt.Sprintf("checkpoints every %v (%s): an interruption loses about %v plus the restart", c.Checkpoint, capacity.SpotRestart, c.Checkpoint/2)})
+		np := pools[c.Model]
+		if np == nil {
+			np = &generate.NodePool{Name: capacity.NodePoolName(c.Model) + "-spot", CapacityTypes: []string{"spot", "on-demand"}, Weight: 100,
+				ConsolidateAfter: "10m", NodeClassGroup: req.NodeClassGroup, NodeClassKind: kind, NodeClassName: name}
+			pools[c.Model], models = np, append(models, c.Model)
+		}
+		for _, it := range c.InstanceTypes {
+			if !slices.Contains(np.InstanceTypes, it) {
+				np.InstanceTypes = append(np.InstanceTypes, it)
+			}
+		}
+	}
+	slices.Sort(models)
+	var nps []generate.NodePool
+	for _, m := range models {
+		np := pools[m]
+		slices.Sort(np.InstanceTypes)
+		np.GPULimit = limits[np.Name]
+		np.Evidence = fmt.Sprintf("%s training on spot, on-demand when no spot capacity is left (Karpenter tries spot first)", m)
+		nps = append(nps, *np)
+	}
+	return out, nps
 }

@@ -102,3 +102,28 @@ func newGenerateNodePoolCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVarP(&dir, "dir", "d", "", dirUsage)
 	return cmd
 }
+
+// newGenerateSpotCmd is `gpuwise generate spot`.
+func newGenerateSpotCmd(e *env) *cobra.Command {
+	o := &sourceFlags{}
+	req := app.SpotRequest{}
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "spot [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
+		Short: "Spot placements (node affinity, tolerations) for checkpointed training jobs, and spot NodePools with on-demand fallback",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var p flagProblems
+			req.Data = o.data(&p)
+			if err := p.check(req.Validate); err != nil {
+				return err
+			}
+			return emitGenerated(e.Streams, dir, func() (*app.GenerateResult, error) { return e.app.GenerateSpot(cmd.Context(), req) })
+		},
+	}
+	o.register(cmd.Flags())
+	cmd.Flags().StringVar(&req.NodeClass, "node-class", app.DefaultNodeClass, "the cloud's node class as Kind/name (AKS: AKSNodeClass/default)")
+	cmd.Flags().StringVar(&req.NodeClassGroup, "node-class-group", app.DefaultNodeClassGroup, "the node class's API group (AKS: karpenter.azure.com)")
+	cmd.Flags().StringVarP(&dir, "dir", "d", "", dirUsage)
+	return cmd
+}

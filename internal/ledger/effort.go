@@ -32,6 +32,10 @@ const (
 	// effortScaler: put a workload under a KEDA ScaledObject or an HPA and
 	// load-test it (per workload).
 	effortScaler = 2
+	// effortSpotWorkload: point a training job at spot capacity (node
+	// affinity, toleration), check it resumes from its checkpoint after
+	// an interruption (per workload).
+	effortSpotWorkload = 1
 	// effortAction: the fixed part of any action: a change ticket, a
 	// review, a rollback plan.
 	effortAction = 0.5
@@ -79,4 +83,5 @@ const (
 	kindRepack       = "repack"
 	kindScaleNodes   = "scale-nodes"
 	kindAutoscale    = "autoscale-workloads"
+	kindSpot         = "spot"
 )

@@ -52,6 +52,7 @@ const (
 	LeverShape       = "shape"
 	LeverConsolidate = "consolidate"
 	LeverAutoscale   = "autoscale"
+	LeverSpot        = "spot"
 )
 
 // levers are the known levers in their order. Each entry builds a fresh
@@ -64,6 +65,7 @@ var levers = []struct {
 	{LeverShape, func() Lever { return shapeLever{} }},
 	{LeverConsolidate, func() Lever { return consolidateLever{} }},
 	{LeverAutoscale, func() Lever { return autoscaleLever{} }},
+	{LeverSpot, func() Lever { return spotLever{} }},
 }
 
 // LeverNames lists the known levers in the order they apply.
