@@ -36,6 +36,9 @@ const (
 	// affinity, toleration), check it resumes from its checkpoint after
 	// an interruption (per workload).
 	effortSpotWorkload = 1
+	// effortCommit: size, approve and buy a Savings Plan or reservations
+	// with finance.
+	effortCommit = 4
 	// effortAction: the fixed part of any action: a change ticket, a
 	// review, a rollback plan.
 	effortAction = 0.5
@@ -62,7 +65,7 @@ func kindPhase(a *Action, effort float64) int {
 	switch a.Kind {
 	case kindResize:
 		return 1
-	case kindCheaperModel:
+	case kindCheaperModel, kindCommit:
 		return 3
 	case kindRemoveNodes, kindRepack:
 		if effort <= quickWinHours && a.Risk != High {
@@ -84,4 +87,5 @@ const (
 	kindScaleNodes   = "scale-nodes"
 	kindAutoscale    = "autoscale-workloads"
 	kindSpot         = "spot"
+	kindCommit       = "commit"
 )

@@ -53,6 +53,7 @@ const (
 	LeverConsolidate = "consolidate"
 	LeverAutoscale   = "autoscale"
 	LeverSpot        = "spot"
+	LeverCommit      = "commit"
 )
 
 // levers are the known levers in their order. Each entry builds a fresh
@@ -66,6 +67,7 @@ var levers = []struct {
 	{LeverConsolidate, func() Lever { return consolidateLever{} }},
 	{LeverAutoscale, func() Lever { return autoscaleLever{} }},
 	{LeverSpot, func() Lever { return spotLever{} }},
+	{LeverCommit, func() Lever { return commitLever{} }},
 }
 
 // LeverNames lists the known levers in the order they apply.

@@ -30,14 +30,16 @@ type Options struct {
 	EngineerUSDPerHour float64
 	// Policy is the right-sizing policy.
 	Policy rightsize.Policy
-	// Autoscale is the autoscaling lever's policy.
+	// Autoscale is the autoscaling lever's policy; Commit the
+	// commitments lever's.
 	Autoscale capacity.AutoscalePolicy
+	Commit    capacity.CommitPolicy
 }
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
 	return Options{EngineerUSDPerHour: DefaultEngineerUSDPerHour, Policy: rightsize.DefaultPolicy(),
-		Autoscale: capacity.DefaultAutoscalePolicy()}
+		Autoscale: capacity.DefaultAutoscalePolicy(), Commit: capacity.DefaultCommitPolicy()}
 }
 
 // Validate lists every problem with the options, each naming its field.
@@ -53,6 +55,9 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("policy: %w", err))
 	}
 	if err := o.Autoscale.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Commit.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -82,8 +87,9 @@ type Env struct {
 	Snapshot *cluster.Prepared
 	Prices   Prices
 	Recs     *rightsize.Result
-	// Autoscale is the autoscaling policy (Options.Autoscale).
+	// Autoscale and Commit are the capacity levers' policies (Options).
 	Autoscale capacity.AutoscalePolicy
+	Commit    capacity.CommitPolicy
 	// peaks is the GPU demand over the window per model, for the
 	// consolidation lever's confidence.
 	peaks *demand
