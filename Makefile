@@ -51,6 +51,8 @@ smoke:
 	$(GO) run ./cmd/gpuwise audit --demo > /dev/null
 	$(GO) run ./cmd/gpuwise inventory --demo > /dev/null
 	$(GO) run ./cmd/gpuwise inventory --demo -o json > /dev/null
+	$(GO) run ./cmd/gpuwise generate policy > /dev/null
+	$(GO) run ./cmd/gpuwise generate quota --demo > /dev/null 2>&1
 	@d=$$(mktemp -d) && $(MAKE) --no-print-directory install PREFIX=$$d > /dev/null && \
 	  $$d/bin/kubectl-gpuwise inventory --help | grep -q 'kubectl gpuwise inventory' && \
 	  $$d/bin/gpuwise demo > /dev/null; rc=$$?; rm -rf $$d; \
@@ -86,6 +88,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzReadV2$$' -fuzztime=30s ./internal/snapshot
 	$(GO) test -run='^$$' -fuzz=FuzzParseOverrides -fuzztime=30s ./internal/pricing
 	$(GO) test -run='^$$' -fuzz=FuzzParsePolicy -fuzztime=30s ./internal/config
+	$(GO) test -run='^$$' -fuzz=FuzzParseAdmission -fuzztime=30s ./internal/config
 	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBPods -fuzztime=30s ./internal/trace
 	$(GO) test -run='^$$' -fuzz=FuzzReadOpenBNodes -fuzztime=30s ./internal/trace
 	$(GO) test -run='^$$' -fuzz=FuzzReadGenAI -fuzztime=30s ./internal/trace

@@ -1,7 +1,9 @@
 ## integration-kube: the Kubernetes tier. Builds kube-apiserver, scheduler,
 ## controller-manager, etcd and kwok once into $(GPUWISE_CACHE) (reused when
-## present), starts them on 127.0.0.1, runs test/integration/kube against
-## them with the shipped read-only RBAC, and always stops what it started.
+## present), fetches the Kyverno and Gatekeeper CRDs and builds gator from
+## their Go modules (hack/policyengines; ~4 min once), starts the control
+## plane on 127.0.0.1, runs test/integration/kube against it with the
+## shipped read-only RBAC, and always stops what it started.
 INTEGRATION += integration-kube
 GPUWISE_CACHE ?= $(HOME)/.cache/gpuwise
 export GPUWISE_CACHE
@@ -9,10 +11,12 @@ export GPUWISE_CACHE
 .PHONY: integration-kube
 integration-kube:
 	./hack/controlplane/build.sh
+	./hack/policyengines/build.sh crds gator
 	@./hack/controlplane/down.sh >/dev/null 2>&1 || true
 	@set -e; trap './hack/controlplane/down.sh' EXIT; \
 	./hack/controlplane/up.sh; \
 	GPUWISE_TEST_KUBECONFIG=$(GPUWISE_CACHE)/controlplane/run/kubeconfig \
+	GPUWISE_POLICY_CRDS=$(GPUWISE_CACHE)/policyengines/crds GPUWISE_GATOR=$(GPUWISE_CACHE)/policyengines/bin/gator \
 	  $(GO) test -tags integration -count=1 -v ./test/integration/kube/...
 
 ## bench-kube: `gpuwise collect` wall time and peak RSS on a KWOK cluster of

@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/audit"
+	"github.com/gpuwise/gpuwise/internal/policy"
 )
 
 // AuditRequest asks for the hygiene audit.
@@ -13,6 +15,9 @@ type AuditRequest struct {
 	// Audit are the rule settings; its Prices is ignored (the use case
 	// prices with the embedded catalog and PricesFile).
 	Audit audit.Options
+	// AdmissionFile is the admission-policy settings (docs/policy.md) the
+	// admission section evaluates; empty means the defaults.
+	AdmissionFile string
 }
 
 // DefaultAuditRequest is the audit with every default.
@@ -28,10 +33,14 @@ func (r AuditRequest) Validate() error {
 	return p.err()
 }
 
-// AuditResult is the findings; Partial as in ReportResult.
+// AuditResult is the findings and the admission section; Partial as in
+// ReportResult (also set when the cluster refused the policy reads).
 type AuditResult struct {
-	Result  *audit.Result
-	Partial error
+	Result *audit.Result
+	// Admission is, per admission rule, how the cluster enforces it and what
+	// it would have blocked among the window's pods.
+	Admission *policy.Enforcement
+	Partial   error
 }
 
 // liveAuditWindow is the live cluster's default window for the audit: it
@@ -54,5 +63,9 @@ func (a *App) Audit(ctx context.Context, req AuditRequest) (*AuditResult, error)
 	a.progress.phase("auditing")
 	opts := req.Audit
 	opts.Prices = catalog
-	return &AuditResult{Result: audit.Run(in.snap, opts), Partial: in.partial}, nil
+	adm, admPartial, err := a.admission(ctx, req.Source, in.snap, req.AdmissionFile)
+	if err != nil {
+		return nil, err
+	}
+	return &AuditResult{Result: audit.Run(in.snap, opts), Admission: adm, Partial: errors.Join(in.partial, admPartial)}, nil
 }

@@ -27,13 +27,9 @@ type Options struct {
 	DevNamespaces []string
 }
 
-// DefaultNodeAgents are the GPU stack's and common monitoring agents.
-var DefaultNodeAgents = []string{
-	"*/nvidia-device-plugin*", "*/nvidia-dcgm*", "*/dcgm-exporter*", "*/nvidia-container-toolkit*",
-	"*/gpu-feature-discovery*", "*/nvidia-operator-validator*", "*/nvidia-mig-manager*",
-	"*/nvidia-driver*", "*/gpu-operator*", "*/node-feature-discovery*", "*/nvidia-node-status-exporter*",
-	"*/*node-exporter*", "*/kube-proxy*", "*/hami-*", "kube-system/*",
-}
+// DefaultNodeAgents are the GPU stack's and common monitoring agents
+// (cluster.DefaultNodeAgents, shared with the admission policies).
+var DefaultNodeAgents = cluster.DefaultNodeAgents
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions(prices pricing.Pricer) Options {

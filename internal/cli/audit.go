@@ -13,10 +13,11 @@ import (
 
 type auditOptions struct {
 	sourceFlags
-	output        outputFlag
-	failOn        string
-	allowAgents   []string
-	devNamespaces []string
+	output         outputFlag
+	failOn         string
+	allowAgents    []string
+	devNamespaces  []string
+	policySettings string
 }
 
 func newAuditCmd(e *env) *cobra.Command {
@@ -38,6 +39,7 @@ func newAuditCmd(e *env) *cobra.Command {
 	fs.StringVar(&o.failOn, "fail-on", "", "exit 8 when a finding at or above this severity exists: info, warning, critical")
 	fs.StringSliceVar(&o.allowAgents, "allow-agent", nil, "extra node-agent globs over namespace/owner (e.g. 'logging/fluent-bit'); added to the defaults")
 	fs.StringSliceVar(&o.devNamespaces, "dev-namespaces", def.DevNamespaces, "namespace globs where whole GPUs are flagged")
+	fs.StringVar(&o.policySettings, "policy-settings", "", "admission settings `FILE` the admission section evaluates (docs/policy.md)")
 	return cmd
 }
 
@@ -47,6 +49,7 @@ func runAudit(ctx context.Context, o *auditOptions, e *env) error {
 	req.Data = o.sourceFlags.data(&p)
 	req.Audit.NodeAgents = append(append([]string{}, req.Audit.NodeAgents...), o.allowAgents...)
 	req.Audit.DevNamespaces = o.devNamespaces
+	req.AdmissionFile = o.policySettings
 	var failOn audit.Severity
 	if o.failOn != "" {
 		v, err := audit.ParseSeverity(o.failOn)
@@ -63,7 +66,7 @@ func runAudit(ctx context.Context, o *auditOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := render.Audit(e.Out, res.Result, format, e.renderOptions()); err != nil {
+	if err := render.AuditWithAdmission(e.Out, res.Result, res.Admission, format, e.renderOptions()); err != nil {
 		return err
 	}
 	if failOn != 0 && res.Result.Worst() >= failOn {

@@ -20,6 +20,17 @@ func RoundMemory(bytes int64) bool { return bytes >= roundMemoryMin && bytes%gib
 // the audit flags whole GPUs and right-sizing may time-slice.
 var DefaultDevNamespaces = []string{"dev", "dev-*", "*-dev", "*notebook*", "jupyter*", "sandbox*", "playground*"}
 
+// DefaultNodeAgents are globs over "namespace/owner-name" of the GPU
+// stack's and common monitoring agents: pods that belong on every node,
+// GPU nodes included (the audit's GW002 allow-list, the admission
+// policies' allowed DaemonSets).
+var DefaultNodeAgents = []string{
+	"*/nvidia-device-plugin*", "*/nvidia-dcgm*", "*/dcgm-exporter*", "*/nvidia-container-toolkit*",
+	"*/gpu-feature-discovery*", "*/nvidia-operator-validator*", "*/nvidia-mig-manager*",
+	"*/nvidia-driver*", "*/gpu-operator*", "*/node-feature-discovery*", "*/nvidia-node-status-exporter*",
+	"*/*node-exporter*", "*/kube-proxy*", "*/hami-*", "kube-system/*",
+}
+
 // MatchAny reports whether s matches any of the globs (path.Match syntax);
 // a malformed glob matches nothing.
 func MatchAny(globs []string, s string) bool {

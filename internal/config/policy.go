@@ -140,10 +140,25 @@ func walk(prefix string, m map[string]any, schema map[string]any, probs *[]strin
 			walk(path+".", sub, s, probs)
 		case setter:
 			if msg := s(m[k]); msg != "" {
-				*probs = append(*probs, path+": "+msg)
+				*probs = append(*probs, fieldProblems(path, msg)...)
 			}
 		}
 	}
+}
+
+// fieldProblems prefixes a setter's problems with the field's path; a
+// nested setter (a list of mappings, a mapping of names) returns one
+// problem per line, each starting with its own "[i]." or "name." path.
+func fieldProblems(path, msg string) []string {
+	var out []string
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.HasPrefix(line, "\x00") {
+			out = append(out, path+strings.TrimPrefix(line, "\x00"))
+		} else {
+			out = append(out, path+": "+line)
+		}
+	}
+	return out
 }
 
 func knownKeys(schema map[string]any) string {

@@ -3,7 +3,10 @@
 // VerticalPodAutoscaler objects in recommendation-only mode, NVIDIA
 // device-plugin time-slicing configs and mig-parted MIG layouts (each as a
 // ConfigMap plus a commands file with the ClusterPolicy patch and the node
-// labels). It never applies anything and never talks to a cluster.
+// labels), admission policies built by internal/policy (policy.go: YAML in
+// the builder's field order, native objects re-read into the upstream
+// admissionregistration/v1 types, plus rollout.sh) and per-namespace GPU
+// ResourceQuotas sized by internal/quota (quota.go). It never applies anything and never talks to a cluster.
 //
 // Inputs are the plain values in types.go. recommended.go turns
 // right-sizing results (rightsize.Result) into them and planned.go a
@@ -24,7 +27,8 @@
 // from that directory).
 //
 // It may import k8s.io/api, k8s.io/apimachinery, sigs.k8s.io/yaml and the
-// core packages cluster, gpushape (MIG layout validity), rightsize and
-// packing (whose results it converts); it must not import client-go,
+// core packages cluster, gpushape (MIG layout validity), rightsize,
+// packing, policy and quota (whose results it converts), and
+// go.yaml.in/yaml/v3 (ordered YAML); it must not import client-go,
 // adapters (kube, prom, sim), or read flags or the environment.
 package generate

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/gpuwise/gpuwise/internal/policy"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -37,6 +39,32 @@ func TestGolden(t *testing.T) {
 		{
 			name: "mig-parted with a heterogeneous A100 node and an H100 node", golden: "mig-parted.golden",
 			generate: func() ([]File, error) { return MIGPartedConfig(sampleMIGParted()) },
+		},
+		{
+			name: "native admission policies, warn mode, defaults", golden: "policy-native.golden",
+			generate: func() ([]File, error) { return samplePolicies(policy.Options{Engine: policy.Native}, policy.Warn) },
+		},
+		{
+			name: "native admission policies, deny mode", golden: "policy-native-deny.golden",
+			generate: func() ([]File, error) { return samplePolicies(policy.Options{Engine: policy.Native}, policy.Deny) },
+		},
+		{
+			name: "Kyverno ValidatingPolicies", golden: "policy-kyverno.golden",
+			generate: func() ([]File, error) { return samplePolicies(policy.Options{Engine: policy.Kyverno}, policy.Warn) },
+		},
+		{
+			name: "Kyverno ClusterPolicies (legacy)", golden: "policy-kyverno-legacy.golden",
+			generate: func() ([]File, error) {
+				return samplePolicies(policy.Options{Engine: policy.Kyverno, KyvernoLegacy: true}, policy.Warn)
+			},
+		},
+		{
+			name: "Gatekeeper templates and constraints", golden: "policy-gatekeeper.golden",
+			generate: func() ([]File, error) { return samplePolicies(policy.Options{Engine: policy.Gatekeeper}, policy.Deny) },
+		},
+		{
+			name: "GPU quotas, one priced and one not", golden: "quota.golden",
+			generate: func() ([]File, error) { return Quotas(sampleQuota()) },
 		},
 	}
 	for _, tt := range tests {

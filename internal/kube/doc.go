@@ -1,7 +1,10 @@
 // Package kube is the Kubernetes adapter: it reads nodes, pods, ReplicaSets
 // and Jobs through client-go with paginated lists and converts them into a
 // cluster.Snapshot (inventory only: GPU holdings carry no activity, which
-// the core reads as "unmeasured").
+// the core reads as "unmeasured"). For the audit's admission section it
+// also lists ValidatingAdmissionPolicies and their bindings (names, labels,
+// validationActions: Admission) and asks discovery whether
+// MutatingAdmissionPolicy is served.
 //
 // It owns the boundary types: resource.Quantity, v1.Node and v1.Pod never
 // leave this package. It is read-only: it never creates, patches or

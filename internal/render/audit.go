@@ -11,21 +11,45 @@ import (
 	"text/tabwriter"
 
 	"github.com/gpuwise/gpuwise/internal/audit"
+	"github.com/gpuwise/gpuwise/internal/policy"
 )
 
 // Audit writes audit findings in format f.
 func Audit(w io.Writer, r *audit.Result, f Format, o Options) error {
+	return AuditWithAdmission(w, r, nil, f, o)
+}
+
+// AuditWithAdmission writes the audit and its admission section (how the
+// cluster enforces each admission rule and what it would have blocked):
+// two summary lines under table, a second table under wide, an "admission" object in JSON and
+// YAML, a section in markdown and HTML; CSV and SARIF carry the findings
+// only. A nil adm writes the audit alone.
+func AuditWithAdmission(w io.Writer, r *audit.Result, adm *policy.Enforcement, f Format, o Options) error {
 	if r == nil {
 		return fmt.Errorf("rendering audit: no audit")
 	}
-	return write(w, "audit", f, o, docWriters(auditDoc(r), writers{
-		Table: func(w io.Writer) error { return writeAuditTable(w, r) },
-		Wide:  func(w io.Writer) error { return writeAuditWide(w, r) },
-		JSON:  func(w io.Writer) error { return encodeJSON(w, r) },
-		YAML:  func(w io.Writer) error { return encodeYAML(w, r) },
+	d := auditDoc(r)
+	admissionDoc(d, adm)
+	return write(w, "audit", f, o, docWriters(d, writers{
+		Table: func(w io.Writer) error {
+			return first(writeAuditTable(w, r), func() error { return writeAdmissionSummary(w, adm) })
+		},
+		Wide: func(w io.Writer) error {
+			return first(writeAuditWide(w, r), func() error { return writeAdmissionTable(w, adm) })
+		},
+		JSON:  func(w io.Writer) error { return encodeJSON(w, auditJSON{r, adm}) },
+		YAML:  func(w io.Writer) error { return encodeYAML(w, auditJSON{r, adm}) },
 		CSV:   func(w io.Writer) error { return writeAuditCSV(w, r) },
 		SARIF: func(w io.Writer) error { return writeSARIF(w, r, o.Version) },
 	}))
+}
+
+// first returns err, or runs next when err is nil.
+func first(err error, next func() error) error {
+	if err != nil {
+		return err
+	}
+	return next()
 }
 
 // atStakeNote says what the audit's dollars are: not savings.

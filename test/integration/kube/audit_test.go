@@ -298,7 +298,8 @@ func serviceAccountKubeconfig(ctx context.Context, t *testing.T, cs *kubernetes.
 	return path
 }
 
-// applyShippedRBAC creates deploy/rbac/*.yaml exactly as shipped.
+// applyShippedRBAC creates deploy/rbac/*.yaml exactly as shipped (kept
+// when an earlier test created them).
 func applyShippedRBAC(ctx context.Context, t *testing.T, cs *kubernetes.Clientset) {
 	t.Helper()
 	var role rbacv1.ClusterRole

@@ -1,0 +1,71 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/generate"
+	"github.com/gpuwise/gpuwise/internal/policy"
+	"github.com/gpuwise/gpuwise/internal/quota"
+)
+
+// QuotaRequest asks for per-namespace GPU ResourceQuotas.
+type QuotaRequest struct {
+	Data
+	// Percentile and Headroom size each quota (quota.DefaultOptions).
+	Percentile float64
+	Headroom   float64
+}
+
+// DefaultQuotaRequest is generate quota with every default.
+func DefaultQuotaRequest() QuotaRequest {
+	o := quota.DefaultOptions(nil)
+	return QuotaRequest{Data: Data{Source: Source{Kube: DefaultKube()}}, Percentile: o.Percentile, Headroom: o.Headroom}
+}
+
+// Validate lists every problem with the request.
+func (r QuotaRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	p.add(quota.Options{Percentile: r.Percentile, Headroom: r.Headroom}.Validate())
+	return p.err()
+}
+
+// QuotaResult is the sized quotas and their files.
+type QuotaResult struct {
+	Quota *quota.Result
+	GenerateResult
+}
+
+// GenerateQuota sizes a GPU ResourceQuota per namespace from the window's
+// pods and prices what each caps with the cost allocation. The namespaces
+// the admission policies exempt (kube-system, the GPU Operator's) get none.
+func (a *App) GenerateQuota(ctx context.Context, req QuotaRequest) (*QuotaResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	catalog, err := loadPrices(req.PricesFile)
+	if err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, err
+	}
+	alloc, err := cost.Allocate(in.snap, cost.DefaultOptions(catalog))
+	if err != nil {
+		return nil, fmt.Errorf("allocating cost: %w", err)
+	}
+	exempt, _ := policy.Learn(policy.Defaults(), in.snap.Snapshot)
+	q, err := quota.Size(in.snap, alloc, quota.Options{Percentile: req.Percentile, Headroom: req.Headroom, Exempt: exempt.ExemptNamespaces})
+	if err != nil {
+		return nil, fmt.Errorf("sizing quotas: %w", err)
+	}
+	files, err := generate.Quotas(q)
+	if err != nil {
+		return nil, fmt.Errorf("generating: %w", err)
+	}
+	notes := append([]string{"the need is read from pod lifetimes (each pod requests its units from start to end, pending pods included, as ResourceQuota counts them)"}, q.Notes...)
+	return &QuotaResult{Quota: q, GenerateResult: GenerateResult{Files: files, Notes: notes, Partial: in.partial}}, nil
+}

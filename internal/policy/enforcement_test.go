@@ -1,0 +1,99 @@
+package policy
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+func installedPolicy(name, rule, shape string) InstalledPolicy {
+	return InstalledPolicy{Name: name, Labels: map[string]string{LabelManagedBy: ManagedBy, LabelRule: rule, LabelShape: shape}}
+}
+
+func TestEnforceReadsEachRuleFromItsPodPolicy(t *testing.T) {
+	t.Parallel()
+	inst := &Installed{
+		Policies: []InstalledPolicy{
+			installedPolicy("gpuwise-gw003-gpu-container-limits", RuleLimits.Name, ShapePods),
+			installedPolicy("gpuwise-gw003-gpu-container-limits-workloads", RuleLimits.Name, ShapeWorkloads),
+			installedPolicy("gpuwise-gw002-non-gpu-pod-tolerates-gpu-taint", RuleNonGPUToleration.Name, ShapePods),
+			installedPolicy("gpuwise-gw004-gpu-pod-toleration", RuleToleration.Name, ShapePods),
+			// Only the workload policy: the pods are not covered.
+			installedPolicy("gpuwise-gw006-whole-gpu-in-dev-namespace-workloads", RuleDevWholeGPU.Name, ShapeWorkloads),
+			// Someone else's policy with gpuwise's rule label is not ours.
+			{Name: "team-labels", Labels: map[string]string{LabelRule: RuleLabels.Name}},
+			installedPolicy("gpuwise-max-gpus-per-pod", RuleMaxGPUs.Name, ShapePods),
+		},
+		Bindings: []InstalledBinding{
+			{Name: "a", PolicyName: "gpuwise-gw003-gpu-container-limits", Actions: []string{"Warn", "Audit"}},
+			{Name: "b", PolicyName: "gpuwise-gw003-gpu-container-limits", Actions: []string{"Deny"}},
+			{Name: "c", PolicyName: "gpuwise-gw002-non-gpu-pod-tolerates-gpu-taint", Actions: []string{"Warn", "Audit"}},
+			{Name: "d", PolicyName: "gpuwise-gw004-gpu-pod-toleration", Actions: []string{"Audit"}},
+			{Name: "e", PolicyName: "gpuwise-gw006-whole-gpu-in-dev-namespace-workloads", Actions: []string{"Deny"}},
+		},
+	}
+	blocked := map[string]*Blocked{RuleLimits.Name: {Pods: 3, Workloads: []string{"ml/Deployment/a"}}}
+	e := Enforce(inst, blocked)
+	type row struct {
+		Rule     string
+		Status   Status
+		Enforced bool
+		Policies []string
+		Actions  []string
+		Blocked  *Blocked
+	}
+	var got []row
+	for _, r := range e.Rules {
+		got = append(got, row{r.Rule, r.Status, r.Enforced, r.Policies, r.Actions, r.WouldBlock})
+	}
+	want := []row{
+		{RuleNonGPUToleration.Name, StatusWarn, false, []string{"gpuwise-gw002-non-gpu-pod-tolerates-gpu-taint"}, []string{"Audit", "Warn"}, nil},
+		{RuleLimits.Name, StatusDeny, true, []string{"gpuwise-gw003-gpu-container-limits", "gpuwise-gw003-gpu-container-limits-workloads"},
+			[]string{"Audit", "Deny", "Warn"}, blocked[RuleLimits.Name]},
+		{RuleToleration.Name, StatusAudit, false, []string{"gpuwise-gw004-gpu-pod-toleration"}, []string{"Audit"}, nil},
+		{RuleDevWholeGPU.Name, StatusAbsent, false, []string{"gpuwise-gw006-whole-gpu-in-dev-namespace-workloads"}, nil, nil},
+		{RuleLabels.Name, StatusAbsent, false, nil, nil, nil},
+		{RuleMaxGPUs.Name, StatusUnbound, false, []string{"gpuwise-max-gpus-per-pod"}, nil, nil},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rule states (-want +got):\n%s", diff)
+	}
+}
+
+func TestEnforceWithoutTheClusterIsUnknown(t *testing.T) {
+	t.Parallel()
+	for _, r := range Enforce(nil, nil).Rules {
+		if r.Status != StatusUnknown || r.Enforced {
+			t.Errorf("%s: %s, enforced %v", r.Rule, r.Status, r.Enforced)
+		}
+	}
+}
+
+func TestTaintTolerates(t *testing.T) {
+	t.Parallel()
+	anyValue := Taint{Key: "nvidia.com/gpu", Effect: "NoSchedule"}
+	present := Taint{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}
+	for _, tc := range []struct {
+		name     string
+		taint    Taint
+		tol      cluster.Toleration
+		tolerate bool
+	}{
+		{"exists on the key", anyValue, cluster.Toleration{Key: "nvidia.com/gpu", Operator: "Exists", Effect: "NoSchedule"}, true},
+		{"any effect", anyValue, cluster.Toleration{Key: "nvidia.com/gpu", Operator: "Exists"}, true},
+		{"another effect", anyValue, cluster.Toleration{Key: "nvidia.com/gpu", Operator: "Exists", Effect: "NoExecute"}, false},
+		{"blanket", anyValue, cluster.Toleration{Operator: "Exists"}, true},
+		{"empty key needs Exists", anyValue, cluster.Toleration{Operator: "Equal"}, false},
+		{"another key", anyValue, cluster.Toleration{Key: "dedicated", Operator: "Exists"}, false},
+		{"equal, any value accepted", anyValue, cluster.Toleration{Key: "nvidia.com/gpu", Value: "true"}, true},
+		{"equal, the value", present, cluster.Toleration{Key: "nvidia.com/gpu", Operator: "Equal", Value: "present"}, true},
+		{"equal, another value", present, cluster.Toleration{Key: "nvidia.com/gpu", Operator: "Equal", Value: "true"}, false},
+		{"exists, any value", present, cluster.Toleration{Key: "nvidia.com/gpu", Operator: "Exists"}, true},
+	} {
+		if got := tc.taint.Tolerates(tc.tol); got != tc.tolerate {
+			t.Errorf("%s: tolerates %v, want %v", tc.name, got, tc.tolerate)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+//go:build integration && kyverno
+
+package kube
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The kyverno CLI (built from a copy of its Go module by `make
+// verify-kyverno`; too heavy for every CI run) decides the shared pod
+// fixtures as their annotations say, with each form gpuwise writes:
+// ValidatingPolicy, the legacy ClusterPolicy, and the native
+// ValidatingAdmissionPolicies (pods only: the CLI applies every policy to
+// every resource, whatever its matchConstraints, and it cannot read the
+// namespace labels the exempt-namespace selector needs, so the kube-system
+// fixture is left to the real API server there).
+func TestKyvernoCLIOnTheSharedFixtures(t *testing.T) {
+	kyverno := os.Getenv("GPUWISE_KYVERNO")
+	if kyverno == "" {
+		t.Fatal("GPUWISE_KYVERNO is unset: run `make verify-kyverno`, which builds the kyverno CLI")
+	}
+	settings := podsOnlySettings(t)
+	for _, c := range []struct {
+		name         string
+		args         []string
+		noNamespaces bool
+	}{
+		{"ValidatingPolicy", []string{"--engine", "kyverno"}, false},
+		{"ClusterPolicy", []string{"--engine", "kyverno", "--kyverno-legacy"}, false},
+		{"ValidatingAdmissionPolicy", []string{"--engine", "native"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(generatePolicies(t, append(c.args, "--mode", "deny", "--policy-settings", settings)...), "policy", c.args[1])
+			files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+			args := append([]string{"apply"}, files...)
+			args = append(args, "--resource", fixturePodsFile, "--continue-on-fail", "--remove-color")
+			out, err := exec.Command(kyverno, args...).CombinedOutput()
+			if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+				t.Fatalf("kyverno apply: %v\n%s", err, out)
+			}
+			if strings.Contains(string(out), "error: 0") == false {
+				t.Errorf("kyverno reports evaluation errors:\n%s", out)
+			}
+			checkFixtureVerdicts(t, "kyverno "+c.name, kyvernoFailures(t, string(out)), c.noNamespaces)
+		})
+	}
+}
+
+// kyvernoFailure is the CLI's line for a failed check.
+var kyvernoFailure = regexp.MustCompile(`(?m)^policy (gpuwise-\S+) -> resource (\S+)/Pod/(\S+) failed:`)
+
+func kyvernoFailures(t *testing.T, out string) map[string][]string {
+	t.Helper()
+	got := map[string][]string{}
+	for _, m := range kyvernoFailure.FindAllStringSubmatch(out, -1) {
+		got[m[2]+"/"+m[3]] = append(got[m[2]+"/"+m[3]], ruleOfPolicy(t, m[1]))
+	}
+	return got
+}
+
+// ruleOfPolicy is the rule of a gpuwise policy name.
+func ruleOfPolicy(t *testing.T, name string) string {
+	for _, r := range []string{"non-gpu-pod-tolerates-gpu-taint", "gpu-container-limits", "gpu-pod-toleration",
+		"whole-gpu-in-dev-namespace", "gpu-pod-cost-labels", "max-gpus-per-pod"} {
+		if strings.HasSuffix(name, r) {
+			return r
+		}
+	}
+	t.Errorf("policy %s names no rule", name)
+	return name
+}
+
+// podsOnlySettings is the fixtures' settings without the workload policies.
+func podsOnlySettings(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(fixtureSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "settings.yaml")
+	if err := os.WriteFile(path, append(b, []byte("workloads: false\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
