@@ -251,3 +251,46 @@ func spotArtefacts(cands []capacity.SpotWorkload, req SpotRequest, limits map[st
 	}
 	return out, nps
 }
+
+// ReclaimRequest asks for idle-reclaim suggestions.
+type ReclaimRequest struct {
+	Data
+}
+
+// Validate lists every problem with the request.
+func (r ReclaimRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	return p.err()
+}
+
+// GenerateReclaim writes a suggestion per notebook or dev box with long
+// idle stretches (capacity.Reclaim with its default policy).
+func (a *App) GenerateReclaim(ctx context.Context, req ReclaimRequest) (*GenerateResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, err
+	}
+	if in.snap.Hourly == nil {
+		return &GenerateResult{Notes: []string{"no hourly series in this source (a version 3 snapshot, Prometheus or --demo has them): idle stretches are unknown"}, Partial: in.partial}, nil
+	}
+	pol := capacity.DefaultReclaimPolicy()
+	idles, err := capacity.Reclaim(in.snap.Snapshot, pol)
+	if err != nil {
+		return nil, withKind(Input, err)
+	}
+	var rs []generate.Reclaim
+	for _, id := range idles {
+		rs = append(rs, generate.Reclaim{Kind: id.Kind, Namespace: id.Namespace, Name: id.Name, IdleMinutes: pol.MinIdleHours * 60,
+			Evidence: fmt.Sprintf("%d stretch(es) of %d h or more below %.0f%% GPU activity, %.0f h in all (longest %d h): %.0f of %.0f GPU-hours held in the window",
+				id.Stretches, pol.MinIdleHours, pol.MaxActivity*100, id.IdleHours, id.Longest, id.IdleGPUHours, id.HeldGPUHours)})
+	}
+	files, err := generate.Reclaims(rs)
+	if err != nil {
+		return nil, fmt.Errorf("generating: %w", err)
+	}
+	return &GenerateResult{Files: files, Partial: in.partial}, nil
+}

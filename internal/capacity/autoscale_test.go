@@ -178,3 +178,31 @@ func TestPolicyValidate(t *testing.T) {
 		})
 	}
 }
+
+// A notebook idle 20 h a day: busy 10:00–14:00, idle the other 20 hours
+// (one stretch a day, the night's wrapping into the next morning): each
+// day frees 20 GPU-hours; a server is never reclaimed.
+func TestReclaimNotebookIdle20HoursADay(t *testing.T) {
+	t.Parallel()
+	nb := &cluster.WorkloadHours{Workload: "notebooks/StatefulSet/lab"}
+	for h := range 72 {
+		act := float32(0.01)
+		if hd := h % 24; hd >= 10 && hd < 14 {
+			act = 0.6
+		}
+		nb.Pods, nb.GPUHeld, nb.GPUMeasured = append(nb.Pods, 1), append(nb.GPUHeld, 1), append(nb.GPUMeasured, 1)
+		nb.GPUActive, nb.GPUIdle = append(nb.GPUActive, act), append(nb.GPUIdle, 0)
+	}
+	srv := diurnal(true)
+	got, err := Reclaim(snapshotOf(nb, srv), DefaultReclaimPolicy())
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Reclaim: %d idle workloads, %v; want the notebook only", len(got), err)
+	}
+	// Stretches: 0–9 (10 h), 14–33 (20 h), 38–57 (20 h), 62–71 (10 h).
+	if id := got[0]; id.IdleGPUHours != 60 || id.Stretches != 4 || id.Longest != 20 {
+		t.Errorf("idle %g GPU-hours in %d stretches (longest %d); want 60 in 4 (20)", id.IdleGPUHours, id.Stretches, id.Longest)
+	}
+	if err := (ReclaimPolicy{MaxActivity: 0, MinIdleHours: 0}).Validate(); err == nil || !strings.Contains(err.Error(), "reclaim.maxActivity") || !strings.Contains(err.Error(), "reclaim.minIdleHours") {
+		t.Errorf("Validate: %v, want both fields named", err)
+	}
+}

@@ -7,10 +7,13 @@
 // values into node-hours and money; `gpuwise generate` turns them into
 // KEDA ScaledObjects, HPAs and Karpenter NodePools.
 //
-// Files per lever: policy.go (every lever's policy, defaults and Validate,
-// each problem naming its field), autoscale.go (replicas needed per hour),
-// signal.go (which metric a scaler reads, best first: queue depth, request
-// rate, GPU activity). docs/capacity.md documents every rule and default.
+// Files per lever: policy.go (the autoscaling policy, defaults and
+// Validate, each problem naming its field), autoscale.go (replicas needed
+// per hour), signal.go (which metric a scaler reads, best first: queue
+// depth, request rate, GPU activity), reclaim.go (idle stretches of
+// notebooks and dev boxes), spot.go (spot candidates, interruption rates,
+// expected rework), commit.go (the commitment level that saves most).
+// docs/capacity.md documents every rule and default.
 //
 // Pure core: it imports cluster and the standard library only; never
 // another engine, an adapter (kube, prom, sim, snapshot, trace), a front

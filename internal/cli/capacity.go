@@ -127,3 +127,25 @@ func newGenerateSpotCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVarP(&dir, "dir", "d", "", dirUsage)
 	return cmd
 }
+
+// newGenerateReclaimCmd is `gpuwise generate reclaim`.
+func newGenerateReclaimCmd(e *env) *cobra.Command {
+	o := &sourceFlags{}
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "reclaim [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
+		Short: "Suggested scale-to-zero patches and culling settings for notebooks and dev boxes idle for long stretches",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var p flagProblems
+			req := app.ReclaimRequest{Data: o.data(&p)}
+			if err := p.check(req.Validate); err != nil {
+				return err
+			}
+			return emitGenerated(e.Streams, dir, func() (*app.GenerateResult, error) { return e.app.GenerateReclaim(cmd.Context(), req) })
+		},
+	}
+	o.register(cmd.Flags())
+	cmd.Flags().StringVarP(&dir, "dir", "d", "", dirUsage)
+	return cmd
+}

@@ -28,7 +28,7 @@ func newGenerateCmd(e *env) *cobra.Command {
 		newGenerateRecsCmd(e, "timeslicing", "Device-plugin time-slicing ConfigMap and node label commands for dev GPUs", e.app.GenerateTimeSlicing),
 		newGeneratePlanCmd(e, "mig", "mig-parted ConfigMap (config.yaml) and nvidia.com/mig.config label commands: the plan's MIG layouts", e.app.GenerateMIG),
 		newGeneratePlanCmd(e, "plan", "mig-parted and device-plugin configs, node commands and workload patches for `gpuwise plan`", e.app.GeneratePlan),
-		newGenerateAutoscalingCmd(e), newGenerateNodePoolCmd(e), newGenerateSpotCmd(e))
+		newGenerateAutoscalingCmd(e), newGenerateNodePoolCmd(e), newGenerateSpotCmd(e), newGenerateReclaimCmd(e))
 	gen.AddCommand(newGeneratePolicyCmd(e), newGenerateQuotaCmd(e))
 	return gen
 }

@@ -42,7 +42,11 @@ func (p *poolScaling) autoscaleWorkloads(hours []float64) Change {
 	a.group()
 	a.Why = fmt.Sprintf("at a %.0f%% target activity the services need fewer replicas in the troughs; with the %s nodes scaling too, they run %.0f node-hours a month",
 		p.env.Autoscale.TargetActivity*100, p.model, nodeHours(hours))
-	return Change{Action: a, Requires: []string{keyScaleNodes + p.model}, Apply: p.apply(hours)}
+	apply, freed, model := p.apply(hours), p.freed, p.model
+	return Change{Action: a, Requires: []string{keyScaleNodes + p.model}, Apply: func(m *Model) {
+		apply(m)
+		m.setFreed(model, freed)
+	}}
 }
 
 // item is one scaled workload.

@@ -74,7 +74,7 @@ func prepare(in Input, o Options) (*Env, *Model, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
-	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: recs, peaks: gpuDemand(in.Snapshot.Snapshot), Autoscale: o.Autoscale, Commit: o.Commit}
+	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: recs, peaks: gpuDemand(in.Snapshot.Snapshot), Autoscale: o.Autoscale, Commit: o.Commit, Reclaim: o.Reclaim}
 	return env, newModel(modelNodes(prob, in.Snapshot.Snapshot)), nil
 }
 

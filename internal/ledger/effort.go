@@ -39,6 +39,9 @@ const (
 	// effortCommit: size, approve and buy a Savings Plan or reservations
 	// with finance.
 	effortCommit = 4
+	// effortReclaim: agree an idle policy with the owner and enable
+	// culling or a scale-to-zero schedule (per workload).
+	effortReclaim = 1
 	// effortAction: the fixed part of any action: a change ticket, a
 	// review, a rollback plan.
 	effortAction = 0.5
@@ -88,4 +91,5 @@ const (
 	kindAutoscale    = "autoscale-workloads"
 	kindSpot         = "spot"
 	kindCommit       = "commit"
+	kindReclaim      = "reclaim"
 )

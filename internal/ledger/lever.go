@@ -52,6 +52,7 @@ const (
 	LeverShape       = "shape"
 	LeverConsolidate = "consolidate"
 	LeverAutoscale   = "autoscale"
+	LeverReclaim     = "reclaim"
 	LeverSpot        = "spot"
 	LeverCommit      = "commit"
 )
@@ -66,6 +67,7 @@ var levers = []struct {
 	{LeverShape, func() Lever { return shapeLever{} }},
 	{LeverConsolidate, func() Lever { return consolidateLever{} }},
 	{LeverAutoscale, func() Lever { return autoscaleLever{} }},
+	{LeverReclaim, func() Lever { return reclaimLever{} }},
 	{LeverSpot, func() Lever { return spotLever{} }},
 	{LeverCommit, func() Lever { return commitLever{} }},
 }

@@ -74,7 +74,19 @@ type Model struct {
 	// Commitment is a Savings Plan or reservation on the on-demand nodes
 	// (the commitments lever); nil until it ran.
 	Commitment *Commitment
-	index      map[string]int
+	// Freed is the GPUs per window hour that scaled services and reclaimed
+	// notebooks no longer hold, per GPU model: the later of the two
+	// levers adds to what the earlier freed.
+	Freed map[string][]float64
+	index map[string]int
+}
+
+// setFreed records the GPUs freed per hour on a model.
+func (m *Model) setFreed(model string, freed []float64) {
+	if m.Freed == nil {
+		m.Freed = map[string][]float64{}
+	}
+	m.Freed[model] = append([]float64(nil), freed...)
 }
 
 // Commitment commits LevelUSDPerHour of on-demand-equivalent use at a
@@ -172,6 +184,10 @@ func (m *Model) clone() *Model {
 	c := *m
 	c.Nodes = append([]Node(nil), m.Nodes...)
 	c.Changes = append([]WorkloadChange(nil), m.Changes...)
+	c.Freed = make(map[string][]float64, len(m.Freed))
+	for k, v := range m.Freed {
+		c.Freed[k] = v
+	}
 	if m.Commitment != nil {
 		cm := *m.Commitment
 		c.Commitment = &cm

@@ -34,12 +34,14 @@ type Options struct {
 	// commitments lever's.
 	Autoscale capacity.AutoscalePolicy
 	Commit    capacity.CommitPolicy
+	Reclaim   capacity.ReclaimPolicy
 }
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
 	return Options{EngineerUSDPerHour: DefaultEngineerUSDPerHour, Policy: rightsize.DefaultPolicy(),
-		Autoscale: capacity.DefaultAutoscalePolicy(), Commit: capacity.DefaultCommitPolicy()}
+		Autoscale: capacity.DefaultAutoscalePolicy(), Commit: capacity.DefaultCommitPolicy(),
+		Reclaim: capacity.DefaultReclaimPolicy()}
 }
 
 // Validate lists every problem with the options, each naming its field.
@@ -58,6 +60,9 @@ func (o Options) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := o.Commit.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Reclaim.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -90,6 +95,7 @@ type Env struct {
 	// Autoscale and Commit are the capacity levers' policies (Options).
 	Autoscale capacity.AutoscalePolicy
 	Commit    capacity.CommitPolicy
+	Reclaim   capacity.ReclaimPolicy
 	// peaks is the GPU demand over the window per model, for the
 	// consolidation lever's confidence.
 	peaks *demand
