@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -204,5 +205,33 @@ func TestReclaimNotebookIdle20HoursADay(t *testing.T) {
 	}
 	if err := (ReclaimPolicy{MaxActivity: 0, MinIdleHours: 0}).Validate(); err == nil || !strings.Contains(err.Error(), "reclaim.maxActivity") || !strings.Contains(err.Error(), "reclaim.minIdleHours") {
 		t.Errorf("Validate: %v, want both fields named", err)
+	}
+}
+
+// Quantization: the best-quality native precision whose footprint fits a
+// MIG slice; FP8 only where the GPU has it (H100, not A100); no MIG, no
+// candidate.
+func TestQuantizeFit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		model      string
+		peakMiB    float64
+		wantPrec   string
+		wantSmall  bool // a slice smaller than half the GPU
+		wantFitted bool
+	}{
+		{"H100-80GB", 6 * 1024, "FP8", true, true},
+		{"A100-80GB", 6 * 1024, "INT8", true, true},
+		{"H100-80GB", 72 * 1024, "INT4", false, true},
+		{"L4", 6 * 1024, "", false, false}, // no MIG on L4
+		{"T4", 6 * 1024, "", false, false},
+	} {
+		q, ok := fit(tc.model, tc.peakMiB)
+		if ok != tc.wantFitted || q.Precision != tc.wantPrec || ok && (q.Fraction >= 1 || (q.Fraction < 0.5) != tc.wantSmall) {
+			t.Errorf("%s at %.0f MiB: %+v, %v; want %q (small %v, fitted %v)", tc.model, tc.peakMiB, q, ok, tc.wantPrec, tc.wantSmall, tc.wantFitted)
+		}
+	}
+	if got := Precisions("T4"); slices.Contains(got, "FP8") || !slices.Contains(got, "INT8") {
+		t.Errorf("T4 precisions %v: INT8, not FP8", got)
 	}
 }

@@ -12,10 +12,12 @@
 // per hour), signal.go (which metric a scaler reads, best first: queue
 // depth, request rate, GPU activity), reclaim.go (idle stretches of
 // notebooks and dev boxes), spot.go (spot candidates, interruption rates,
-// expected rework), commit.go (the commitment level that saves most).
+// expected rework), commit.go (the commitment level that saves most),
+// quantize.go (services that fit a MIG slice at a native lower precision:
+// an upper bound that needs a quality test).
 // docs/capacity.md documents every rule and default.
 //
-// Pure core: it imports cluster and the standard library only; never
+// Pure core: it imports cluster, gpushape and the standard library only; never
 // another engine, an adapter (kube, prom, sim, snapshot, trace), a front
 // end (cli, render, generate, app) or the clock.
 package capacity

@@ -55,6 +55,7 @@ const (
 	LeverReclaim     = "reclaim"
 	LeverSpot        = "spot"
 	LeverCommit      = "commit"
+	LeverQuantize    = "quantize"
 )
 
 // levers are the known levers in their order. Each entry builds a fresh
@@ -70,6 +71,7 @@ var levers = []struct {
 	{LeverReclaim, func() Lever { return reclaimLever{} }},
 	{LeverSpot, func() Lever { return spotLever{} }},
 	{LeverCommit, func() Lever { return commitLever{} }},
+	{LeverQuantize, func() Lever { return quantizeLever{} }},
 }
 
 // LeverNames lists the known levers in the order they apply.

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -43,5 +44,28 @@ func TestReclaimNotebookIdle20HoursADay(t *testing.T) {
 	both := build(t, notebookIdle(t), options(LeverAutoscale, LeverReclaim))
 	if both.Saving() != want {
 		t.Errorf("autoscale + reclaim save %s, want %s", both.Saving(), want)
+	}
+}
+
+// Quantization candidates are never money: on the demo-like service they
+// are not counted, carry the mark, and the total is the same without the
+// lever.
+func TestQuantizeIsNeverSummed(t *testing.T) {
+	t.Parallel()
+	s := diurnalService(t)
+	s.Hourly.Workloads[0].Server = cluster.ServerTriton
+	for i := range s.Pods {
+		s.Pods[i].GPUs[0].FramebufferMiB = gauge(6 * 1024)
+	}
+	with := build(t, s, options(LeverAutoscale, LeverQuantize))
+	without := build(t, s, options(LeverAutoscale))
+	found := 0
+	for _, nc := range with.NotCounted {
+		if nc.Lever == LeverQuantize && strings.Contains(nc.Reason, QuantizeMark) && strings.Contains(nc.Reason, "FP8") {
+			found++
+		}
+	}
+	if found != 1 || with.Saving() != without.Saving() {
+		t.Errorf("%d marked candidates; saving %s with the lever, %s without: want 1 and equal", found, with.Saving(), without.Saving())
 	}
 }
