@@ -12,24 +12,24 @@ func (d *demand) hourly(model string, shapes map[string]reshape) []float64 {
 	var cur float64
 	h := 0
 	for i, e := range d.events {
-		m, delta := e.model, e.delta
-		if r, ok := shapes[e.workload]; ok {
+		m, delta := d.models[e.model], e.delta
+		if r, ok := shapes[d.workloads[e.workload]]; ok {
 			m, delta = r.model, delta*r.factor
 		}
 		if m != model {
 			continue
 		}
-		at := min(max(hourOf(d, e.at), 0), len(out)-1)
+		at := min(max(int(e.at/time.Hour), 0), len(out)-1)
 		for ; h < at; h++ { // hours since the last event hold cur
 			out[h] = max(out[h], cur)
 		}
-		if e.at.After(d.window.Start.Add(time.Duration(at) * time.Hour)) {
+		if e.at > time.Duration(at)*time.Hour {
 			out[at] = max(out[at], cur) // and so does hour at, up to the event
 		}
 		if cur += delta; cur < 1e-9 {
 			cur = 0
 		}
-		if i+1 == len(d.events) || !d.events[i+1].at.Equal(e.at) {
+		if i+1 == len(d.events) || d.events[i+1].at != e.at {
 			out[at] = max(out[at], cur) // the level once every change at this instant is in
 		}
 	}
@@ -37,12 +37,6 @@ func (d *demand) hourly(model string, shapes map[string]reshape) []float64 {
 		out[h] = max(out[h], cur)
 	}
 	return out
-}
-
-// hourOf is the window hour an instant falls in (the end of the window
-// falls past the last hour).
-func hourOf(d *demand, at time.Time) int {
-	return int(at.Sub(d.window.Start) / time.Hour)
 }
 
 // hourLength is the length of window hour h in hours (the last may be

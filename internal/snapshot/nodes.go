@@ -34,7 +34,11 @@ func (e *encoder) node(n *cluster.Node) {
 	e.str(n.MIGStrategy)
 	e.time(n.Created)
 	e.time(n.Deleted)
-	e.str(n.EndReason) // version 3
+	// Version 3: allocatable pod slots, then the end reason. (Main wrote
+	// the pod slots into version 2 for an hour before version 3 landed;
+	// version 2 files from before that, which the tests read, have none.)
+	e.varint(int64(n.Pods))
+	e.str(n.EndReason)
 }
 
 func (d *decoder) node(n *cluster.Node) {
@@ -58,6 +62,7 @@ func (d *decoder) node(n *cluster.Node) {
 	n.MIGStrategy = d.str()
 	n.Created, n.Deleted = d.time(), d.time()
 	if d.version >= 3 {
+		n.Pods = d.int()
 		n.EndReason = d.str()
 	}
 }
