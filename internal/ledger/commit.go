@@ -19,6 +19,11 @@ const keyCommit = LeverCommit + ":" + kindCommit + ":on-demand GPU nodes"
 
 func (commitLever) Propose(m *Model, env *Env) (Proposal, error) {
 	var prop Proposal
+	if h := env.Snapshot.Window.Hours(); h < shortHistory {
+		prop.NotCounted = append(prop.NotCounted, NotCounted{Lever: LeverCommit, Target: "on-demand GPU nodes",
+			Reason: fmt.Sprintf("a year's commitment needs at least %.0f h of history to see the daily cycle; the window has %.0f h", shortHistory, h)})
+		return prop, nil
+	}
 	p := env.Commit
 	curve := m.OnDemandCurve()
 	one := capacity.BestCommit(curve, p.Discount1Y, p.CapOfMean)

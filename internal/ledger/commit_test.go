@@ -2,7 +2,9 @@ package ledger
 
 import (
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
 )
@@ -54,5 +56,21 @@ func TestBestCommit(t *testing.T) {
 	// At 60% off, half-used dollars pay: the cap binds.
 	if c := capacity.BestCommit([]capacity.Use{{Share: 0.5, USDPerHour: 10}, {Share: 0.5, USDPerHour: 2}}, 0.60, 0.65); math.Abs(c.LevelUSDPerHour-3.9) > 1e-9 {
 		t.Errorf("level %g at 60%% off, want the cap %g", c.LevelUSDPerHour, 0.65*6)
+	}
+}
+
+// A year's commitment is never sized on less than three days: the live
+// tier's one-hour window has no commit action, only the reason.
+func TestCommitNeedsHistory(t *testing.T) {
+	t.Parallel()
+	s := diurnalService(t)
+	s.Window.End = s.Window.Start.Add(48 * time.Hour)
+	s.Hourly = nil
+	for i := range s.Pods {
+		s.Pods[i].GPUs[0].Activity = nil
+	}
+	l := build(t, prepareTest(t, s.Snapshot), options(LeverCommit))
+	if l.Saving() != 0 || len(l.NotCounted) != 1 || !strings.Contains(l.NotCounted[0].Reason, "the window has 48 h") {
+		t.Errorf("saving %s, not counted %+v; want none and the history reason", l.Saving(), l.NotCounted)
 	}
 }
