@@ -46,11 +46,28 @@ contexts:
 current-context: gpuwise-test
 KC
 
+# Two profiles: the default one, and gpuwise-binpack, the bin-packing
+# setup GPU clusters use (NodeResourcesFit MostAllocated, GPU resources
+# weighted): test/integration/kube/verify_test.go's free variant.
+weighted() { printf '        - {name: %s, weight: %s}\n' "$1" "$2"; }
 cat >"$RUN/sched-config.yaml" <<SC
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection: {kubeconfig: "$RUN/kubeconfig", qps: 500, burst: 1000}
 leaderElection: {leaderElect: false}
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: gpuwise-binpack
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources:
+$(weighted cpu 1; weighted memory 1; weighted nvidia.com/gpu 5; weighted nvidia.com/gpu.shared 5
+  for p in 1g.10gb 1g.10gb.me 1g.20gb 2g.20gb 3g.40gb 4g.40gb 7g.80gb 1g.12gb 1g.24gb 2g.24gb 3g.47gb 4g.47gb 7g.94gb 1g.5gb 2g.10gb 3g.20gb 4g.20gb 7g.40gb 1g.6gb 2g.12gb 4g.24gb; do
+    weighted "nvidia.com/mig-$p" 5
+  done)
 SC
 
 kwokdir=$(cd "$RUN" && GOFLAGS= GOWORK=off go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')

@@ -103,7 +103,11 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	}
 	res := &ReportResult{Report: r, IdleCauses: why, Snapshot: in.snap, Partial: in.partial}
 	a.progress.phase("building the savings ledger")
-	res.Ledger, res.LedgerErr = ledger.Build(ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}, ledger.DefaultOptions())
+	lin := ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}
+	if req.Report == cost.DefaultReportOptions() {
+		lin.Report = r // the ledger's metrics read the default report
+	}
+	res.Ledger, res.LedgerErr = ledger.Build(lin, ledger.DefaultOptions())
 	return res, nil
 }
 

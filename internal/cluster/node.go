@@ -22,6 +22,9 @@ type Node struct {
 	Capacity     string            `json:"capacity_type,omitempty"`
 	CPUMilli     int64             `json:"cpu_milli"`
 	MemoryBytes  int64             `json:"memory_bytes"`
+	// Pods is the node's allocatable pod count (the kubelet's max-pods);
+	// 0 means unknown (snapshots from before it was collected).
+	Pods int `json:"pods,omitempty"`
 	// GPUModel is the normalized model name, e.g. "H100-80GB".
 	GPUModel string `json:"gpu_model,omitempty"`
 	GPUs     []GPU  `json:"gpus,omitempty"`

@@ -207,7 +207,7 @@ func planPatches(pl *packing.Plan, snap *cluster.Snapshot) ([]ResourcePatch, []s
 			continue
 		}
 		ctr, old := gpuContainer(pod)
-		res, count := resourceOf(pc.Demand)
+		res, count := pc.Demand.Resource()
 		if ctr == "" || res == "" || res == old {
 			continue
 		}
@@ -243,18 +243,6 @@ func gpuContainer(p *cluster.Pod) (string, string) {
 		}
 	}
 	return "", ""
-}
-
-func resourceOf(d packing.Demand) (string, int64) {
-	switch d.Kind {
-	case packing.Whole:
-		return "nvidia.com/gpu", int64(d.GPUs)
-	case packing.MIG:
-		return "nvidia.com/mig-" + strings.ReplaceAll(d.Profile, "+", "."), 1
-	case packing.TimeSlice:
-		return "nvidia.com/gpu.shared", 1
-	}
-	return "", 0
 }
 
 // removalCommands is the cordon-and-drain script for the removed nodes.

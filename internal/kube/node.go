@@ -47,6 +47,9 @@ func convertNode(n *corev1.Node) (out cluster.Node, pools map[string][]string, n
 	if q, ok := res[corev1.ResourceMemory]; ok {
 		out.MemoryBytes = max(q.Value(), 0)
 	}
+	if q, ok := res[corev1.ResourcePods]; ok {
+		out.Pods = int(max(q.Value(), 0))
+	}
 	pools, notes = addGPUs(&out, n.Annotations, res)
 	return out, pools, notes
 }

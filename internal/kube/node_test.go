@@ -178,3 +178,15 @@ func TestConvertNodeGPUs(t *testing.T) {
 		})
 	}
 }
+
+// Allocatable CPU, memory and pods are what pods may get; the planner
+// needs the pod count (the scheduler's "Too many pods").
+func TestConvertNodeAllocatable(t *testing.T) {
+	t.Parallel()
+	n := node("n1", map[string]string{}, "cpu", "7910m", "memory", "30Gi", "pods", "29")
+	got, _, _ := convertNode(n)
+	want := [3]int64{7910, 30 << 30, 29}
+	if diff := cmp.Diff(want, [3]int64{got.CPUMilli, got.MemoryBytes, int64(got.Pods)}); diff != "" {
+		t.Errorf("CPU, memory, pods (-want +got):\n%s", diff)
+	}
+}

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
@@ -24,10 +26,15 @@ func Build(in Input, o Options) (*Ledger, error) {
 // documented order; tests try others).
 func buildWith(in Input, o Options, lvs []Lever) (*Ledger, error) {
 	in = withSnapshotSignals(in)
-	env, m, err := prepare(in, o)
+	env, m, err := prepare(in, o, packs(lvs))
 	if err != nil {
 		return nil, err
 	}
+	return applyLevers(in, o, lvs, env, m)
+}
+
+// applyLevers applies the levers to a prepared model and makes the ledger.
+func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger, error) {
 	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
 	st := &run{unrealised: map[string]string{}}
@@ -53,27 +60,45 @@ func buildWith(in Input, o Options, lvs []Lever) (*Ledger, error) {
 
 // prepare computes what levers read (right-sizing results, GPU demand)
 // and the starting model: the GPU nodes alive at the window's end, priced
-// as the planner prices them.
-func prepare(in Input, o Options) (*Env, *Model, error) {
+// as the planner prices them. Right-sizing runs beside the rest; with
+// pack, the rest includes packing the current shapes for the
+// consolidation lever (neither reads what the other makes).
+func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 	if in.Snapshot == nil || in.Prices == nil {
 		return nil, nil, fmt.Errorf("ledger: no snapshot or no prices")
 	}
 	if err := in.Snapshot.Window.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
-	recs := in.Recs
-	if recs == nil {
-		var err error
-		if recs, err = rightsize.Recommend(in.Snapshot, o.Policy, in.Prices); err != nil {
-			return nil, nil, fmt.Errorf("ledger: %w", err)
-		}
+	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: in.Recs}
+	var wg sync.WaitGroup
+	var recErr error
+	if env.Recs == nil {
+		wg.Go(func() { env.Recs, recErr = rightsize.Recommend(in.Snapshot, o.Policy, in.Prices) })
 	}
 	prob, err := packing.FromSnapshot(in.Snapshot, packing.SnapshotOptions{Prices: in.Prices, Shapes: packing.CurrentShapes})
+	if err == nil {
+		env.current = prob
+		if pack {
+			env.packed = &packed{}
+			env.packed.plan, env.packed.err = packing.Solve(prob)
+		}
+		env.peaks = gpuDemand(in.Snapshot)
+	}
+	wg.Wait()
+	if recErr != nil {
+		return nil, nil, fmt.Errorf("ledger: %w", recErr)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
-	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: recs, peaks: gpuDemand(in.Snapshot.Snapshot)}
 	return env, newModel(modelNodes(prob, in.Snapshot.Snapshot)), nil
+}
+
+// packs reports whether a lever list packs the current shapes (the
+// consolidation lever does).
+func packs(lvs []Lever) bool {
+	return slices.ContainsFunc(lvs, func(l Lever) bool { return l.Name() == LeverConsolidate })
 }
 
 // modelNodes are the planner's nodes with their capacity type.
@@ -147,7 +172,8 @@ func (l *Ledger) money() {
 }
 
 // costReport is the input's cost allocation (or one with the default
-// options) and its report with the default options.
+// options) and its report with the default options (the input's, given
+// with its allocation).
 func costReport(in Input) (*cost.Allocation, *cost.Report, error) {
 	a := in.Allocation
 	opts := cost.DefaultOptions(in.Prices)
@@ -156,6 +182,8 @@ func costReport(in Input) (*cost.Allocation, *cost.Report, error) {
 		if a, err = cost.Allocate(in.Snapshot, opts); err != nil {
 			return nil, nil, fmt.Errorf("ledger: allocating cost: %w", err)
 		}
+	} else if in.Report != nil {
+		return a, in.Report, nil
 	}
 	rep, err := cost.NewReport(a, cost.DefaultReportOptions())
 	if err != nil {

@@ -174,11 +174,15 @@ func (c *consolidation) solve(mask int) (*packing.Plan, error) {
 	if pl, ok := c.plans[mask]; ok {
 		return pl, nil
 	}
-	o := packing.SnapshotOptions{Prices: c.env.Prices, Shapes: packing.CurrentShapes}
-	if mask != 0 {
-		o.Shapes, o.Recs = packing.RecommendedShapes, c.recs(mask)
+	if p := c.env.packed; mask == 0 && p != nil {
+		c.env.packed = nil // taken: the lever drops its plans when done with them
+		if p.err != nil {
+			return nil, fmt.Errorf("consolidating: %w", p.err)
+		}
+		c.plans[0] = p.plan
+		return p.plan, nil
 	}
-	prob, err := packing.FromSnapshot(c.env.Snapshot, o)
+	prob, err := c.problem(mask)
 	if err != nil {
 		return nil, fmt.Errorf("consolidating: %w", err)
 	}
@@ -188,6 +192,20 @@ func (c *consolidation) solve(mask int) (*packing.Plan, error) {
 	}
 	c.plans[mask] = pl
 	return pl, nil
+}
+
+// problem is the packing problem with the changes of the groups in mask;
+// with none, the one the model was built from (packing does not change a
+// problem).
+func (c *consolidation) problem(mask int) (*packing.Problem, error) {
+	if mask == 0 && c.env.current != nil {
+		return c.env.current, nil
+	}
+	o := packing.SnapshotOptions{Prices: c.env.Prices, Shapes: packing.CurrentShapes}
+	if mask != 0 {
+		o.Shapes, o.Recs = packing.RecommendedShapes, c.recs(mask)
+	}
+	return packing.FromSnapshot(c.env.Snapshot, o)
 }
 
 // recs gathers the right-sizing results of the groups in mask.

@@ -16,14 +16,18 @@ import (
 type demand struct {
 	window cluster.Window
 	events []step // sorted by time
+	// models and workloads name the steps' indexes.
+	models, workloads []string
 }
 
-// step is a change in the GPU share a workload holds of a model.
+// step is a change in the GPU share a workload holds of a model, at an
+// offset from the window's start (24 bytes: a 10k-GPU week has about
+// 200,000 steps).
 type step struct {
-	at       time.Time
+	at       time.Duration
 	delta    float64
-	model    string
-	workload string
+	model    int32
+	workload int32
 }
 
 // reshape is a workload's planned GPU shape: its model and its new share
@@ -35,35 +39,41 @@ type reshape struct {
 
 // gpuDemand sweeps every pod's held units (fraction of a physical GPU)
 // over its life in the window.
-func gpuDemand(s *cluster.Snapshot) *demand {
-	type unit struct {
-		model string
-		frac  float64
-	}
-	units := map[string]unit{}
-	for i := range s.Nodes {
-		for _, g := range s.Nodes[i].GPUs {
-			for _, u := range g.Units {
-				units[u.ID] = unit{g.Model, u.Fraction}
-			}
-		}
-	}
+func gpuDemand(s *cluster.Prepared) *demand {
 	d := &demand{window: s.Window}
+	models, workloads := map[string]int32{}, map[string]int32{}
 	for i := range s.Pods {
 		p := &s.Pods[i]
 		from, to, ok := s.Window.Interval(p.Start, p.End)
 		if !ok {
 			continue
 		}
-		w := p.WorkloadKey()
+		w := int32(-1)
 		for _, h := range p.GPUs {
-			if u, ok := units[h.UnitID]; ok && u.frac > 0 {
-				d.events = append(d.events, step{from, u.frac, u.model, w}, step{to, -u.frac, u.model, w})
+			ref, ok := s.Index.Units[h.UnitID]
+			if !ok || ref.Unit.Fraction <= 0 {
+				continue
 			}
+			if w < 0 {
+				w = index(workloads, &d.workloads, p.WorkloadKey())
+			}
+			m, frac := index(models, &d.models, ref.GPU.Model), ref.Unit.Fraction
+			d.events = append(d.events, step{from.Sub(s.Window.Start), frac, m, w}, step{to.Sub(s.Window.Start), -frac, m, w})
 		}
 	}
-	slices.SortFunc(d.events, func(a, b step) int { return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.delta, b.delta)) })
+	slices.SortFunc(d.events, func(a, b step) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.delta, b.delta)) })
 	return d
+}
+
+// index numbers a name: its index in names, added when new.
+func index(ids map[string]int32, names *[]string, name string) int32 {
+	id, ok := ids[name]
+	if !ok {
+		id = int32(len(*names))
+		ids[name] = id
+		*names = append(*names, name)
+	}
+	return id
 }
 
 // over returns the peak GPU share held of a model and the hours it
@@ -71,18 +81,18 @@ func gpuDemand(s *cluster.Snapshot) *demand {
 // (a workload moved to another model counts there).
 func (d *demand) over(model string, capacity float64, shapes map[string]reshape) (peak, hours float64) {
 	var cur float64
-	var last time.Time
+	var last time.Duration
 	above := false
 	for _, e := range d.events {
-		m, delta := e.model, e.delta
-		if r, ok := shapes[e.workload]; ok {
+		m, delta := d.models[e.model], e.delta
+		if r, ok := shapes[d.workloads[e.workload]]; ok {
 			m, delta = r.model, delta*r.factor
 		}
 		if m != model {
 			continue
 		}
 		if above {
-			hours += e.at.Sub(last).Hours()
+			hours += (e.at - last).Hours()
 		}
 		cur += delta
 		peak, last, above = max(peak, cur), e.at, cur > capacity+1e-9

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -58,6 +59,10 @@ type Input struct {
 	// Allocation is the cost engine's allocation of the same snapshot and
 	// prices; nil makes one with the default cost options.
 	Allocation *cost.Allocation
+	// Report is the cost report of Allocation with
+	// cost.DefaultReportOptions (the caller's own, when it made that
+	// one); nil makes one.
+	Report *cost.Report
 	// Recs are right-sizing results for the snapshot; nil computes them
 	// with Options.Policy.
 	Recs *rightsize.Result
@@ -70,7 +75,8 @@ type Input struct {
 }
 
 // Env is what levers read besides the model: the snapshot, prices,
-// right-sizing results and the effort table. It is shared and read-only.
+// right-sizing results and the effort table. It is shared and read-only,
+// but for packed, which the consolidation lever takes.
 type Env struct {
 	Snapshot *cluster.Prepared
 	Prices   Prices
@@ -78,4 +84,16 @@ type Env struct {
 	// peaks is the GPU demand over the window per model, for the
 	// consolidation lever's confidence.
 	peaks *demand
+	// current is the packing problem of the pods as they are (the model's
+	// nodes come from it); the consolidation lever packs it as it is.
+	current *packing.Problem
+	// packed is current's plan, packed beside right-sizing; the
+	// consolidation lever takes it (and may drop it later).
+	packed *packed
+}
+
+// packed is a plan packed ahead, or why it could not be.
+type packed struct {
+	plan *packing.Plan
+	err  error
 }

@@ -217,7 +217,10 @@ func addToGPU(g *GPUPlan, k *work) {
 		}
 		g.Layout[k.prof]++
 	case TimeSlice:
-		g.Mode, g.Replicas, g.Class = ModeTimeSlice, k.d.Replicas, k.d.Class
+		g.Mode, g.Replicas = ModeTimeSlice, k.d.Replicas
+		if k.d.Class != "" { // unclassified holders go with the named class
+			g.Class = k.d.Class
+		}
 	case Shared:
 		g.Mode = ModeShared
 		g.UsedMilli += k.d.Milli

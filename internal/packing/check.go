@@ -3,6 +3,7 @@ package packing
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -12,10 +13,11 @@ import (
 // Check re-verifies the plan against its problem without the packer's
 // data structures: every workload placed exactly once or listed unplaced;
 // no placement on a removed node; GPU model, MIG profile, taints, node
-// selector respected; CPU and memory never overcommitted; every MIG layout
-// valid for the model (gpushape.Model.Valid); shares ≤ 1000 milli per GPU;
-// time-sliced GPUs within their replicas, one class each, one replica
-// count per node and no exclusive GPU beside them; totals consistent.
+// selector respected; CPU, memory and pod slots never overcommitted;
+// every MIG layout valid for the model (gpushape.Model.Valid); shares ≤
+// 1000 milli per GPU;
+// time-sliced GPUs within their replicas, one class and one replica count
+// per node and no exclusive GPU beside them; totals consistent.
 func (pl *Plan) Check() error {
 	p := pl.problem
 	if p == nil {
@@ -33,7 +35,7 @@ func (pl *Plan) Check() error {
 	}
 	c.coverage()
 	c.gpus = map[string][][]*Placement{}
-	c.used = map[string][2]int64{}
+	c.used = map[string][3]int64{}
 	for i := range pl.Placements {
 		c.placement(&pl.Placements[i])
 	}
@@ -51,7 +53,7 @@ type checker struct {
 	plans map[string]*NodePlan
 	works map[string]*Workload
 	gpus  map[string][][]*Placement // node → GPU → holders
-	used  map[string][2]int64       // node → CPU, memory
+	used  map[string][3]int64       // node → CPU, memory, pods
 	errs  []error
 }
 
@@ -114,7 +116,7 @@ func (c *checker) placement(pc *Placement) {
 	c.constraints(what, w, n, pc.Demand, !pc.KeptShape && !pc.CurrentShape && !w.Pinned)
 	c.gpuIndices(what, n, pc)
 	u := c.used[n.Name]
-	c.used[n.Name] = [2]int64{u[0] + w.CPUMilli, u[1] + w.MemoryBytes}
+	c.used[n.Name] = [3]int64{u[0] + w.CPUMilli, u[1] + w.MemoryBytes, u[2] + 1}
 }
 
 // constraints checks taints and selectors, and the GPU model unless the
@@ -165,11 +167,15 @@ func (c *checker) node(n *Node, np *NodePlan) {
 	if u[0] > n.CPUMilli || u[1] > n.MemoryBytes {
 		c.errorf("node %s: CPU %dm of %dm, memory %d of %d bytes: overcommitted", n.Name, u[0], n.CPUMilli, u[1], n.MemoryBytes)
 	}
+	if n.MaxPods != nil && u[2] > int64(*n.MaxPods) {
+		c.errorf("node %s: %d workloads, more than its %d pod slots", n.Name, u[2], *n.MaxPods)
+	}
 	if !np.Keep && len(np.GPUs) > 0 {
 		c.errorf("node %s: removed but lists GPU modes", n.Name)
 	}
 	m := checkModel(c.p, n.Model)
 	var tsReps, excl, ts int
+	classes := map[string]bool{}
 	for g, holders := range c.gpus[n.Name] {
 		what := fmt.Sprintf("node %s GPU %d", n.Name, g)
 		mode, _ := c.gpu(what, m, holders, np, g)
@@ -182,8 +188,15 @@ func (c *checker) node(n *Node, np *NodePlan) {
 				if tsReps == 0 || h.Demand.Replicas < tsReps {
 					tsReps = h.Demand.Replicas
 				}
+				if h.Demand.Class != "" {
+					classes[h.Demand.Class] = true
+				}
 			}
 		}
+	}
+	if len(classes) > 1 {
+		// The kubelet hands any replica of the node's GPUs to any pod.
+		c.errorf("node %s: time-slice classes %v share the node's replicas", n.Name, slices.Sorted(maps.Keys(classes)))
 	}
 	if ts > 0 && excl > 0 {
 		c.errorf("node %s: %d time-sliced GPUs beside %d exclusive or shared ones; time-slicing applies to every full GPU of a node", n.Name, ts, excl)
@@ -237,9 +250,6 @@ func (c *checker) gpu(what string, m gpushape.Model, holders []*Placement, np *N
 		// holder gets 1/R ≥ its 1/r, and a GPU holds at most R.
 		mode, reps = ModeTimeSlice, np.TimeSlicingReplicas
 		for _, h := range holders {
-			if h.Demand.Class != holders[0].Demand.Class {
-				c.errorf("%s: time-slice classes %q and %q share a GPU", what, h.Demand.Class, holders[0].Demand.Class)
-			}
 			if h.Demand.Replicas < reps || reps < 2 {
 				c.errorf("%s: %s on a node time-sliced %d ways", what, h.Demand, reps)
 			}

@@ -10,7 +10,7 @@ import (
 // there: a MIG instance that stays on its GPU keeps running, and a GPU
 // whose pods all stay keeps its layout.
 func (n *node) chooseOwn(w *work, own []int, buf []int16) ([]int16, bool) {
-	if w.cpu > n.cpu || w.mem > n.mem {
+	if !n.room(w) {
 		return nil, false
 	}
 	buf = buf[:0]
@@ -32,8 +32,7 @@ func (n *node) chooseOwn(w *work, own []int, buf []int16) ([]int16, bool) {
 				_, ok = n.m.add(g.key, pi)
 			}
 		case TimeSlice:
-			ok = n.excl == 0 && (n.tsReps == 0 || n.tsReps <= d.Replicas) &&
-				(g.mode == gFree || (g.mode == gTimeSlice && g.cls == w.cls && g.used < int64(n.tsReps)))
+			ok = n.tsFits(w) && (g.mode == gFree || (g.mode == gTimeSlice && g.used < int64(n.tsReps)))
 		case Shared:
 			ok = n.tsGPUs == 0 && (g.mode == gFree || (g.mode == gShared && g.used+d.Milli <= MilliPerGPU))
 		}

@@ -2,8 +2,9 @@
 // (whole GPUs, MIG instances, time-slice replicas or fractional milli-GPU
 // shares, with their CPU and memory) onto the fewest and cheapest nodes that
 // respect every constraint — GPU model, taints and tolerations, node
-// selectors, CPU and memory, MIG placement rules, one time-slicing replica
-// count per node, dev workloads never sharing a time-sliced GPU with others —
+// selectors, CPU, memory and pod slots, MIG placement rules, one
+// time-slicing replica count per node, dev workloads never sharing a
+// time-sliced node with another named class —
 // and returns the result as a Plan value: nodes kept and removed per pool,
 // per-GPU MIG layouts and time-slicing replicas, each workload's placement,
 // the moves from the current placement, workloads that fit nowhere with the

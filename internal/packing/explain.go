@@ -10,10 +10,40 @@ import (
 // rules out every remaining node (GPU model, MIG profile, GPU count,
 // taints, selector, CPU, memory), or "no room" when some node could hold
 // it but all such nodes are full.
+//
+// The answer depends only on what explainKey holds (the nodes are fixed
+// for a solver, and no filter reads their state), so it is computed once
+// per key: replicas of one workload that fit nowhere share it.
 func (s *solver) explain(wi int32) string {
 	k := &s.works[wi]
+	key := explainKey{sig: k.sig, d: k.d, cpu: k.cpu, mem: k.mem, pinned: k.pinned}
+	if k.pinned {
+		key.node = k.w.Node
+	}
+	if why, ok := s.explained[key]; ok {
+		return why
+	}
+	why := s.explainNow(k)
+	s.explained[key] = why
+	return why
+}
+
+// explainKey is everything explain reads of a work: its signature (shape
+// kind and size, MIG profile, allowed models, tolerations, selector), its
+// shape, requests, and for a pinned one its node.
+type explainKey struct {
+	sig      int
+	d        Demand
+	cpu, mem int64
+	pinned   bool
+	node     string
+}
+
+// explainNow is explain without the memo.
+func (s *solver) explainNow(k *work) string {
 	w := k.w
-	cand := make([]*Node, 0, len(s.nodes))
+	cand := s.cand[:0]
+	defer func() { s.cand = cand[:0] }()
 	for i := range s.nodes {
 		if !k.pinned || s.nodes[i].Name == w.Node {
 			cand = append(cand, s.nodes[i].Node)
@@ -50,7 +80,9 @@ func (s *solver) explain(wi int32) string {
 		}},
 	}
 	for _, f := range filters {
-		next := cand[:0:0]
+		// Filtered in place: when nothing is kept nothing is written, so
+		// why sees the candidates before this filter.
+		next := cand[:0]
 		for _, n := range cand {
 			if f.keep(n) {
 				next = append(next, n)

@@ -1,6 +1,8 @@
 package packing
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -200,5 +202,38 @@ func TestCheckCatchesBrokenPlans(t *testing.T) {
 	}
 	if err := pl.Check(); err == nil {
 		t.Fatal("Check accepted 2 × 4g.40gb on one GPU")
+	}
+}
+
+// TestSolveLeavesItsProblemAlone: packing never changes its problem, so
+// one problem can be packed again (the savings ledger packs the current
+// shapes of the problem its model was built from) with the same plan.
+func TestSolveLeavesItsProblemAlone(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 5))
+	for i := range 40 {
+		p := genProblem(rng, 1+rng.IntN(25), 1+rng.IntN(8))
+		withHistory(rng, p)
+		before, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := Solve(p)
+		if err != nil {
+			t.Fatalf("problem %d: %v", i, err)
+		}
+		after, _ := json.Marshal(p)
+		if !bytes.Equal(before, after) {
+			t.Fatalf("problem %d: Solve changed its problem", i)
+		}
+		second, err := Solve(p)
+		if err != nil {
+			t.Fatalf("problem %d: %v", i, err)
+		}
+		a, _ := json.Marshal(first)
+		b, _ := json.Marshal(second)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("problem %d: packing the same problem twice gave different plans", i)
+		}
 	}
 }

@@ -331,7 +331,7 @@ func (s *solver) tryEmpty(ni int, rank []int32) bool {
 	var moved, reverted []int32
 	for _, wi := range ws {
 		if !s.place(wi, false) {
-			if !s.placeAsIs(wi) {
+			if !s.placeAsIs(wi, false) {
 				break
 			}
 			reverted = append(reverted, wi)
@@ -364,14 +364,15 @@ func (s *solver) tryEmpty(ni int, rank []int32) bool {
 
 // placeAsIs places a workload with its current shape (on any node) when
 // its planned shape fits in no other kept node: a right-sized shape must
-// not keep a node that the current shape would let go.
-func (s *solver) placeAsIs(wi int32) bool {
+// not keep a node that the current shape would let go. allowOpen lets it
+// open a node.
+func (s *solver) placeAsIs(wi int32, allowOpen bool) bool {
 	k := s.works[wi]
 	if k.pinned || k.asIs || !reshaped(k.w) {
 		return false
 	}
 	s.works[wi] = s.currentWork(k)
-	if s.place(wi, false) {
+	if s.place(wi, allowOpen) {
 		if s.asIs == nil {
 			s.asIs = map[int32]work{}
 		}

@@ -224,7 +224,7 @@ func TestTimeSliceNeverMixesClassesOrReplicaCounts(t *testing.T) {
 		t.Fatalf("unplaced: %+v", pl.Unplaced)
 	}
 	// Check enforces one replica count per node (the smallest any holder
-	// asks for) and one class per GPU; spot-check the outcome too.
+	// asks for) and one class per node; spot-check the outcome too.
 	reps := map[string]int{}
 	for _, n := range pl.Nodes {
 		reps[n.Name] = n.TimeSlicingReplicas
@@ -244,9 +244,40 @@ func TestTimeSliceNeverMixesClassesOrReplicaCounts(t *testing.T) {
 	}
 	inf := placementOf(pl, "inf1")
 	for _, id := range []string{"dev1", "dev2", "dev8", "devhalf"} {
-		if d := placementOf(pl, id); d.Node == inf.Node && d.GPUs[0] == inf.GPUs[0] {
-			t.Errorf("inference shares a time-sliced GPU with %s", id)
+		if d := placementOf(pl, id); d.Node == inf.Node {
+			t.Errorf("inference shares time-sliced node %s with %s", d.Node, id)
 		}
+	}
+}
+
+// The device plugin offers the replicas of all of a node's GPUs as one
+// resource and the kubelet hands any free replica to any pod, so a plan
+// that keeps classes apart on different GPUs of one node cannot be
+// applied: named classes are kept apart per node. (The plan used to put
+// dev and inference on GPUs 0 and 1 of one node.) Unclassified pods (a
+// current time-slice without a recommendation) go with any class.
+func TestTimeSliceClassesKeptApartPerNode(t *testing.T) {
+	p := &Problem{Nodes: []Node{gpuNode("a1", "a", "L4", 2, 1), gpuNode("a2", "a", "L4", 2, 1)}}
+	for _, w := range []struct{ id, class string }{{"dev", "dev"}, {"inf", "inference"}} {
+		p.Workloads = append(p.Workloads, Workload{ID: w.id, Demand: Demand{Kind: TimeSlice, Replicas: 4, Class: w.class}})
+	}
+	pl := mustSolve(t, p)
+	dev, inf := placementOf(pl, "dev"), placementOf(pl, "inf")
+	if dev == nil || inf == nil || dev.Node == inf.Node {
+		t.Fatalf("dev on %+v, inference on %+v: want different nodes", dev, inf)
+	}
+	// Check refuses the per-GPU split on one node.
+	*inf = Placement{Workload: "inf", Node: dev.Node, GPUs: []int{1 - dev.GPUs[0]}, Demand: inf.Demand}
+	for i := range pl.Nodes {
+		n := &pl.Nodes[i]
+		n.Keep = n.Name == dev.Node
+		n.GPUs = nil
+		if n.Keep {
+			n.GPUs = []GPUPlan{{Index: 0, Mode: ModeTimeSlice, Replicas: 4}, {Index: 1, Mode: ModeTimeSlice, Replicas: 4}}
+		}
+	}
+	if err := pl.Check(); err == nil || !strings.Contains(err.Error(), "time-slice classes [dev inference] share the node's replicas") {
+		t.Errorf("Check on dev and inference on one node: %v", err)
 	}
 }
 
@@ -295,5 +326,26 @@ func TestUtilizationUnknownWithoutUsage(t *testing.T) {
 	p.Workloads[0].Measured, p.Workloads[0].ActiveGPUs = true, 0.5
 	if u := mustSolve(t, p).Before.Utilization; u == nil || *u != 0.5/8 {
 		t.Errorf("measured utilization = %v, want %v", u, 0.5/8)
+	}
+}
+
+// An unclassified time-slice pod (running time-sliced, no recommendation)
+// shares a node with a named class: it is what shares that node today.
+func TestUnclassifiedTimeSliceGoesWithAnyClass(t *testing.T) {
+	p := &Problem{Nodes: []Node{gpuNode("a1", "a", "L4", 1, 1), gpuNode("a2", "a", "L4", 1, 1)}}
+	for _, w := range []struct{ id, class string }{{"dev", "dev"}, {"plain", ""}} {
+		p.Workloads = append(p.Workloads, Workload{ID: w.id, Demand: Demand{Kind: TimeSlice, Replicas: 4, Class: w.class}})
+	}
+	pl := mustSolve(t, p)
+	if pl.After.Nodes != 1 {
+		t.Errorf("after: %d nodes; want 1 (an unclassified pod goes with dev)", pl.After.Nodes)
+	}
+	// The shared GPU names the named class, whichever holder came last.
+	for _, np := range pl.Nodes {
+		for _, g := range np.GPUs {
+			if g.Mode == ModeTimeSlice && g.Class != "dev" {
+				t.Errorf("node %s GPU %d: class %q, want \"dev\"", np.Name, g.Index, g.Class)
+			}
+		}
 	}
 }

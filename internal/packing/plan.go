@@ -132,7 +132,8 @@ type GPUPlan struct {
 	Layout gpushape.Layout `json:"layout,omitempty"`
 	// Recut is set when the GPU's MIG layout changes (see Plan.Recuts).
 	Recut bool `json:"recut,omitempty"`
-	// Replicas and Class describe a time-sliced GPU.
+	// Replicas and Class describe a time-sliced GPU: Class is its
+	// holders' named class, "" when all are unclassified.
 	Replicas int    `json:"replicas,omitempty"`
 	Class    string `json:"class,omitempty"`
 	// UsedMilli is the shares taken on a shared GPU.

@@ -41,8 +41,10 @@ type Demand struct {
 	Profile string `json:"profile,omitempty"`
 	// Replicas is the time-slicing replica count per GPU for TimeSlice.
 	Replicas int `json:"replicas,omitempty"`
-	// Class keeps time-sliced GPUs homogeneous: a GPU holds replicas of one
-	// class only ("dev" notebooks never share with inference).
+	// Class keeps time-sliced nodes apart: a node's replicas go to pods of
+	// at most one named class ("dev" notebooks never share with
+	// inference); "" is unclassified (time-sliced today, no
+	// recommendation) and goes with any class.
 	Class string `json:"class,omitempty"`
 	// Milli is the share of one GPU for Shared, 1–999.
 	Milli int64 `json:"milli,omitempty"`
@@ -91,12 +93,16 @@ type Node struct {
 	GPUs  int    `json:"gpus"`
 	// CPUMilli and MemoryBytes are what planned workloads may use:
 	// allocatable less what the node's DaemonSets request.
-	CPUMilli    int64             `json:"cpu_milli"`
-	MemoryBytes int64             `json:"memory_bytes"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Taints      []cluster.Taint   `json:"taints,omitempty"`
-	USDPerHour  float64           `json:"usd_per_hour"`
-	Priced      bool              `json:"priced"`
+	CPUMilli    int64 `json:"cpu_milli"`
+	MemoryBytes int64 `json:"memory_bytes"`
+	// MaxPods is how many planned workloads the node may run: its
+	// allocatable pod count less its DaemonSet pods (the scheduler refuses
+	// a pod beyond it). Nil means no limit (problems built from traces).
+	MaxPods    *int              `json:"max_pods,omitempty"`
+	Labels     map[string]string `json:"labels,omitempty"`
+	Taints     []cluster.Taint   `json:"taints,omitempty"`
+	USDPerHour float64           `json:"usd_per_hour"`
+	Priced     bool              `json:"priced"`
 	// CurrentMIG is each MIG-enabled GPU's layout now, by GPU index
 	// (instances in use or not). A kept GPU whose pods fit its current
 	// layout keeps it; one whose layout changes is re-cut.
@@ -177,8 +183,8 @@ func (p *Problem) Validate() error {
 		switch {
 		case n.Name == "" || nodes[n.Name]:
 			errs = append(errs, fmt.Errorf("node %q: empty or duplicate name", n.Name))
-		case n.GPUs < 0 || n.CPUMilli < 0 || n.MemoryBytes < 0:
-			errs = append(errs, fmt.Errorf("node %s: negative capacity (%d GPUs, %dm CPU, %d bytes)", n.Name, n.GPUs, n.CPUMilli, n.MemoryBytes))
+		case n.GPUs < 0 || n.CPUMilli < 0 || n.MemoryBytes < 0 || (n.MaxPods != nil && *n.MaxPods < 0):
+			errs = append(errs, fmt.Errorf("node %s: negative capacity (%d GPUs, %dm CPU, %d bytes, %v pods)", n.Name, n.GPUs, n.CPUMilli, n.MemoryBytes, derefInt(n.MaxPods)))
 		case n.GPUs > 0 && n.Model == "":
 			errs = append(errs, fmt.Errorf("node %s: %d GPUs of unknown model; label it nvidia.com/gpu.product", n.Name, n.GPUs))
 		case !(n.USDPerHour >= 0) || math.IsInf(n.USDPerHour, 0):
@@ -204,6 +210,13 @@ func (p *Problem) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func derefInt(p *int) any {
+	if p == nil {
+		return "unlimited"
+	}
+	return *p
 }
 
 func (d Demand) validate() error {

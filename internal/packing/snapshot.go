@@ -27,6 +27,10 @@ const (
 	RecommendedShapes Shapes = "recommended"
 )
 
+// DefaultMaxPods is the kubelet's default max-pods, the pod limit of a
+// node whose allocatable pod count the snapshot does not have.
+const DefaultMaxPods = 110
+
 // DefaultShapes is what the planner packs unless told otherwise.
 const DefaultShapes = RecommendedShapes
 
@@ -98,8 +102,12 @@ func (b *builder) addNodes() {
 			gone = append(gone, n.Name+" (deleted "+n.Deleted.UTC().Format(time.RFC3339)+")")
 			continue
 		}
+		pods := n.Pods
+		if pods == 0 {
+			pods = DefaultMaxPods
+		}
 		pn := Node{Name: n.Name, Pool: poolOf(n), Model: modelOf(n), GPUs: len(n.GPUs), CPUMilli: n.CPUMilli,
-			MemoryBytes: n.MemoryBytes, Labels: n.Labels, Taints: n.Taints}
+			MemoryBytes: n.MemoryBytes, MaxPods: &pods, Labels: n.Labels, Taints: n.Taints}
 		if b.prices != nil {
 			if price, err := b.prices.Node(n); err == nil {
 				pn.USDPerHour, pn.Priced = price.NodeUSDPerHour, true
@@ -205,6 +213,7 @@ func (b *builder) addPods() {
 		if pod.Owner.Kind == "DaemonSet" {
 			n := &b.p.Nodes[ni]
 			n.CPUMilli, n.MemoryBytes = max(n.CPUMilli-cpu, 0), max(n.MemoryBytes-mem, 0)
+			*n.MaxPods = max(*n.MaxPods-1, 0)
 			continue
 		}
 		b.p.Workloads = append(b.p.Workloads, b.workload(pod, &b.p.Nodes[ni], recs[pod.WorkloadKey()], cpu, mem))

@@ -72,6 +72,9 @@ type solver struct {
 	order       []int32 // FFD order of works
 	slots       []slot
 	buf         []int16
+	cand        []*Node // explain's candidates, reused
+	// explained remembers explain's answers (explain.go).
+	explained map[explainKey]string
 }
 
 func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
@@ -92,6 +95,7 @@ func solve(p *Problem, revert map[string]string) (*Plan, error) {
 	s.empty()
 	final := s.fewerDisruptions(s.relabel(s.snapshotSlots()))
 	s.revertLonely(final)
+	final = s.placeStragglers(final)
 	pl := s.plan(final)
 	if err := pl.Check(); err != nil {
 		return nil, fmt.Errorf("packing: the plan failed its own check (a gpuwise bug; please report it): %w", err)
@@ -159,7 +163,7 @@ func (s *solver) fullGPUs() map[int32]bool {
 }
 
 func newSolver(p *Problem, revert map[string]string) *solver {
-	s := &solver{p: p, ms: models{over: p.Models}, sigs: map[string]int{}, revertWhy: map[int32]string{}}
+	s := &solver{p: p, ms: models{over: p.Models}, sigs: map[string]int{}, revertWhy: map[int32]string{}, explained: map[explainKey]string{}}
 	s.nodes = make([]node, len(p.Nodes))
 	for i := range p.Nodes {
 		n := &p.Nodes[i]
@@ -283,6 +287,9 @@ func cpuPerGPU(n *Node) float64 { return float64(n.CPUMilli) / float64(max(n.GPU
 func classKey(n *Node) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%s|%d|%d|%d|%g|%v|", n.Pool, n.Model, n.GPUs, n.CPUMilli, n.MemoryBytes, n.USDPerHour, n.Priced)
+	if n.MaxPods != nil {
+		fmt.Fprintf(&b, "pods=%d|", *n.MaxPods)
+	}
 	for _, t := range n.Taints {
 		b.WriteString(t.Key + "=" + t.Value + ":" + t.Effect + ",")
 	}
@@ -372,6 +379,9 @@ func (s *solver) staticReason(k *work, n *Node, perNode bool) string {
 	if k.mem > n.MemoryBytes {
 		return fmt.Sprintf("requests %s memory, the node has %s for workloads", gib(k.mem), gib(n.MemoryBytes))
 	}
+	if n.MaxPods != nil && *n.MaxPods < 1 {
+		return "no pod slot left beside its DaemonSets"
+	}
 	return ""
 }
 
@@ -389,7 +399,12 @@ func gib(b int64) string {
 	return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB"
 }
 
+// classID numbers time-slice classes; the unclassified "" is -1 (it goes
+// with any class).
 func (s *solver) classID(class string) int32 {
+	if class == "" {
+		return -1
+	}
 	id, ok := s.tsCls[class]
 	if !ok {
 		id = int32(len(s.tsCls))

@@ -33,6 +33,13 @@ type node struct {
 	migGPUs int
 	shGPUs  int
 	tsReps  int // the node's time-slicing replicas; 0 while no GPU is time-sliced
+	// tsCls is the named time-slice class of the node while tsNamed pods
+	// of a named class are on it: the device plugin offers the replicas
+	// of all its GPUs as one resource and the kubelet hands any free
+	// replica to any pod, so classes can be kept apart per node, not per
+	// GPU. Unclassified pods (class "", id -1) go with any class.
+	tsCls   int32
+	tsNamed int
 	ws      []int32
 	opened  bool
 	closed  bool // emptied and removed
@@ -53,6 +60,7 @@ func (n *node) reset() {
 		n.gpus[i] = gpu{}
 	}
 	n.free, n.excl, n.tsGPUs, n.tsReps, n.migGPUs, n.shGPUs = len(n.gpus), 0, 0, 0, 0, 0
+	n.tsCls, n.tsNamed = -1, 0
 	n.ws = n.ws[:0]
 	n.opened, n.closed, n.full, n.pinned = false, false, false, false
 }
@@ -64,7 +72,7 @@ func (n *node) reset() {
 // are considered, so that partly used GPUs anywhere fill up before a new
 // GPU is cut.
 func (n *node) choose(w *work, buf []int16, fresh bool) ([]int16, bool) {
-	if w.cpu > n.cpu || w.mem > n.mem {
+	if !n.room(w) {
 		return nil, false
 	}
 	buf = buf[:0]
@@ -91,13 +99,13 @@ func (n *node) choose(w *work, buf []int16, fresh bool) ([]int16, bool) {
 		}
 		return n.chooseMIG(w, buf, fresh)
 	case TimeSlice:
-		// A node has one replica count R; a pod asking for 1/r of a GPU
-		// fits when R ≤ r (it gets at least its share).
-		if n.excl > 0 || (n.tsReps != 0 && n.tsReps > d.Replicas) || (!fresh && n.tsGPUs == 0) {
+		// A node has one replica count R and one class; a pod asking for
+		// 1/r of a GPU fits when R ≤ r (it gets at least its share).
+		if !n.tsFits(w) || (!fresh && n.tsGPUs == 0) {
 			return nil, false
 		}
 		return n.chooseShared(buf, fresh, gTimeSlice, func(g *gpu) bool {
-			return g.cls == w.cls && g.used < int64(n.tsReps)
+			return g.used < int64(n.tsReps)
 		}, func(g *gpu) int64 { return g.used })
 	case Shared:
 		if n.tsGPUs > 0 || (!fresh && n.shGPUs == 0) {
@@ -108,6 +116,21 @@ func (n *node) choose(w *work, buf []int16, fresh bool) ([]int16, bool) {
 		}, func(g *gpu) int64 { return g.used })
 	}
 	return nil, false
+}
+
+// room reports whether w's CPU and memory and one more pod fit n.
+func (n *node) room(w *work) bool {
+	return w.cpu <= n.cpu && w.mem <= n.mem && (n.MaxPods == nil || len(n.ws) < *n.MaxPods)
+}
+
+// tsFits reports whether the node's sharing config admits a time-slice
+// pod: no exclusive or shared GPU, a replica count no larger than the
+// pod's, and the pod's class.
+func (n *node) tsFits(w *work) bool {
+	if n.tsGPUs == 0 {
+		return n.excl == 0
+	}
+	return n.excl == 0 && n.tsReps <= w.d.Replicas && (w.cls < 0 || n.tsNamed == 0 || n.tsCls == w.cls)
 }
 
 func (n *node) chooseMIG(w *work, buf []int16, fresh bool) ([]int16, bool) {
@@ -188,6 +211,10 @@ func (n *node) apply(wi int32, w *work, gpus []int16) {
 				n.tsGPUs++
 				g.cls = w.cls
 			}
+			if w.cls >= 0 {
+				n.tsCls = w.cls
+				n.tsNamed++
+			}
 			g.mode = gTimeSlice
 			g.used++
 			if n.tsReps == 0 {
@@ -232,6 +259,9 @@ func (n *node) remove(wi int32, w *work, gpus []int16) {
 			if g.used == 0 {
 				*g = gpu{}
 				n.tsGPUs--
+			}
+			if w.cls >= 0 {
+				n.tsNamed--
 			}
 		case Shared:
 			g.used -= w.d.Milli

@@ -33,16 +33,20 @@ func Recommend(s *cluster.Prepared, p Policy, prices Prices) (*Result, error) {
 	if err := s.Window.Validate(); err != nil {
 		return nil, fmt.Errorf("recommending: %w", err)
 	}
-	e := newEngine(s, p, prices)
-	e.note(pricing.WarningsOf(prices)...)
-	r := &Result{Window: s.Window.End.Sub(s.Window.Start), Containers: []ContainerRec{}, GPU: []GPURec{}, Skipped: []Skip{}}
+	return newEngine(s, p, prices).recommend(), nil
+}
+
+// recommend sizes every workload.
+func (e *engine) recommend() *Result {
+	e.note(pricing.WarningsOf(e.prices)...)
+	r := &Result{Window: e.s.Window.End.Sub(e.s.Window.Start), Containers: []ContainerRec{}, GPU: []GPURec{}, Skipped: []Skip{}}
 	for _, w := range e.workloads() {
 		e.containers(w, r)
 		e.gpu(w, r)
 	}
 	r.Notes = e.notes
 	r.total()
-	return r, nil
+	return r
 }
 
 // engine holds the prepared snapshot and the prices seen so far.
@@ -53,10 +57,15 @@ type engine struct {
 	nodes    *nodeprice.Memo
 	unpriced map[string]bool // nodes whose missing price is noted
 	notes    []string
+	// offerMemo and priceMemo remember catalog rows per region and their
+	// prices per capacity type (offers.go).
+	offerMemo map[regionKey][]offer
+	priceMemo map[offerPriceKey]offerPrice
 }
 
 func newEngine(s *cluster.Prepared, p Policy, prices Prices) *engine {
-	return &engine{s: s, p: p, prices: prices, nodes: nodeprice.New(prices), unpriced: map[string]bool{}}
+	return &engine{s: s, p: p, prices: prices, nodes: nodeprice.New(prices), unpriced: map[string]bool{},
+		offerMemo: map[regionKey][]offer{}, priceMemo: map[offerPriceKey]offerPrice{}}
 }
 
 // price returns a node's price, nil when unpriced (noted once).

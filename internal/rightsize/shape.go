@@ -8,7 +8,6 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/gpushape"
-	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // timeSliceOption shares a whole GPU among replicas: as many as its memory
@@ -92,8 +91,9 @@ func (e *engine) cheaperOptions(c *gpuCase, why *[]string) []option {
 	needT := c.compute * cur
 	cpu, mem := podRequests(c.w)
 	best := map[string]option{}
-	for _, offer := range e.prices.Offers(n.Cloud, n.Region) {
-		o, ok := e.offerOption(c, offer, needT, cpu, mem)
+	offers := e.offers(n.Cloud, n.Region)
+	for i := range offers {
+		o, ok := e.offerOption(c, &offers[i], needT, cpu, mem)
 		if !ok {
 			continue
 		}
@@ -115,19 +115,18 @@ func (e *engine) cheaperOptions(c *gpuCase, why *[]string) []option {
 }
 
 // offerOption prices one catalog row as a target, if it fits and saves.
-func (e *engine) offerOption(c *gpuCase, offer pricing.Entry, needT, cpuCores, memGiB float64) (option, bool) {
+func (e *engine) offerOption(c *gpuCase, offer *offer, needT, cpuCores, memGiB float64) (option, bool) {
 	if offer.GPUCount < 1 || strings.EqualFold(offer.GPUModel, c.model.Name) {
 		return option{}, false
 	}
-	m, known := gpushape.Lookup(offer.GPUModel)
-	t, hasT := gpushape.DenseTFLOPS(offer.GPUModel)
+	m, t := offer.model, offer.tflops
 	perGPU := offer.GPUCount
 	cur, _ := c.model.TFLOPS()
-	if !known || !hasT || float64(m.UsableMiB()) < c.need || t < needT ||
+	if !offer.known || !offer.hasT || float64(m.UsableMiB()) < c.need || t < needT ||
 		float64(offer.VCPUs)/perGPU < cpuCores || offer.MemoryGiB/perGPU < memGiB {
 		return option{}, false
 	}
-	p, err := e.prices.Price(pricing.OfferSpec(offer, c.capacity))
+	p, err := e.offerPrice(offer.Entry, c.capacity)
 	if err != nil || p.GPUUSDPerHour <= 0 {
 		return option{}, false
 	}

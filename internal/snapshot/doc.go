@@ -12,7 +12,9 @@
 // list) and version 1 (gzip JSON) are still read.
 // A file is read to its end: corrupt, truncated or trailing data, unknown
 // versions and codecs are ErrFormat errors, never a partial snapshot; what
-// reading may cost is bounded by ReadOptions (LimitError).
+// reading may cost is bounded by ReadOptions (LimitError). A snapshot read
+// is read-only: pods of a frame with equal labels or node selectors share
+// one map, as the simulator's pods do.
 //
 // It is an adapter: it may import core packages (cluster, usage), never
 // the reverse, and nothing of the front ends.

@@ -34,6 +34,7 @@ func (e *encoder) node(n *cluster.Node) {
 	e.str(n.MIGStrategy)
 	e.time(n.Created)
 	e.time(n.Deleted)
+	e.varint(int64(n.Pods))
 	e.str(n.EndReason) // version 3
 }
 
@@ -57,6 +58,9 @@ func (d *decoder) node(n *cluster.Node) {
 	}
 	n.MIGStrategy = d.str()
 	n.Created, n.Deleted = d.time(), d.time()
+	if !d.early {
+		n.Pods = d.int()
+	}
 	if d.version >= 3 {
 		n.EndReason = d.str()
 	}

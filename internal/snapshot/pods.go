@@ -47,11 +47,19 @@ func (e *encoder) pod(p *cluster.Pod) {
 type podDecoder struct {
 	decoder
 	slabs
+	// labels and selectors hold the frame's maps by their encoded bytes
+	// (string references into the frame's table), so that pods with equal
+	// labels or node selectors (a workload's replicas) share one map, as
+	// the simulator's do. A snapshot is read-only.
+	labels    map[string]map[string]string
+	selectors map[string]map[string][]string
 }
 
 func (d *podDecoder) pod(p *cluster.Pod) {
 	p.Namespace, p.Name, p.UID = d.str(), d.str(), d.str()
-	p.Labels = d.stringMap()
+	from := d.b
+	labels := d.stringMap()
+	p.Labels = intern(&d.labels, d.since(from), labels, d.err)
 	p.Owner = cluster.Owner{Kind: d.str(), Name: d.str()}
 	p.Node, p.Phase = d.str(), d.str()
 	p.Start, p.End = d.time(), d.time()
@@ -61,7 +69,9 @@ func (d *podDecoder) pod(p *cluster.Pod) {
 			p.Tolerations[i] = cluster.Toleration{Key: d.str(), Operator: d.str(), Value: d.str(), Effect: d.str()}
 		}
 	}
-	p.NodeSelector = d.selector()
+	from = d.b
+	selector := d.selector()
+	p.NodeSelector = intern(&d.selectors, d.since(from), selector, d.err)
 	if k, isNil := d.nilOrLen("containers"); !isNil {
 		p.Containers = make([]cluster.Container, k)
 		for i := range p.Containers {
@@ -78,6 +88,26 @@ func (d *podDecoder) pod(p *cluster.Pod) {
 	if d.version >= 3 {
 		p.EndReason, p.CheckpointSeconds = d.str(), d.varint()
 	}
+}
+
+// since is the part of from the decoder has read since (from is an
+// earlier d.b).
+func (d *decoder) since(from []byte) []byte { return from[:len(from)-len(d.b)] }
+
+// intern returns the map already decoded from the same bytes, or m,
+// remembered. Nil maps and maps read with an error are not remembered.
+func intern[M ~map[string]V, V any](memo *map[string]M, b []byte, m M, err error) M {
+	if m == nil || err != nil {
+		return m
+	}
+	if old, ok := (*memo)[string(b)]; ok {
+		return old
+	}
+	if *memo == nil {
+		*memo = map[string]M{}
+	}
+	(*memo)[string(b)] = m
+	return m
 }
 
 func (d *podDecoder) selector() map[string][]string {

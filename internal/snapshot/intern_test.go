@@ -1,0 +1,41 @@
+package snapshot
+
+import (
+	"maps"
+	"reflect"
+	"testing"
+)
+
+// TestEqualPodMapsAreShared: pods with equal labels or node selectors
+// read back sharing one map (each pod had its own when written), pods with
+// different ones do not, and every pod's maps are what was written.
+func TestEqualPodMapsAreShared(t *testing.T) {
+	t.Parallel()
+	s := randomSnapshot(testRand(), 1, 6)
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		p.Labels = map[string]string{"app": "web", "team": "a"}
+		p.NodeSelector = map[string][]string{"pool": {"gpu"}}
+		if i >= 4 { // two pods of another workload
+			p.Labels = map[string]string{"app": "batch"}
+			p.NodeSelector = map[string][]string{"pool": {"gpu", "spot"}}
+		}
+	}
+	got := mustRead(t, encodeV2(t, s))
+	for i := range got.Pods {
+		w, g := &s.Pods[i], &got.Pods[i]
+		if !maps.Equal(w.Labels, g.Labels) || !maps.EqualFunc(w.NodeSelector, g.NodeSelector, func(a, b []string) bool { return reflect.DeepEqual(a, b) }) {
+			t.Fatalf("pod %d: labels %v, selector %v; wrote %v, %v", i, g.Labels, g.NodeSelector, w.Labels, w.NodeSelector)
+		}
+	}
+	same := func(a, b any) bool { return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() }
+	p := got.Pods
+	for _, c := range []struct {
+		i, j  int
+		share bool
+	}{{0, 3, true}, {4, 5, true}, {0, 4, false}} {
+		if same(p[c.i].Labels, p[c.j].Labels) != c.share || same(p[c.i].NodeSelector, p[c.j].NodeSelector) != c.share {
+			t.Errorf("pods %d and %d: share their maps %v, want %v", c.i, c.j, !c.share, c.share)
+		}
+	}
+}
