@@ -58,7 +58,9 @@ type ReportResult struct {
 	// IdleCauses splits the report's idle GPU-hours and dollars by why
 	// the GPUs idled (the default policy), top workloads as Report.TopN.
 	IdleCauses *idlecause.Result
-	Snapshot   *cluster.Prepared
+	// Snapshot is what the report read, its hourly series released once
+	// the idle causes and the ledger's signals were taken from them.
+	Snapshot *cluster.Prepared
 	// Partial, when set, says what could not be read: the report is still
 	// complete for what was.
 	Partial error
@@ -104,6 +106,10 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	res := &ReportResult{Report: r, IdleCauses: why, Snapshot: in.snap, Partial: in.partial}
 	a.progress.phase("building the savings ledger")
 	lin := ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}
+	lin.Hourly, lin.Counters = ledger.SnapshotSignals(in.snap.Snapshot)
+	// Nothing reads the hourly series after this: released, the ledger's
+	// packing runs on ~30 MB less live heap at 10k GPUs (performance.md).
+	in.snap.Hourly = nil
 	if req.Report == cost.DefaultReportOptions() {
 		lin.Report = r // the ledger's metrics read the default report
 	}

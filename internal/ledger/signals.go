@@ -13,74 +13,95 @@ var requestCounters = map[string]string{
 	cluster.ServerTriton: "nv_inference_request_success",
 }
 
-// snapshotSignals reads the hour-by-hour data and request counters the
-// metrics need from the snapshot's hourly series (per GPU workload).
+// snapshotSignals is what the metrics need from the snapshot's hourly
+// series (per GPU workload), read once: OOM kills per window hour and
+// each served workload's counts.
 type snapshotSignals struct {
-	h     *cluster.Hourly
-	hours int
+	oom    []int
+	oomOK  bool
+	counts []InferenceCount
+}
+
+// SnapshotSignals reads the hour-by-hour data and request counters the
+// metrics need from the snapshot's hourly series; nil, nil when it has
+// none. What it returns holds no reference to the series, so a caller
+// done with them may release them before Build.
+func SnapshotSignals(s *cluster.Snapshot) (Hourly, Counters) {
+	if s == nil || s.Hourly == nil {
+		return nil, nil
+	}
+	sig := &snapshotSignals{counts: inferenceCounts(s.Hourly)}
+	sig.oom, sig.oomOK = oomPerHour(s.Hourly, s.Window.HourCount())
+	return sig, sig
 }
 
 // withSnapshotSignals fills Hourly and Counters the caller left nil from
 // the snapshot's hourly series, when it carries them.
 func withSnapshotSignals(in Input) Input {
-	if in.Snapshot == nil || in.Snapshot.Snapshot == nil || in.Snapshot.Hourly == nil {
+	if in.Snapshot == nil {
 		return in
 	}
-	s := in.Snapshot.Snapshot
-	sig := snapshotSignals{h: s.Hourly, hours: s.Window.HourCount()}
-	if in.Hourly == nil {
-		in.Hourly = sig
+	h, c := SnapshotSignals(in.Snapshot.Snapshot)
+	if in.Hourly == nil && h != nil {
+		in.Hourly = h
 	}
-	if in.Counters == nil {
-		in.Counters = sig
+	if in.Counters == nil && c != nil {
+		in.Counters = c
 	}
 	return in
 }
 
 // GPUActivity: the snapshot's series are per workload, not per physical
 // GPU, so the 6-hour rule per GPU cannot be answered from them.
-func (snapshotSignals) GPUActivity() (map[string][]float64, bool) { return nil, false }
+func (*snapshotSignals) GPUActivity() (map[string][]float64, bool) { return nil, false }
 
-// OOMKills sums the workloads' OOM-kill series per window hour (the
-// containers that request GPUs); false when no workload has one.
-func (s snapshotSignals) OOMKills() ([]int, bool) {
-	sum := make([]float64, s.hours)
+// OOMKills is the workloads' OOM kills per window hour (the containers
+// that request GPUs); false when no workload has an OOM-kill series.
+func (s *snapshotSignals) OOMKills() ([]int, bool) { return s.oom, s.oomOK }
+
+// Inference is each served workload's requests and generated tokens over
+// the window; false when no workload has a request series.
+func (s *snapshotSignals) Inference() ([]InferenceCount, bool) { return s.counts, len(s.counts) > 0 }
+
+// oomPerHour sums the workloads' OOM-kill series per window hour.
+func oomPerHour(h *cluster.Hourly, hours int) ([]int, bool) {
+	sum := make([]float64, hours)
 	found := false
-	for i := range s.h.Workloads {
-		w := &s.h.Workloads[i]
+	for i := range h.Workloads {
+		w := &h.Workloads[i]
 		if w.OOMKills == nil {
 			continue
 		}
 		found = true
 		for j, v := range w.OOMKills {
-			if h := w.From + j; v == v && h >= 0 && h < s.hours {
-				sum[h] += float64(v)
+			if at := w.From + j; v == v && at >= 0 && at < hours {
+				sum[at] += float64(v)
 			}
 		}
 	}
 	if !found {
 		return nil, false
 	}
-	out := make([]int, s.hours)
-	for h, v := range sum {
-		out[h] = int(math.Round(v))
+	out := make([]int, hours)
+	for i, v := range sum {
+		out[i] = int(math.Round(v))
 	}
 	return out, true
 }
 
-// Inference is each served workload's requests and generated tokens over
-// the window; false when no workload has a request series.
-func (s snapshotSignals) Inference() ([]InferenceCount, bool) {
+// inferenceCounts are the requests and generated tokens of each workload
+// with a request series.
+func inferenceCounts(h *cluster.Hourly) []InferenceCount {
 	var out []InferenceCount
-	for i := range s.h.Workloads {
-		w := &s.h.Workloads[i]
+	for i := range h.Workloads {
+		w := &h.Workloads[i]
 		if w.Requests == nil {
 			continue
 		}
 		out = append(out, InferenceCount{Workload: w.Workload, Requests: w.Requests.Sum(),
 			Tokens: w.GenerationTokens.Sum(), Metric: counterName(w.Server)})
 	}
-	return out, len(out) > 0
+	return out
 }
 
 // counterName is the request counter of a server, or the server's name

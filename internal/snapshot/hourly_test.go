@@ -20,29 +20,39 @@ import (
 const v2Fixture = "testdata/demo-6h.v2.snap"
 
 // v2PartialFixture is a version 2 file from main's later writer, which
-// puts the partial list after the notes (main at ca08a78: six simulated
-// hours of seed 1 with one partial line, snapshot.Write).
+// puts the partial list after the notes and each node's pod slots
+// (Node.Pods) after its times (main at 9b21ad7: six simulated hours of
+// seed 1, the first node given 58 pod slots, one partial line,
+// snapshot.Write).
 const v2PartialFixture = "testdata/demo-6h-partial.v2.snap"
 
 // TestVersion2StillReads: both version 2 layouts read (no hourly series,
-// end reasons or checkpoint hints: they have none; the partial list
-// where the file has one), and written again as version 3 read back to
-// the same snapshot and report. The later layout is a regression test:
-// this branch read only the early one.
+// end reasons or checkpoint hints: they have none; the partial list and
+// pod slots where the file has them), and written again as version 3
+// read back to the same snapshot and report. The later layout is a
+// regression test: this branch read only the early one.
 func TestVersion2StillReads(t *testing.T) {
 	t.Parallel()
-	for file, partial := range map[string][]string{
-		v2Fixture:        nil,
-		v2PartialFixture: {"DCGM usage of 1 node(s) could not be read (fixture): their GPU pods are unmeasured"},
-	} {
-		t.Run(file, func(t *testing.T) {
+	tests := []struct {
+		file     string
+		partial  []string
+		podSlots int
+	}{
+		{v2Fixture, nil, 0},
+		{v2PartialFixture, []string{"DCGM usage of 1 node(s) could not be read (fixture): their GPU pods are unmeasured"}, 58},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
-			version2ReadsAsVersion3(t, file, partial)
+			old := version2ReadsAsVersion3(t, tt.file, tt.partial)
+			if got := old.Nodes[0].Pods; got != tt.podSlots {
+				t.Errorf("first node's pod slots %d, want %d", got, tt.podSlots)
+			}
 		})
 	}
 }
 
-func version2ReadsAsVersion3(t *testing.T, file string, partial []string) {
+func version2ReadsAsVersion3(t *testing.T, file string, partial []string) *cluster.Snapshot {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +74,7 @@ func version2ReadsAsVersion3(t *testing.T, file string, partial []string) {
 	if diff := cmp.Diff(reportJSON(t, old), reportJSON(t, again)); diff != "" {
 		t.Errorf("version 2 -> 3 changed the report (-v2 +v3):\n%s", diff)
 	}
+	return old
 }
 
 // TestHourlySeriesRoundTrip: the simulator's hourly series, interruptions

@@ -34,11 +34,8 @@ func (e *encoder) node(n *cluster.Node) {
 	e.str(n.MIGStrategy)
 	e.time(n.Created)
 	e.time(n.Deleted)
-	// Version 3: allocatable pod slots, then the end reason. (Main wrote
-	// the pod slots into version 2 for an hour before version 3 landed;
-	// version 2 files from before that, which the tests read, have none.)
 	e.varint(int64(n.Pods))
-	e.str(n.EndReason)
+	e.str(n.EndReason) // version 3
 }
 
 func (d *decoder) node(n *cluster.Node) {
@@ -61,8 +58,10 @@ func (d *decoder) node(n *cluster.Node) {
 	}
 	n.MIGStrategy = d.str()
 	n.Created, n.Deleted = d.time(), d.time()
-	if d.version >= 3 {
+	if !d.early {
 		n.Pods = d.int()
+	}
+	if d.version >= 3 {
 		n.EndReason = d.str()
 	}
 }

@@ -28,6 +28,7 @@ type reader struct {
 	next     uint32 // the index of the next frame
 	rawTotal int64
 	version  uint64
+	early    bool // an early version 2 file (decoder.early)
 }
 
 // header is what the header frame declares, and the parts decoded since.
@@ -96,8 +97,10 @@ func (rd *reader) header() (*header, error) {
 	h, err := rd.parseHeader(raw, true)
 	if err != nil && rd.version == 2 && errors.Is(err, ErrFormat) {
 		// Version 2 files written before the partial list joined the
-		// header (e344bee) have none after the notes; main's later ones do.
+		// header (e344bee) have none after the notes, nor Node.Pods in
+		// their nodes (5c39a8f); main's later ones have both.
 		if early, errEarly := rd.parseHeader(raw, false); errEarly == nil {
+			rd.early = true
 			return early, nil
 		}
 	}
@@ -277,7 +280,7 @@ func (rd *reader) decode(j job, raw []byte) ([]byte, error) {
 	if j.f.codec != codecNone {
 		raw = out
 	}
-	d := &podDecoder{decoder: decoder{b: out, budget: rd.budget, version: rd.version}}
+	d := &podDecoder{decoder: decoder{b: out, budget: rd.budget, version: rd.version, early: rd.early}}
 	d.table(rd.budget.opts.MaxStringBytes)
 	for i := range j.nodes {
 		d.node(&j.nodes[i])
