@@ -107,13 +107,20 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	a.progress.phase("building the savings ledger")
 	lin := ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}
 	lin.Hourly, lin.Counters = ledger.SnapshotSignals(in.snap.Snapshot)
+	lopts := ledger.DefaultOptions()
+	// The capacity levers' inputs are read from the series too, so that
+	// the headline is advise's ledger (the same levers and numbers).
+	if lin.Capacity, err = ledger.CapacityFromSnapshot(in.snap.Snapshot, lopts); err != nil {
+		res.LedgerErr = err
+		return res, nil
+	}
 	// Nothing reads the hourly series after this: released, the ledger's
 	// packing runs on ~30 MB less live heap at 10k GPUs (performance.md).
 	in.snap.Hourly = nil
 	if req.Report == cost.DefaultReportOptions() {
 		lin.Report = r // the ledger's metrics read the default report
 	}
-	res.Ledger, res.LedgerErr = ledger.Build(lin, ledger.DefaultOptions())
+	res.Ledger, res.LedgerErr = ledger.Build(lin, lopts)
 	return res, nil
 }
 

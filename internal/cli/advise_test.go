@@ -198,3 +198,25 @@ func TestReportSaysWhyItHasNoSavings(t *testing.T) {
 		t.Errorf("report shows a savings line without a ledger:\n%s", out.String())
 	}
 }
+
+// TestReportHeadlineIsAdvise: the report's Savings line is advise's
+// ledger, capacity levers included, though the report releases the hourly
+// series before its ledger packs (the levers' inputs are read first).
+func TestReportHeadlineIsAdvise(t *testing.T) {
+	l := adviseJSON(t, "--demo")
+	out, errOut, code := run(t, "demo", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("demo: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Savings struct {
+			Saving float64 `json:"saving_usd_month"`
+		} `json:"savings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if ledger.CentsOf(rep.Savings.Saving) != ledger.CentsOf(l.SavingUSDMonth) {
+		t.Errorf("report headline saves %v, advise %v", rep.Savings.Saving, l.SavingUSDMonth)
+	}
+}

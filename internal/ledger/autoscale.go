@@ -66,20 +66,16 @@ func (autoscaleLever) Propose(m *Model, env *Env) (Proposal, error) {
 // capacity), by GPU model; without hourly series only the node pools
 // scale (their demand comes from the pods' lives).
 func serviceScalings(env *Env) (map[string][]capacity.Scaling, []NotCounted, error) {
-	s := env.Snapshot.Snapshot
-	if s.Hourly == nil {
+	c := env.capacity
+	if c == nil || !c.hourly {
 		return nil, []NotCounted{{Lever: LeverAutoscale, Target: "GPU Deployments and StatefulSets",
 			Reason: "needs hourly series to size replicas: the source has no hour-by-hour data (a version 3 snapshot, Prometheus or the simulator has)"}}, nil
 	}
-	scs, skipped, err := capacity.Autoscale(s, env.Autoscale)
-	if err != nil {
-		return nil, nil, err
-	}
 	var nc []NotCounted
-	for _, sk := range skipped {
+	for _, sk := range c.skipped {
 		nc = append(nc, NotCounted{Lever: LeverAutoscale, Target: sk.Workload, Reason: sk.Reason})
 	}
-	byModel, more := scalingsByModel(s, scs)
+	byModel, more := scalingsByModel(env.Snapshot.Snapshot, c.scalings)
 	return byModel, append(nc, more...), nil
 }
 

@@ -89,6 +89,9 @@ type Input struct {
 	// reason.
 	Hourly   Hourly
 	Counters Counters
+	// Capacity is what the capacity levers read from the hourly series
+	// (CapacityFromSnapshot); nil reads it from the snapshot.
+	Capacity *Capacity
 }
 
 // Env is what levers read besides the model: the snapshot, prices,
@@ -102,6 +105,8 @@ type Env struct {
 	Autoscale capacity.AutoscalePolicy
 	Commit    capacity.CommitPolicy
 	Reclaim   capacity.ReclaimPolicy
+	// capacity is Input.Capacity.
+	capacity *Capacity
 	// peaks is the GPU demand over the window per model, for the
 	// consolidation lever's confidence.
 	peaks *demand

@@ -2,8 +2,6 @@ package ledger
 
 import (
 	"fmt"
-
-	"github.com/gpuwise/gpuwise/internal/capacity"
 )
 
 // quantizeLever lists quantization candidates (package capacity): inference
@@ -20,7 +18,10 @@ const QuantizeMark = "upper bound, needs a quality test (low confidence); not in
 
 func (quantizeLever) Propose(m *Model, env *Env) (Proposal, error) {
 	var prop Proposal
-	for _, q := range capacity.Quantize(env.Snapshot.Snapshot) {
+	if env.capacity == nil {
+		return prop, nil
+	}
+	for _, q := range env.capacity.quants {
 		rate, ok := gpuRate(m, q.Model)
 		bound := "unpriced"
 		weight := 0.0

@@ -27,14 +27,11 @@ const (
 func (reclaimLever) Propose(m *Model, env *Env) (Proposal, error) {
 	var prop Proposal
 	s := env.Snapshot.Snapshot
-	if s.Hourly == nil {
+	if env.capacity == nil || !env.capacity.hourly {
 		prop.NotCounted = []NotCounted{{Lever: LeverReclaim, Target: "notebooks and dev boxes", Reason: "needs hourly series to find idle stretches"}}
 		return prop, nil
 	}
-	idles, err := capacity.Reclaim(s, env.Reclaim)
-	if err != nil {
-		return prop, err
-	}
+	idles := env.capacity.idles
 	models := workloadModels(s)
 	byModel := map[string][]capacity.Idle{}
 	for _, id := range idles {
