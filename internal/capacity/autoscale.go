@@ -30,11 +30,11 @@ type Scaling struct {
 	Sizing string `json:"sizing"`
 	// Needed is the replicas needed per hour at the target activity,
 	// clamped to the floor and to the replicas held that hour.
-	Needed []int `json:"needed"`
-	// Held and Scaled are GPU-hours per hour now and under the scaler
-	// (with stabilization and start-up paid); Freed is Held − Scaled.
-	Held   []float64 `json:"held"`
-	Scaled []float64 `json:"scaled"`
+	Needed []int32 `json:"needed"`
+	// FreedPerHour is GPU-hours held now less those held under the scaler
+	// (stabilization and start-up paid), per hour; float32 keeps 10k GPUs'
+	// worth small while the report's ledger holds it.
+	FreedPerHour []float32 `json:"freed_per_hour"`
 	// HeldGPUHours, FreedGPUHours sum them over the window.
 	HeldGPUHours  float64 `json:"held_gpu_hours"`
 	FreedGPUHours float64 `json:"freed_gpu_hours"`
@@ -45,7 +45,7 @@ type Scaling struct {
 }
 
 // Freed is GPU-hours no longer held in workload hour i (0 when none).
-func (s *Scaling) Freed(i int) float64 { return max(0, s.Held[i]-s.Scaled[i]) }
+func (s *Scaling) Freed(i int) float64 { return float64(s.FreedPerHour[i]) }
 
 // Skipped is a GPU service the lever looked at and cannot size, with why.
 type Skipped struct {
@@ -187,8 +187,8 @@ func gpuHoursPerRequest(w *cluster.WorkloadHours) (float64, bool) {
 // floor and the replicas held that hour (a scaler never holds more than
 // the workload does now: its ceiling is today's fleet). An hour without
 // data keeps what was held.
-func needed(w *cluster.WorkloadHours, load []float64, sc Scaling, target float64) []int {
-	out := make([]int, w.Hours())
+func needed(w *cluster.WorkloadHours, load []float64, sc Scaling, target float64) []int32 {
+	out := make([]int32, w.Hours())
 	for i := range out {
 		pods := w.Pods.At(i)
 		if pods <= 0 {
@@ -199,7 +199,7 @@ func needed(w *cluster.WorkloadHours, load []float64, sc Scaling, target float64
 		if l := load[i]; l == l {
 			n = int(math.Ceil(l/(sc.GPUsPerReplica*target) - 1e-9))
 		}
-		out[i] = min(max(n, sc.MinReplicas), held, sc.MaxReplicas)
+		out[i] = int32(min(max(n, sc.MinReplicas), held, sc.MaxReplicas))
 	}
 	return out
 }
@@ -211,15 +211,15 @@ func needed(w *cluster.WorkloadHours, load []float64, sc Scaling, target float64
 // more than was held.
 func (sc *Scaling) hold(w *cluster.WorkloadHours, p AutoscalePolicy) {
 	n := len(sc.Needed)
-	sc.Held, sc.Scaled = make([]float64, n), make([]float64, n)
+	sc.FreedPerHour = make([]float32, n)
 	stab, start := p.Stabilization.Hours(), p.Startup.Hours()
 	sc.Trough, sc.Peak = math.MaxInt, 0
 	for i, need := range sc.Needed {
-		sc.Held[i] = w.GPUHeld.At(i)
+		held := w.GPUHeld.At(i)
 		if w.Pods.At(i) <= 0 {
 			continue
 		}
-		sc.Trough, sc.Peak = min(sc.Trough, need), max(sc.Peak, need)
+		sc.Trough, sc.Peak = min(sc.Trough, int(need)), max(sc.Peak, int(need))
 		reps := float64(need)
 		if i > 0 {
 			reps += float64(max(0, sc.Needed[i-1]-need)) * stab
@@ -227,9 +227,10 @@ func (sc *Scaling) hold(w *cluster.WorkloadHours, p AutoscalePolicy) {
 		if i+1 < n {
 			reps += float64(max(0, sc.Needed[i+1]-need)) * start
 		}
-		sc.Scaled[i] = min(reps*sc.GPUsPerReplica*min(1, w.Pods.At(i)/math.Ceil(w.Pods.At(i)-1e-6)), sc.Held[i])
-		sc.HeldGPUHours += sc.Held[i]
-		sc.FreedGPUHours += sc.Freed(i)
+		scaled := min(reps*sc.GPUsPerReplica*min(1, w.Pods.At(i)/math.Ceil(w.Pods.At(i)-1e-6)), held)
+		sc.FreedPerHour[i] = float32(max(0, held-scaled))
+		sc.HeldGPUHours += held
+		sc.FreedGPUHours += max(0, held-scaled)
 	}
 	if sc.Peak == 0 {
 		sc.Trough = 0

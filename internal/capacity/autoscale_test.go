@@ -97,7 +97,7 @@ func TestStabilizationAndStartupCost(t *testing.T) {
 	if math.Abs(sc.FreedGPUHours-want) > 1e-9 {
 		t.Errorf("freed %g GPU-hours, want %g", sc.FreedGPUHours, want)
 	}
-	if diff := cmp.Diff([]int{1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 3, 3, 1, 1, 1, 1}, sc.Needed); diff != "" {
+	if diff := cmp.Diff([]int32{1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 3, 3, 1, 1, 1, 1}, sc.Needed); diff != "" {
 		t.Errorf("needed (-want +got):\n%s", diff)
 	}
 }

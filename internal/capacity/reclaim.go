@@ -55,7 +55,7 @@ type Idle struct {
 	Workload, Namespace, Kind, Name string
 	From                            int
 	// Freed is GPU-hours held in idle stretches per workload hour.
-	Freed []float64
+	Freed []float32
 	// IdleHours and IdleGPUHours sum the stretches; HeldGPUHours is all
 	// it held; Stretches counts them; Longest is the longest in hours.
 	IdleHours, IdleGPUHours, HeldGPUHours float64
@@ -93,13 +93,13 @@ func Reclaim(s *cluster.Snapshot, p ReclaimPolicy) ([]Idle, error) {
 
 // stretches marks the runs of idle hours at least MinIdleHours long.
 func stretches(w *cluster.WorkloadHours, p ReclaimPolicy) Idle {
-	id := Idle{From: w.From, Freed: make([]float64, w.Hours())}
+	id := Idle{From: w.From, Freed: make([]float32, w.Hours())}
 	run := 0
 	flush := func(end int) {
 		if run >= p.MinIdleHours {
 			for h := end - run; h < end; h++ {
-				id.Freed[h] = w.GPUHeld.At(h)
-				id.IdleGPUHours += id.Freed[h]
+				id.Freed[h] = w.GPUHeld[h]
+				id.IdleGPUHours += float64(w.GPUHeld[h])
 			}
 			id.Stretches, id.IdleHours, id.Longest = id.Stretches+1, id.IdleHours+float64(run), max(id.Longest, run)
 		}

@@ -28,7 +28,7 @@ func newPoolScaling(m *Model, env *Env, model string, scs []capacity.Scaling) *p
 		p.lengths[h] = env.peaks.hourLength(h)
 	}
 	for _, sc := range scs {
-		for i := range sc.Held {
+		for i := range sc.FreedPerHour {
 			if h := sc.From + i; h < len(p.freed) && p.lengths[h] > 0 {
 				p.freed[h] += sc.Freed(i) / p.lengths[h]
 			}

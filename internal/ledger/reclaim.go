@@ -60,7 +60,7 @@ func reclaimChange(m *Model, env *Env, model string, idles []capacity.Idle) (Cha
 	for _, id := range idles {
 		for i, f := range id.Freed {
 			if h := id.From + i; h < len(freed) && p.lengths[h] > 0 {
-				freed[h] += f / p.lengths[h]
+				freed[h] += float64(f) / p.lengths[h]
 			}
 		}
 	}
