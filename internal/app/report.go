@@ -107,8 +107,11 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	a.progress.phase("building the savings ledger")
 	lin := ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}
 	lin.Hourly, lin.Counters = ledger.SnapshotSignals(in.snap.Snapshot)
-	// Nothing reads the hourly series after this: released, the ledger's
-	// packing runs on ~30 MB less live heap at 10k GPUs (performance.md).
+	// The ledger's levers read no hourly series yet, only these signals:
+	// released, its packing runs on ~30 MB less live heap at 10k GPUs
+	// (performance.md). A lever that reads the series (autoscaling, idle
+	// reclaim) must get them before this release is dropped or moved, or
+	// the report's savings would differ from advise's.
 	in.snap.Hourly = nil
 	if req.Report == cost.DefaultReportOptions() {
 		lin.Report = r // the ledger's metrics read the default report
