@@ -108,14 +108,16 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	lin := ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}
 	lin.Hourly, lin.Counters = ledger.SnapshotSignals(in.snap.Snapshot)
 	lopts := ledger.DefaultOptions()
-	// The capacity levers' inputs are read from the series too, so that
-	// the headline is advise's ledger (the same levers and numbers).
+	// The capacity levers' inputs are read from the series too
+	// (ledger.CapacityFromSnapshot), so that the headline is advise's
+	// ledger; then nothing reads the series: released, the ledger's packing
+	// runs on ~30 MB less live heap at 10k GPUs (performance.md). A new
+	// lever that reads the series must get its inputs here first, or the
+	// report's savings would differ from advise's (TestReportHeadlineIsAdvise).
 	if lin.Capacity, err = ledger.CapacityFromSnapshot(in.snap.Snapshot, lopts); err != nil {
 		res.LedgerErr = err
 		return res, nil
 	}
-	// Nothing reads the hourly series after this: released, the ledger's
-	// packing runs on ~30 MB less live heap at 10k GPUs (performance.md).
 	in.snap.Hourly = nil
 	if req.Report == cost.DefaultReportOptions() {
 		lin.Report = r // the ledger's metrics read the default report
