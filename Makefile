@@ -102,6 +102,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeMatrix -fuzztime=30s ./internal/prom/wire
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeChunkedRead -fuzztime=30s ./internal/prom/wire
 	$(GO) test -run='^$$' -fuzz=FuzzAppendXOR -fuzztime=30s ./internal/prom/wire
+	$(GO) test -run='^$$' -fuzz=FuzzSeriesJSON -fuzztime=30s ./internal/cluster
 
 clean:
 	rm -rf bin

@@ -12,15 +12,17 @@ import (
 	"os"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/idlecause"
 	"github.com/gpuwise/gpuwise/internal/render"
 )
 
 func main() {
-	// The report's fields, then the optional savings summary that gpuwise
-	// demo and report add (docs/report-format.md).
+	// The report's fields, then the optional savings summary and idle
+	// causes that gpuwise demo and report add (docs/report-format.md).
 	var in struct {
 		cost.Report
-		Savings *render.Savings `json:"savings"`
+		Savings    *render.Savings   `json:"savings"`
+		IdleCauses *idlecause.Result `json:"idle_causes"`
 	}
 	data, err := io.ReadAll(os.Stdin)
 	if err != nil {
@@ -42,11 +44,30 @@ func main() {
 	if err := r.Reconcile(); err != nil {
 		fail("%v", err)
 	}
+	if why := in.IdleCauses; why != nil {
+		checkIdleCauses(why, &r)
+	}
 	if len(r.Rows) == 0 || r.Totals.GPUs == 0 || r.Totals.GPUHours.Provisioned <= 0 {
 		fail("report has no GPUs or rows: %+v", r.Totals)
 	}
 	fmt.Printf("checkreport: %s: %d GPUs, $%.2f reconciles, utilization %s\n",
 		r.Source, r.Totals.GPUs, r.Totals.NodeCost, pct(r.Totals.GPUUtilization))
+}
+
+// checkIdleCauses: the causes split exactly the report's idle GPU-hours
+// and allocated-but-idle dollars.
+func checkIdleCauses(why *idlecause.Result, r *cost.Report) {
+	var hours, usd float64
+	for _, s := range why.Totals {
+		hours += s.GPUHours
+		if s.USD != nil {
+			usd += *s.USD
+		}
+	}
+	if math.Abs(hours-r.Totals.GPUHours.Idle) > 1e-6*math.Max(1, hours) || math.Abs(usd-r.Totals.GPUCost.AllocatedIdle) > 0.005 {
+		fail("idle causes split %.4f GPU-h and $%.2f; the report has %.4f idle GPU-h and $%.2f allocated-idle",
+			hours, usd, r.Totals.GPUHours.Idle, r.Totals.GPUCost.AllocatedIdle)
+	}
 }
 
 // checkUnpriced holds the JSON to docs/report-format.md on unpriced data:

@@ -15,6 +15,9 @@ type AdviseRequest struct {
 	// documented order); EngineerUSDPerHour prices effort for payback.
 	Levers             []string
 	EngineerUSDPerHour float64
+	// Autoscale are the autoscaling policy's flags, over the policy
+	// file's autoscaling section.
+	Autoscale AutoscaleOverrides
 }
 
 // DefaultAdviseRequest is advise with every default.
@@ -35,6 +38,7 @@ func (r AdviseRequest) Validate() error {
 	var p problems
 	r.Data.validate(&p)
 	p.add(r.options().Validate())
+	r.Autoscale.validate(&p)
 	return p.err()
 }
 
@@ -58,6 +62,9 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	}
 	opts := req.options()
 	opts.Policy = rr.Policy
+	if opts.Autoscale, err = a.autoscalePolicy(req.PolicyFile, req.Autoscale); err != nil {
+		return nil, err
+	}
 	a.progress.phase("building the savings ledger")
 	l, err := ledger.Build(ledger.Input{Snapshot: rr.Snapshot, Prices: catalog, Recs: rr.Result}, opts)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/config"
 	"github.com/gpuwise/gpuwise/internal/generate"
 	"github.com/gpuwise/gpuwise/internal/pricing"
@@ -39,6 +40,23 @@ func loadPolicy(path string) (rightsize.Policy, error) {
 	pol, err := config.ParsePolicy(path, data)
 	if err != nil {
 		return rightsize.Policy{}, withKind(Input, err)
+	}
+	return pol, nil
+}
+
+// loadAutoscalePolicy reads the policy file's autoscaling section, or the
+// defaults.
+func loadAutoscalePolicy(path string) (capacity.AutoscalePolicy, error) {
+	if path == "" {
+		return capacity.DefaultAutoscalePolicy(), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return capacity.AutoscalePolicy{}, withKind(Input, fmt.Errorf("reading policy: %w", err))
+	}
+	_, pol, err := config.ParsePolicies(path, data)
+	if err != nil {
+		return capacity.AutoscalePolicy{}, withKind(Input, err)
 	}
 	return pol, nil
 }

@@ -40,7 +40,7 @@ var layers = map[string]layer{
 	"internal/cluster": core, "internal/usage": core, "internal/pricing": core, "internal/nodeprice": core,
 	"internal/gpushape": core, "internal/config": config, "internal/rolling": core,
 	"internal/cost": engine, "internal/audit": engine, "internal/inventory": engine, "internal/rightsize": engine, "internal/packing": engine,
-	"internal/ledger": engine, "internal/compare": engine, "internal/policy": engine, "internal/quota": engine,
+	"internal/idlecause": engine, "internal/capacity": engine, "internal/ledger": engine, "internal/compare": engine, "internal/policy": engine, "internal/quota": engine,
 	"internal/kube": adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/app": useCase,
 	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd, "internal/progress": frontEnd,
@@ -56,7 +56,7 @@ var engineExceptions = map[string][]string{
 	"internal/packing": {"internal/rightsize"}, // packs right-sized shapes (rightsize.Result)
 	// the savings ledger: right-sized changes packed onto fewer priced
 	// nodes, related to the cost report (docs/savings.md)
-	"internal/ledger": {"internal/rightsize", "internal/packing", "internal/cost"},
+	"internal/ledger": {"internal/rightsize", "internal/packing", "internal/cost", "internal/capacity"},
 	"internal/quota":  {"internal/cost"}, // prices quotas from the cost allocation (cost.Allocation)
 }
 

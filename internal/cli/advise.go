@@ -18,11 +18,12 @@ type adviseOptions struct {
 	levers []string
 	rate   float64
 	scale  int
+	as     autoscaleFlags
 }
 
 // request is the advise request the flags describe.
 func (o *adviseOptions) request(p *flagProblems) app.AdviseRequest {
-	req := app.AdviseRequest{RecommendRequest: o.recommendFlags.request(p), Levers: o.levers, EngineerUSDPerHour: o.rate}
+	req := app.AdviseRequest{RecommendRequest: o.recommendFlags.request(p), Levers: o.levers, EngineerUSDPerHour: o.rate, Autoscale: o.as.overrides()}
 	switch {
 	case req.Source.Demo != nil:
 		req.Source.Demo.Scale = o.scale
@@ -51,6 +52,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 	cmd.Flags().StringSliceVar(&o.levers, "levers", nil, "levers to apply (default all, always in this order): "+strings.Join(ledger.LeverNames(), ", "))
 	cmd.Flags().Float64Var(&o.rate, "engineer-rate", ledger.DefaultEngineerUSDPerHour, "engineering cost in $ per hour, for payback")
 	cmd.Flags().IntVar(&o.scale, "scale", app.DefaultDemo().Scale, "with --demo: cluster size multiplier (96 GPUs each)")
+	o.as.register(cmd.Flags())
 	return cmd
 }
 

@@ -42,10 +42,11 @@ func adviseJSON(t *testing.T, args ...string) ledger.Ledger {
 }
 
 // TestAdviseDemoAddsUp: the JSON's actions add up to before − after to
-// the cent, the demo's consolidation is what `gpuwise plan` saves, and the
-// bridge starts from the report's monthly spend.
+// the cent, the demo's levers up to consolidation are what `gpuwise plan`
+// saves, and the bridge starts from the report's monthly spend.
 func TestAdviseDemoAddsUp(t *testing.T) {
 	l := adviseJSON(t, "--demo")
+	upToPlan := adviseJSON(t, "--demo", "--levers", "rightsize,shape,consolidate")
 	var sum ledger.Cents
 	for _, a := range l.Actions {
 		sum += ledger.CentsOf(a.SavingUSDMonth)
@@ -54,8 +55,8 @@ func TestAdviseDemoAddsUp(t *testing.T) {
 		t.Errorf("actions sum to %s; before %v after %v saving %v", sum, l.BeforeUSDMonth, l.AfterUSDMonth, l.SavingUSDMonth)
 	}
 	pl := planJSON(t, "--demo")
-	if ledger.CentsOf(*pl.SavingsUSDPerMonth) != ledger.CentsOf(l.SavingUSDMonth) || ledger.CentsOf(*pl.Before.USDPerMonth) != ledger.CentsOf(l.BeforeUSDMonth) {
-		t.Errorf("plan saves %v of %v, the ledger %v of %v", *pl.SavingsUSDPerMonth, *pl.Before.USDPerMonth, l.SavingUSDMonth, l.BeforeUSDMonth)
+	if ledger.CentsOf(*pl.SavingsUSDPerMonth) != ledger.CentsOf(upToPlan.SavingUSDMonth) || ledger.CentsOf(*pl.Before.USDPerMonth) != ledger.CentsOf(l.BeforeUSDMonth) {
+		t.Errorf("plan saves %v of %v, the ledger up to consolidation %v of %v", *pl.SavingsUSDPerMonth, *pl.Before.USDPerMonth, upToPlan.SavingUSDMonth, l.BeforeUSDMonth)
 	}
 	out, _, _ := run(t, "demo", "-o", "json")
 	var rep struct {
@@ -116,15 +117,18 @@ func TestAdviseBadInput(t *testing.T) {
 	}
 }
 
-// TestAdviseLeversSubset: consolidation alone is the demo's whole saving
-// (right-sizing frees no further node there), and right-sizing without
-// consolidation saves nothing it can count.
+// TestAdviseLeversSubset: consolidation alone is the demo's saving up to
+// consolidation (right-sizing frees no further node there), right-sizing
+// without consolidation saves nothing it can count, and the autoscale
+// lever adds to consolidation: keeping the nodes the peak needs and
+// scaling every pool in the troughs saves more than removing them for good.
 func TestAdviseLeversSubset(t *testing.T) {
 	all := adviseJSON(t, "--demo")
+	upToPlan := adviseJSON(t, "--demo", "--levers", "rightsize,shape,consolidate")
 	cons := adviseJSON(t, "--demo", "--levers", "consolidate")
 	rs := adviseJSON(t, "--demo", "--levers", "rightsize,shape")
-	if cons.SavingUSDMonth != all.SavingUSDMonth || rs.SavingUSDMonth != 0 || len(rs.Actions) != 0 {
-		t.Errorf("all %v, consolidate %v, rightsize+shape %v with %d actions", all.SavingUSDMonth, cons.SavingUSDMonth, rs.SavingUSDMonth, len(rs.Actions))
+	if cons.SavingUSDMonth != upToPlan.SavingUSDMonth || rs.SavingUSDMonth != 0 || len(rs.Actions) != 0 || all.SavingUSDMonth <= cons.SavingUSDMonth {
+		t.Errorf("all %v, up to consolidation %v, consolidate %v, rightsize+shape %v with %d actions", all.SavingUSDMonth, upToPlan.SavingUSDMonth, cons.SavingUSDMonth, rs.SavingUSDMonth, len(rs.Actions))
 	}
 }
 
@@ -139,6 +143,36 @@ func planJSON(t *testing.T, args ...string) packing.Plan {
 		t.Fatal(err)
 	}
 	return pl
+}
+
+// TestAutoscalingPolicyRefused: bad autoscaling values as flags are usage
+// errors naming the flag (exit 2); in a policy file they are input errors
+// naming the field (exit 3); advise and generate autoscaling alike.
+func TestAutoscalingPolicyRefused(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(bad, []byte("autoscaling:\n  targetActivity: 1.5\n  minReplicas: 4\n  maxReplicas: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"advise"}, {"generate", "autoscaling"}} {
+		for _, c := range []struct {
+			args []string
+			code int
+			want []string
+		}{
+			{[]string{"--target-activity", "0"}, ExitUsage, []string{"--target-activity: 0 is outside (0, 1]"}},
+			{[]string{"--target-activity", "1.2"}, ExitUsage, []string{"--target-activity: 1.2 is outside (0, 1]"}},
+			{[]string{"--min-replicas", "5", "--max-replicas", "2"}, ExitUsage, []string{"--min-replicas: the floor 5 is above the ceiling --max-replicas 2"}},
+			{[]string{"--policy", bad}, ExitInput, []string{"autoscaling.targetActivity: 1.5 is outside (0, 1]", "autoscaling.minReplicas: the floor 4 is above the ceiling autoscaling.maxReplicas 2"}},
+		} {
+			args := append(append(append([]string{}, cmd...), "--demo"), c.args...)
+			_, errOut, code := run(t, args...)
+			for _, w := range c.want {
+				if code != c.code || !strings.Contains(errOut, w) {
+					t.Errorf("%v: exit %d %q, want %d naming %q", args, code, errOut, c.code, w)
+				}
+			}
+		}
+	}
 }
 
 // A ledger that cannot be built leaves the report without savings lines
@@ -162,5 +196,27 @@ func TestReportSaysWhyItHasNoSavings(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "Savings") {
 		t.Errorf("report shows a savings line without a ledger:\n%s", out.String())
+	}
+}
+
+// TestReportHeadlineIsAdvise: the report's Savings line is advise's
+// ledger, capacity levers included, though the report releases the hourly
+// series before its ledger packs (the levers' inputs are read first).
+func TestReportHeadlineIsAdvise(t *testing.T) {
+	l := adviseJSON(t, "--demo")
+	out, errOut, code := run(t, "demo", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("demo: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Savings struct {
+			Saving float64 `json:"saving_usd_month"`
+		} `json:"savings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if ledger.CentsOf(rep.Savings.Saving) != ledger.CentsOf(l.SavingUSDMonth) {
+		t.Errorf("report headline saves %v, advise %v", rep.Savings.Saving, l.SavingUSDMonth)
 	}
 }

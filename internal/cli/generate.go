@@ -27,7 +27,8 @@ func newGenerateCmd(e *env) *cobra.Command {
 		newGenerateRecsCmd(e, "vpa", `VerticalPodAutoscaler objects in updateMode "Off" for the right-sized workloads`, e.app.GenerateVPA),
 		newGenerateRecsCmd(e, "timeslicing", "Device-plugin time-slicing ConfigMap and node label commands for dev GPUs", e.app.GenerateTimeSlicing),
 		newGeneratePlanCmd(e, "mig", "mig-parted ConfigMap (config.yaml) and nvidia.com/mig.config label commands: the plan's MIG layouts", e.app.GenerateMIG),
-		newGeneratePlanCmd(e, "plan", "mig-parted and device-plugin configs, node commands and workload patches for `gpuwise plan`", e.app.GeneratePlan))
+		newGeneratePlanCmd(e, "plan", "mig-parted and device-plugin configs, node commands and workload patches for `gpuwise plan`", e.app.GeneratePlan),
+		newGenerateAutoscalingCmd(e), newGenerateNodePoolCmd(e), newGenerateSpotCmd(e), newGenerateReclaimCmd(e))
 	gen.AddCommand(newGeneratePolicyCmd(e), newGenerateQuotaCmd(e))
 	return gen
 }

@@ -69,5 +69,6 @@ func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
 	if o.Savings != nil {
 		o.Savings.Command = s.name() + " advise" // "kubectl gpuwise advise" for the plugin
 	}
+	o.IdleCauses = res.IdleCauses
 	return render.Report(s.Out, res.Report, f, o)
 }

@@ -38,6 +38,10 @@ type Node struct {
 	// Created and Deleted bound the node's life; zero means beyond the window.
 	Created time.Time `json:"created,omitzero"`
 	Deleted time.Time `json:"deleted,omitzero"`
+	// EndReason is why the node went away before the window's end, where
+	// the source can tell (NodeSpotInterrupted, NodeScaledDown); empty
+	// when it cannot. See Interruptions.
+	EndReason string `json:"end_reason,omitempty"`
 }
 
 // Taint is a node taint.

@@ -29,6 +29,14 @@ type Pod struct {
 	GPUs []Holding `json:"gpus,omitempty"`
 	// OOMKills counts out-of-memory kills over the window.
 	OOMKills int `json:"oom_kills,omitempty"`
+	// EndReason is why the pod ended, as Kubernetes recorded it: its
+	// status reason ("Evicted", "NodeLost", "Shutdown") or the reason of
+	// its DisruptionTarget condition ("PreemptionByScheduler",
+	// "EvictionByEvictionAPI", …); empty when none was given.
+	EndReason string `json:"end_reason,omitempty"`
+	// CheckpointSeconds is the longest time between the pod's checkpoints
+	// from its CheckpointHint label or annotation; 0: no hint.
+	CheckpointSeconds int64 `json:"checkpoint_interval_seconds,omitempty"`
 }
 
 // Owner is a pod's top-level workload (ReplicaSet resolved to Deployment,

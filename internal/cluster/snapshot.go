@@ -11,6 +11,9 @@ type Snapshot struct {
 	ActivityMetric string `json:"activity_metric,omitempty"`
 	Nodes          []Node `json:"nodes"`
 	Pods           []Pod  `json:"pods"`
+	// Hourly holds hour-by-hour series per GPU workload; nil when the
+	// source kept none (a live inventory, an older snapshot file).
+	Hourly *Hourly `json:"hourly,omitempty"`
 	// Notes are data-quality notes from whoever built the snapshot.
 	Notes []string `json:"notes,omitempty"`
 	// Partial says, one sentence each, what the source could not read and

@@ -61,6 +61,7 @@ func Prepare(s *Snapshot) (*Prepared, error) {
 	ix := NewIndex(s)
 	errs = append(errs, checkPods(s, ix)...)
 	errs = append(errs, checkDuplicatePods(s)...)
+	errs = append(errs, checkHourly(s)...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -33,28 +34,51 @@ func (e *PolicyError) Error() string {
 // defaults. Unknown keys, duplicate keys, wrong types and values that
 // Policy.Validate rejects are all reported, in one *PolicyError.
 func ParsePolicy(file string, data []byte) (rightsize.Policy, error) {
-	p := rightsize.DefaultPolicy()
+	p, _, err := ParsePolicies(file, data)
+	return p, err
+}
+
+// ParsePolicies reads the whole policy file: the recommendation policy and
+// the autoscaling section (over capacity.DefaultAutoscalePolicy), every
+// problem of both in one *PolicyError.
+func ParsePolicies(file string, data []byte) (rightsize.Policy, capacity.AutoscalePolicy, error) {
+	p, a := rightsize.DefaultPolicy(), capacity.DefaultAutoscalePolicy()
 	var doc any
 	if err := yaml.UnmarshalStrict(data, &doc); err != nil { // strict: duplicate keys
-		return p, &PolicyError{File: file, Problems: []string{err.Error()}}
+		return p, a, &PolicyError{File: file, Problems: []string{err.Error()}}
 	}
 	var probs []string
+	schema := policySchema(&p)
+	schema["autoscaling"] = autoscaleSchema(&a)
 	switch top := doc.(type) {
 	case nil: // an empty file: the defaults
 	case map[string]any:
-		walk("", top, policySchema(&p), &probs)
+		walk("", top, schema, &probs)
 	default:
-		probs = append(probs, "want a mapping with cpu, memory, history and gpu sections at the top level")
+		probs = append(probs, "want a mapping with cpu, memory, history, gpu and autoscaling sections at the top level")
 	}
 	// A field that failed to decode kept its valid default, so Validate
 	// adds only the other fields' problems.
-	if err := p.Validate(); err != nil {
-		probs = append(probs, strings.Split(err.Error(), "\n")...)
+	for _, err := range []error{p.Validate(), a.Validate()} {
+		if err != nil {
+			probs = append(probs, strings.Split(err.Error(), "\n")...)
+		}
 	}
 	if len(probs) > 0 {
-		return p, &PolicyError{File: file, Problems: probs}
+		return p, a, &PolicyError{File: file, Problems: probs}
 	}
-	return p, nil
+	return p, a, nil
+}
+
+// autoscaleSchema maps the autoscaling section (docs/capacity.md).
+func autoscaleSchema(a *capacity.AutoscalePolicy) map[string]any {
+	return map[string]any{
+		"targetActivity": number(&a.TargetActivity),
+		"minReplicas":    integer(&a.MinReplicas),
+		"maxReplicas":    integer(&a.MaxReplicas),
+		"stabilization":  duration(&a.Stabilization),
+		"startup":        duration(&a.Startup),
+	}
 }
 
 // setter stores a decoded value, or returns what is wrong with it.
@@ -67,6 +91,9 @@ func policySchema(p *rightsize.Policy) map[string]any {
 			"percentile": number(&p.CPU.Percentile),
 			"headroom":   number(&p.CPU.Headroom),
 			"min":        cpuQuantity(&p.CPU.MinMilli),
+			// CPU-starved GPU containers (docs/recommendations.md).
+			"starvedThrottled": number(&p.CPU.StarvedThrottled),
+			"starvedAtLimit":   number(&p.CPU.StarvedAtLimit),
 		},
 		"memory": map[string]any{
 			"percentile": number(&p.Memory.Percentile),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -18,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the .err golden files")
 func TestParsePolicyGood(t *testing.T) {
 	t.Parallel()
 	full := rightsize.Policy{
-		CPU:     rightsize.CPUPolicy{Percentile: 0.9, Headroom: 0.1, MinMilli: 25},
+		CPU:     rightsize.CPUPolicy{Percentile: 0.9, Headroom: 0.1, MinMilli: 25, StarvedThrottled: 0.3, StarvedAtLimit: 0.95},
 		Memory:  rightsize.MemoryPolicy{Percentile: 1, Headroom: 0.3, MinBytes: 128 << 20, OOMBump: 0.25},
 		History: rightsize.HistoryPolicy{MinObserved: 72 * time.Hour, MinCoverage: 0.8},
 		GPU: rightsize.GPUPolicy{MemoryHeadroom: 0.25, ActivityPercentile: 0.99, ComputeHeadroom: 0.3,
@@ -31,6 +32,8 @@ func TestParsePolicyGood(t *testing.T) {
 		"full.yaml":    full,
 		"partial.json": partial,
 		"empty.yaml":   rightsize.DefaultPolicy(),
+		// the autoscaling section is capacity's (TestParsePoliciesAutoscaling)
+		"autoscaling.yaml": rightsize.DefaultPolicy(),
 	}
 	for file, want := range cases {
 		got, err := ParsePolicy(file, readFile(t, filepath.Join("testdata/policy/good", file)))
@@ -121,4 +124,21 @@ func readFile(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestParsePoliciesAutoscaling: the autoscaling section decodes over its
+// defaults and leaves the recommendation policy at its own.
+func TestParsePoliciesAutoscaling(t *testing.T) {
+	t.Parallel()
+	rs, as, err := ParsePolicies("autoscaling.yaml", readFile(t, "testdata/policy/good/autoscaling.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := capacity.AutoscalePolicy{TargetActivity: 0.7, MinReplicas: 2, MaxReplicas: 8, Stabilization: 10 * time.Minute, Startup: 5 * time.Minute}
+	if diff := cmp.Diff(want, as); diff != "" {
+		t.Errorf("autoscaling (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(rightsize.DefaultPolicy(), rs); diff != "" {
+		t.Errorf("recommendation policy (-want +got):\n%s", diff)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
@@ -36,7 +37,7 @@ type Options struct {
 
 // DefaultOptions returns the documented allocation defaults.
 func DefaultOptions(p pricing.Pricer) Options {
-	return Options{Prices: p, IdleThreshold: 0.10, IdleShare: ShareNone}
+	return Options{Prices: p, IdleThreshold: cluster.DefaultIdleThreshold, IdleShare: ShareNone}
 }
 
 // Validate lists every problem with the options.

@@ -26,9 +26,15 @@
 // under a directory, so the "kubectl … -f PATH" commands in the headers work
 // from that directory).
 //
+// capacity.go, autoscaling.go, hpa.go, nodepool.go and spot.go write the
+// capacity levers' artefacts: KEDA ScaledObjects or autoscaling/v2 HPAs for
+// GPU services, Karpenter NodePools per GPU model, and spot placements;
+// their tests decode them strictly into the upstream KEDA, k8s.io/api and
+// Karpenter types (test-only dependencies).
+//
 // It may import k8s.io/api, k8s.io/apimachinery, sigs.k8s.io/yaml and the
 // core packages cluster, gpushape (MIG layout validity), rightsize,
-// packing, policy and quota (whose results it converts), and
+// packing, policy, quota and capacity (whose results it converts), and
 // go.yaml.in/yaml/v3 (ordered YAML); it must not import client-go,
 // adapters (kube, prom, sim), or read flags or the environment.
 package generate

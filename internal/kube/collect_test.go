@@ -105,3 +105,39 @@ func TestSelectorOf(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestPodEndReasonAndCheckpoint: a terminated pod keeps Kubernetes' reason
+// for its end (status reason first, then the DisruptionTarget condition),
+// and the checkpoint hint is read from the annotation, else the label.
+func TestPodEndReasonAndCheckpoint(t *testing.T) {
+	t.Parallel()
+	failed := func(mod func(p *corev1.Pod)) *corev1.Pod {
+		p := pod("ml", "p", "n1", t0)
+		p.Status.Phase = corev1.PodFailed
+		mod(p)
+		return p
+	}
+	tests := []struct {
+		name       string
+		pod        *corev1.Pod
+		wantReason string
+		wantCkpt   int64
+	}{
+		{"evicted by the kubelet", failed(func(p *corev1.Pod) { p.Status.Reason = "Evicted" }), "Evicted", 0},
+		{"preempted", failed(func(p *corev1.Pod) {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "PreemptionByScheduler"}}
+		}), "PreemptionByScheduler", 0},
+		{"running pods have no end reason", func() *corev1.Pod { p := pod("ml", "p", "n1", t0); p.Status.Reason = "x"; return p }(), "", 0},
+		{"annotation hint", failed(func(p *corev1.Pod) { p.Annotations = map[string]string{cluster.CheckpointHint: "45m"} }), "", 2700},
+		{"label hint", failed(func(p *corev1.Pod) { p.Labels = map[string]string{cluster.CheckpointHint: "2h"} }), "", 7200},
+		{"invalid hint is no hint", failed(func(p *corev1.Pod) { p.Labels = map[string]string{cluster.CheckpointHint: "often"} }), "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := convertPod(tt.pod, cluster.Owner{Kind: "Pod", Name: "p"}, t0.Add(time.Hour))
+			if got.EndReason != tt.wantReason || got.CheckpointSeconds != tt.wantCkpt {
+				t.Errorf("end reason %q, checkpoint %ds; want %q, %ds", got.EndReason, got.CheckpointSeconds, tt.wantReason, tt.wantCkpt)
+			}
+		})
+	}
+}

@@ -32,8 +32,28 @@ func convertPod(p *corev1.Pod, owner cluster.Owner, now time.Time) cluster.Pod {
 	}
 	if terminated(p) {
 		out.End = endOf(p, out.Start, now)
+		out.EndReason = endReason(p)
 	}
+	// An invalid hint is no hint: the spot decision then treats the job
+	// as not checkpointed, the safe side.
+	out.CheckpointSeconds, _ = cluster.CheckpointFrom(p.Labels, p.Annotations)
 	return out
+}
+
+// endReason is why a terminated pod ended as the kubelet or the control
+// plane recorded it: its status reason ("Evicted", "NodeLost") or, when
+// none, the reason of its DisruptionTarget condition
+// ("PreemptionByScheduler", "EvictionByEvictionAPI", …).
+func endReason(p *corev1.Pod) string {
+	if p.Status.Reason != "" {
+		return p.Status.Reason
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			return c.Reason
+		}
+	}
+	return ""
 }
 
 // startOf is status.startTime (when the kubelet accepted the pod), or

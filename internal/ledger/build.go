@@ -25,10 +25,16 @@ func Build(in Input, o Options) (*Ledger, error) {
 // buildWith applies the levers in the order given (Build passes the
 // documented order; tests try others).
 func buildWith(in Input, o Options, lvs []Lever) (*Ledger, error) {
+	in = withSnapshotSignals(in)
+	in, err := withCapacity(in, o)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
 	env, m, err := prepare(in, o, packs(lvs))
 	if err != nil {
 		return nil, err
 	}
+	env.peakAware = slices.ContainsFunc(lvs, func(lv Lever) bool { return lv.Name() == LeverAutoscale })
 	return applyLevers(in, o, lvs, env, m)
 }
 
@@ -69,7 +75,8 @@ func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 	if err := in.Snapshot.Window.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
-	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: in.Recs}
+	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: in.Recs, Autoscale: o.Autoscale, Commit: o.Commit, Reclaim: o.Reclaim,
+		capacity: in.Capacity}
 	var wg sync.WaitGroup
 	var recErr error
 	if env.Recs == nil {

@@ -95,6 +95,10 @@ type consolidation struct {
 	plans  map[int]*packing.Plan
 	index  map[int]*planIndex
 	end    map[string]bool // see running
+	// burst are nodes the plan removes that the window's peak needs: with
+	// the autoscale lever after consolidation they stay, and it runs them
+	// only in the hours the peak needs them (burst.go).
+	burst map[string]bool
 }
 
 // planIndex is what the lever asks of a plan, by workload group, built

@@ -25,8 +25,9 @@ const (
 func (c *consolidation) removals(pl *packing.Plan) []Change {
 	removed := map[string]string{}
 	byPool := map[string][]string{}
+	c.burst = c.burstNodes(pl)
 	for _, n := range pl.Nodes {
-		if !n.Keep {
+		if !n.Keep && !c.burst[n.Name] {
 			removed[n.Name] = n.Pool
 			byPool[n.Pool] = append(byPool[n.Pool], n.Name)
 		}
@@ -34,6 +35,9 @@ func (c *consolidation) removals(pl *packing.Plan) []Change {
 	moves := map[string]int{}
 	among := 0
 	for _, mv := range pl.Moves {
+		if c.burst[mv.From] {
+			continue // the node stays: its pods need not move
+		}
 		if pool, ok := removed[mv.From]; ok {
 			moves[pool]++
 		} else {
@@ -45,9 +49,9 @@ func (c *consolidation) removals(pl *packing.Plan) []Change {
 	if prep {
 		out = append(out, c.prepare(pl, among))
 	}
-	kept := keptGPUs(pl)
+	kept := c.withBurst(keptGPUs(pl))
 	for _, pp := range pl.Pools {
-		if pp.Removed == 0 {
+		if len(byPool[pp.Pool]) == 0 {
 			continue
 		}
 		ch := c.removePool(pp, byPool[pp.Pool], moves[pp.Pool], kept)

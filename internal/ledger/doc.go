@@ -22,10 +22,11 @@
 //
 // Composition exception: the ledger is the one core package that composes
 // other engines. It calls rightsize (recommendations), packing (the
-// consolidation planner) and cost (allocation and report), all pricing
-// nodes through the same pricing.Pricer. No engine imports the ledger.
+// consolidation planner), cost (allocation and report) and capacity (the
+// replicas GPU services need hour by hour), all pricing nodes through the
+// same pricing.Pricer. No engine imports the ledger.
 //
-// Pure core: it imports cluster, pricing, cost, rightsize, packing and the
+// Pure core: it imports cluster, pricing, cost, rightsize, packing, capacity and the
 // standard library only; never adapters (kube, prom, sim, snapshot, trace),
 // front ends (cli, render, generate, app) or the clock: time comes from the
 // snapshot's window.

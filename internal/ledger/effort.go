@@ -25,6 +25,23 @@ const (
 	// effortMove: a pod rescheduled elsewhere: check it came back healthy
 	// (per pod).
 	effortMove = 0.25
+	// effortNodePool: write and roll out a node autoscaler's pool for a
+	// GPU model (a Karpenter NodePool: taint, limits, consolidation) and
+	// watch a scale-down and a scale-up.
+	effortNodePool = 4
+	// effortScaler: put a workload under a KEDA ScaledObject or an HPA and
+	// load-test it (per workload).
+	effortScaler = 2
+	// effortSpotWorkload: point a training job at spot capacity (node
+	// affinity, toleration), check it resumes from its checkpoint after
+	// an interruption (per workload).
+	effortSpotWorkload = 1
+	// effortCommit: size, approve and buy a Savings Plan or reservations
+	// with finance.
+	effortCommit = 4
+	// effortReclaim: agree an idle policy with the owner and enable
+	// culling or a scale-to-zero schedule (per workload).
+	effortReclaim = 1
 	// effortAction: the fixed part of any action: a change ticket, a
 	// review, a rollback plan.
 	effortAction = 0.5
@@ -51,7 +68,7 @@ func kindPhase(a *Action, effort float64) int {
 	switch a.Kind {
 	case kindResize:
 		return 1
-	case kindCheaperModel:
+	case kindCheaperModel, kindCommit:
 		return 3
 	case kindRemoveNodes, kindRepack:
 		if effort <= quickWinHours && a.Risk != High {
@@ -70,4 +87,9 @@ const (
 	kindRemoveNodes  = "remove-nodes"
 	kindPrepareNodes = "prepare-nodes"
 	kindRepack       = "repack"
+	kindScaleNodes   = "scale-nodes"
+	kindAutoscale    = "autoscale-workloads"
+	kindSpot         = "spot"
+	kindCommit       = "commit"
+	kindReclaim      = "reclaim"
 )

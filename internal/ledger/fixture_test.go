@@ -118,3 +118,10 @@ func options(levers ...string) Options {
 	o.Levers = levers
 	return o
 }
+
+// upToConsolidation are the levers the worked example (docs/savings.md)
+// walks through; the capacity levers after consolidation have fixtures of
+// their own (autoscale_test.go, spot_test.go, commit_test.go).
+func upToConsolidation() Options {
+	return options(LeverRightsize, LeverShape, LeverConsolidate)
+}

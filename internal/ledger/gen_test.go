@@ -116,7 +116,7 @@ func TestGeneratedClustersReconcile(t *testing.T) {
 		if sum != l.Before()-l.After() || l.After() > l.Before() {
 			t.Errorf("seed %d: actions save %s, before %s after %s", seed, sum, l.Before(), l.After())
 		}
-		swapped, err := buildWith(in, DefaultOptions(), []Lever{shapeLever{}, rightsizeLever{}, consolidateLever{}})
+		swapped, err := buildWith(in, DefaultOptions(), []Lever{shapeLever{}, rightsizeLever{}, consolidateLever{}, autoscaleLever{}, reclaimLever{}, spotLever{}, commitLever{}, quantizeLever{}})
 		if err != nil {
 			t.Fatalf("seed %d: swapped: %v", seed, err)
 		}

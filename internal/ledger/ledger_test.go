@@ -25,7 +25,7 @@ func savings(l *Ledger) map[string]Cents {
 
 func TestFixtureSavingsKnownByConstruction(t *testing.T) {
 	t.Parallel()
-	l := build(t, fixture(t), DefaultOptions())
+	l := build(t, fixture(t), upToConsolidation())
 	if l.Before() != 2_628_000 || l.After() != 1_314_000 {
 		t.Errorf("before %s after %s, want $26,280.00 and $13,140.00", l.Before(), l.After())
 	}
@@ -69,14 +69,14 @@ func TestOverlapIsNotDoubleCounted(t *testing.T) {
 		}
 		naive += got
 	}
-	if all := build(t, s, DefaultOptions()).Saving(); naive != 3_066_000 || all != 1_314_000 {
+	if all := build(t, s, upToConsolidation()).Saving(); naive != 3_066_000 || all != 1_314_000 {
 		t.Errorf("naive sum %s, ledger %s; want $30,660.00 and $13,140.00", naive, all)
 	}
 }
 
 func TestPrerequisitesCarryTheMoney(t *testing.T) {
 	t.Parallel()
-	l := build(t, fixture(t), DefaultOptions())
+	l := build(t, fixture(t), upToConsolidation())
 	byKey := map[string]Action{}
 	for _, a := range l.Actions {
 		byKey[a.Key] = a
@@ -130,7 +130,7 @@ func TestUnrealisedItemsLeaveTheGroup(t *testing.T) {
 	bare := pod("notebooks", "h-2", "h3", 0, 0.05, 5120, 1000, 8, -1, 0)
 	bare.Owner = cluster.Owner{Kind: "Pod", Name: "h-2"}
 	s.Pods = append(s.Pods, bare)
-	l := build(t, prepareTest(t, s), DefaultOptions())
+	l := build(t, prepareTest(t, s), upToConsolidation())
 	if l.Saving() != 1_314_000 {
 		t.Errorf("saving %s, want $13,140.00", l.Saving())
 	}
@@ -181,7 +181,7 @@ func TestReconcileRefusesALedgerOffByACent(t *testing.T) {
 		"a lever total off":         func(l *Ledger) { l.Levers[0].saving++ },
 		"bridge rounding of 2 cent": func(l *Ledger) { l.Bridge.rounding = 2 },
 	} {
-		l := build(t, fixture(t), DefaultOptions())
+		l := build(t, fixture(t), upToConsolidation())
 		tamper(l)
 		if err := l.Reconcile(); err == nil || !strings.Contains(err.Error(), "does not reconcile") {
 			t.Errorf("%s: Reconcile = %v, want a refusal", name, err)

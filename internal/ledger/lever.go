@@ -51,6 +51,11 @@ const (
 	LeverRightsize   = "rightsize"
 	LeverShape       = "shape"
 	LeverConsolidate = "consolidate"
+	LeverAutoscale   = "autoscale"
+	LeverReclaim     = "reclaim"
+	LeverSpot        = "spot"
+	LeverCommit      = "commit"
+	LeverQuantize    = "quantize"
 )
 
 // levers are the known levers in their order. Each entry builds a fresh
@@ -62,6 +67,11 @@ var levers = []struct {
 	{LeverRightsize, func() Lever { return rightsizeLever{} }},
 	{LeverShape, func() Lever { return shapeLever{} }},
 	{LeverConsolidate, func() Lever { return consolidateLever{} }},
+	{LeverAutoscale, func() Lever { return autoscaleLever{} }},
+	{LeverReclaim, func() Lever { return reclaimLever{} }},
+	{LeverSpot, func() Lever { return spotLever{} }},
+	{LeverCommit, func() Lever { return commitLever{} }},
+	{LeverQuantize, func() Lever { return quantizeLever{} }},
 }
 
 // LeverNames lists the known levers in the order they apply.

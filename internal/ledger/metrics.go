@@ -36,19 +36,22 @@ type Metric struct {
 }
 
 // Hourly is hour-by-hour data over the window (index 0 is the window's
-// first hour). The snapshot does not carry it yet; a source that does
-// implements Hourly and the metrics that need it light up.
+// first hour). Build reads it from the snapshot's hourly series
+// (cluster.Hourly, per GPU workload) when the caller gives none; a source
+// with more (activity per physical GPU) implements Hourly itself.
 type Hourly interface {
 	// GPUActivity returns each physical GPU's mean activity per hour (0–1
 	// of the whole GPU), keyed "node/gpu<index>"; false when there is none.
 	GPUActivity() (map[string][]float64, bool)
-	// OOMKills returns OOM kills per hour across the cluster; false when
-	// there are none to read.
+	// OOMKills returns OOM kills per hour (across the cluster, or the
+	// containers the hourly series cover); false when there are none to
+	// read.
 	OOMKills() ([]int, bool)
 }
 
 // Counters are inference request and token counts from the servers'
-// metrics (vLLM, Triton, TGI).
+// metrics (vLLM, Triton, TGI). Build reads them from the snapshot's
+// hourly request and token series when the caller gives none.
 type Counters interface {
 	// Inference returns each counted workload's requests and tokens in the
 	// window; false when no request counters were found.
@@ -82,6 +85,11 @@ const noCounters = "no request counters found (vLLM vllm:request_success_total, 
 // needsHourly is the reason a metric that needs hour-by-hour data is
 // unavailable.
 const needsHourly = "needs hourly series: the snapshot carries window summaries, not hour-by-hour values"
+
+// needsGPUHourly is the reason the per-GPU rule is unavailable when the
+// hourly data has no per-GPU activity (the snapshot's series are per GPU
+// workload).
+const needsGPUHourly = "needs hour-by-hour activity per physical GPU: the hourly series at hand are per GPU workload"
 
 // metrics computes the FinOps metrics and red flags the data supports.
 func metrics(in Input, env *Env, l *Ledger, a *cost.Allocation, rep *cost.Report) ([]Metric, []RedFlag) {
@@ -129,6 +137,7 @@ func lowGPUs(h Hourly) Metric {
 	}
 	series, ok := h.GPUActivity()
 	if !ok {
+		m.Detail = needsGPUHourly
 		return m
 	}
 	for gpu, hours := range series {

@@ -1,7 +1,12 @@
 package ledger
 
 import (
+	"cmp"
 	"math"
+	"slices"
+
+	"github.com/gpuwise/gpuwise/internal/capacity"
+	"github.com/gpuwise/gpuwise/internal/cluster"
 
 	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/pricing"
@@ -65,8 +70,31 @@ type Model struct {
 	// Plan is the consolidation plan the kept nodes come from; nil until a
 	// consolidation lever ran. Later levers (autoscaling, capacity mix)
 	// read where workloads run from it.
-	Plan  *packing.Plan
+	Plan *packing.Plan
+	// Commitment is a Savings Plan or reservation on the on-demand nodes
+	// (the commitments lever); nil until it ran.
+	Commitment *Commitment
+	// Freed is the GPUs per window hour that scaled services and reclaimed
+	// notebooks no longer hold, per GPU model: the later of the two
+	// levers adds to what the earlier freed.
+	Freed map[string][]float64
 	index map[string]int
+}
+
+// setFreed records the GPUs freed per hour on a model.
+func (m *Model) setFreed(model string, freed []float64) {
+	if m.Freed == nil {
+		m.Freed = map[string][]float64{}
+	}
+	m.Freed[model] = append([]float64(nil), freed...)
+}
+
+// Commitment commits LevelUSDPerHour of on-demand-equivalent use at a
+// discount: Cost takes off what it saves on the model's on-demand curve.
+type Commitment struct {
+	LevelUSDPerHour float64 `json:"level_usd_per_hour"`
+	Discount        float64 `json:"discount"`
+	Term            string  `json:"term"`
 }
 
 // newModel builds the model of a packing problem's nodes, each kept and
@@ -87,7 +115,39 @@ func (m *Model) Cost() Cents {
 	for i := range m.Nodes {
 		usd += m.Nodes[i].monthly()
 	}
+	if c := m.Commitment; c != nil {
+		usd -= capacity.Saving(m.OnDemandCurve(), c.LevelUSDPerHour, c.Discount) * HoursPerMonth
+	}
 	return CentsOf(usd)
+}
+
+// OnDemandCurve is the hourly on-demand use of the priced kept nodes over
+// a month: nodes that run fewer hours are taken to run inside the hours
+// of those that run more (as an autoscaler adds and removes them), so at
+// a share x of the month the use is the sum of the rates of the nodes that
+// run more than x of it.
+func (m *Model) OnDemandCurve() []capacity.Use {
+	type nr struct{ share, rate float64 }
+	var ns []nr
+	for i := range m.Nodes {
+		if n := &m.Nodes[i]; n.Kept && n.Priced && n.Capacity != cluster.Spot && n.Capacity != cluster.Reserved && n.Hours > 0 {
+			ns = append(ns, nr{math.Min(n.Hours/HoursPerMonth, 1), n.USDPerHour})
+		}
+	}
+	slices.SortFunc(ns, func(a, b nr) int { return cmp.Compare(b.share, a.share) })
+	var out []capacity.Use
+	rate := 0.0
+	for i, n := range ns {
+		rate += n.rate
+		next := 0.0
+		if i+1 < len(ns) {
+			next = ns[i+1].share
+		}
+		if n.share > next {
+			out = append(out, capacity.Use{Share: n.share - next, USDPerHour: rate})
+		}
+	}
+	return out
 }
 
 // Node returns the named node, or nil.
@@ -124,6 +184,14 @@ func (m *Model) clone() *Model {
 	c := *m
 	c.Nodes = append([]Node(nil), m.Nodes...)
 	c.Changes = append([]WorkloadChange(nil), m.Changes...)
+	c.Freed = make(map[string][]float64, len(m.Freed))
+	for k, v := range m.Freed {
+		c.Freed[k] = v
+	}
+	if m.Commitment != nil {
+		cm := *m.Commitment
+		c.Commitment = &cm
+	}
 	return &c
 }
 

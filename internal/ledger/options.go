@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/packing"
@@ -30,11 +31,18 @@ type Options struct {
 	EngineerUSDPerHour float64
 	// Policy is the right-sizing policy.
 	Policy rightsize.Policy
+	// Autoscale is the autoscaling lever's policy; Commit the
+	// commitments lever's.
+	Autoscale capacity.AutoscalePolicy
+	Commit    capacity.CommitPolicy
+	Reclaim   capacity.ReclaimPolicy
 }
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
-	return Options{EngineerUSDPerHour: DefaultEngineerUSDPerHour, Policy: rightsize.DefaultPolicy()}
+	return Options{EngineerUSDPerHour: DefaultEngineerUSDPerHour, Policy: rightsize.DefaultPolicy(),
+		Autoscale: capacity.DefaultAutoscalePolicy(), Commit: capacity.DefaultCommitPolicy(),
+		Reclaim: capacity.DefaultReclaimPolicy()}
 }
 
 // Validate lists every problem with the options, each naming its field.
@@ -48,6 +56,15 @@ func (o Options) Validate() error {
 	}
 	if err := o.Policy.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))
+	}
+	if err := o.Autoscale.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Commit.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Reclaim.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -66,10 +83,15 @@ type Input struct {
 	// Recs are right-sizing results for the snapshot; nil computes them
 	// with Options.Policy.
 	Recs *rightsize.Result
-	// Hourly and Counters are data the snapshot does not carry yet; nil
-	// leaves the metrics that need them unavailable, with the reason.
+	// Hourly and Counters feed the metrics that need hour-by-hour data
+	// and request counters; nil reads them from the snapshot's hourly
+	// series, and without those the metrics are unavailable, with the
+	// reason.
 	Hourly   Hourly
 	Counters Counters
+	// Capacity is what the capacity levers read from the hourly series
+	// (CapacityFromSnapshot); nil reads it from the snapshot.
+	Capacity *Capacity
 }
 
 // Env is what levers read besides the model: the snapshot, prices,
@@ -79,9 +101,18 @@ type Env struct {
 	Snapshot *cluster.Prepared
 	Prices   Prices
 	Recs     *rightsize.Result
+	// Autoscale and Commit are the capacity levers' policies (Options).
+	Autoscale capacity.AutoscalePolicy
+	Commit    capacity.CommitPolicy
+	Reclaim   capacity.ReclaimPolicy
+	// capacity is Input.Capacity.
+	capacity *Capacity
 	// peaks is the GPU demand over the window per model, for the
 	// consolidation lever's confidence.
 	peaks *demand
+	// peakAware: the autoscale lever follows consolidation, which then
+	// keeps the nodes the window's peak needs (burst.go).
+	peakAware bool
 	// current is the packing problem of the pods as they are (the model's
 	// nodes come from it); the consolidation lever packs it as it is.
 	current *packing.Problem

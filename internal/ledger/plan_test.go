@@ -12,7 +12,7 @@ import (
 // shapes and their re-pack. Payback = bundle hours × $100 ÷ daily saving.
 func TestPlanOrderPhasesAndPayback(t *testing.T) {
 	t.Parallel()
-	l := build(t, fixture(t), DefaultOptions())
+	l := build(t, fixture(t), upToConsolidation())
 	type row struct {
 		Key     string
 		Phase   int
@@ -71,7 +71,7 @@ func TestEngineerRateScalesPayback(t *testing.T) {
 // split the fixture's ledger, each with its actions and prerequisites.
 func TestParts(t *testing.T) {
 	t.Parallel()
-	l := build(t, fixture(t), DefaultOptions())
+	l := build(t, fixture(t), upToConsolidation())
 	cons, rs := l.Consolidation(), l.RightSizing()
 	if cons.SavingUSDMonth != 8760 || rs.SavingUSDMonth != 4380 || cons.LedgerSavingUSDMonth != 13140 {
 		t.Errorf("consolidation %v, right-sizing %v of %v; want 8760 and 4380 of 13140", cons.SavingUSDMonth, rs.SavingUSDMonth, cons.LedgerSavingUSDMonth)

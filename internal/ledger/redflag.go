@@ -179,6 +179,9 @@ func oomRising(s *cluster.Snapshot, h Hourly) RedFlag {
 		}
 	}
 	f.Status, f.Detail = OK, fmt.Sprintf("%d OOM kill(s) in the first half of the window, %d in the second", first, second)
+	if first+second != kills {
+		f.Detail += fmt.Sprintf(" (hour by hour: %d of the window's %d OOM kill(s) across %d pod(s))", first+second, kills, pods)
+	}
 	if second >= oomRisingFloor && float64(second) > oomRisingFactor*float64(first) {
 		f.Status = Act
 		f.Detail += ": rising; check memory requests (gpuwise recommend) and recent changes"

@@ -39,13 +39,14 @@ func (c *consolidation) repack(prev, mask int) Change {
 		Artefacts: []Artefact{{Command: planRightsize, Files: planFiles(pl, true)}},
 	}
 	var ev []Evidence
-	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(keptGPUs(pl), c.models(gone), c.reshapes(mask))
+	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(c.withBurst(keptGPUs(pl)), c.models(gone), c.reshapes(mask))
 	a.Evidence = append(a.Evidence, ev...)
 	a.Risk, a.RiskReason = removalRisk(moves, a.Confidence)
 	if mask != 1<<len(c.groups)-1 {
 		a.Why += fmt.Sprintf("; note: `gpuwise generate plan` writes the plan with every right-sized change, this one applies the %s changes only", c.leverList(mask))
 	}
-	return Change{Action: a, Requires: requires, Apply: func(m *Model) { m.keepOnly(keep) }}
+	burst := c.burst
+	return Change{Action: a, Requires: requires, Apply: func(m *Model) { m.keepOnly(union(keep, burst)) }}
 }
 
 // minus lists the names in a and not in b, sorted.

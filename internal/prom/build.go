@@ -46,11 +46,13 @@ type reader struct {
 	derive bool
 	// remoteOK is the remote-read probe, run once per build.
 	remoteOK func() bool
+	// clock places samples in the window's hours (hourly series).
+	clock *hourClock
 }
 
 func newReader(ctx context.Context, c *api.Client, opts Options) *reader {
 	r := &reader{q: query.Runner{Client: c, Limits: opts.Limits, Tally: &query.Tally{Report: opts.Progress}}, opts: opts, w: opts.Window, url: c.URL(),
-		derive: opts.Read == ReadRemote}
+		derive: opts.Read == ReadRemote, clock: newHourClock(opts.Window)}
 	r.remoteOK = sync.OnceValue(func() bool { return r.remoteReadProbe(ctx) })
 	return r
 }
@@ -69,8 +71,8 @@ func async[T any](f func() T) func() T {
 // reachability probe) with the DCGM inventory beside it; then cAdvisor
 // series (which need only the node names), the node facts and the pod
 // facts; DCGM series once the inventory and the node facts are in (not
-// the pod facts); the pods once the pod facts are in, while the usage
-// reads go on; the snapshot last.
+// the pod facts); the inference servers' series and the pods once the pod
+// facts are in, while the usage reads go on; the snapshot last.
 func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster.Snapshot, error) {
 	listed := async(func() listing { return r.listInventory(ctx) })
 	nodes, err := r.listNodes(ctx)
@@ -91,14 +93,18 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 		ctrs()
 		return nil, err
 	}
+	// The servers' series wait for the facts, as the DCGM reads do: the
+	// facts keep half the client's requests (readContainers).
+	serving := async(func() serveRead { return r.readServing(ctx) })
 	pods := buildPods(pf.facts, r.w, r.opts.InfoStep, pf.gpuFromLimits)
 	g := gpus()
 	if g.invErr != nil {
 		cancel()
 		ctrs()
+		serving()
 		return nil, g.invErr
 	}
-	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: g, ctr: ctrs()})
+	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: g, ctr: ctrs(), serve: serving()})
 }
 
 // listNodes lists the nodes. It is also the reachability probe: its
@@ -257,6 +263,7 @@ func (r *reader) readGPUs(ctx context.Context, nodes nodeList, nf factSet, inv l
 	g := gpuRead{metric: inv.metric}
 	g.nodes, g.units = buildNodes(nodes, nf.facts, labels, inv.gpus)
 	g.usage = newGPUUsage(r.opts.Step.Seconds(), false, g.units)
+	g.usage.clock = r.clock
 	if inv.metric == "" {
 		return g
 	}
@@ -289,6 +296,7 @@ func (r *reader) readGPUs(ctx context.Context, nodes nodeList, nf factSet, inv l
 func (r *reader) readGPUsDerived(ctx context.Context, nodes nodeList, nf factSet, labels map[string]map[string]string) gpuRead {
 	replicas, gpuNodes := gpuNodeLabels(labels)
 	u := newGPUUsage(r.opts.Step.Seconds(), true, unitIndex{replicas: replicas})
+	u.clock = r.clock
 	g := gpuRead{usage: u, mode: ReadRemote}
 	for i, m := range activityMetrics {
 		ms := []dcgmMetric{{m, activityField, activityScale(m)}}
@@ -383,6 +391,7 @@ type ctrRead struct {
 // facts and DCGM reads.
 func (r *reader) readContainers(ctx context.Context, names []string) ctrRead {
 	c := ctrRead{usage: newCtrUsage()}
+	c.usage.clock = r.clock
 	shards := query.Shards(names, r.opts.ShardSize)
 	if len(shards) == 0 {
 		return c

@@ -156,7 +156,7 @@ func TestBuildDeadServer(t *testing.T) {
 		read        string
 		kubeAnswers int64 // node list, remote-read probe (auto), facts
 		wantPartial bool
-	}{{ReadAuto, 1 + 1 + 16, true}, {ReadRemote, 1 + 16, false}} {
+	}{{ReadAuto, 1 + 1 + 18, true}, {ReadRemote, 1 + 18, false}} {
 		srv := promtest.New(t, promtest.Cluster())
 		srv.Inject(promtest.KillAtUsage(srv, tt.kubeAnswers))
 		o := testOptions(srv.URL, tt.read)

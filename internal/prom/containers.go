@@ -4,21 +4,26 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/prom/query"
 	"github.com/gpuwise/gpuwise/internal/prom/wire"
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
-// ctrSeries is the accumulated usage of one container.
+// ctrSeries is the accumulated usage of one container, and its hourly
+// bins.
 type ctrSeries struct {
 	cpu, mem *usage.Gauge
 	resets   int
+	hours    ctrHours
 }
 
 // ctrUsage is every container's usage, committed by the cAdvisor batches
 // of a build under its lock.
 type ctrUsage struct {
 	memHint, cpuHint atomic.Int64 // series of the last batches, to size the next
+	// clock, when set, bins the series by hour.
+	clock *hourClock
 
 	mu   sync.Mutex
 	ctrs map[string]*ctrSeries // namespace/pod/container
@@ -51,15 +56,17 @@ func ctrKey(l wire.Labels) string {
 	return ns + "/" + pod + "/" + ctr
 }
 
-// memBatch collects working-set series per container.
+// memBatch collects working-set series per container, and their peak
+// per hour.
 type memBatch struct {
 	u      *ctrUsage
 	series map[string]*usage.Gauge
+	peaks  map[string]*cluster.Bins
 	gauges slab[usage.Gauge]
 }
 
 func (u *ctrUsage) memBatch() query.Batch {
-	return &memBatch{u: u, series: make(map[string]*usage.Gauge, u.memHint.Load())}
+	return &memBatch{u: u, series: make(map[string]*usage.Gauge, u.memHint.Load()), peaks: map[string]*cluster.Bins{}}
 }
 
 // Series is the container's gauge in the batch, created on first use.
@@ -70,7 +77,16 @@ func (m *memBatch) Series(l wire.Labels) query.Target {
 		g = m.gauges.new()
 		m.series[k] = g
 	}
-	return query.Target{Acc: query.Acc{Gauge: g}}
+	acc := query.Acc{Gauge: g}
+	if m.u.clock != nil {
+		p := m.peaks[k]
+		if p == nil {
+			p = &cluster.Bins{}
+			m.peaks[k] = p
+		}
+		acc.Timed = peakFeed(m.u.clock, p)
+	}
+	return query.Target{Acc: acc}
 }
 
 func (m *memBatch) Commit() {
@@ -83,6 +99,7 @@ func (m *memBatch) Commit() {
 		for k, g := range m.series {
 			s := c[k]
 			s.mem = mergeGauge(s.mem, g)
+			s.hours.merge(&ctrHours{memPeak: m.peaks[k]})
 		}
 	}, ks)
 }
@@ -111,6 +128,10 @@ type cpuState struct {
 	prevV  float64
 	seeded bool
 	resets int
+	// hours, with a clock: core-seconds used and seconds measured per hour.
+	clock     *hourClock
+	used, ran cluster.Bins
+	buf       []cluster.Span
 }
 
 func (u *ctrUsage) cpuBatch(cut float64) func() query.Batch {
@@ -121,7 +142,7 @@ func (u *ctrUsage) cpuBatch(cut float64) func() query.Batch {
 
 func (c *cpuBatch) Series(l wire.Labels) query.Target {
 	s := c.states.new()
-	s.cut = c.cut
+	s.cut, s.clock = c.cut, c.u.clock
 	c.series = append(c.series, ctrState{ctrKey(l), s})
 	return query.Target{Sink: s}
 }
@@ -138,10 +159,22 @@ func (s *cpuState) Samples(xs []wire.Sample) {
 				inc, resets = v, resets+1
 			}
 			s.g.Add(inc/(t-prevT), t-prevT)
+			if s.clock != nil {
+				s.hour(prevT, t, inc)
+			}
 		}
 		prevT, prevV, seeded = t, v, true
 	}
 	s.prevT, s.prevV, s.seeded, s.resets = prevT, prevV, seeded, resets
+}
+
+// hour bins one rate: inc core-seconds over [from, to).
+func (s *cpuState) hour(from, to, inc float64) {
+	s.buf = s.clock.spans(from, to-from, s.buf[:0])
+	for _, sp := range s.buf {
+		s.used.Add(sp, inc/(to-from))
+		s.ran.Add(sp, 1)
+	}
 }
 
 func (*cpuState) End() {}
@@ -157,6 +190,76 @@ func (c *cpuBatch) Commit() {
 			into := m[cs.ctr]
 			into.cpu = mergeGauge(into.cpu, &cs.s.g)
 			into.resets += cs.s.resets
+			if cs.s.clock != nil {
+				into.hours.merge(&ctrHours{used: &cs.s.used, ran: &cs.s.ran})
+			}
+		}
+	}, ks)
+}
+
+// counterKind names which hourly bins of a container a counter feeds.
+type counterKind int
+
+const (
+	cfsPeriods counterKind = iota
+	cfsThrottled
+	oomEvents
+)
+
+// The cAdvisor counters read for the hourly series only.
+var ctrCounterMetrics = map[counterKind]string{
+	cfsPeriods:   "container_cpu_cfs_periods_total",
+	cfsThrottled: "container_cpu_cfs_throttled_periods_total",
+	oomEvents:    "container_oom_events_total",
+}
+
+// counterBatch bins one cAdvisor counter per container: CFS periods
+// spread over the time between samples, OOM events counted in the hour
+// they show.
+type counterBatch struct {
+	u      *ctrUsage
+	kind   counterKind
+	cut    float64
+	series []ctrCounter
+}
+
+type ctrCounter struct {
+	ctr string
+	s   *counterBins
+}
+
+func (u *ctrUsage) counterBatch(kind counterKind) func(cut float64) func() query.Batch {
+	return func(cut float64) func() query.Batch {
+		return func() query.Batch { return &counterBatch{u: u, kind: kind, cut: cut} }
+	}
+}
+
+func (c *counterBatch) Series(l wire.Labels) query.Target {
+	if c.u.clock == nil {
+		return query.Target{}
+	}
+	s := &counterBins{c: c.u.clock, into: &cluster.Bins{}, instant: c.kind == oomEvents, cut: c.cut}
+	c.series = append(c.series, ctrCounter{ctrKey(l), s})
+	return query.Target{Sink: s}
+}
+
+func (c *counterBatch) Commit() {
+	ks := make([]string, len(c.series))
+	for i, cs := range c.series {
+		ks[i] = cs.ctr
+	}
+	c.u.commit(func(m map[string]*ctrSeries) {
+		for _, cs := range c.series {
+			h := &ctrHours{}
+			switch c.kind {
+			case cfsPeriods:
+				h.periods = cs.s.into
+			case cfsThrottled:
+				h.throttled = cs.s.into
+			case oomEvents:
+				h.oom = cs.s.into
+			}
+			m[cs.ctr].hours.merge(h)
 		}
 	}, ks)
 }

@@ -3,6 +3,7 @@ package prom
 import (
 	"strings"
 
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
 
@@ -23,6 +24,7 @@ var knownLabels = func() map[string]string {
 		"nvidia.com/mig.config", "nvidia.com/mig.config.state",
 		"app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/component",
 		"app", "team", "pod-template-hash", "controller-revision-hash",
+		cluster.CheckpointHint,
 	} {
 		m["label_"+sanitize(k)] = k
 	}
@@ -61,6 +63,16 @@ func addObjectLabel(out map[string]string, k, v string) map[string]string {
 	}
 	out[key] = v
 	return out
+}
+
+// podAnnotations turns a kube_pod_annotations series' labels back into
+// the annotations gpuwise reads (the checkpoint hint); others are left out.
+func podAnnotations(series wire.Labels) map[string]string {
+	v := series.Get("annotation_" + sanitize(cluster.CheckpointHint))
+	if v == "" {
+		return nil
+	}
+	return map[string]string{cluster.CheckpointHint: v}
 }
 
 // resourceName turns a kube-state-metrics resource label back into the

@@ -17,7 +17,11 @@ var (
 	podFactMetrics = []string{"kube_pod_info", "kube_pod_owner", "kube_replicaset_owner", "kube_job_owner",
 		"kube_pod_labels", "kube_pod_start_time", "kube_pod_completion_time",
 		"kube_pod_container_resource_requests", "kube_pod_container_resource_limits",
-		"kube_pod_container_status_last_terminated_reason", "kube_pod_container_status_restarts_total"}
+		"kube_pod_container_status_last_terminated_reason", "kube_pod_container_status_restarts_total",
+		// Why a pod ended (Evicted, NodeLost, …) and its annotations
+		// (the checkpoint hint, when allowed by
+		// --metric-annotations-allowlist): for interruptions and spot.
+		"kube_pod_status_reason", "kube_pod_annotations"}
 )
 
 // gpuLimitsFacts names the GPU limits read when no request series exist
@@ -96,10 +100,20 @@ type dcgmMetric struct {
 	scale float64
 }
 
-// dcgmMetrics are the DCGM metrics read for the activity metric m.
+// dcgmMetrics are the DCGM metrics read for the activity metric m: the
+// activity, SM activity and framebuffer for the usage accumulators, and
+// PCIe and NVLink receive rates for the hourly series (input-bound idle).
 func dcgmMetrics(m string) []dcgmMetric {
-	return []dcgmMetric{{m, activityField, activityScale(m)}, {"DCGM_FI_PROF_SM_ACTIVE", smField, 1}, {"DCGM_FI_DEV_FB_USED", fbField, 1}}
+	return []dcgmMetric{{m, activityField, activityScale(m)}, {"DCGM_FI_PROF_SM_ACTIVE", smField, 1}, {"DCGM_FI_DEV_FB_USED", fbField, 1},
+		{pcieMetric, pcieField, 1}, {nvlinkMetric, nvlinkField, 1}}
 }
+
+// The link metrics of the hourly series: receive bytes per second per
+// GPU (DCGM profiling fields 1010 and 1012).
+const (
+	pcieMetric   = "DCGM_FI_PROF_PCIE_RX_BYTES"
+	nvlinkMetric = "DCGM_FI_PROF_NVLINK_RX_BYTES"
+)
 
 func activityScale(m string) float64 {
 	if m == "DCGM_FI_DEV_GPU_UTIL" {
@@ -227,7 +241,12 @@ func (r *reader) ctrTasks(sh query.Shard, mode string, u *ctrUsage) []query.Task
 		mem := fmt.Sprintf("avg_over_time(container_memory_working_set_bytes%s[%s])", sel, lb)
 		tasks := r.spanTasks(mem, u.memBatch, sh.Nodes)
 		cpu := fmt.Sprintf("last_over_time(container_cpu_usage_seconds_total%s[%s])", sel, lb)
-		return append(tasks, r.counterTasks(cpu, u, sh.Nodes)...)
+		tasks = append(tasks, r.counterTasks(cpu, u.cpuBatch, sh.Nodes)...)
+		for _, k := range []counterKind{cfsPeriods, cfsThrottled, oomEvents} {
+			q := fmt.Sprintf("last_over_time(%s%s[%s])", ctrCounterMetrics[k], sel, lb)
+			tasks = append(tasks, r.counterTasks(q, u.counterBatch(k), sh.Nodes)...)
+		}
+		return tasks
 	}
 	matchers := func(name string) []wire.Matcher {
 		return []wire.Matcher{{Type: wire.MatchEqual, Name: "__name__", Value: name}, {Type: wire.MatchNotEqual, Name: "container", Value: ""},
@@ -236,13 +255,27 @@ func (r *reader) ctrTasks(sh query.Shard, mode string, u *ctrUsage) []query.Task
 	remote := mode == ReadRemote
 	mem := r.rawDays("container_memory_working_set_bytes"+sel, u.memBatch, sh.Nodes)
 	tasks := rawOrRemote(remote, "container_memory_working_set_bytes"+sel, matchers("container_memory_working_set_bytes"), ctrKeep, mem)
-	cpu := r.rawCounterDays("container_cpu_usage_seconds_total"+sel, u, sh.Nodes)
-	return append(tasks, rawOrRemote(remote, "container_cpu_usage_seconds_total"+sel, matchers("container_cpu_usage_seconds_total"), ctrKeep, cpu)...)
+	counters := []counterRead{{"container_cpu_usage_seconds_total", u.cpuBatch}}
+	for _, k := range []counterKind{cfsPeriods, cfsThrottled, oomEvents} {
+		counters = append(counters, counterRead{ctrCounterMetrics[k], u.counterBatch(k)})
+	}
+	for _, c := range counters {
+		days := r.rawCounterDays(c.metric+sel, c.open, sh.Nodes)
+		tasks = append(tasks, rawOrRemote(remote, c.metric+sel, matchers(c.metric), ctrKeep, days)...)
+	}
+	return tasks
+}
+
+// counterRead is a counter metric and the batches that read it, from a
+// cut before which samples only seed the previous value.
+type counterRead struct {
+	metric string
+	open   func(cut float64) func() query.Batch
 }
 
 // counterTasks are span tasks that each start one step early: a counter
 // needs the point before a span to turn its first point into a rate.
-func (r *reader) counterTasks(q string, u *ctrUsage, nodes []string) []query.Task {
+func (r *reader) counterTasks(q string, open func(cut float64) func() query.Batch, nodes []string) []query.Task {
 	step := r.opts.Step
 	var out []query.Task
 	for _, sp := range query.Split(r.w.Start, r.w.End, step, r.opts.maxSteps()) {
@@ -251,7 +284,7 @@ func (r *reader) counterTasks(q string, u *ctrUsage, nodes []string) []query.Tas
 			from = from.Add(-step)
 		}
 		cut := float64(sp.From.UnixMilli()) / 1000
-		out = append(out, query.Task{Query: q, From: from, To: sp.To, Step: step, Open: u.cpuBatch(cut), Nodes: nodes})
+		out = append(out, query.Task{Query: q, From: from, To: sp.To, Step: step, Open: open(cut), Nodes: nodes})
 	}
 	return out
 }
@@ -260,7 +293,7 @@ func (r *reader) counterTasks(q string, u *ctrUsage, nodes []string) []query.Tas
 // after the window's start into rates, and in later spans points after
 // the previous span, seeded by the last sample a step before; so a day
 // reaches one more step back for the seed sample.
-func (r *reader) rawCounterDays(sel string, u *ctrUsage, nodes []string) []query.Task {
+func (r *reader) rawCounterDays(sel string, open func(cut float64) func() query.Batch, nodes []string) []query.Task {
 	step := r.opts.Step
 	var days []query.Task
 	for i, sp := range query.Split(r.w.Start, r.w.End, step, r.opts.maxSteps()) {
@@ -271,7 +304,7 @@ func (r *reader) rawCounterDays(sel string, u *ctrUsage, nodes []string) []query
 		from := cut.Add(-step)
 		c := float64(cut.UnixMilli()+1) / 1000
 		days = append(days, query.Task{Query: sel + query.RawRange(from, sp.To), From: from, To: sp.To, Step: step,
-			Raw: true, Open: u.cpuBatch(c), Nodes: nodes})
+			Raw: true, Open: open(c), Nodes: nodes})
 	}
 	return days
 }

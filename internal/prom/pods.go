@@ -21,6 +21,10 @@ type podFacts struct {
 	ownerName  string
 	restarts   int
 	oomCounted bool
+	// reason is the pod's status reason (kube_pod_status_reason at 1);
+	// annotations the ones gpuwise reads.
+	reason      string
+	annotations map[string]string
 }
 
 // podIndex finds a pod's facts by namespace and name.
@@ -78,6 +82,12 @@ func buildPods(pf map[string]*facts, w cluster.Window, infoStep time.Duration, g
 	each("kube_pod_container_status_last_terminated_reason", func(p *podFacts, f *fact) {
 		p.oomCounted = p.oomCounted || f.labels.Get("reason") == "OOMKilled"
 	})
+	each("kube_pod_status_reason", func(p *podFacts, f *fact) {
+		if f.value == 1 {
+			p.reason = f.labels.Get("reason")
+		}
+	})
+	each("kube_pod_annotations", func(p *podFacts, f *fact) { p.annotations = podAnnotations(f.labels) })
 	owners := ownerChains(pf)
 	out := make([]*podFacts, 0, len(pods))
 	for _, p := range pods {
@@ -160,13 +170,21 @@ func (p *podFacts) finish(w cluster.Window, infoStep time.Duration, owners map[s
 	if !p.pod.End.IsZero() && p.pod.End.Before(p.pod.Start) {
 		p.pod.End = p.pod.Start // a clock skew between kubelet and apiserver
 	}
+	// kube_pod_status_phase is not read: an ended pod's phase is unknown
+	// ("", not a guessed Succeeded), but for a status reason, which only
+	// a failed pod has.
 	p.pod.Phase = "Running"
 	if !p.pod.End.IsZero() {
-		p.pod.Phase = "Succeeded"
+		p.pod.Phase = ""
 	}
 	if p.oomCounted {
 		p.pod.OOMKills = max(p.restarts, 1)
 	}
+	if !p.pod.End.IsZero() && p.reason != "" {
+		p.pod.EndReason, p.pod.Phase = p.reason, "Failed"
+	}
+	// An invalid hint is no hint (the spot decision's safe side).
+	p.pod.CheckpointSeconds, _ = cluster.CheckpointFrom(p.pod.Labels, p.annotations)
 	names := make([]string, 0, len(p.ctrs))
 	for n := range p.ctrs {
 		names = append(names, n)

@@ -14,6 +14,7 @@ type assembly struct {
 	pods                []*podFacts
 	gpu                 gpuRead
 	ctr                 ctrRead
+	serve               serveRead
 }
 
 // assemble puts nodes, pods and usage together and writes the
@@ -49,12 +50,15 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 		s.Pods = append(s.Pods, p.pod)
 	}
 	s.Notes = notes(s, a, conflicts, unplaced, r.opts.Step)
+	var hourlyNotes []string
+	s.Hourly, hourlyNotes = hourlyOf(s, a)
+	s.Notes = append(s.Notes, hourlyNotes...)
 	s.Partial = r.missing(a)
 	if len(s.Partial) == 0 {
 		return s, nil
 	}
-	failed := append(errorsOf(a.gpu.failed), errorsOf(a.ctr.failed)...)
-	total := a.nodeFacts.queries + a.podFacts.queries + a.gpu.queries + a.ctr.queries
+	failed := append(append(errorsOf(a.gpu.failed), errorsOf(a.ctr.failed)...), errorsOf(a.serve.failed)...)
+	total := a.nodeFacts.queries + a.podFacts.queries + a.gpu.queries + a.ctr.queries + a.serve.queries
 	return s, &PartialError{Missing: s.Partial, Failed: failed, Total: total}
 }
 

@@ -14,10 +14,11 @@ import (
 // holdKey is one pod on one GPU unit.
 type holdKey struct{ pod, unit string }
 
-// gpuSeries is the accumulated usage of one holding.
+// gpuSeries is the accumulated usage of one holding, and its hourly bins.
 type gpuSeries struct {
 	act, sm *usage.Activity
 	fb      *usage.Gauge
+	hours   *holdHours
 }
 
 // gpuUsage is every holding's usage, committed by the DCGM batches of a
@@ -32,6 +33,8 @@ type gpuUsage struct {
 	units    map[string]cluster.UnitRef
 	replicas map[string]int // node → time-slicing replicas
 	hint     atomic.Int64   // series of the last batch, to size the next
+	// clock, when set, bins the activity and link series by hour.
+	clock *hourClock
 
 	mu    sync.Mutex
 	holds map[holdKey]*gpuSeries
@@ -55,6 +58,10 @@ const (
 	activityField field = iota
 	smField
 	fbField
+	// pcieField and nvlinkField are receive rates (bytes/s) of whole GPUs,
+	// read for the hourly series only.
+	pcieField
+	nvlinkField
 )
 
 // gpuBatch collects one request's DCGM series per holding.
@@ -115,6 +122,11 @@ func (g *gpuBatch) Series(l wire.Labels) query.Target {
 	if pod == "" || ns == "" {
 		return query.Target{} // a device series with no pod: the unit was free
 	}
+	if (g.f == pcieField || g.f == nvlinkField) && (l.Get("vgpu") != "" || l.Get("GPU_I_PROFILE") != "" || g.u.clock == nil) {
+		// dcgm-exporter reports links per device: a MIG instance's or a
+		// time-slice replica's copy is not its own traffic.
+		return query.Target{}
+	}
 	unit, ok := g.unit(host, idx, l)
 	if !ok {
 		return query.Target{}
@@ -150,12 +162,23 @@ func (g *gpuBatch) acc(k holdKey, scale float64) query.Acc {
 		s = g.holds.new()
 		g.series[k] = s
 	}
+	if g.u.clock != nil && s.hours == nil && g.f != smField && g.f != fbField {
+		s.hours = &holdHours{}
+	}
 	switch g.f {
 	case activityField:
 		if s.act == nil {
 			s.act = g.acts.new()
 		}
-		return query.Acc{Activity: s.act, Scale: scale}
+		acc := query.Acc{Activity: s.act, Scale: scale}
+		if s.hours != nil {
+			acc.Timed = s.hours.activity(g.u.clock)
+		}
+		return acc
+	case pcieField:
+		return query.Acc{Timed: s.hours.link(g.u.clock, &s.hours.pcie, &s.hours.pcieSec, &s.hours.pcieLast)}
+	case nvlinkField:
+		return query.Acc{Timed: s.hours.link(g.u.clock, &s.hours.nvlink, &s.hours.nvlinkSec, &s.hours.nvLast)}
 	case smField:
 		if s.sm == nil {
 			s.sm = g.acts.new()
@@ -179,18 +202,30 @@ func (g *gpuBatch) Commit() {
 	u.seen = u.seen || g.seen
 	u.inv = append(u.inv, g.inv...)
 	for k, s := range g.series {
-		act, sm, fb := s.act, s.sm, s.fb
+		act, sm, fb, hours := s.act, s.sm, s.fb, s.hours
 		have := u.holds[k]
 		if have == nil { // the batch's own, merged into by later ones
 			have = s
 			u.holds[k] = s
 			// Empty accumulators are left out, as merging drops them.
-			s.act, s.sm, s.fb = nil, nil, nil
+			s.act, s.sm, s.fb, s.hours = nil, nil, nil, nil
 		}
 		have.act = mergeActivity(have.act, act)
 		have.sm = mergeActivity(have.sm, sm)
 		have.fb = mergeGauge(have.fb, fb)
+		have.hours = mergeHours(have.hours, hours)
 	}
+}
+
+func mergeHours(into, from *holdHours) *holdHours {
+	switch {
+	case from == nil:
+		return into
+	case into == nil:
+		return from
+	}
+	into.merge(from)
+	return into
 }
 
 func mergeActivity(into, from *usage.Activity) *usage.Activity {

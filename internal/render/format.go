@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/idlecause"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 )
 
@@ -72,6 +73,10 @@ type Options struct {
 	Savings *Savings
 	// Version is gpuwise's version, for SARIF's tool record.
 	Version string
+	// IdleCauses, when set, adds "Why GPUs idle" to the report: two tables
+	// in the human formats, an "idle_causes" object in JSON and YAML. CSV
+	// has no place for it.
+	IdleCauses *idlecause.Result
 }
 
 // Savings summarises the savings ledger of the same snapshot and prices
@@ -116,8 +121,8 @@ func Report(w io.Writer, r *cost.Report, f Format, o Options) error {
 	}
 	return write(w, "report", f, o, writers{
 		Table:    func(w io.Writer) error { return writeTable(w, r, o) },
-		JSON:     func(w io.Writer) error { return writeJSON(w, r, o.Savings) },
-		YAML:     func(w io.Writer) error { return encodeYAML(w, reportValue(r, o.Savings)) },
+		JSON:     func(w io.Writer) error { return writeJSON(w, r, o.Savings, o.IdleCauses) },
+		YAML:     func(w io.Writer) error { return encodeYAML(w, reportValue(r, o.Savings, o.IdleCauses)) },
 		CSV:      func(w io.Writer) error { return writeCSV(w, r) },
 		Markdown: func(w io.Writer) error { return writeMarkdown(w, r, o) },
 		HTML:     func(w io.Writer) error { return writeHTML(w, r, o) },

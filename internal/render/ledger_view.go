@@ -132,7 +132,10 @@ func phaseViews(l *ledger.Ledger) []phaseView {
 
 func actionRow(a *ledger.Action) []string {
 	saving := cents(a.SavingUSDMonth)
-	if len(a.RealisedBy) > 0 {
+	switch {
+	case len(a.RealisedBy) > 0 && a.SavingUSDMonth > 0: // saves on its own and is needed by others
+		saving += ", needed by " + strings.Join(a.RealisedBy, ", ")
+	case len(a.RealisedBy) > 0:
 		saving = "$0, realised by " + strings.Join(a.RealisedBy, ", ")
 	}
 	return []string{a.ID, saving, decimal(a.EffortHours, 2) + " h", days(a.PaybackDays), string(a.Confidence), string(a.Risk), orDash(strings.Join(a.Prerequisites, ", ")), a.Title}

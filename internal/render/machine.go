@@ -6,24 +6,27 @@ import (
 	"strconv"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/idlecause"
 )
 
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
-func writeJSON(w io.Writer, r *cost.Report, sav *Savings) error {
-	return encodeJSON(w, reportValue(r, sav))
+func writeJSON(w io.Writer, r *cost.Report, sav *Savings, why *idlecause.Result) error {
+	return encodeJSON(w, reportValue(r, sav, why))
 }
 
 // reportValue is what the report's JSON and YAML encode: the report's
-// fields, then "savings" when the savings ledger was built.
-func reportValue(r *cost.Report, sav *Savings) any {
-	if sav == nil {
+// fields, then "savings" when the savings ledger was built and
+// "idle_causes" when there are any.
+func reportValue(r *cost.Report, sav *Savings, why *idlecause.Result) any {
+	if sav == nil && why == nil {
 		return r
 	}
 	return struct {
 		*cost.Report
-		Savings *Savings `json:"savings"`
-	}{r, sav}
+		Savings    *Savings          `json:"savings,omitempty"`
+		IdleCauses *idlecause.Result `json:"idle_causes,omitempty"`
+	}{r, sav, why}
 }
 
 // csvHeader names the CSV columns; their order is part of the stable format.

@@ -25,6 +25,9 @@ func writeMarkdown(w io.Writer, r *cost.Report, o Options) error {
 	}
 	mdGrid(&b, costGrid(r, o.MaxRows))
 	mdGrid(&b, idleGrid(r))
+	for _, g := range whyGrids(o.IdleCauses) {
+		mdGrid(&b, g)
+	}
 	mdNotes(&b, r)
 	_, err := w.Write(b.Bytes())
 	return err
@@ -56,6 +59,12 @@ func mdGrid(b *bytes.Buffer, g grid) {
 			cells = append(cells, mdEscape(c))
 		}
 		mdLine(b, cells)
+	}
+	if len(g.Footnotes) > 0 {
+		b.WriteString("\n")
+	}
+	for _, f := range g.Footnotes {
+		b.WriteString("- " + mdEscape(f) + "\n")
 	}
 }
 

@@ -74,10 +74,12 @@ func planDoc(pl *packing.Plan, shapes packing.Shapes) *doc {
 // ledgerRelation says which part of the savings ledger a plan's saving is.
 func ledgerRelation(shapes packing.Shapes) string {
 	if shapes == packing.CurrentShapes {
-		return "Savings ledger: this is consolidation alone, the ledger's remove-nodes actions (`gpuwise advise`)."
+		return "Savings ledger: this is consolidation alone, the ledger's remove-nodes actions (`gpuwise advise --levers consolidate`); " +
+			"with the autoscale lever the ledger keeps the nodes the window's peak needed and scales them in the troughs instead."
 	}
-	return "Savings ledger: this is the consolidation lever with every right-sized change packed; `gpuwise advise` splits it into " +
-		"consolidation alone and what right-sizing adds, and counts the cheaper of packing with or without each lever's changes."
+	return "Savings ledger: this is the consolidation lever with every right-sized change packed (`gpuwise advise --levers rightsize,shape,consolidate`); " +
+		"`gpuwise advise` splits it into consolidation alone and what right-sizing adds, counts the cheaper of packing with or without each lever's changes, " +
+		"and with the autoscale lever keeps the nodes the window's peak needed and scales them in the troughs instead."
 }
 
 // maybeUSD is a dollar amount, or "n/a (unpriced)": unknown is not $0.

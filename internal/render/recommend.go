@@ -226,6 +226,9 @@ func containerRows(r *rightsize.Result) [][]string {
 		if c.OOMBumped {
 			note = append(note, "OOM-killed: bumped")
 		}
+		if c.CPUStarved {
+			note = append(note, "CPU-starved GPU: raised")
+		}
 		rows = append(rows, []string{c.Workload, c.Container, moneyCell(c.MonthlySavingsUSD, c.Priced),
 			coresText(c.CurrentCPUMilli) + " → " + coresText(c.CPUMilli), gibText(c.CurrentMemoryBytes) + " → " + gibText(c.MemoryBytes),
 			string(c.Confidence), strings.Join(note, ", ")})

@@ -51,6 +51,9 @@ func writeTable(w io.Writer, r *cost.Report, o Options) error {
 		b.WriteString(indent + "(hidden to fit the terminal: " + strings.Join(hidden, ", ") + "; -o wide shows every column)\n")
 	}
 	writeGrid(&b, idleGrid(r), o.Width, p)
+	for _, g := range fitWhy(whyGrids(o.IdleCauses), o.IdleCauses, o.Width) {
+		writeGrid(&b, g, o.Width, p)
+	}
 	writeNotes(&b, r, p)
 	_, err := w.Write(trimLines(b.Bytes()))
 	return err
@@ -97,6 +100,9 @@ func writeGrid(b *bytes.Buffer, g grid, width int, p painter) {
 		io.WriteString(tw, "\n")
 	}
 	tw.Flush()
+	for _, f := range g.Footnotes {
+		b.WriteString(indent + "- " + f + "\n")
+	}
 }
 
 // keyLimit is how many runes a key may take so that a line fits width, or 0

@@ -141,6 +141,8 @@ type grid struct {
 	Total *gridRow
 	// More counts rows left out by Options.MaxRows.
 	More int
+	// Footnotes are lines printed under the grid.
+	Footnotes []string
 }
 
 // moreRow is the line that says how many rows were left out, or nil.

@@ -125,6 +125,9 @@ func (e *engine) containerRec(w *workload, u *containerUsage, spec *cluster.Cont
 			why = append(why, fmt.Sprintf("OOM-killed: memory raised to the limit %s + %s%%", bytesText(float64(base)), pct(pol.Memory.OOMBump)))
 		}
 	}
+	if thr, ok := e.cpuStarved(w, spec); ok {
+		why = append(why, starve(&rec, spec, thr))
+	}
 	rec.MemoryBytes = max(mem, pol.Memory.MinBytes)
 	rec.CPULimitMilli = cpuLimit(spec, rec.CPUMilli)
 	if rec.RoundNumber {
@@ -198,3 +201,55 @@ func roundUp(v, step int64) int64 {
 }
 
 func roundCents(v float64) float64 { return math.Round(v*100) / 100 }
+
+// maxStarvedRaise caps how far a starved container's CPU is raised at
+// once: twice its limit; the next window's throttling says if it needs more.
+const maxStarvedRaise = 2
+
+// cpuStarved says whether a GPU container with a CPU limit was starved:
+// its workload's hourly CFS throttling or CPU use of the limit, averaged
+// over the hours with data, at the policy's thresholds. It returns the
+// mean throttled share (0 when only the use of the limit is known).
+func (e *engine) cpuStarved(w *workload, spec *cluster.Container) (float64, bool) {
+	h := e.s.Hourly.Find(w.key)
+	if h == nil || spec.CPULimitMilli <= 0 || len(spec.GPURequests) == 0 {
+		return 0, false
+	}
+	thr, okThr := meanOf(h.CPUThrottled)
+	used, okUsed := meanOf(h.CPUOfLimit)
+	starved := (okThr && thr >= e.p.CPU.StarvedThrottled) || (okUsed && used >= e.p.CPU.StarvedAtLimit)
+	return thr, starved
+}
+
+// starve raises a starved container's CPU: never below its request or
+// limit, and to limit / (1 − throttled share) — the CPU it asked for in
+// the periods it was throttled — at most twice the limit. Generate raises
+// the limit with the request (a limit below the request is invalid).
+func starve(rec *ContainerRec, spec *cluster.Container, thr float64) string {
+	lim := float64(spec.CPULimitMilli)
+	want := lim * maxStarvedRaise
+	if thr < 1-1/float64(maxStarvedRaise) {
+		want = lim / (1 - thr)
+	}
+	raised := roundUp(int64(math.Ceil(want)), cpuStepMilli)
+	rec.CPUMilli = max(rec.CPUMilli, spec.CPURequestMilli, spec.CPULimitMilli, raised)
+	rec.CPUStarved = true
+	return fmt.Sprintf("CPU-starved: throttled in %s%% of CFS periods at its %s limit while its GPU idled; CPU raised to %s (request and limit) to feed the GPU, never cut",
+		pct(thr), cores(lim/1000), cores(float64(rec.CPUMilli)/1000))
+}
+
+// meanOf is a series' mean over its hours with data.
+func meanOf(s cluster.Series) (float64, bool) {
+	var sum float64
+	var n int
+	for _, v := range s {
+		if v == v {
+			sum += float64(v)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
+}

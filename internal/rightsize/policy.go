@@ -25,6 +25,12 @@ type CPUPolicy struct {
 	Percentile float64 // of usage over the window, (0, 1]
 	Headroom   float64 // ≥ 0
 	MinMilli   int64   // floor of a recommendation
+	// StarvedThrottled and StarvedAtLimit say when a GPU container is
+	// CPU-starved: throttled in that share of its CFS periods, or using
+	// that share of its CPU limit, on average over the hours it ran. A
+	// starved container's CPU is never cut, and is raised (cpuStarved).
+	StarvedThrottled float64
+	StarvedAtLimit   float64
 }
 
 // MemoryPolicy sizes memory requests (and limits: request = limit).
@@ -79,7 +85,7 @@ const (
 // DefaultPolicy returns DESIGN.md's recommendation defaults.
 func DefaultPolicy() Policy {
 	return Policy{
-		CPU:     CPUPolicy{Percentile: 0.95, Headroom: 0, MinMilli: 10},
+		CPU:     CPUPolicy{Percentile: 0.95, Headroom: 0, MinMilli: 10, StarvedThrottled: 0.25, StarvedAtLimit: 0.90},
 		Memory:  MemoryPolicy{Percentile: 0.99, Headroom: 0.2, MinBytes: 64 << 20, OOMBump: 0.10},
 		History: HistoryPolicy{MinObserved: 24 * time.Hour, MinCoverage: 0.5},
 		GPU: GPUPolicy{
@@ -113,6 +119,14 @@ func (p Policy) Validate() error {
 		bad("cpu.min", "%dm is negative", p.CPU.MinMilli)
 	} else if p.CPU.MinMilli > MaxMinCPUMilli {
 		bad("cpu.min", "%dm is above the limit of %dm", p.CPU.MinMilli, int64(MaxMinCPUMilli))
+	}
+	for _, f := range []struct {
+		field string
+		v     float64
+	}{{"cpu.starvedThrottled", p.CPU.StarvedThrottled}, {"cpu.starvedAtLimit", p.CPU.StarvedAtLimit}} {
+		if !(f.v > 0 && f.v <= 1) {
+			bad(f.field, "%v is outside (0, 1]; a share of CFS periods or of the CPU limit, e.g. 0.25", f.v)
+		}
 	}
 	percentile("memory.percentile", p.Memory.Percentile)
 	headroom("memory.headroom", p.Memory.Headroom)

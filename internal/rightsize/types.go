@@ -66,10 +66,14 @@ type ContainerRec struct {
 	// equal to the request for a container that requests a GPU (Guaranteed
 	// QoS, what audit rule GW003 asks of GPU containers), or raised to
 	// the request where the current limit is below it.
-	CPULimitMilli     int64      `json:"cpu_limit_milli"`
-	MemoryBytes       int64      `json:"memory_bytes"` // recommended request (= limit)
-	RoundNumber       bool       `json:"round_number"` // the current request looks guessed (8 cores, 64Gi)
-	OOMBumped         bool       `json:"oom_bumped"`
+	CPULimitMilli int64 `json:"cpu_limit_milli"`
+	MemoryBytes   int64 `json:"memory_bytes"` // recommended request (= limit)
+	RoundNumber   bool  `json:"round_number"` // the current request looks guessed (8 cores, 64Gi)
+	OOMBumped     bool  `json:"oom_bumped"`
+	// CPUStarved: a GPU container throttled at its CPU limit while its GPU
+	// idled; CPUMilli (and the limit with it) is raised and never cut, so
+	// that the GPU is fed.
+	CPUStarved        bool       `json:"cpu_starved"`
 	CPUEvidence       Evidence   `json:"cpu_evidence"`
 	MemoryEvidence    Evidence   `json:"memory_evidence"`
 	Confidence        Confidence `json:"confidence"`

@@ -24,6 +24,8 @@ type cell struct {
 	names  map[string]bool // pod keys in use
 	acts   slab[usage.Activity]
 	gauges slab[usage.Gauge]
+	// hourly builds the cell's hour-by-hour workload series.
+	hourly *cluster.HourlyBuilder
 	// sink, when set, receives every sample as it is generated (the
 	// metrics exporter); it draws no random numbers, so it cannot change
 	// the snapshot.
@@ -32,9 +34,10 @@ type cell struct {
 
 // built is a finished cell: what Generate assembles.
 type built struct {
-	nodes []cluster.Node
-	pods  []cluster.Pod
-	blind []string
+	nodes  []cluster.Node
+	pods   []cluster.Pod
+	blind  []string
+	hourly []cluster.WorkloadHours
 }
 
 func newCell(cfg Config, k int) *cell {
@@ -46,6 +49,7 @@ func newCell(cfg Config, k int) *cell {
 		step:   cfg.Step.Seconds(),
 		names:  map[string]bool{},
 	}
+	c.hourly = cluster.NewHourlyBuilder(cluster.Window{Start: cfg.Start, End: cfg.Start.Add(cfg.Window)}, cluster.DefaultIdleThreshold)
 	if k > 0 {
 		c.pfx = fmt.Sprintf("c%d-", k)
 	}
@@ -76,7 +80,8 @@ func (c *cell) build() built {
 	c.devBoxes(l.dev)
 	c.batchJobs(l)
 	c.services(l)
-	out := built{nodes: make([]cluster.Node, len(c.nodes)), pods: c.pods, blind: c.blind}
+	out := built{nodes: make([]cluster.Node, len(c.nodes)), pods: c.pods, blind: c.blind, hourly: c.hourly.Build()}
+	c.hourly.Release()
 	for i, n := range c.nodes {
 		out.nodes[i] = *n
 	}
@@ -90,8 +95,8 @@ func (c *cell) layout() layout {
 	var l layout
 	for i, capacity := range []string{od, od, spot, spot} {
 		s := nodeSpec{name: fmt.Sprintf("train-h100-%d", i+1), inst: p5, capacity: capacity, tainted: true, created: old()}
-		if i == 2 { // scaled up by Karpenter, then reclaimed
-			s.created, s.deleted = w*18/100, w*78/100
+		if i == 2 { // scaled up by Karpenter, then reclaimed by the cloud
+			s.created, s.deleted, s.endReason = w*18/100, w*78/100, cluster.NodeSpotInterrupted
 		}
 		l.train[i] = c.addNode(s)
 	}

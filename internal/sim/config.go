@@ -82,8 +82,8 @@ func (c Config) Validate() error {
 	if c.Window < time.Hour {
 		errs = append(errs, fmt.Errorf("window: %s is shorter than 1h", c.Window))
 	}
-	if c.Step < time.Second {
-		errs = append(errs, fmt.Errorf("step: %s is shorter than 1s", c.Step))
+	if c.Step < time.Second || c.Step > time.Hour {
+		errs = append(errs, fmt.Errorf("step: %s is outside 1s to 1h (the hourly series need samples within the hour)", c.Step))
 	} else if n := c.Window / c.Step; n > maxSamples {
 		errs = append(errs, fmt.Errorf("step: %s gives %d samples per series over %s, more than %d; use a longer step", c.Step, n, c.Window, maxSamples))
 	}
@@ -118,11 +118,14 @@ func assemble(cfg Config, cells []built) (*cluster.Snapshot, error) {
 	s.Nodes = make([]cluster.Node, 0, nodes)
 	s.Pods = make([]cluster.Pod, 0, pods)
 	var blind []string
-	for _, c := range cells {
+	hourly := make([][]cluster.WorkloadHours, len(cells))
+	for i, c := range cells {
 		s.Nodes = append(s.Nodes, c.nodes...)
 		s.Pods = append(s.Pods, c.pods...)
 		blind = append(blind, c.blind...)
+		hourly[i] = c.hourly
 	}
+	s.Hourly = &cluster.Hourly{IdleThreshold: cluster.DefaultIdleThreshold, Workloads: cluster.JoinHourly(hourly...)}
 	s.Notes = notes(blind)
 	if _, err := cluster.Prepare(s); err != nil {
 		return nil, fmt.Errorf("simulated cluster is inconsistent (a bug in package sim): %w", err)

@@ -39,6 +39,7 @@ func (c *cell) training(l layout) {
 			s.failed = failed
 			s.labels["training.kubeflow.org/job-name"] = job
 			s.labels["training.kubeflow.org/replica-type"] = role[:len(role)-2]
+			s.labels[cluster.CheckpointHint] = "1h"
 			c.addPod(s)
 		}
 		t += dur + c.secs(30*minute, 8*hour)
@@ -68,6 +69,12 @@ func (c *cell) spotJobs(node *cluster.Node, lane string, wasteful bool) {
 		s := c.trainPod("Job", job, c.generated("ml-training", job), c.pick(trainTeams), node, cv, t, end)
 		s.failed = end == to && to < c.window
 		s.selector["karpenter.sh/capacity-type"] = []string{cluster.Spot}
+		s.labels[cluster.CheckpointHint] = "30m"
+		if wasteful && run == evictedRun && end < c.window {
+			// The kubelet evicted it under disk pressure (checkpoints
+			// filled the node's ephemeral storage); the next run restarts it.
+			s.failed, s.endReason = true, "Evicted"
+		}
 		if small {
 			s.load.share = []float64{1, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01}
 			s.load.fbBase = 0.1 * s.load.fbCap
@@ -76,6 +83,9 @@ func (c *cell) spotJobs(node *cluster.Node, lane string, wasteful bool) {
 		t = end + c.secs(20*minute, 6*hour)
 	}
 }
+
+// evictedRun is the run of the second spot lane that the kubelet evicts.
+const evictedRun = 3
 
 // trainPod is one 8-GPU training pod with round-number requests.
 func (c *cell) trainPod(kind, job, name, team string, node *cluster.Node, cv curve, from, to int64) *podSpec {
@@ -128,19 +138,40 @@ type cronJob struct {
 	shape          shape
 	lo, hi         float64
 	fb             float64 // framebuffer as a share of GPU memory
+	// idle, when set, is why the job's GPU idles (issue 17 item 2).
+	idle idleCause
 }
+
+// idleCause is a reason a GPU workload idles that the simulator builds in,
+// so that the idle-cause engine's answer is known by construction.
+type idleCause uint8
+
+const (
+	// noCause: the workload idles only for lack of work.
+	noCause idleCause = iota
+	// cpuStarved: the container is pinned at its CPU limit and throttled
+	// in a third to two thirds of its CFS periods; the GPU waits.
+	cpuStarved
+	// inputBound: PCIe receive is busy (~17 GB/s per GPU) while the
+	// kernels are tiny: the job streams features from host memory.
+	inputBound
+	// memoryPressured: the working set climbs to the memory limit and the
+	// container is OOM-killed every 40 minutes; the GPU idles while it
+	// restarts and reloads.
+	memoryPressured
+)
 
 // batchJobs runs the CronJobs of the two batch nodes. One runs small
 // scoring on a whole A100 (3–8% busy); GPU 3 of the A10G node stays free.
 func (c *cell) batchJobs(l layout) {
 	a100, a10g := l.batchA100, l.batch
 	for _, cj := range []cronJob{
-		{"embed-refresh", "data-eng", a100, 0, 2, hour, 5 * minute, 15 * minute, 50 * minute, steady, 0.55, 0.85, 0.5},
-		{"feature-backfill", "data-eng", a100, 2, 1, 3 * hour, 30 * minute, 20 * minute, 100 * minute, steady, 0.3, 0.7, 0.4},
-		{"risk-score", "risk", a100, 3, 1, 4 * hour, 15 * minute, 30 * minute, 180 * minute, steady, 0.03, 0.08, 0.15},
-		{"eval-nightly", "ml-research", a100, 4, 4, day, 60 * minute, 2 * hour, 5 * hour, bursty, 0.75, 0.92, 0.7},
-		{"thumbnail-render", "media", a10g, 0, 1, 3 * hour, 10 * minute, 10 * minute, 60 * minute, steady, 0.5, 0.9, 0.3},
-		{"ocr-batch", "docs", a10g, 1, 2, 6 * hour, 45 * minute, 1 * hour, 4 * hour, steady, 0.35, 0.75, 0.45},
+		{"embed-refresh", "data-eng", a100, 0, 2, hour, 5 * minute, 15 * minute, 50 * minute, steady, 0.55, 0.85, 0.5, noCause},
+		{"feature-backfill", "data-eng", a100, 2, 1, 3 * hour, 30 * minute, 20 * minute, 100 * minute, steady, 0.03, 0.09, 0.4, inputBound},
+		{"risk-score", "risk", a100, 3, 1, 4 * hour, 15 * minute, 30 * minute, 180 * minute, steady, 0.03, 0.08, 0.15, cpuStarved},
+		{"eval-nightly", "ml-research", a100, 4, 4, day, 60 * minute, 2 * hour, 5 * hour, bursty, 0.75, 0.92, 0.7, noCause},
+		{"thumbnail-render", "media", a10g, 0, 1, 3 * hour, 10 * minute, 10 * minute, 60 * minute, steady, 0.5, 0.9, 0.3, noCause},
+		{"ocr-batch", "docs", a10g, 1, 2, 6 * hour, 45 * minute, 1 * hour, 4 * hour, steady, 0.02, 0.08, 0.45, memoryPressured},
 	} {
 		c.cronRuns(cj)
 	}
@@ -161,7 +192,7 @@ func (c *cell) cronRuns(cj cronJob) {
 		}
 		job := name + "-" + strconv.FormatInt(sched/60, 10)
 		cv := curve{shape: cj.shape, lo: cj.lo, hi: cj.hi, rnd: c.noise()}
-		c.addPod(&podSpec{
+		s := &podSpec{
 			ns: "batch", name: c.generated("batch", job), owner: cluster.Owner{Kind: "CronJob", Name: name},
 			labels: labels(cj.team, cj.name, "batch.kubernetes.io/job-name", job),
 			node:   cj.node, from: from, to: to, failed: failed,
@@ -174,7 +205,23 @@ func (c *cell) cronRuns(cj cronJob) {
 			selector: map[string][]string{
 				"nvidia.com/gpu.product": {cj.node.Labels["nvidia.com/gpu.product"]},
 			},
-		})
+		}
+		cj.idle.apply(s)
+		c.addPod(s)
+	}
+}
+
+// apply builds the cause into a pod spec.
+func (ic idleCause) apply(s *podSpec) {
+	k := &s.ctrs[0]
+	switch ic {
+	case cpuStarved:
+		k.cpuLim = k.cpuReq
+		k.cpu = use{float64(k.cpuReq) / 1000, 0.5, 0.03}
+	case inputBound:
+		s.load.link = linkLoad{pcieBase: 17 * gbps, pcieSwing: 1 * gbps}
+	case memoryPressured:
+		s.load.oom.every = 40 * minute
 	}
 }
 

@@ -13,11 +13,14 @@ import (
 // sampleSink receives the simulation's samples as they are generated.
 type sampleSink interface {
 	// gpu is one sample of holding i of p over [t, t+dt), t in Unix
-	// seconds: activity, SM_ACTIVE and framebuffer MiB.
-	gpu(p *cluster.Pod, i int, t, dt, v, sm, fb float64)
+	// seconds: activity, SM_ACTIVE, framebuffer MiB, PCIe and NVLink
+	// receive bytes/s.
+	gpu(p *cluster.Pod, i int, t, dt float64, g gpuSample)
 	// container is one sample of container j of p over [t, t+dt): CPU
-	// cores and working-set bytes.
-	container(p *cluster.Pod, j int, t, dt, cpu, mem float64)
+	// cores, working-set bytes and CFS periods.
+	container(p *cluster.Pod, j int, t, dt float64, x ctrSample)
+	// serve is one sample of p's inference server over [t, t+dt).
+	serve(p *cluster.Pod, s *serveLoad, t, dt float64, x serveSample)
 }
 
 // unitInfo is what dcgm-exporter labels a unit's series with.
@@ -34,12 +37,25 @@ type exporter struct {
 	c        *cell
 	hostKey  string // "Hostname" or, in odd cells, "hostname" (dcgm-exporter main)
 	units    map[string]unitInfo
-	cpuTotal map[string]float64 // namespace/pod/container → cumulative CPU seconds
+	cpuTotal map[string]*ctrCounters // namespace/pod/container → cumulative counters
+	servers  map[string]*serveCounters
 	err      error
 }
 
+// ctrCounters are a container's cumulative cAdvisor counters.
+type ctrCounters struct {
+	cpu, periods, throttled float64
+	oom                     int
+	samples                 int
+}
+
+// serveCounters are an inference server's cumulative counters.
+type serveCounters struct {
+	requests, genTokens, promptTokens, queueUs, inferences float64
+}
+
 func newExporter(w *bufio.Writer, c *cell, k int) *exporter {
-	e := &exporter{w: w, c: c, hostKey: "Hostname", cpuTotal: map[string]float64{}}
+	e := &exporter{w: w, c: c, hostKey: "Hostname", cpuTotal: map[string]*ctrCounters{}, servers: map[string]*serveCounters{}}
 	if k%2 == 1 {
 		e.hostKey = "hostname"
 	}
@@ -83,30 +99,111 @@ func (e *exporter) dcgmLabels(in unitInfo, p *cluster.Pod) []string {
 	return l
 }
 
-func (e *exporter) gpu(p *cluster.Pod, i int, t, _, v, sm, fb float64) {
+func (e *exporter) gpu(p *cluster.Pod, i int, t, _ float64, g gpuSample) {
 	if e.units == nil {
 		e.indexUnits()
 	}
 	in := e.units[p.GPUs[i].UnitID]
 	l := e.dcgmLabels(in, p)
 	// On a time-sliced GPU a replica's activity is a share of the device.
-	e.line("DCGM_FI_PROF_GR_ENGINE_ACTIVE", l, v/in.replicas, t)
-	e.line("DCGM_FI_PROF_SM_ACTIVE", l, sm/in.replicas, t)
-	e.line("DCGM_FI_DEV_FB_USED", l, fb, t)
+	e.line("DCGM_FI_PROF_GR_ENGINE_ACTIVE", l, g.v/in.replicas, t)
+	e.line("DCGM_FI_PROF_SM_ACTIVE", l, g.sm/in.replicas, t)
+	e.line("DCGM_FI_DEV_FB_USED", l, g.fb, t)
+	if !math.IsNaN(g.pcie) {
+		e.line("DCGM_FI_PROF_PCIE_RX_BYTES", l, g.pcie, t)
+	}
+	if !math.IsNaN(g.nvlink) {
+		e.line("DCGM_FI_PROF_NVLINK_RX_BYTES", l, g.nvlink, t)
+	}
 }
 
-func (e *exporter) container(p *cluster.Pod, j int, t, dt, cpu, mem float64) {
+func (e *exporter) container(p *cluster.Pod, j int, t, dt float64, x ctrSample) {
 	name := p.Containers[j].Name
 	l := []string{"namespace", p.Namespace, "pod", p.Name, "container", name, "node", p.Node}
 	k := p.Namespace + "/" + p.Name + "/" + name
-	total, seen := e.cpuTotal[k]
-	if !seen {
+	c := e.cpuTotal[k]
+	if c == nil {
+		c = &ctrCounters{}
+		e.cpuTotal[k] = c
 		e.line("container_cpu_usage_seconds_total", l, 0, t)
+		if x.periods > 0 {
+			e.line("container_cpu_cfs_periods_total", l, 0, t)
+			e.line("container_cpu_cfs_throttled_periods_total", l, 0, t)
+		}
 	}
-	total += cpu * dt
-	e.cpuTotal[k] = total
-	e.line("container_cpu_usage_seconds_total", l, total, t+dt)
-	e.line("container_memory_working_set_bytes", l, mem, t)
+	c.cpu += x.cpu * dt
+	e.line("container_cpu_usage_seconds_total", l, c.cpu, t+dt)
+	e.line("container_memory_working_set_bytes", l, x.mem, t)
+	if x.periods > 0 {
+		c.periods += x.periods
+		c.throttled += x.throttled
+		e.line("container_cpu_cfs_periods_total", l, c.periods, t+dt)
+		e.line("container_cpu_cfs_throttled_periods_total", l, c.throttled, t+dt)
+	}
+	if len(p.GPUs) > 0 {
+		e.oomEvents(l, c, t, x)
+	}
+	c.samples++
+}
+
+// oomEvents writes cAdvisor's OOM counter of a GPU pod's container every
+// infoEvery samples and whenever it moves, at the kill.
+func (e *exporter) oomEvents(l []string, c *ctrCounters, t float64, x ctrSample) {
+	periodic := c.samples%infoEvery == 0
+	if periodic && (x.kills == 0 || x.killAt > t) {
+		e.line("container_oom_events_total", l, float64(c.oom), t)
+	}
+	if x.kills > 0 {
+		c.oom += x.kills
+		e.line("container_oom_events_total", l, float64(c.oom), x.killAt)
+	}
+}
+
+// serve writes an inference server's counters as vLLM or Triton expose
+// them, with the namespace, pod and container labels Prometheus' pod
+// discovery adds.
+func (e *exporter) serve(p *cluster.Pod, s *serveLoad, t, dt float64, x serveSample) {
+	k := p.Namespace + "/" + p.Name
+	c := e.servers[k]
+	first := c == nil
+	if first {
+		c = &serveCounters{}
+		e.servers[k] = c
+	}
+	base := []string{"namespace", p.Namespace, "pod", p.Name, "container", p.Containers[0].Name}
+	switch s.server {
+	case cluster.ServerVLLM:
+		l := append(base, "engine", "0", "model_name", s.model)
+		if first {
+			e.vllmCounters(l, c, t)
+		}
+		c.requests += x.requests
+		c.genTokens += x.genTokens
+		c.promptTokens += x.promptTokens
+		e.vllmCounters(l, c, t+dt)
+		e.line("vllm:num_requests_waiting", l, math.Round(x.waiting), t)
+	case cluster.ServerTriton:
+		l := append(base, "model", s.model, "version", "1")
+		if first {
+			e.tritonCounters(l, c, t)
+		}
+		c.requests += x.requests
+		c.inferences += x.requests * s.batch
+		c.queueUs += x.waiting * dt * 1e6 // Little's law: waiting requests × time
+		e.tritonCounters(l, c, t+dt)
+	}
+}
+
+func (e *exporter) vllmCounters(l []string, c *serveCounters, t float64) {
+	e.line("vllm:request_success_total", append(append([]string(nil), l...), "finished_reason", "stop"), c.requests, t)
+	e.line("vllm:generation_tokens_total", l, c.genTokens, t)
+	e.line("vllm:prompt_tokens_total", l, c.promptTokens, t)
+}
+
+func (e *exporter) tritonCounters(l []string, c *serveCounters, t float64) {
+	e.line("nv_inference_request_success", l, c.requests, t)
+	e.line("nv_inference_count", l, c.inferences, t)
+	e.line("nv_inference_queue_duration_us", l, c.queueUs, t)
 }
 
 // line writes one sample; labels are name, value pairs.

@@ -56,6 +56,8 @@ type nodeSpec struct {
 	// created and deleted bound the node's life in seconds from the window
 	// start; deleted 0 means the node outlives the window.
 	created, deleted int64
+	// endReason is why the node went away (cluster.Node.EndReason).
+	endReason string
 }
 
 // addNode builds a node with its GPUs and units and adds it to the cell.
@@ -70,7 +72,7 @@ func (c *cell) addNode(s nodeSpec) *cluster.Node {
 		n.Zone = c.zone(s.inst)
 	}
 	if s.deleted > 0 {
-		n.Deleted = c.at(s.deleted)
+		n.Deleted, n.EndReason = c.at(s.deleted), s.endReason
 	}
 	if s.tainted {
 		n.Taints = []cluster.Taint{gpuTaint}
@@ -114,6 +116,8 @@ func (c *cell) gpus(node string, s nodeSpec) []cluster.GPU {
 		default:
 			g.Units = []cluster.Unit{{ID: base, Kind: cluster.WholeGPU}}
 		}
+		// Fractions now, for the hourly series; Prepare sets the same.
+		g.Normalize()
 		out[i] = g
 	}
 	return out

@@ -66,6 +66,10 @@ func (e *exporter) history(b built) {
 	}
 }
 
+// ksmPodReasons are the pod status reasons kube-state-metrics exports as
+// kube_pod_status_reason.
+var ksmPodReasons = []string{"Evicted", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError"}
+
 // ownerSeries is a ReplicaSet's or Job's owner series, alive while any of
 // its pods is.
 type ownerSeries struct {
@@ -115,6 +119,9 @@ func (e *exporter) pod(p *cluster.Pod, owners map[string]*ownerSeries) {
 		e.line("kube_pod_start_time", id, start, t)
 		if last && !p.End.IsZero() {
 			e.line("kube_pod_completion_time", id, float64(p.End.Unix()), t)
+		}
+		if last && slicesContains(ksmPodReasons, p.EndReason) {
+			e.line("kube_pod_status_reason", append(append([]string(nil), id...), "reason", p.EndReason), 1, t)
 		}
 		for j := range p.Containers {
 			e.resources(p, j, t, last)

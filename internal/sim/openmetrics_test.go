@@ -59,7 +59,11 @@ func checkOpenMetrics(t *testing.T, text []byte) {
 	for _, m := range []string{"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_DEV_FB_USED",
 		"container_cpu_usage_seconds_total", "container_memory_working_set_bytes", "kube_pod_info",
 		"kube_pod_container_resource_requests", "kube_node_labels", "kube_replicaset_owner", "kube_job_owner",
-		"kube_node_deletion_timestamp", "kube_pod_completion_time", "kube_pod_container_status_last_terminated_reason"} {
+		"kube_node_deletion_timestamp", "kube_pod_completion_time", "kube_pod_container_status_last_terminated_reason",
+		"DCGM_FI_PROF_PCIE_RX_BYTES", "DCGM_FI_PROF_NVLINK_RX_BYTES", "container_cpu_cfs_periods_total",
+		"container_cpu_cfs_throttled_periods_total", "container_oom_events_total",
+		"vllm:request_success_total", "vllm:generation_tokens_total", "vllm:prompt_tokens_total", "vllm:num_requests_waiting",
+		"nv_inference_request_success", "nv_inference_count", "nv_inference_queue_duration_us"} {
 		if metrics[m] == 0 {
 			t.Errorf("no %s samples", m)
 		}

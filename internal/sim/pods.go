@@ -41,6 +41,8 @@ type podSpec struct {
 	// tolerations default to the GPU toleration for pods holding GPUs.
 	tolerations []cluster.Toleration
 	oomKills    int
+	// endReason is the pod's status or disruption reason when it ended.
+	endReason string
 }
 
 // ctr is one container: requests and limits (CPU in millicores, memory in
@@ -68,7 +70,9 @@ func (c *cell) addPod(s *podSpec) {
 		if s.failed {
 			p.Phase = "Failed"
 		}
+		p.EndReason = s.endReason
 	}
+	p.CheckpointSeconds, _ = cluster.CheckpointFrom(p.Labels, nil)
 	if len(s.units) > 0 && p.Tolerations == nil {
 		p.Tolerations = []cluster.Toleration{gpuToleration}
 	}
@@ -92,8 +96,27 @@ func (c *cell) addPod(s *podSpec) {
 		}
 	}
 	s.load.ctrs = s.ctrs
+	c.signalDefaults(s)
 	c.stream(&p, &s.load, s.from, s.to)
 	c.pods = append(c.pods, p)
+}
+
+// signalDefaults fills what a pod spec leaves unset: a healthy input
+// pipeline, NVLink peer traffic on NVLink nodes (heavy for pods that
+// compute across several GPUs), and its OOM kills spread over its life.
+func (c *cell) signalDefaults(s *podSpec) {
+	if s.load.link == (linkLoad{}) {
+		s.load.link = defaultLink
+	}
+	if nvlinkModels[s.node.InstanceType] && s.load.link.nvSwing == 0 {
+		s.load.link.nvSwing = 20 * mbps
+		if len(s.units) > 1 {
+			s.load.link.nvSwing = 120 * gbps
+		}
+	}
+	if s.oomKills > 0 && s.load.oom.every == 0 {
+		s.load.oom.fixed = s.oomKills
+	}
 }
 
 func (c *cell) isBlind(node string) bool {

@@ -152,6 +152,12 @@ type load struct {
 	fbBase, fbSwing, fbCap float64
 	// ctrs are the pod's containers, whose usage follows the curve too.
 	ctrs []ctr
+	// link is the PCIe/NVLink traffic of each held whole GPU.
+	link linkLoad
+	// serve is the pod's inference server; nil for none.
+	serve *serveLoad
+	// oom says when the pod's containers are OOM-killed.
+	oom oomPlan
 }
 
 // use is a container resource as a function of the pod's activity a:
@@ -180,7 +186,8 @@ func (s *slab[T]) get() *T {
 }
 
 // stream adds the samples of p's life inside the window, [from, to) in
-// seconds from the window start, to p's accumulators.
+// seconds from the window start, to p's accumulators and its workload's
+// hourly series.
 func (c *cell) stream(p *cluster.Pod, l *load, from, to int64) {
 	from, to = max(from, 0), min(to, c.window)
 	if to <= from {
@@ -188,32 +195,127 @@ func (c *cell) stream(p *cluster.Pod, l *load, from, to int64) {
 	}
 	life := float64(to - from)
 	unix0 := c.unix0 + float64(from)
-	rnd := &l.curve.rnd
+	st := c.newSignals(p, float64(from), float64(to))
 	for k := 0; ; k++ {
 		t := float64(k) * c.step
 		if t >= life {
-			return
+			break
 		}
 		dt := min(c.step, life-t)
 		a := l.curve.next(unix0+t, dt)
-		for i := range p.GPUs {
-			if h := &p.GPUs[i]; h.Activity != nil {
-				v, fb := l.addGPU(h, i, a, dt, rnd)
-				if c.sink != nil {
-					c.sink.gpu(p, i, unix0+t, dt, v, v*l.sm, fb)
-				}
-			}
+		rel := float64(from) + t
+		if st.acc != nil {
+			// A sample is one step, at most an hour (Validate): one span.
+			st.spans = c.hourly.Spans(rel, dt, st.spans[:0])
+			st.sp = st.spans[0]
 		}
-		for j := range p.Containers {
-			ct := &p.Containers[j]
-			cpu := l.ctrs[j].cpu.at(a, rnd)
-			mem := l.ctrs[j].mem.at(a, rnd)
-			ct.CPU.Add(cpu, dt)
-			ct.Memory.Add(mem, dt)
-			if c.sink != nil {
-				c.sink.container(p, j, unix0+t, dt, cpu, mem)
-			}
+		c.gpuSamples(p, l, st, a, rel, dt)
+		c.ctrSamples(p, l, st, a, rel, dt)
+		if l.serve != nil {
+			c.serveSamples(p, l, st, a, rel, dt)
 		}
+	}
+	st.finish(p)
+}
+
+// gpuSamples adds one sample to every measured holding of p, and their
+// sum to the workload's hourly series.
+func (c *cell) gpuSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float64) {
+	rnd := &l.curve.rnd
+	var sum gpuSum
+	jitter := math.NaN() // the sample's link noise, drawn once for its GPUs
+	for i := range p.GPUs {
+		h := &p.GPUs[i]
+		if h.Activity == nil {
+			continue
+		}
+		v, fb := l.addGPU(h, i, a, dt, rnd)
+		g := gpuSample{v: v, sm: v * l.sm, fb: fb, pcie: math.NaN(), nvlink: math.NaN()}
+		sum.add(st.fraction[i], v, c.hourly.IsIdle(v))
+		if st.whole[i] {
+			if jitter != jitter {
+				jitter = st.sig.between(0.9, 1.1)
+			}
+			g.pcie, g.nvlink = l.linkSample(v, jitter)
+			sum.link(g.pcie, g.nvlink)
+		}
+		if c.sink != nil {
+			c.sink.gpu(p, i, c.unix0+rel, dt, g)
+		}
+	}
+	if sum.measured > 0 {
+		st.acc.GPUs(st.sp, sum.measured, sum.active, sum.idle)
+		st.acc.Links(st.sp, sum.pcie, sum.pcieGPUs, sum.nvlink, sum.nvGPUs)
+	}
+}
+
+// gpuSum is one sample of a pod's measured units, summed for the hourly
+// series.
+type gpuSum struct {
+	measured, active, idle float64
+	pcie, nvlink           float64
+	pcieGPUs, nvGPUs       int
+}
+
+func (s *gpuSum) add(fraction, v float64, idle bool) {
+	s.measured += fraction
+	s.active += fraction * v
+	if idle {
+		s.idle += fraction
+	}
+}
+
+func (s *gpuSum) link(pcie, nvlink float64) {
+	s.pcie += pcie
+	s.pcieGPUs++
+	if nvlink == nvlink {
+		s.nvlink += nvlink
+		s.nvGPUs++
+	}
+}
+
+// ctrSamples adds one sample to every container of p.
+func (c *cell) ctrSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float64) {
+	rnd := &l.curve.rnd
+	kills, at := 0, 0.0
+	if l.oom != (oomPlan{}) {
+		kills, at = l.oom.kills(st.from, st.to, rel, dt)
+	}
+	for j := range p.Containers {
+		ct, k := &p.Containers[j], &l.ctrs[j]
+		x := ctrSample{cpu: k.cpu.at(a, rnd), mem: k.mem.at(a, rnd)}
+		if k.cpuLim > 0 {
+			lim := float64(k.cpuLim) / 1000
+			x.cpu = min(x.cpu, lim)
+			x.periods = dt * cfsPeriodsPerSecond
+			x.throttled = x.periods * throttledShare(x.cpu, lim, &st.sig)
+		}
+		if j == 0 {
+			if l.oom.every > 0 {
+				x.mem = l.oom.sawtooth(rel-st.from, float64(k.memLim))
+			}
+			x.kills, x.killAt = kills, c.unix0+at
+		}
+		ct.CPU.Add(x.cpu, dt)
+		ct.Memory.Add(x.mem, dt)
+		if j == st.gpuCtr {
+			st.gpuContainer(k, x, dt, kills, at)
+		}
+		if c.sink != nil {
+			c.sink.container(p, j, c.unix0+rel, dt, x)
+		}
+	}
+	st.kills += kills
+}
+
+// serveSamples adds one sample of p's inference server.
+func (c *cell) serveSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float64) {
+	x := l.serve.sample(a, dt, &st.sig)
+	if st.acc != nil {
+		st.acc.Serve(st.sp, l.serve.server, x.requests/dt, x.genTokens/dt, x.promptTokens/dt, x.waiting)
+	}
+	if c.sink != nil {
+		c.sink.serve(p, l.serve, c.unix0+rel, dt, x)
 	}
 }
 

@@ -14,6 +14,22 @@ type deployment struct {
 	// rollout, when positive, replaces every pod at that many seconds
 	// from the window start (a new ReplicaSet), two minutes apart.
 	rollout int64
+	// serve is the inference server and its traffic; nil for none.
+	serve *serveLoad
+}
+
+// vllm is a vLLM server of model: rps requests per second per pod at full
+// activity, tokens per request, and requests waiting once activity passes
+// 45% (num_requests_waiting).
+func vllm(model string, rps, genTok, promptTok float64) *serveLoad {
+	return &serveLoad{server: cluster.ServerVLLM, model: model, rps: rps, genTok: genTok, promptTok: promptTok, queueFrom: 0.45, queueGain: 20}
+}
+
+// triton is a Triton server of model: rps requests per second per pod at
+// full activity, batch inferences per request, and a queue once activity
+// passes 45% (nv_inference_queue_duration_us).
+func triton(model string, rps, batch float64) *serveLoad {
+	return &serveLoad{server: cluster.ServerTriton, model: model, rps: rps, batch: batch, queueFrom: 0.45, queueGain: 8}
 }
 
 // placement is where one replica runs and what it holds.
@@ -56,7 +72,7 @@ func (c *cell) deployPod(d deployment, name, hash string, at placement, from, to
 		ns: d.ns, name: c.generated(d.ns, name+"-"+hash), owner: cluster.Owner{Kind: "Deployment", Name: name},
 		labels: labels(d.team, d.name, "pod-template-hash", hash), node: at.node, from: from, to: to,
 		units: at.units, resource: d.resource, ctrs: d.ctrs,
-		load: load{curve: cv, sm: c.between(0.5, 0.8)},
+		load: load{curve: cv, sm: c.between(0.5, 0.8), serve: d.serve},
 	}
 	if len(at.units) > 0 {
 		mem := at.memMiB
@@ -91,6 +107,12 @@ func (c *cell) small(name, team string, at []placement) deployment {
 	}
 }
 
+// withServer gives a deployment an inference server.
+func withServer(d deployment, s *serveLoad) deployment {
+	d.serve = s
+	return d
+}
+
 // serving runs the inference namespace on the H100 and L4 nodes. Serving
 // node 1 is untainted; L4 node 1's dcgm-exporter is down.
 func (c *cell) serving(l layout) {
@@ -99,20 +121,21 @@ func (c *cell) serving(l layout) {
 		ns: "inference", name: "chat-llm", team: "assistant", resource: gpuResource,
 		at:   append(replicas(s1, 0, 3), replicas(s2, 0, 2)...),
 		ctrs: serverCtrs(8, 64), curve: daytime(0.05, 0.6), fb: 0.9, rollout: c.window * 45 / 100,
+		serve: vllm("meta-llama/Llama-3.1-70B-Instruct", 6, 220, 900),
 	}
 	for _, d := range []deployment{
 		chat,
 		{ns: "inference", name: "embed-api", team: "search", resource: gpuResource, at: replicas(s1, 3, 2),
-			ctrs: serverCtrs(8, 32), curve: daytime(0.04, 0.45), fb: 0.35, fbSwing: 0.1},
-		c.small("fraud-scorer", "risk", replicas(s1, 5, 1)),
+			ctrs: serverCtrs(8, 32), curve: daytime(0.04, 0.45), fb: 0.35, fbSwing: 0.1, serve: triton("bge-large-en-v1.5", 300, 16)},
+		withServer(c.small("fraud-scorer", "risk", replicas(s1, 5, 1)), triton("fraud-xgb", 150, 1)),
 		c.small("rerank-small", "search", replicas(s1, 6, 1)),
 		{ns: "inference", name: "summarize-llm", team: "assistant", resource: gpuResource, at: replicas(s2, 2, 2),
-			ctrs: serverCtrs(8, 64), curve: daytime(0.04, 0.5), fb: 0.9},
+			ctrs: serverCtrs(8, 64), curve: daytime(0.04, 0.5), fb: 0.9, serve: vllm("mistralai/Mistral-Small-24B-Instruct-2501", 3, 350, 3000)},
 		{ns: "inference", name: "ocr-vision", team: "docs", resource: gpuResource, at: replicas(s2, 4, 1),
-			ctrs: serverCtrs(6, 24), curve: daytime(0.03, 0.35), fb: 0.3, fbSwing: 0.15},
+			ctrs: serverCtrs(6, 24), curve: daytime(0.03, 0.35), fb: 0.3, fbSwing: 0.15, serve: triton("trocr-base", 25, 4)},
 		c.small("intent-classifier", "support", replicas(s2, 5, 1)),
 		{ns: "inference", name: "asr-whisper", team: "voice", resource: gpuResource, at: replicas(l.serveL4, 0, 4),
-			ctrs: serverCtrs(8, 32), curve: daytime(0.05, 0.6), fb: 0.45, fbSwing: 0.2},
+			ctrs: serverCtrs(8, 32), curve: daytime(0.05, 0.6), fb: 0.45, fbSwing: 0.2, serve: triton("whisper-large-v3", 12, 1)},
 		{ns: "inference", name: "tts-api", team: "voice", resource: gpuResource, at: replicas(l.edgeL4, 0, 1),
 			ctrs: serverCtrs(2, 8), curve: daytime(0.05, 0.5), fb: 0.3, fbSwing: 0.2},
 	} {
@@ -146,10 +169,14 @@ func (c *cell) migServing(node *cluster.Node) {
 		for k := range at {
 			at[k] = placement{node: node, units: free[d.profile][k : k+1], memMiB: mem}
 		}
-		c.addDeployment(deployment{
+		dep := deployment{
 			ns: "inference", name: d.name, team: d.team, at: at, resource: "nvidia.com/mig-" + d.profile,
 			ctrs: serverCtrs(4, 16), curve: daytime(d.lo, d.hi), fb: c.between(0.55, 0.8), fbSwing: 0.1,
-		})
+		}
+		if d.name == "llm-7b-chat" {
+			dep.serve = vllm("Qwen/Qwen2.5-7B-Instruct", 10, 180, 600)
+		}
+		c.addDeployment(dep)
 	}
 }
 

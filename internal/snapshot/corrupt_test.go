@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -130,7 +131,7 @@ func TestReadV2RejectsBrokenContainers(t *testing.T) {
 			dropped = cat(dropped, frameAt(k))
 		}
 	}
-	v3 := cat([]byte(Kind), binary.AppendUvarint(nil, 3), data[len(head):])
+	future := cat([]byte(Kind), binary.AppendUvarint(nil, Version+1), data[len(head):])
 	codec := bytes.Clone(data)
 	codec[spans[0][0]+1] = 7
 	tests := []struct {
@@ -143,7 +144,7 @@ func TestReadV2RejectsBrokenContainers(t *testing.T) {
 		{"a frame dropped", "frames missing, repeated or out of order", cat(head, dropped)},
 		{"a frame repeated", "frames missing, repeated or out of order", cat(data[:spans[3][0]], frameAt(2), data[spans[3][0]:])},
 		{"no end frame", "truncated", data[:spans[len(spans)-1][0]]},
-		{"a future version", "version 3 is not supported", v3},
+		{"a future version", fmt.Sprintf("version %d is not supported", Version+1), future},
 		{"an unknown codec", "unknown codec", resum(codec)},
 	}
 	for _, tt := range tests {

@@ -18,6 +18,12 @@ type decoder struct {
 	strings []string
 	err     error
 	budget  *budget
+	// version is the file's: fields a later version added are read only
+	// from files that have them.
+	version uint64
+	// early marks an early version 2 file, written before the partial
+	// list joined the header and Node.Pods the node: it has neither.
+	early bool
 }
 
 func (d *decoder) fail(format string, args ...any) {

@@ -11,9 +11,11 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
-// Version is the format version this build writes: 2, the framed binary
-// format (frame.go). Version 1, gzip (or plain) JSON, is still read.
-const Version = 2
+// Version is the format version this build writes: 3, the framed binary
+// format (frame.go) with the hourly series, interruptions and checkpoint
+// hints. Version 2 (the same without them) and version 1 (gzip or plain
+// JSON) are still read.
+const Version = 3
 
 // Kind marks a gpuwise snapshot: the "kind" of a version 1 JSON document
 // and the first 16 bytes of a version 2 file.
@@ -24,7 +26,7 @@ const Kind = "gpuwise.snapshot"
 var ErrFormat = errors.New("not a valid gpuwise snapshot")
 
 func versionErr(v int64) error {
-	return fmt.Errorf("%w: version %d is not supported by this gpuwise (it reads versions 1 and %d); use the gpuwise release that wrote it or re-collect", ErrFormat, v, Version)
+	return fmt.Errorf("%w: version %d is not supported by this gpuwise (it reads versions 1 to %d); use the gpuwise release that wrote it or re-collect", ErrFormat, v, Version)
 }
 
 // WriteFile writes s to path, replacing it only once fully written.

@@ -8,12 +8,12 @@ import (
 	"io"
 )
 
-// A version 2 file is the magic (Kind, 16 bytes), the version as a
-// uvarint, then frames: one header frame, the node frames, the pod frames
-// and an empty end frame, then nothing. Each frame is a 20-byte header and
+// A version 2 or 3 file is the magic (Kind, 16 bytes), the version as a
+// uvarint, then frames: one header frame, the node frames, the pod frames,
+// (version 3) the hourly frames, and an empty end frame, then nothing. Each frame is a 20-byte header and
 // its stored payload:
 //
-//	0      type: 'H', 'N', 'P' or 'E'
+//	0      type: 'H', 'N', 'P', 'W' or 'E'
 //	1      codec: 0 stored as is, 1 zstd
 //	2..3   reserved, 0
 //	4..7   index: the frame's position in the file, from 0
@@ -31,6 +31,7 @@ const (
 	frameHeader = 'H'
 	frameNodes  = 'N'
 	framePods   = 'P'
+	frameHourly = 'W' // version 3: hourly series, a frame of workloads
 	frameEnd    = 'E'
 )
 

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"os"
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -15,6 +16,11 @@ import (
 func FuzzReadV2(f *testing.F) {
 	for _, s := range []*cluster.Snapshot{sample(), limitSnapshot(), randomSnapshot(testRand(), 2, 3), {}} {
 		f.Add(uncompressed(f, encodeV2(f, s)))
+	}
+	for _, file := range []string{v2Fixture, v2PartialFixture} { // the previous version's two layouts
+		if v2, err := os.ReadFile(file); err == nil {
+			f.Add(uncompressed(f, v2))
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Read(bytes.NewReader(resum(bytes.Clone(data))))

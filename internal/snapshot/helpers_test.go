@@ -161,6 +161,8 @@ func (f filler) fill(v reflect.Value) {
 		v.SetInt(f.int())
 	case reflect.Float64:
 		v.SetFloat([]float64{0, 1, 0.5, 1.0 / 3, -0.25, f.rng.Float64(), math.Copysign(0, -1), 1e300}[f.rng.IntN(8)])
+	case reflect.Float32: // hourly series: NaN is an hour without data
+		v.SetFloat(float64([]float32{0, 1, 0.1, float32(math.NaN()), float32(math.Copysign(0, -1)), 3e38, f.rng.Float32(), 1e-40}[f.rng.IntN(8)]))
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {

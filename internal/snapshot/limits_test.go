@@ -125,11 +125,12 @@ func bigHeader() []byte {
 	e.str("bomb")
 	e.str("")
 	e.uvarint(0) // notes: nil
-	e.uvarint(0) // partial: nil
+	e.uvarint(0) // partial: nil (version 3)
 	e.uvarint(1)
 	e.uvarint(1e9 + 1)
 	e.uvarint(1)
 	e.uvarint(1)
+	e.byte(0) // no hourly series (version 3)
 	return e.payload()
 }
 

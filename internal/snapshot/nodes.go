@@ -35,6 +35,7 @@ func (e *encoder) node(n *cluster.Node) {
 	e.time(n.Created)
 	e.time(n.Deleted)
 	e.varint(int64(n.Pods))
+	e.str(n.EndReason) // version 3
 }
 
 func (d *decoder) node(n *cluster.Node) {
@@ -57,7 +58,12 @@ func (d *decoder) node(n *cluster.Node) {
 	}
 	n.MIGStrategy = d.str()
 	n.Created, n.Deleted = d.time(), d.time()
-	n.Pods = d.int()
+	if !d.early {
+		n.Pods = d.int()
+	}
+	if d.version >= 3 {
+		n.EndReason = d.str()
+	}
 }
 
 func (e *encoder) gpu(g *cluster.GPU) {
@@ -146,4 +152,18 @@ func sortedKeys[V any](e *encoder, m map[string]V) []string {
 	}
 	slices.Sort(e.keys)
 	return e.keys
+}
+
+// strs reads a string list written as nilOrLen and its strings (nil stays
+// nil, empty stays empty).
+func (d *decoder) strs(what string) []string {
+	n, isNil := d.nilOrLen(what)
+	if isNil {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.str()
+	}
+	return out
 }

@@ -39,6 +39,8 @@ func (e *encoder) pod(p *cluster.Pod) {
 		e.holding(&p.GPUs[i])
 	}
 	e.varint(int64(p.OOMKills))
+	e.str(p.EndReason) // version 3
+	e.varint(p.CheckpointSeconds)
 }
 
 // podDecoder decodes a frame's pods with its scratch state and slabs.
@@ -83,6 +85,9 @@ func (d *podDecoder) pod(p *cluster.Pod) {
 		}
 	}
 	p.OOMKills = d.int()
+	if d.version >= 3 {
+		p.EndReason, p.CheckpointSeconds = d.str(), d.varint()
+	}
 }
 
 // since is the part of from the decoder has read since (from is an

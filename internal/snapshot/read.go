@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -26,6 +27,8 @@ type reader struct {
 	budget   *budget
 	next     uint32 // the index of the next frame
 	rawTotal int64
+	version  uint64
+	early    bool // an early version 2 file (decoder.early)
 }
 
 // header is what the header frame declares, and the parts decoded since.
@@ -36,6 +39,7 @@ type header struct {
 	nodesPer, podsPer int
 	nodeParts         [][]cluster.Node
 	podParts          [][]cluster.Pod
+	hourly            hourlyHeader
 }
 
 func readV2(r *bufio.Reader, b *budget) (*cluster.Snapshot, error) {
@@ -43,15 +47,18 @@ func readV2(r *bufio.Reader, b *budget) (*cluster.Snapshot, error) {
 	if err != nil {
 		return nil, truncated("version", err)
 	}
-	if v != Version {
+	if v < 2 || v > Version {
 		return nil, versionErr(int64(min(v, 1<<62)))
 	}
-	rd := &reader{r: r, budget: b}
+	rd := &reader{r: r, budget: b, version: v}
 	h, err := rd.header()
 	if err != nil {
 		return nil, err
 	}
 	if err := rd.body(h); err != nil {
+		return nil, err
+	}
+	if err := rd.hourly(h); err != nil {
 		return nil, err
 	}
 	if err := rd.end(); err != nil {
@@ -87,26 +94,35 @@ func (rd *reader) header() (*header, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &decoder{b: raw, budget: rd.budget}
+	h, err := rd.parseHeader(raw, true)
+	if err != nil && rd.version == 2 && errors.Is(err, ErrFormat) {
+		// Version 2 files written before the partial list joined the
+		// header (e344bee) have none after the notes, nor Node.Pods in
+		// their nodes (5c39a8f); main's later ones have both.
+		if early, errEarly := rd.parseHeader(raw, false); errEarly == nil {
+			rd.early = true
+			return early, nil
+		}
+	}
+	return h, err
+}
+
+// parseHeader decodes the header frame; withPartial says whether the
+// partial list follows the notes (version 3, and version 2 since e344bee).
+func (rd *reader) parseHeader(raw []byte, withPartial bool) (*header, error) {
+	d := &decoder{b: raw, budget: rd.budget, version: rd.version}
 	d.table(rd.budget.opts.MaxStringBytes)
 	s := &cluster.Snapshot{}
 	s.Window.Start, s.Window.End = d.time(), d.time()
 	s.Source, s.ActivityMetric = d.str(), d.str()
-	if n, isNil := d.nilOrLen("notes"); !isNil {
-		s.Notes = make([]string, n)
-		for i := range s.Notes {
-			s.Notes[i] = d.str()
-		}
-	}
-	if n, isNil := d.nilOrLen("partial"); !isNil {
-		s.Partial = make([]string, n)
-		for i := range s.Partial {
-			s.Partial[i] = d.str()
-		}
+	s.Notes = d.strs("notes")
+	if withPartial {
+		s.Partial = d.strs("partial")
 	}
 	nodes, nilNodes := lenOrNil(d.uvarint())
 	pods, nilPods := lenOrNil(d.uvarint())
 	nodesPer, podsPer := d.uvarint(), d.uvarint()
+	hourly := d.hourlyHeader(s)
 	if err := finish(d, "header"); err != nil {
 		return nil, err
 	}
@@ -119,7 +135,7 @@ func (rd *reader) header() (*header, error) {
 	case nodesPer < 1 || podsPer < 1 || nodesPer > maxFrameBytes || podsPer > maxFrameBytes:
 		return nil, fmt.Errorf("%w: header: %d nodes and %d pods per frame", ErrFormat, nodesPer, podsPer)
 	}
-	return &header{snap: s, nodes: int(nodes), pods: int(pods), nilNodes: nilNodes, nilPods: nilPods,
+	return &header{snap: s, nodes: int(nodes), pods: int(pods), nilNodes: nilNodes, nilPods: nilPods, hourly: hourly,
 		nodesPer: int(nodesPer), podsPer: int(podsPer),
 		nodeParts: make([][]cluster.Node, frames(int(nodes), int(nodesPer))),
 		podParts:  make([][]cluster.Pod, frames(int(pods), int(podsPer)))}, nil
@@ -264,7 +280,7 @@ func (rd *reader) decode(j job, raw []byte) ([]byte, error) {
 	if j.f.codec != codecNone {
 		raw = out
 	}
-	d := &podDecoder{decoder: decoder{b: out, budget: rd.budget}}
+	d := &podDecoder{decoder: decoder{b: out, budget: rd.budget, version: rd.version, early: rd.early}}
 	d.table(rd.budget.opts.MaxStringBytes)
 	for i := range j.nodes {
 		d.node(&j.nodes[i])

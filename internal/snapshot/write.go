@@ -17,22 +17,26 @@ const (
 	podsPerFrame  = 1024
 )
 
-// Write encodes s to w in the current format (version 2).
+// Write encodes s to w in the current format (version 3).
 func Write(w io.Writer, s *cluster.Snapshot) error {
 	head := binary.AppendUvarint([]byte(Kind), Version)
 	if _, err := w.Write(head); err != nil {
 		return fmt.Errorf("writing snapshot: %w", err)
 	}
 	nodeFrames, podFrames := frames(len(s.Nodes), nodesPerFrame), frames(len(s.Pods), podsPerFrame)
-	total := 1 + nodeFrames + podFrames
+	hourlyFrames := frames(len(hourlyOf(s)), workloadsPerFrame)
+	total := 1 + nodeFrames + podFrames + hourlyFrames
 	build := func(i int) (frame, error) {
 		switch {
 		case i == 0:
 			return encodeFrame(frame{typ: frameHeader}, func(e *encoder) { headerPayload(e, s) })
 		case i <= nodeFrames:
 			return encodeFrame(frame{typ: frameNodes, index: uint32(i)}, func(e *encoder) { nodesPayload(e, s.Nodes, i-1) })
-		default:
+		case i <= nodeFrames+podFrames:
 			return encodeFrame(frame{typ: framePods, index: uint32(i)}, func(e *encoder) { podsPayload(e, s.Pods, i-1-nodeFrames) })
+		default:
+			k := i - 1 - nodeFrames - podFrames
+			return encodeFrame(frame{typ: frameHourly, index: uint32(i)}, func(e *encoder) { hourlyPayload(e, hourlyOf(s), k) })
 		}
 	}
 	var buf []byte
@@ -78,6 +82,7 @@ func headerPayload(e *encoder, s *cluster.Snapshot) {
 	e.nilOrLen(s.Pods == nil, len(s.Pods))
 	e.uvarint(nodesPerFrame)
 	e.uvarint(podsPerFrame)
+	hourlyHeaderPayload(e, s.Hourly)
 }
 
 func nodesPayload(e *encoder, nodes []cluster.Node, k int) {

@@ -147,6 +147,14 @@ func (a *Activity) IdleSeconds(threshold float64) float64 {
 	return s
 }
 
+// IsIdle reports whether a sample of activity v counts as idle at
+// threshold by exactly IdleSeconds' rule (whole-percent buckets below the
+// threshold's), so that series built sample by sample agree with it.
+func IsIdle(v, threshold float64) bool {
+	limit := min(max(int(math.Round(threshold*100)), 0), activityBuckets)
+	return bucketOf(min(max(v, 0), 1)) < limit
+}
+
 // Quantile returns the time-weighted q-quantile of activity (q in [0, 1]),
 // as the upper edge of its 1% bucket capped at Max, or NaN when empty.
 func (a *Activity) Quantile(q float64) float64 {

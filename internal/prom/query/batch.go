@@ -25,15 +25,21 @@ type Target struct {
 }
 
 // Acc is one series' usage accumulator, taking weighted values: a Gauge,
-// or an Activity that takes values × Scale, or else Func.
+// or an Activity that takes values × Scale, or else Func. Timed, when
+// set, also takes each value (× Scale for an Activity) with the Unix
+// second the time it stands for starts at: the hour-by-hour series. It
+// may be the only one set.
 type Acc struct {
 	Gauge    *usage.Gauge
 	Activity *usage.Activity
 	Scale    float64
 	Func     func(v, seconds float64)
+	Timed    func(t, v, seconds float64)
 }
 
-func (a Acc) set() bool { return a.Gauge != nil || a.Activity != nil || a.Func != nil }
+func (a Acc) set() bool {
+	return a.Gauge != nil || a.Activity != nil || a.Func != nil || a.Timed != nil
+}
 
 // Add adds one value standing for seconds.
 func (a Acc) Add(v, seconds float64) {
@@ -42,7 +48,18 @@ func (a Acc) Add(v, seconds float64) {
 		a.Gauge.Add(v, seconds)
 	case a.Activity != nil:
 		a.Activity.Add(v*a.Scale, seconds)
-	default:
+	case a.Func != nil:
 		a.Func(v, seconds)
+	}
+}
+
+// AddAt is Add for a value whose time starts at Unix second t.
+func (a Acc) AddAt(t, v, seconds float64) {
+	a.Add(v, seconds)
+	if a.Timed != nil {
+		if a.Activity != nil {
+			v *= a.Scale
+		}
+		a.Timed(t, v, seconds)
 	}
 }

@@ -155,8 +155,9 @@ func (p *points) series(l wire.Labels) wire.PointFunc {
 		p.w.start(tg.Acc)
 		return p.wPoint
 	case tg.Acc.set():
+		// A query_range point at t stands for the step before it.
 		acc, dt := tg.Acc, p.step
-		return func(_, v float64) { acc.Add(v, dt) }
+		return func(t, v float64) { acc.AddAt(t-dt, v, dt) }
 	case tg.Sink != nil:
 		p.sink = tg.Sink
 		return p.sinkF

@@ -25,7 +25,7 @@ func (w *weigher) start(acc Acc) {
 func (w *weigher) point(t, v float64) {
 	if w.have {
 		w.gap = t - w.prevT
-		w.acc.Add(w.prevV, min(w.gap, w.cap))
+		w.acc.AddAt(w.prevT, w.prevV, min(w.gap, w.cap))
 	}
 	w.prevT, w.prevV, w.have = t, v, true
 }
@@ -41,6 +41,13 @@ func (w *weigher) Samples(xs []wire.Sample) {
 	}
 	prevT, prevV, gap, lim := w.prevT, w.prevV, w.gap, w.cap
 	switch {
+	case w.acc.Timed != nil: // hourly series too: the general path
+		for _, x := range xs {
+			t := float64(x.T) / 1000
+			gap = t - prevT
+			w.acc.AddAt(prevT, prevV, min(gap, lim))
+			prevT, prevV = t, x.V
+		}
 	case w.acc.Gauge != nil:
 		g := w.acc.Gauge
 		for _, x := range xs {
@@ -75,7 +82,7 @@ func (w *weigher) End() {
 		if w.gap > 0 {
 			dt = min(w.gap, w.cap)
 		}
-		w.acc.Add(w.prevV, dt)
+		w.acc.AddAt(w.prevT, w.prevV, dt)
 	}
 	w.have, w.gap, w.acc = false, 0, Acc{}
 }

@@ -1,0 +1,296 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/capacity"
+	"github.com/gpuwise/gpuwise/internal/generate"
+)
+
+// AutoscaleOverrides are autoscaling policy values given as flags; nil
+// fields keep the policy file's value or the default.
+type AutoscaleOverrides struct {
+	TargetActivity *float64
+	MinReplicas    *int
+	MaxReplicas    *int
+	Stabilization  *time.Duration
+	Startup        *time.Duration
+}
+
+// autoscaleFlags names each policy field's flag, so that a bad flag value
+// is reported under the flag the user typed.
+var autoscaleFlags = strings.NewReplacer(
+	"autoscaling.targetActivity", "--target-activity", "autoscaling.minReplicas", "--min-replicas",
+	"autoscaling.maxReplicas", "--max-replicas", "autoscaling.stabilization", "--scale-down-stabilization",
+	"autoscaling.startup", "--startup-time")
+
+// over sets the given fields on p.
+func (o AutoscaleOverrides) over(p capacity.AutoscalePolicy) capacity.AutoscalePolicy {
+	set(&p.TargetActivity, o.TargetActivity)
+	set(&p.MinReplicas, o.MinReplicas)
+	set(&p.MaxReplicas, o.MaxReplicas)
+	set(&p.Stabilization, o.Stabilization)
+	set(&p.Startup, o.Startup)
+	return p
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// validate checks the flag values over the defaults: a bad one is a usage
+// error naming its flag.
+func (o AutoscaleOverrides) validate(p *problems) {
+	if err := o.over(capacity.DefaultAutoscalePolicy()).Validate(); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			p.add(fmt.Errorf("%s", autoscaleFlags.Replace(line)))
+		}
+	}
+}
+
+// AutoscalingRequest asks for the autoscalers of the GPU services.
+type AutoscalingRequest struct {
+	RecommendRequest
+	Autoscale AutoscaleOverrides
+	// HPA writes autoscaling/v2 HPAs instead of KEDA ScaledObjects;
+	// PrometheusAddress is the server KEDA queries.
+	HPA               bool
+	PrometheusAddress string
+}
+
+// DefaultPrometheusAddress is the in-cluster Prometheus KEDA queries
+// unless told otherwise (kube-prometheus-stack's service in monitoring).
+const DefaultPrometheusAddress = "http://prometheus-operated.monitoring:9090"
+
+// Validate lists every problem with the request.
+func (r AutoscalingRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	r.Autoscale.validate(&p)
+	if !r.HPA && !strings.HasPrefix(r.PrometheusAddress, "http://") && !strings.HasPrefix(r.PrometheusAddress, "https://") {
+		p.add(fmt.Errorf("--prometheus-address %q: want the http:// or https:// URL KEDA reaches Prometheus at", r.PrometheusAddress))
+	}
+	return p.err()
+}
+
+// GenerateAutoscaling writes a KEDA ScaledObject (or an HPA) per GPU
+// service whose troughs free GPUs: the autoscale lever's services.
+func (a *App) GenerateAutoscaling(ctx context.Context, req AutoscalingRequest) (*GenerateResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	pol, err := a.autoscalePolicy(req.PolicyFile, req.Autoscale)
+	if err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, err
+	}
+	if in.snap.Hourly == nil {
+		return &GenerateResult{Notes: []string{"no hourly series in this source (a version 3 snapshot, Prometheus or --demo has them): the replicas each hour needs are unknown"}, Partial: in.partial}, nil
+	}
+	scs, skipped, err := capacity.Autoscale(in.snap.Snapshot, pol)
+	if err != nil {
+		return nil, withKind(Input, err)
+	}
+	scalers, notes := generate.Autoscaled(scs, pol)
+	for _, s := range skipped {
+		notes = append(notes, s.Workload+": not scaled: "+s.Reason)
+	}
+	files, err := generate.Scalers(scalers, generate.ScalerOptions{PrometheusAddress: req.PrometheusAddress, HPA: req.HPA})
+	if err != nil {
+		return nil, fmt.Errorf("generating: %w", err)
+	}
+	return &GenerateResult{Files: files, Notes: notes, Partial: in.partial}, nil
+}
+
+// autoscalePolicy is the policy file's autoscaling section (or the
+// defaults) with the flags over it.
+func (a *App) autoscalePolicy(file string, o AutoscaleOverrides) (capacity.AutoscalePolicy, error) {
+	pol, err := loadAutoscalePolicy(file)
+	if err != nil {
+		return pol, err
+	}
+	pol = o.over(pol)
+	if err := pol.Validate(); err != nil {
+		return pol, withKind(Input, fmt.Errorf("policy %s with the flags: %w", file, err))
+	}
+	return pol, nil
+}
+
+// NodePoolRequest asks for Karpenter NodePools for the GPU pools.
+type NodePoolRequest struct {
+	Data
+	// GPUQuota caps each pool's nvidia.com/gpu limit (0: today's GPUs).
+	GPUQuota int
+	// NodeClass is "Kind/name" of the cloud's node class, in Group.
+	NodeClass      string
+	NodeClassGroup string
+}
+
+// DefaultNodeClass is the AWS provider's node class gpuwise names unless
+// told otherwise.
+const (
+	DefaultNodeClass      = "EC2NodeClass/gpu"
+	DefaultNodeClassGroup = "karpenter.k8s.aws"
+)
+
+// Validate lists every problem with the request.
+func (r NodePoolRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	if r.GPUQuota < 0 {
+		p.add(fmt.Errorf("--gpu-quota: %d is negative", r.GPUQuota))
+	}
+	if kind, name, ok := strings.Cut(r.NodeClass, "/"); !ok || kind == "" || name == "" {
+		p.add(fmt.Errorf("--node-class %q: want Kind/name, e.g. EC2NodeClass/gpu or AKSNodeClass/default", r.NodeClass))
+	}
+	if r.NodeClassGroup == "" {
+		p.add(fmt.Errorf("--node-class-group: empty; e.g. karpenter.k8s.aws or karpenter.azure.com"))
+	}
+	return p.err()
+}
+
+// GenerateNodePools writes one Karpenter NodePool per GPU model of the
+// nodes alive at the window's end.
+func (a *App) GenerateNodePools(ctx context.Context, req NodePoolRequest) (*GenerateResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, err
+	}
+	kind, name, _ := strings.Cut(req.NodeClass, "/")
+	pools, notes := generate.GPUNodePools(in.snap.Snapshot, generate.NodePoolOptions{GPUQuota: req.GPUQuota,
+		NodeClassGroup: req.NodeClassGroup, NodeClassKind: kind, NodeClassName: name, ConsolidateAfter: "10m"})
+	files, err := generate.NodePools(pools)
+	if err != nil {
+		return nil, fmt.Errorf("generating: %w", err)
+	}
+	return &GenerateResult{Files: files, Notes: notes, Partial: in.partial}, nil
+}
+
+// SpotRequest asks for spot placements of the checkpointed training jobs.
+type SpotRequest struct {
+	Data
+	NodeClass, NodeClassGroup string
+}
+
+// Validate lists every problem with the request.
+func (r SpotRequest) Validate() error {
+	return NodePoolRequest{Data: r.Data, NodeClass: r.NodeClass, NodeClassGroup: r.NodeClassGroup}.Validate()
+}
+
+// GenerateSpot writes, for every checkpointed training workload not on
+// spot yet, its spot placement, and per GPU model a NodePool with spot
+// first and on-demand fallback.
+func (a *App) GenerateSpot(ctx context.Context, req SpotRequest) (*GenerateResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, err
+	}
+	cands := capacity.SpotCandidates(in.snap.Snapshot)
+	limits := map[string]int{}
+	all, _ := generate.GPUNodePools(in.snap.Snapshot, generate.NodePoolOptions{})
+	for _, np := range all {
+		limits[np.Name+"-spot"] = np.GPULimit
+	}
+	placements, pools := spotArtefacts(cands, req, limits)
+	files, notes, err := generate.SpotPlacements(placements)
+	if err != nil {
+		return nil, fmt.Errorf("generating: %w", err)
+	}
+	np, err := generate.NodePools(pools)
+	if err != nil {
+		return nil, fmt.Errorf("generating: %w", err)
+	}
+	return &GenerateResult{Files: append(files, np...), Notes: notes, Partial: in.partial}, nil
+}
+
+// spotArtefacts are the placements and the spot NodePools per GPU model.
+// limits are today's GPUs of each model, by spot pool name.
+func spotArtefacts(cands []capacity.SpotWorkload, req SpotRequest, limits map[string]int) ([]generate.SpotPlacement, []generate.NodePool) {
+	kind, name, _ := strings.Cut(req.NodeClass, "/")
+	var out []generate.SpotPlacement
+	pools := map[string]*generate.NodePool{}
+	var models []string
+	for _, c := range cands {
+		out = append(out, generate.SpotPlacement{Kind: c.Kind, Namespace: c.Namespace, Name: c.Name,
+			Evidence: fmt.Sprintf("checkpoints every %v (%s): an interruption loses about %v plus the restart", c.Checkpoint, capacity.SpotRestart, c.Checkpoint/2)})
+		np := pools[c.Model]
+		if np == nil {
+			np = &generate.NodePool{Name: capacity.NodePoolName(c.Model) + "-spot", CapacityTypes: []string{"spot", "on-demand"}, Weight: 100,
+				ConsolidateAfter: "10m", NodeClassGroup: req.NodeClassGroup, NodeClassKind: kind, NodeClassName: name}
+			pools[c.Model], models = np, append(models, c.Model)
+		}
+		for _, it := range c.InstanceTypes {
+			if !slices.Contains(np.InstanceTypes, it) {
+				np.InstanceTypes = append(np.InstanceTypes, it)
+			}
+		}
+	}
+	slices.Sort(models)
+	var nps []generate.NodePool
+	for _, m := range models {
+		np := pools[m]
+		slices.Sort(np.InstanceTypes)
+		np.GPULimit = limits[np.Name]
+		np.Evidence = fmt.Sprintf("%s training on spot, on-demand when no spot capacity is left (Karpenter tries spot first)", m)
+		nps = append(nps, *np)
+	}
+	return out, nps
+}
+
+// ReclaimRequest asks for idle-reclaim suggestions.
+type ReclaimRequest struct {
+	Data
+}
+
+// Validate lists every problem with the request.
+func (r ReclaimRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	return p.err()
+}
+
+// GenerateReclaim writes a suggestion per notebook or dev box with long
+// idle stretches (capacity.Reclaim with its default policy).
+func (a *App) GenerateReclaim(ctx context.Context, req ReclaimRequest) (*GenerateResult, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, err
+	}
+	if in.snap.Hourly == nil {
+		return &GenerateResult{Notes: []string{"no hourly series in this source (a version 3 snapshot, Prometheus or --demo has them): idle stretches are unknown"}, Partial: in.partial}, nil
+	}
+	pol := capacity.DefaultReclaimPolicy()
+	idles, err := capacity.Reclaim(in.snap.Snapshot, pol)
+	if err != nil {
+		return nil, withKind(Input, err)
+	}
+	var rs []generate.Reclaim
+	for _, id := range idles {
+		rs = append(rs, generate.Reclaim{Kind: id.Kind, Namespace: id.Namespace, Name: id.Name, IdleMinutes: pol.MinIdleHours * 60,
+			Evidence: fmt.Sprintf("%d stretch(es) of %d h or more below %.0f%% GPU activity, %.0f h in all (longest %d h): %.0f of %.0f GPU-hours held in the window",
+				id.Stretches, pol.MinIdleHours, pol.MaxActivity*100, id.IdleHours, id.Longest, id.IdleGPUHours, id.HeldGPUHours)})
+	}
+	files, err := generate.Reclaims(rs)
+	if err != nil {
+		return nil, fmt.Errorf("generating: %w", err)
+	}
+	return &GenerateResult{Files: files, Partial: in.partial}, nil
+}

@@ -1,0 +1,166 @@
+package generate
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	kedav1alpha1 "github.com/kedacore/keda/v2/apis/keda/v1alpha1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpuwise/gpuwise/internal/capacity"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+// scalerFixture: a vLLM service on queue depth, a Triton one on its queue
+// time, and an unserved StatefulSet on DCGM activity.
+func scalerFixture() []Scaler {
+	p := capacity.DefaultAutoscalePolicy()
+	vllm := capacity.Signal{Kind: capacity.SignalQueue, Metric: capacity.MetricVLLMQueue, Server: cluster.ServerVLLM, Threshold: 2, PerReplica: true}
+	triton := capacity.Signal{Kind: capacity.SignalQueue, Metric: capacity.MetricTritonQueue, Server: cluster.ServerTriton, Threshold: 1, PerReplica: true}
+	dcgm := capacity.Signal{Kind: capacity.SignalActivity, Metric: capacity.MetricDCGMActivity, Threshold: 0.65}
+	scs := []capacity.Scaling{
+		{Workload: "inference/Deployment/chat-llm", Namespace: "inference", Kind: "Deployment", Name: "chat-llm", MinReplicas: 1, MaxReplicas: 5, Replicas: 5,
+			Trough: 1, Peak: 5, Signal: vllm, Sizing: "requests", FreedGPUHours: 300, HeldGPUHours: 840},
+		{Workload: "inference/Deployment/asr-whisper", Namespace: "inference", Kind: "Deployment", Name: "asr-whisper", MinReplicas: 1, MaxReplicas: 4, Replicas: 4,
+			Trough: 1, Peak: 4, Signal: triton, Sizing: "requests", FreedGPUHours: 200, HeldGPUHours: 672},
+		{Workload: "research/StatefulSet/embed.v2", Namespace: "research", Kind: "StatefulSet", Name: "embed.v2", MinReplicas: 1, MaxReplicas: 2, Replicas: 2,
+			Trough: 1, Peak: 2, Signal: dcgm, Sizing: "gpu-activity", FreedGPUHours: 50, HeldGPUHours: 336},
+		{Workload: "inference/Deployment/busy", Namespace: "inference", Kind: "Deployment", Name: "busy", Replicas: 2, Signal: dcgm},
+	}
+	out, notes := Autoscaled(scs, p)
+	if len(out) != 3 || len(notes) != 1 || !strings.Contains(notes[0], "inference/Deployment/busy: not scaled") {
+		panic("scalerFixture: the busy service must be left out with a note")
+	}
+	return out
+}
+
+func nodePoolFixture() []NodePool {
+	w := cluster.Window{Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	w.End = w.Start.Add(168 * time.Hour)
+	node := func(name, it, capType string, gpus int, model string) cluster.Node {
+		n := cluster.Node{Name: name, InstanceType: it, Capacity: capType}
+		for range gpus {
+			n.GPUs = append(n.GPUs, cluster.GPU{Model: model})
+		}
+		return n
+	}
+	gone := node("train-3", "p5.48xlarge", cluster.Spot, 8, "H100-80GB")
+	gone.Deleted = w.Start.Add(time.Hour)
+	s := &cluster.Snapshot{Window: w, Nodes: []cluster.Node{
+		node("train-1", "p5.48xlarge", cluster.OnDemand, 8, "H100-80GB"), node("train-2", "p5.48xlarge", cluster.Spot, 8, "H100-80GB"), gone,
+		node("inf-1", "g6.xlarge", cluster.OnDemand, 1, "L4"), {Name: "system", InstanceType: "m6i.xlarge"},
+	}}
+	pools, notes := GPUNodePools(s, NodePoolOptions{GPUQuota: 12, NodeClassGroup: "karpenter.k8s.aws", NodeClassKind: "EC2NodeClass", NodeClassName: "gpu", ConsolidateAfter: "10m"})
+	if len(pools) != 2 || len(notes) != 1 || !strings.Contains(notes[0], "quota 12 is below the 16 H100-80GB GPUs") {
+		panic("nodePoolFixture: want two pools and the quota note")
+	}
+	return pools
+}
+
+func TestScalersGolden(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		o    ScalerOptions
+	}{
+		{"keda", ScalerOptions{PrometheusAddress: "http://prometheus.monitoring:9090"}},
+		{"hpa", ScalerOptions{HPA: true}},
+	} {
+		files, err := Scalers(scalerFixture(), tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := WriteStream(&b, files); err != nil {
+			t.Fatal(err)
+		}
+		checkGolden(t, "testdata/autoscaling-"+tc.name+".yaml", b.Bytes())
+	}
+}
+
+func TestNodePoolsGolden(t *testing.T) {
+	t.Parallel()
+	files, err := NodePools(nodePoolFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteStream(&b, files); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "testdata/nodepool.yaml", b.Bytes())
+}
+
+// TestCapacityObjectsDecodeStrictly decodes every generated ScaledObject,
+// HPA and NodePool into the upstream Go types (KEDA v2.21, k8s.io/api
+// autoscaling/v2, Karpenter v1.14), unknown fields refused, and checks the
+// fields that carry the decision.
+func TestCapacityObjectsDecodeStrictly(t *testing.T) {
+	t.Parallel()
+	keda, err := Scalers(scalerFixture(), ScalerOptions{PrometheusAddress: "http://prometheus.monitoring:9090"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range keda {
+		var so kedav1alpha1.ScaledObject
+		if err := yaml.UnmarshalStrict(f.Data, &so); err != nil {
+			t.Fatalf("%s does not decode strictly into keda ScaledObject: %v", f.Path, err)
+		}
+		tr := so.Spec.Triggers[0]
+		if so.Spec.MinReplicaCount == nil || *so.Spec.MinReplicaCount != 1 || tr.Type != "prometheus" || tr.Metadata["query"] == "" || so.Spec.Fallback == nil {
+			t.Errorf("%s: min %v, trigger %+v, fallback %v", f.Path, so.Spec.MinReplicaCount, tr, so.Spec.Fallback)
+		}
+	}
+	hpas, err := Scalers(scalerFixture(), ScalerOptions{HPA: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range hpas {
+		var h autoscalingv2.HorizontalPodAutoscaler
+		if err := yaml.UnmarshalStrict(f.Data, &h); err != nil {
+			t.Fatalf("%s does not decode strictly into autoscaling/v2 HPA: %v", f.Path, err)
+		}
+		if h.Spec.Metrics[0].Type != autoscalingv2.ExternalMetricSourceType || h.Spec.Behavior.ScaleDown.StabilizationWindowSeconds == nil ||
+			*h.Spec.Behavior.ScaleDown.StabilizationWindowSeconds != 900 {
+			t.Errorf("%s: metric %v, behavior %+v", f.Path, h.Spec.Metrics[0].Type, h.Spec.Behavior)
+		}
+	}
+	pools, err := NodePools(nodePoolFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range pools {
+		var np karpv1.NodePool
+		if err := yaml.UnmarshalStrict(f.Data, &np); err != nil {
+			t.Fatalf("%s does not decode strictly into karpenter NodePool: %v", f.Path, err)
+		}
+		if np.Spec.Disruption.ConsolidationPolicy != karpv1.ConsolidationPolicyWhenEmpty || len(np.Spec.Template.Spec.Taints) != 1 || np.Spec.Limits == nil {
+			t.Errorf("%s: disruption %+v taints %v limits %v", f.Path, np.Spec.Disruption, np.Spec.Template.Spec.Taints, np.Spec.Limits)
+		}
+	}
+}
+
+func TestCapacityBadInput(t *testing.T) {
+	t.Parallel()
+	s := scalerFixture()[0]
+	s.MinReplicas, s.MaxReplicas, s.Threshold = 3, 2, 0
+	s.Workload.Kind = Job
+	_, err := Scalers([]Scaler{s}, ScalerOptions{PrometheusAddress: "prometheus:9090"})
+	for _, want := range []string{`Prometheus address "prometheus:9090"`, "replicas 3 to 2", "threshold 0", "only a Deployment or a StatefulSet"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Scalers: %v, want %q", err, want)
+		}
+	}
+	np := nodePoolFixture()[0]
+	np.CapacityTypes, np.GPULimit, np.ConsolidateAfter, np.Weight = []string{"preemptible"}, 0, "10 minutes", 101
+	_, err = NodePools([]NodePool{np})
+	for _, want := range []string{`capacity type "preemptible"`, "GPU limit 0", `consolidateAfter "10 minutes"`, "weight 101"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("NodePools: %v, want %q", err, want)
+		}
+	}
+}

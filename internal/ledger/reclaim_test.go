@@ -1,0 +1,71 @@
+package ledger
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+)
+
+// notebookIdle: a notebook (StatefulSet in "notebooks") on its own H100
+// node ($4/h) all week, busy 10:00–14:00 and idle (1%) the other 20 hours
+// a day. Given back in its idle stretches, its node runs 4 h a day plus
+// 10 minutes ahead of 10:00 and 10 minutes after 14:00: 7 × (4 + 1/3) h a
+// week, × 730 ÷ 168; it saves the rest of the month at $4/h.
+func notebookIdle(t *testing.T) *cluster.Prepared {
+	t.Helper()
+	nodes := []cluster.Node{node("h1", h100x1, 1, "H100-80GB", 8, 64)}
+	pods := []cluster.Pod{clustertest.Pod("notebooks", "lab-0").Owner("StatefulSet", "lab").On("h1").Requests(1000, 8).
+		Holds("h1/gpu0", 0.2, weekHours*3600).Obj()}
+	wh := cluster.WorkloadHours{Workload: "notebooks/StatefulSet/lab"}
+	for h := range weekHours {
+		act := float32(0.01)
+		if hd := h % 24; hd >= 10 && hd < 14 {
+			act = 0.9
+		}
+		wh.Pods, wh.GPUHeld, wh.GPUMeasured = append(wh.Pods, 1), append(wh.GPUHeld, 1), append(wh.GPUMeasured, 1)
+		wh.GPUActive, wh.GPUIdle = append(wh.GPUActive, act), append(wh.GPUIdle, 0)
+	}
+	return prepareTest(t, &cluster.Snapshot{Window: clustertest.Window(weekHours), Source: "fixture", Nodes: nodes, Pods: pods,
+		Hourly: &cluster.Hourly{IdleThreshold: cluster.DefaultIdleThreshold, Workloads: []cluster.WorkloadHours{wh}}})
+}
+
+func TestReclaimNotebookIdle20HoursADay(t *testing.T) {
+	t.Parallel()
+	l := build(t, notebookIdle(t), options(LeverReclaim))
+	runs := 7 * (4 + 1.0/3) * HoursPerMonth / weekHours
+	want := CentsOf(4*HoursPerMonth) - CentsOf(4*runs)
+	if l.Saving() != want || len(l.Actions) != 1 || l.Actions[0].Kind != kindReclaim || len(l.Actions[0].Items) != 1 {
+		t.Errorf("reclaim saves %s in %d action(s), want %s in one with the notebook", l.Saving(), len(l.Actions), want)
+	}
+	// Autoscale first: the notebook holds one replica (its floor), so the
+	// money is reclaim's, and it requires the node pool's action.
+	both := build(t, notebookIdle(t), options(LeverAutoscale, LeverReclaim))
+	if both.Saving() != want {
+		t.Errorf("autoscale + reclaim save %s, want %s", both.Saving(), want)
+	}
+}
+
+// Quantization candidates are never money: on the demo-like service they
+// are not counted, carry the mark, and the total is the same without the
+// lever.
+func TestQuantizeIsNeverSummed(t *testing.T) {
+	t.Parallel()
+	s := diurnalService(t)
+	s.Hourly.Workloads[0].Server = cluster.ServerTriton
+	for i := range s.Pods {
+		s.Pods[i].GPUs[0].FramebufferMiB = gauge(6 * 1024)
+	}
+	with := build(t, s, options(LeverAutoscale, LeverQuantize))
+	without := build(t, s, options(LeverAutoscale))
+	found := 0
+	for _, nc := range with.NotCounted {
+		if nc.Lever == LeverQuantize && strings.Contains(nc.Reason, QuantizeMark) && strings.Contains(nc.Reason, "FP8") {
+			found++
+		}
+	}
+	if found != 1 || with.Saving() != without.Saving() {
+		t.Errorf("%d marked candidates; saving %s with the lever, %s without: want 1 and equal", found, with.Saving(), without.Saving())
+	}
+}

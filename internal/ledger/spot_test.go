@@ -1,0 +1,100 @@
+package ledger
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/capacity"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+	"github.com/gpuwise/gpuwise/internal/pricing"
+)
+
+// spotPrices is testPrices with a spot price of $4/h for the A100 node.
+func spotPrices() *pricing.Catalog {
+	e := pricing.Entry{Cloud: "aws", Region: "us-east-1", InstanceType: a100x4, GPUModel: "A100-80GB", GPUCount: 4,
+		VCPUs: 32, MemoryGiB: 256, OnDemandUSDPerHour: 10, SpotUSDPerHour: 4, OnDemandAsOf: "2026-01-21", SpotAsOf: "2026-01-21", Source: "test"}
+	return pricing.NewCatalog([]pricing.Entry{e})
+}
+
+// checkpointed: one on-demand A100 node ($10/h, $4/h on spot) whose four
+// GPUs a Job holds all week; hint is its checkpoint interval (0: none),
+// kind its owner kind, and spotNodes the number of spot nodes (of the same
+// type, idle) reclaimed in the window.
+func checkpointed(t *testing.T, hint time.Duration, kind string, reclaimed int) *cluster.Prepared {
+	t.Helper()
+	w := clustertest.Window(weekHours)
+	nodes := []cluster.Node{node("a1", a100x4, 4, "A100-80GB", 32, 256)}
+	for i := range reclaimed {
+		n := clustertest.Node(fmt.Sprintf("s%d", i)).Resources(32, 256).Instance(a100x4, cluster.Spot).GPUs(4, "A100-80GB").
+			Life(w.Start, w.Start.Add(time.Duration(i+1)*time.Hour)).Obj()
+		n.EndReason = cluster.NodeSpotInterrupted
+		nodes = append(nodes, n)
+	}
+	var pods []cluster.Pod
+	for g := range 4 {
+		p := clustertest.Pod("train", fmt.Sprintf("run-%d", g)).Owner(kind, "run").On("a1").Requests(1000, 8).
+			Holds(fmt.Sprintf("a1/gpu%d", g), 0.9, weekHours*3600).Obj()
+		p.CheckpointSeconds = int64(hint / time.Second)
+		pods = append(pods, p)
+	}
+	return prepareTest(t, &cluster.Snapshot{Window: w, Source: "fixture", Nodes: nodes, Pods: pods})
+}
+
+// A checkpointed Job on on-demand: $10/h → $4/h over (1 − rework), rework
+// = 10% a month ÷ 730 h × (30 min + 10 min restart): saves (10 − 4 ÷ (1 −
+// rework)) × 730.
+func TestSpotForCheckpointedTraining(t *testing.T) {
+	t.Parallel()
+	s := checkpointed(t, time.Hour, "Job", 0)
+	l, err := Build(Input{Snapshot: s, Prices: spotPrices()}, options(LeverSpot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rework := capacity.GPUInterruptionsPerMonth / 730 * (0.5 + 10.0/60)
+	want := CentsOf(10*HoursPerMonth) - CentsOf(4/(1-rework)*HoursPerMonth)
+	if l.Saving() != want || len(l.Actions) != 1 || l.Actions[0].Kind != kindSpot {
+		t.Errorf("spot saves %s in %d action(s), want %s in one", l.Saving(), len(l.Actions), want)
+	}
+}
+
+func TestSpotNotCounted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		s    func(t *testing.T) *cluster.Prepared
+		want string
+	}{
+		{"no checkpoint hint", func(t *testing.T) *cluster.Prepared { return checkpointed(t, 0, "Job", 0) }, "no checkpoint hint"},
+		{"4 spot interruptions in a week", func(t *testing.T) *cluster.Prepared { return checkpointed(t, time.Hour, "PyTorchJob", 4) }, "interrupted 4.0 times a week"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l, err := Build(Input{Snapshot: tc.s(t), Prices: spotPrices()}, options(LeverSpot))
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, nc := range l.NotCounted {
+				found = found || nc.Lever == LeverSpot && strings.Contains(nc.Reason, tc.want)
+			}
+			if l.Saving() != 0 || !found {
+				t.Errorf("saves %s, not counted %+v; want $0 and %q", l.Saving(), l.NotCounted, tc.want)
+			}
+		})
+	}
+}
+
+// A serving Deployment is never a spot candidate, and says nothing.
+func TestSpotLeavesServingAlone(t *testing.T) {
+	t.Parallel()
+	l, err := Build(Input{Snapshot: checkpointed(t, time.Hour, "Deployment", 0), Prices: spotPrices()}, options(LeverSpot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Saving() != 0 || len(l.Actions) != 0 {
+		t.Errorf("spot on a serving node: saves %s with %d actions", l.Saving(), len(l.Actions))
+	}
+}

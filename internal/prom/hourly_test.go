@@ -1,0 +1,229 @@
+package prom
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/prom/promtest"
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
+	"github.com/gpuwise/gpuwise/internal/sim"
+)
+
+// simulated is three days of the simulated demo cluster as Prometheus would
+// hold it (the simulator's OpenMetrics history in promtest) and the
+// simulator's own snapshot of it, made once.
+var simulated = sync.OnceValues(func() (*simHistory, error) {
+	var buf bytes.Buffer
+	truth, err := sim.WriteOpenMetrics(sim.Config{Seed: 1, Scale: 1, Window: 72 * time.Hour}, &buf)
+	if err != nil {
+		return nil, err
+	}
+	series, err := parseOpenMetrics(&buf)
+	return &simHistory{series: series, truth: truth}, err
+})
+
+type simHistory struct {
+	series []promtest.Series
+	truth  *cluster.Snapshot
+}
+
+// parseOpenMetrics reads the simulator's OpenMetrics lines: name{labels}
+// value timestamp, label values without escapes but for \" and \\.
+func parseOpenMetrics(r *bytes.Buffer) ([]promtest.Series, error) {
+	idx := map[string]int{}
+	var out []promtest.Series
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		end := strings.LastIndexByte(line, ' ')
+		mid := strings.LastIndexByte(line[:end], ' ')
+		key := line[:mid]
+		v, err := strconv.ParseFloat(line[mid+1:end], 64)
+		if err != nil {
+			return nil, err
+		}
+		ts, err := strconv.ParseFloat(line[end+1:], 64)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := idx[key]
+		if !ok {
+			i = len(out)
+			idx[key] = i
+			out = append(out, promtest.Series{Labels: parseLabels(key)})
+		}
+		out[i].Samples = append(out[i].Samples, wire.Sample{T: int64(math.Round(ts * 1000)), V: v})
+	}
+	return out, sc.Err()
+}
+
+func parseLabels(key string) map[string]string {
+	open := strings.IndexByte(key, '{')
+	l := map[string]string{"__name__": key[:open]}
+	rest := key[open+1 : len(key)-1]
+	for rest != "" {
+		eq := strings.Index(rest, `="`)
+		name := rest[:eq]
+		rest = rest[eq+2:]
+		var val strings.Builder
+		i := 0
+		for ; rest[i] != '"'; i++ {
+			if rest[i] == '\\' {
+				i++
+			}
+			val.WriteByte(rest[i])
+		}
+		l[name] = val.String()
+		rest = strings.TrimPrefix(rest[i+1:], ",")
+	}
+	return l
+}
+
+// TestHourlySeriesFromPrometheus reads the simulated day back by remote
+// read and checks every workload's hourly series against the simulator's:
+// lives and held GPU-hours exactly (kube-state-metrics timestamps),
+// sample-weighted series to within the last sample's weight at a pod's
+// end, counts exactly; and pod end reasons and checkpoint hints.
+func TestHourlySeriesFromPrometheus(t *testing.T) {
+	t.Parallel()
+	h, err := simulated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := promtest.New(t, h.series)
+	opts := testOptions(srv.URL, ReadRemote)
+	opts.Window = h.truth.Window
+	got, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	if got.Hourly == nil {
+		t.Fatal("no hourly series")
+	}
+	for i := range h.truth.Hourly.Workloads {
+		compareWorkload(t, &h.truth.Hourly.Workloads[i], got.Hourly.Find(h.truth.Hourly.Workloads[i].Workload))
+	}
+	if n, m := len(got.Hourly.Workloads), len(h.truth.Hourly.Workloads); n != m {
+		t.Errorf("%d workloads with hourly series, the simulator has %d", n, m)
+	}
+	checkHints(t, h.truth, got)
+}
+
+// seriesTolerance is the relative difference allowed on sums of
+// sample-weighted series: Prometheus weighs a pod's last sample a whole
+// step where the simulator counted the part of the step the pod lived.
+const seriesTolerance = 0.01
+
+func compareWorkload(t *testing.T, want, got *cluster.WorkloadHours) {
+	t.Helper()
+	if got == nil {
+		t.Errorf("%s: no hourly series from Prometheus", want.Workload)
+		return
+	}
+	if got.From != want.From || got.Hours() != want.Hours() || got.Server != want.Server {
+		t.Errorf("%s: hours %d+%d server %q, want %d+%d %q", want.Workload, got.From, got.Hours(), got.Server, want.From, want.Hours(), want.Server)
+		return
+	}
+	for _, c := range []struct {
+		name      string
+		got, want cluster.Series
+		tol       float64
+	}{
+		{"pods", got.Pods, want.Pods, 1e-6}, {"gpu_held", got.GPUHeld, want.GPUHeld, 1e-6},
+		{"gpu_measured", got.GPUMeasured, want.GPUMeasured, seriesTolerance},
+		{"gpu_active", got.GPUActive, want.GPUActive, seriesTolerance},
+		{"gpu_idle", got.GPUIdle, want.GPUIdle, 2 * seriesTolerance},
+		{"pcie_rx", got.PCIeRx, want.PCIeRx, seriesTolerance},
+		{"nvlink_rx", got.NVLinkRx, want.NVLinkRx, seriesTolerance},
+		{"cpu_throttled", got.CPUThrottled, want.CPUThrottled, 2 * seriesTolerance},
+		{"cpu_of_limit", got.CPUOfLimit, want.CPUOfLimit, seriesTolerance},
+		{"memory_of_limit", got.MemoryOfLimit, want.MemoryOfLimit, seriesTolerance},
+		{"oom_kills", got.OOMKills, want.OOMKills, 1e-9},
+		{"requests", got.Requests, want.Requests, seriesTolerance},
+		{"generation_tokens", got.GenerationTokens, want.GenerationTokens, seriesTolerance},
+		{"queue_depth", got.QueueDepth, want.QueueDepth, 2 * seriesTolerance},
+	} {
+		if (c.got == nil) != (c.want == nil) {
+			t.Errorf("%s %s: present %v, want %v", want.Workload, c.name, c.got != nil, c.want != nil)
+			continue
+		}
+		if g, w := c.got.Sum(), c.want.Sum(); math.Abs(g-w) > c.tol*math.Max(math.Abs(w), 1) {
+			t.Errorf("%s %s: Σ %.6g, simulator %.6g (± %.1f%%)", want.Workload, c.name, g, w, 100*c.tol)
+		}
+	}
+}
+
+func checkHints(t *testing.T, truth, got *cluster.Snapshot) {
+	t.Helper()
+	byKey := map[string]*cluster.Pod{}
+	for i := range got.Pods {
+		byKey[got.Pods[i].Key()] = &got.Pods[i]
+	}
+	var reasons, hints int
+	for i := range truth.Pods {
+		w := &truth.Pods[i]
+		g := byKey[w.Key()]
+		if g == nil {
+			continue
+		}
+		if g.EndReason != w.EndReason || g.CheckpointSeconds != w.CheckpointSeconds {
+			t.Errorf("%s: end reason %q checkpoint %ds, want %q %ds", w.Key(), g.EndReason, g.CheckpointSeconds, w.EndReason, w.CheckpointSeconds)
+		}
+		if w.EndReason != "" {
+			reasons++
+		}
+		if w.CheckpointSeconds > 0 {
+			hints++
+		}
+	}
+	if hints == 0 || reasons == 0 {
+		t.Errorf("the simulated days have %d checkpoint hints and %d end reasons to check, want some of each", hints, reasons)
+	}
+	t.Logf("%d end reasons and %d checkpoint hints compared", reasons, hints)
+}
+
+// TestAbsentSeriesAreNil: without the PCIe, OOM and serving metrics the
+// hourly series have no such series (never zeros), and notes name the
+// metrics; the idle hours then have an unknown cause, never a guessed one.
+func TestAbsentSeriesAreNil(t *testing.T) {
+	t.Parallel()
+	h, err := simulated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := promtest.New(t, h.series)
+	srv.Edit(promtest.Drop(pcieMetric, "container_oom_events_total", "vllm:request_success_total", "vllm:generation_tokens_total",
+		"vllm:prompt_tokens_total", "vllm:num_requests_waiting", "nv_inference_request_success", "nv_inference_queue_duration_us"))
+	opts := testOptions(srv.URL, ReadRemote)
+	opts.Window = h.truth.Window
+	got, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	for _, w := range got.Hourly.Workloads {
+		if w.PCIeRx != nil || w.OOMKills != nil || w.Requests != nil || w.QueueDepth != nil || w.Server != "" {
+			t.Errorf("%s: series of dropped metrics: pcie %v oom %v requests %v", w.Workload, w.PCIeRx != nil, w.OOMKills != nil, w.Requests != nil)
+		}
+		if w.GPUActive == nil && w.GPUMeasured.Sum() > 0 {
+			t.Errorf("%s: measured but no activity series", w.Workload)
+		}
+	}
+	notes := strings.Join(got.Notes, "\n")
+	for _, m := range []string{pcieMetric, "container_oom_events_total", "vllm:request_success_total", "nv_inference_request_success"} {
+		if !strings.Contains(notes, m) {
+			t.Errorf("notes do not name %s:\n%s", m, notes)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package snapshot
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+)
+
+// Version 3 adds the snapshot's hourly series: the header says whether
+// there are any (a byte), then the workloads' count + 1 (0: a nil list),
+// the idle threshold and how many workloads a frame holds; 'W' frames after the pod frames hold the
+// workloads in order. A workload is its key, first hour and server, then
+// each series of cluster.WorkloadHours.Series in order: a count + 1 (0:
+// nil) and its values as little-endian float32 bits, NaN (an hour without
+// data) included.
+
+// workloadsPerFrame is about a megabyte of a week's series.
+const workloadsPerFrame = 1024
+
+// minWorkloadBytes is the fewest bytes a workload takes (key, hour,
+// server and fifteen absent series), checked against a frame's length
+// before its workloads are allocated.
+const minWorkloadBytes = 18
+
+func hourlyOf(s *cluster.Snapshot) []cluster.WorkloadHours {
+	if s.Hourly == nil {
+		return nil
+	}
+	return s.Hourly.Workloads
+}
+
+func hourlyHeaderPayload(e *encoder, h *cluster.Hourly) {
+	if h == nil {
+		e.byte(0)
+		return
+	}
+	e.byte(1)
+	e.nilOrLen(h.Workloads == nil, len(h.Workloads))
+	e.float(h.IdleThreshold)
+	e.uvarint(workloadsPerFrame)
+}
+
+func hourlyPayload(e *encoder, ws []cluster.WorkloadHours, k int) {
+	for i := k * workloadsPerFrame; i < min(len(ws), (k+1)*workloadsPerFrame); i++ {
+		w := &ws[i]
+		e.str(w.Workload)
+		e.varint(int64(w.From))
+		e.str(w.Server)
+		for _, ns := range w.Series() {
+			s := *ns.Series
+			e.nilOrLen(s == nil, len(s))
+			for _, v := range s {
+				e.body = binary.LittleEndian.AppendUint32(e.body, math.Float32bits(v))
+			}
+		}
+	}
+}
+
+// hourlyHeader is what the header declares of the hourly series.
+type hourlyHeader struct {
+	present    bool
+	nilList    bool
+	workloads  int
+	perFrame   int
+	threshold  float64
+	frameCount int
+}
+
+// hourlyHeader reads the header's hourly part (version 3).
+func (d *decoder) hourlyHeader(s *cluster.Snapshot) hourlyHeader {
+	if d.version < 3 || d.byte() == 0 || d.err != nil {
+		return hourlyHeader{}
+	}
+	n, nilList := lenOrNil(d.uvarint())
+	h := hourlyHeader{present: true, nilList: nilList, threshold: d.float(), perFrame: int(min(d.uvarint(), maxFrameBytes))}
+	switch {
+	case n > uint64(d.budget.opts.MaxPods):
+		d.fail("header: %d workloads with hourly series, more than MaxPods (%d)", n, d.budget.opts.MaxPods)
+	case h.perFrame < 1:
+		d.fail("header: %d workloads per hourly frame", h.perFrame)
+	default:
+		h.workloads = int(n)
+		h.frameCount = frames(h.workloads, h.perFrame)
+	}
+	return h
+}
+
+// hourly reads the hourly frames (version 3) into the snapshot.
+func (rd *reader) hourly(h *header) error {
+	hh := h.hourly
+	if !hh.present {
+		return nil
+	}
+	out := &cluster.Hourly{IdleThreshold: hh.threshold}
+	if !hh.nilList {
+		out.Workloads = make([]cluster.WorkloadHours, 0, min(hh.workloads, hh.perFrame))
+	}
+	var raw []byte
+	for k := range hh.frameCount {
+		f, err := rd.frame(frameHourly, nil)
+		if err != nil {
+			return err
+		}
+		n := min(hh.perFrame, hh.workloads-k*hh.perFrame)
+		if n > f.rawLen/minWorkloadBytes {
+			return fmt.Errorf("%w: frame %d: %d bytes cannot hold %d workloads", ErrFormat, f.index, f.rawLen, n)
+		}
+		if raw, err = decompress(f, raw[:0]); err != nil {
+			return err
+		}
+		d := &decoder{b: raw, budget: rd.budget, version: rd.version}
+		d.table(rd.budget.opts.MaxStringBytes)
+		for range n {
+			out.Workloads = append(out.Workloads, d.workloadHours())
+		}
+		if err := finish(d, fmt.Sprintf("frame %d", f.index)); err != nil {
+			return err
+		}
+	}
+	h.snap.Hourly = out
+	return nil
+}
+
+func (d *decoder) workloadHours() cluster.WorkloadHours {
+	w := cluster.WorkloadHours{Workload: d.str(), From: int(d.varint()), Server: d.str()}
+	for _, ns := range w.Series() {
+		*ns.Series = d.series(ns.Name)
+	}
+	return w
+}
+
+// series reads one hourly series: nil, or its float32 values.
+func (d *decoder) series(what string) cluster.Series {
+	n, isNil := d.nilOrLen(what)
+	if isNil || d.err != nil {
+		return nil
+	}
+	if 4*n > len(d.b) {
+		d.fail("%s: %d hours are more than the frame holds", what, n)
+		return nil
+	}
+	s := make(cluster.Series, n)
+	for i := range s {
+		s[i] = math.Float32frombits(binary.LittleEndian.Uint32(d.b[4*i:]))
+	}
+	d.b = d.b[4*n:]
+	return s
+}

@@ -1,0 +1,144 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/sim"
+)
+
+// v2Fixture is an early version 2 file, before the partial list joined
+// its header: six simulated hours (main at 6b02be2, `gpuwise demo
+// --window 6h --save`).
+const v2Fixture = "testdata/demo-6h.v2.snap"
+
+// v2PartialFixture is a version 2 file from main's later writer, which
+// puts the partial list after the notes and each node's pod slots
+// (Node.Pods) after its times (main at 9b21ad7: six simulated hours of
+// seed 1, the first node given 58 pod slots, one partial line,
+// snapshot.Write).
+const v2PartialFixture = "testdata/demo-6h-partial.v2.snap"
+
+// TestVersion2StillReads: both version 2 layouts read (no hourly series,
+// end reasons or checkpoint hints: they have none; the partial list and
+// pod slots where the file has them), and written again as version 3
+// read back to the same snapshot and report. The later layout is a
+// regression test: this branch read only the early one.
+func TestVersion2StillReads(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file     string
+		partial  []string
+		podSlots int
+	}{
+		{v2Fixture, nil, 0},
+		{v2PartialFixture, []string{"DCGM usage of 1 node(s) could not be read (fixture): their GPU pods are unmeasured"}, 58},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			old := version2ReadsAsVersion3(t, tt.file, tt.partial)
+			if got := old.Nodes[0].Pods; got != tt.podSlots {
+				t.Errorf("first node's pod slots %d, want %d", got, tt.podSlots)
+			}
+		})
+	}
+}
+
+func version2ReadsAsVersion3(t *testing.T, file string, partial []string) *cluster.Snapshot {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := binary.Uvarint(data[len(Kind):]); v != 2 {
+		t.Fatalf("%s is version %d, want 2", file, v)
+	}
+	old := mustRead(t, data)
+	if old.Hourly != nil || len(old.Pods) == 0 {
+		t.Fatalf("version 2 read: hourly %v, %d pods", old.Hourly != nil, len(old.Pods))
+	}
+	if diff := cmp.Diff(partial, old.Partial); diff != "" {
+		t.Errorf("partial list (-want +got):\n%s", diff)
+	}
+	again := mustRead(t, encodeV2(t, old))
+	if diff := cmp.Diff(snapshotJSON(t, old), snapshotJSON(t, again)); diff != "" {
+		t.Fatalf("version 2 -> 3 changed the snapshot (-v2 +v3):\n%s", diff)
+	}
+	if diff := cmp.Diff(reportJSON(t, old), reportJSON(t, again)); diff != "" {
+		t.Errorf("version 2 -> 3 changed the report (-v2 +v3):\n%s", diff)
+	}
+	return old
+}
+
+// TestHourlySeriesRoundTrip: the simulator's hourly series, interruptions
+// and checkpoint hints come back bit for bit (NaN hours included), and
+// the series take about 4 bytes a value on disk before compression.
+func TestHourlySeriesRoundTrip(t *testing.T) {
+	t.Parallel()
+	s, err := sim.Generate(sim.Config{Seed: 2, Scale: 2, Window: 72 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustRead(t, encodeV2(t, s))
+	nan := cmp.Comparer(func(a, b float32) bool { return a == b || (a != a && b != b) })
+	if diff := cmp.Diff(s.Hourly, got.Hourly, nan); diff != "" {
+		t.Fatalf("hourly series changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(cluster.Interruptions(s), cluster.Interruptions(got)); diff != "" {
+		t.Errorf("interruptions changed (-want +got):\n%s", diff)
+	}
+	var hints int
+	for i := range s.Pods {
+		if s.Pods[i].CheckpointSeconds != got.Pods[i].CheckpointSeconds || s.Pods[i].EndReason != got.Pods[i].EndReason {
+			t.Errorf("%s: checkpoint/end reason %d %q, want %d %q", s.Pods[i].Key(), got.Pods[i].CheckpointSeconds, got.Pods[i].EndReason,
+				s.Pods[i].CheckpointSeconds, s.Pods[i].EndReason)
+		}
+		if s.Pods[i].CheckpointSeconds > 0 {
+			hints++
+		}
+	}
+	if hints == 0 || len(got.Hourly.Workloads) == 0 {
+		t.Errorf("%d hints, %d workloads: the fixture should have both", hints, len(got.Hourly.Workloads))
+	}
+}
+
+// TestHourlyFramesRejectCorruption: a frame too short for the workloads
+// its header promises, or a series longer than its frame, is a format
+// error, not an allocation.
+func TestHourlyFramesRejectCorruption(t *testing.T) {
+	t.Parallel()
+	e := newEncoder()
+	e.str("ns/Job/j")
+	e.varint(0)
+	e.str("")
+	e.uvarint(1 << 30) // pods: a billion hours in a few bytes
+	d := &decoder{b: e.payload(), budget: &budget{opts: DefaultReadOptions()}, version: Version}
+	d.table(DefaultMaxStringBytes)
+	d.workloadHours()
+	if d.err == nil || !strings.Contains(d.err.Error(), "more than the frame holds") {
+		t.Errorf("a billion hours: %v, want a format error", d.err)
+	}
+	data := encodeV2(t, &cluster.Snapshot{Window: cluster.Window{Start: time.Unix(0, 0), End: time.Unix(3600, 0)},
+		Hourly: &cluster.Hourly{IdleThreshold: 0.1, Workloads: []cluster.WorkloadHours{{Workload: "a/Pod/p", Pods: cluster.Series{1}}}}})
+	spans := frameSpans(t, data)
+	h := spans[len(spans)-2] // the hourly frame
+	f, err := readFrame(bytes.NewReader(data[h[0]:h[0]+h[1]]), uint32(len(spans)-2), nil, maxFrameBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := decompress(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := cat(data[:h[0]], appendFrame(nil, frame{typ: frameHourly, index: f.index, rawLen: 3, stored: raw[:3]}), data[h[0]+h[1]:])
+	if _, err := Read(bytes.NewReader(short)); err == nil || !strings.Contains(err.Error(), "cannot hold 1 workloads") {
+		t.Errorf("a truncated hourly frame: %v, want a format error", err)
+	}
+}
