@@ -112,12 +112,21 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	// (performance.md). A lever that reads the series (autoscaling, idle
 	// reclaim) must get them before this release is dropped or moved, or
 	// the report's savings would differ from advise's.
-	in.snap.Hourly = nil
+	if ownsSnapshot(req.Source) {
+		in.snap.Hourly = nil
+	}
 	if req.Report == cost.DefaultReportOptions() {
 		lin.Report = r // the ledger's metrics read the default report
 	}
 	res.Ledger, res.LedgerErr = ledger.Build(lin, ledger.DefaultOptions())
 	return res, nil
+}
+
+// ownsSnapshot says whether the use case read the snapshot itself (a
+// file, Prometheus, the simulator) and may release
+// parts of it; a snapshot a front end holds and shares is never changed.
+func ownsSnapshot(s Source) bool {
+	return s.File != "" || s.Prometheus != nil || s.Demo != nil
 }
 
 // IdleCauses splits an allocation's idle GPU-hours and dollars by cause:
