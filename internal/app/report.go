@@ -111,19 +111,30 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	// The capacity levers' inputs are read from the series too
 	// (ledger.CapacityFromSnapshot), so that the headline is advise's
 	// ledger; then nothing reads the series: released, the ledger's packing
-	// runs on ~30 MB less live heap at 10k GPUs (performance.md). A new
-	// lever that reads the series must get its inputs here first, or the
-	// report's savings would differ from advise's (TestReportHeadlineIsAdvise).
+	// runs on ~30 MB less live heap at 10k GPUs (performance.md), but only
+	// for a snapshot this use case read itself (a front end's shared one is
+	// never changed). A new lever that reads the series must get its inputs
+	// here first, or the report's savings would differ from advise's
+	// (TestReportHeadlineIsAdvise).
 	if lin.Capacity, err = ledger.CapacityFromSnapshot(in.snap.Snapshot, lopts); err != nil {
 		res.LedgerErr = err
 		return res, nil
 	}
-	in.snap.Hourly = nil
+	if ownsSnapshot(req.Source) {
+		in.snap.Hourly = nil
+	}
 	if req.Report == cost.DefaultReportOptions() {
 		lin.Report = r // the ledger's metrics read the default report
 	}
 	res.Ledger, res.LedgerErr = ledger.Build(lin, lopts)
 	return res, nil
+}
+
+// ownsSnapshot says whether the use case read the snapshot itself (a
+// file, Prometheus, the simulator) and may release
+// parts of it; a snapshot a front end holds and shares is never changed.
+func ownsSnapshot(s Source) bool {
+	return s.File != "" || s.Prometheus != nil || s.Demo != nil
 }
 
 // IdleCauses splits an allocation's idle GPU-hours and dollars by cause:
