@@ -15,7 +15,10 @@ import (
 // the unit with its ID; usage of units the inventory does not name goes
 // to the pod's remaining holdings in unit-ID order (the inventory guessed
 // which unit the pod got; the usage series know). Containers match by
-// name. What the span did not measure stays unmeasured.
+// name. What the span did not measure stays unmeasured. The inventory's
+// hourly series (a simulated or recorded inventory has them; one read from
+// the API server does not) are kept for the hours of w when w starts a
+// whole number of hours into the inventory's window (cluster.Hourly.Within).
 func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot {
 	out := &cluster.Snapshot{Window: w, Source: inv.Source, ActivityMetric: inv.ActivityMetric, Nodes: cloneNodes(inv.Nodes),
 		Notes: append([]string(nil), inv.Notes...)}
@@ -35,6 +38,7 @@ func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot 
 		unplaced += attachPod(&q, pu)
 		out.Pods = append(out.Pods, q)
 	}
+	out.Hourly = hoursOf(inv.Hourly.Within(inv.Window, w), out.Pods)
 	if unplaced > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d GPU usage series of pods on units the inventory does not give them were left out", unplaced))
 	}
@@ -170,4 +174,23 @@ func nameOf(key string) string {
 		}
 	}
 	return key
+}
+
+// hoursOf keeps the series of the workloads with a pod in pods (a
+// workload's series may run through hours in which none of its pods did).
+func hoursOf(h *cluster.Hourly, pods []cluster.Pod) *cluster.Hourly {
+	if h == nil {
+		return nil
+	}
+	has := make(map[string]bool, len(h.Workloads))
+	for i := range pods {
+		has[pods[i].WorkloadKey()] = true
+	}
+	out := &cluster.Hourly{IdleThreshold: h.IdleThreshold}
+	for _, wh := range h.Workloads {
+		if has[wh.Workload] {
+			out.Workloads = append(out.Workloads, wh)
+		}
+	}
+	return out
 }

@@ -138,6 +138,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 		}
 		o := s.renderOptions()
 		o.Savings = render.NewSavings(res.Ledger)
+		o.IdleCauses = res.IdleCauses
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
 	})
 }
