@@ -325,7 +325,7 @@ var views = []struct {
 	{"view=costs&by=namespace", 40},
 	{"view=costs&by=workload", 100},
 	{"view=costs&by=node", 50},
-	{"view=idle", 30},
+	{"view=idle", 60},
 	{"view=actions", 20},
 	{"view=audit", 50},
 	{"view=notes", 0},
@@ -555,5 +555,116 @@ func TestTablesOnOnePageSortApart(t *testing.T) {
 	tb.open(t, d.url+"/"+loc)
 	if got := eval[[]string](t, tb, `[...document.querySelectorAll('table[data-table="rows"] tbody tr')].map(r => r.dataset.index)`); !slices.Equal(got, costOrder) {
 		t.Errorf("after reload the cost table is in order %v, was %v", got, costOrder)
+	}
+}
+
+// The idle view says why GPUs idle: the "Why GPUs idle" panel has one row
+// per cause of the API's idle_causes.totals with its idle GPU-hours and
+// dollars (each tagged with the API path and equal to it), and every
+// leaderboard workload the API classified shows its main cause, that
+// cause's share and the API's evidence line; at laptop and phone size,
+// with no console problem and no sideways scrolling.
+func TestIdleViewShowsWhyGPUsIdle(t *testing.T) {
+	d := start(t)
+	const src = "api/v1/report?by=workload&top=50"
+	ic := d.answer(t, src).(map[string]any)["idle_causes"].(map[string]any)
+	totals := ic["totals"].([]any)
+	byWorkload := map[string]map[string]any{}
+	for _, w := range ic["workloads"].([]any) {
+		byWorkload[w.(map[string]any)["workload"].(string)] = w.(map[string]any)
+	}
+	for _, size := range []struct {
+		name          string
+		width, height int64
+		mobile        bool
+	}{{"laptop", 1366, 768, false}, {"phone", 390, 844, true}} {
+		t.Run(size.name, func(t *testing.T) {
+			tb := newTab(t, size.width, size.height, size.mobile)
+			tb.open(t, d.url+"/?view=idle")
+			checkCausePanel(t, tb, d, src, totals)
+			checkLeaderboardCauses(t, tb, byWorkload, d.answer(t, src))
+			if w, vw := fits(t, tb); w > vw {
+				t.Errorf("page is %d px wide in a %d px viewport", w, vw)
+			}
+			if p := tb.problems(); len(p) > 0 {
+				t.Errorf("console: %v", p)
+			}
+		})
+	}
+}
+
+// checkCausePanel: the panel's figures are the API's, per cause.
+func checkCausePanel(t *testing.T, tb *tab, d *demo, src string, totals []any) {
+	t.Helper()
+	if n := eval[int](t, tb, `document.querySelectorAll('#idle-causes table tbody tr').length`); n != len(totals) || n == 0 {
+		t.Fatalf("Why GPUs idle shows %d causes, the API has %d", n, len(totals))
+	}
+	figs := eval[[]figure](t, tb, `[...document.querySelectorAll("#idle-causes [data-path]")].map(e => ({src: e.dataset.src, path: e.dataset.path, unit: e.dataset.unit, text: e.textContent}))`)
+	shown := map[string]figure{}
+	for _, f := range figs {
+		if f.Src != src {
+			t.Errorf("panel figure %s comes from %s, want %s", f.Path, f.Src, src)
+		}
+		shown[f.Path] = f
+	}
+	want := []string{"idle_causes.idle_gpu_hours", "idle_causes.idle_usd"}
+	for i := range totals {
+		for _, field := range []string{"share", "idle_gpu_hours", "idle_usd", "monthly_idle_usd", "hours"} {
+			want = append(want, fmt.Sprintf("idle_causes.totals.%d.%s", i, field))
+		}
+	}
+	for _, p := range want {
+		f, ok := shown[p]
+		if !ok {
+			t.Errorf("Why GPUs idle does not show %s", p)
+			continue
+		}
+		v, _ := lookup(d.answer(t, src), p)
+		if msg := compare(f.Text, f.Unit, v); msg != "" {
+			t.Errorf("%s: %s", p, msg)
+		}
+	}
+	names := eval[[]string](t, tb, `[...document.querySelectorAll('#idle-causes td[data-col="cause"]')].map(td => td.innerText.trim())`)
+	for i, c := range totals {
+		cause := c.(map[string]any)["cause"].(string)
+		if !slices.Contains(names, cause) {
+			t.Errorf("cause %d (%s) is not in the panel: %v", i, cause, names)
+		}
+	}
+}
+
+// checkLeaderboardCauses: each classified workload's cause cell holds the
+// API's main cause and evidence, and its share figure is tagged with that
+// cause's share (its value is checked with the page's other figures in
+// TestEveryViewRendersTheAPIsFigures).
+func checkLeaderboardCauses(t *testing.T, tb *tab, byWorkload map[string]map[string]any, answer any) {
+	t.Helper()
+	type row struct {
+		Key, Cause, Evidence, SharePath string
+	}
+	rows := eval[[]row](t, tb, `[...document.querySelectorAll('table[data-table="top_idle_workloads"] tbody tr')].map(tr => {
+		const c = tr.querySelector('td[data-col="cause"] .cause');
+		return {Key: tr.querySelector('td[data-col="key"]').innerText.trim(), Cause: c ? c.dataset.cause : "",
+			Evidence: c ? c.querySelector(".evidence").innerText.trim() : "", SharePath: c?.querySelector("[data-path]")?.dataset.path ?? ""};
+	})`)
+	classified := 0
+	for _, r := range rows {
+		w, ok := byWorkload[r.Key]
+		if !ok {
+			if r.Cause != "" {
+				t.Errorf("%s shows cause %q, the API did not classify it", r.Key, r.Cause)
+			}
+			continue
+		}
+		classified++
+		if r.Cause != w["main_cause"] || r.Evidence != w["evidence"] {
+			t.Errorf("%s shows %q (%q), the API has %q (%q)", r.Key, r.Cause, r.Evidence, w["main_cause"], w["evidence"])
+		}
+		if c, _ := lookup(answer, strings.TrimSuffix(r.SharePath, ".share")+".cause"); !strings.HasSuffix(r.SharePath, ".share") || c != w["main_cause"] {
+			t.Errorf("%s: cause share tagged %q, which is not the share of its main cause", r.Key, r.SharePath)
+		}
+	}
+	if len(rows) == 0 || classified == 0 {
+		t.Errorf("leaderboard shows %d rows, %d with a cause", len(rows), classified)
 	}
 }

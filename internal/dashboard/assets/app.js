@@ -111,7 +111,7 @@ function table(src, data, listPath, cols, opts) {
   function render() {
     const c = cols.find((x) => x.key === sortCol());
     const dir = sortDir() === "asc" ? 1 : -1;
-    let rows = list.filter((r) => (!opts.keep || opts.keep(r.row)) && keyOf(r).includes(filter()));
+    let rows = list.filter((r) => (!opts.keep || opts.keep(r.row)) && (opts.unfiltered || keyOf(r).includes(filter())));
     if (c) {
       const val = (r) => (c.unit ? at(r.row, c.key) : c.text ? c.text(r.row) : at(r.row, c.key));
       rows = rows.slice().sort((a, b) => cmp(val(a), val(b)) * dir || a.i - b.i);
@@ -383,7 +383,10 @@ async function idle(main) {
   const src = query("api/v1/report", { by: "workload", top: "50" });
   const rsrc = query("api/v1/recommend");
   const [r, rec] = await Promise.all([load(src), load(rsrc)]);
-  const why = new Map((rec.gpu || []).map((g) => [g.workload, g]));
+  const shape = new Map((rec.gpu || []).map((g) => [g.workload, g]));
+  const ic = r.idle_causes;
+  const causeOf = new Map(((ic && ic.workloads) || []).map((w, j) => [w.workload, { w, j }]));
+  main.append(causePanel(src, r));
   const cols = [
     { key: "key", label: "Workload" },
     { key: "pods", label: "Pods", unit: "int" },
@@ -391,12 +394,52 @@ async function idle(main) {
     { key: "gpu_utilization", label: "Utilization", unit: "pct" },
     { key: "allocated_idle_usd", label: "Idle $", unit: "usd" },
     { key: "monthly_allocated_idle_usd", label: "Idle $/month", unit: "usd" },
-    { key: "cause", label: "What gpuwise found", text: (w) => (why.get(w.key) ? why.get(w.key).action + ": " + why.get(w.key).reason : "no GPU recommendation") },
+    { key: "cause", label: "Why it idles", text: (w) => (causeOf.has(w.key) ? causeOf.get(w.key).w.main_cause : ""),
+      render: (w) => mainCause(src, r, causeOf.get(w.key)) },
+    { key: "shape", label: "GPU shape", text: (w) => (shape.get(w.key) ? shape.get(w.key).action : ""),
+      render: (w) => (shape.get(w.key) ? el("span", { title: shape.get(w.key).reason }, shape.get(w.key).action) : el("span", { class: "muted" }, "no change")) },
   ];
   const tbl = table(src, r, "top_idle_workloads", cols, { sort: "allocated_idle_usd" });
   main.append(section("Idle leaderboard: workloads by GPU dollars allocated but unused",
     el("div", { class: "controls" }, filterBox("filter workloads", [tbl])), tbl,
-    el("p", { class: "muted" }, "The last column is the recommendation for the workload's GPU shape (api/v1/recommend).")));
+    el("p", { class: "muted" }, "Why it idles: the workload's main idle cause, its share of the workload's idle GPU-hours and what it stands on (the report's idle_causes). GPU shape: the recommendation for the workload's GPU request (api/v1/recommend; hover for the reason).")));
+}
+
+const causeColors = { "cpu-starved": "#d1495b", "input-bound": "#edae49", "memory-pressured": "#8d6cab", "no-work": "#2456c9", unknown: "#9aa0ad" };
+
+// causePanel is "Why GPUs idle": the report's idle GPU-hours and
+// allocated-but-idle dollars split by cause (idle_causes.totals).
+function causePanel(src, r) {
+  const ic = r.idle_causes;
+  if (!ic) return section("Why GPUs idle", el("p", { class: "muted", id: "idle-causes" }, "This answer has no idle causes."));
+  const bar = el("div", { class: "causebar", role: "img", "aria-label": "share of idle GPU-hours by cause" },
+    ic.totals.filter((c) => c.share > 0).map((c) => el("span", { class: "cause-" + c.cause, title: c.cause + " " + fmt(c.share, "pct"),
+      style: `width:${(c.share * 100).toFixed(2)}%;background:${causeColors[c.cause] || "#9aa0ad"}` })));
+  const tbl = table(src, r, "idle_causes.totals", [
+    { key: "cause", label: "Cause", render: (_, v) => el("span", {}, el("i", { class: "swatch", style: "background:" + (causeColors[v] || "#9aa0ad") }), v) },
+    { key: "share", label: "Share of idle GPU-h", unit: "pct" },
+    { key: "idle_gpu_hours", label: "Idle GPU-h", unit: "h" },
+    { key: "idle_usd", label: "Idle $", unit: "usd" },
+    { key: "monthly_idle_usd", label: "Idle $/month", unit: "usd" },
+    { key: "hours", label: "Workload-hours", unit: "int" },
+  ], { sort: "idle_gpu_hours", prefix: "cause-", unfiltered: true });
+  return el("section", { id: "idle-causes" }, el("h2", {}, "Why GPUs idle"),
+    el("p", {}, num(src, r, "idle_causes.idle_gpu_hours", "h"), " idle GPU-hours and ", num(src, r, "idle_causes.idle_usd", "usd"),
+      " of GPU time allocated but idle, split by what the workload's CPU, memory and PCIe series showed in each idle hour."),
+    bar, tbl,
+    (ic.notes || []).length ? el("ul", { class: "notes muted" }, ic.notes.map((n) => el("li", {}, n))) : null);
+}
+
+// mainCause is the leaderboard's cause cell: the workload's main cause,
+// its share of the workload's idle GPU-hours, and the evidence.
+function mainCause(src, r, found) {
+  if (!found) return el("span", { class: "muted" }, "not classified (outside the idle causes' top workloads)");
+  const { w, j } = found;
+  const k = (w.causes || []).findIndex((c) => c.cause === w.main_cause);
+  return el("div", { class: "cause", "data-cause": w.main_cause },
+    el("strong", {}, el("i", { class: "swatch", style: "background:" + (causeColors[w.main_cause] || "#9aa0ad") }), w.main_cause),
+    k >= 0 ? el("span", {}, " ", num(src, r, `idle_causes.workloads.${j}.causes.${k}.share`, "pct")) : null,
+    el("div", { class: "evidence muted" }, w.evidence));
 }
 
 async function actions(main) {
