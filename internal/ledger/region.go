@@ -36,9 +36,9 @@ type regionPrices interface {
 // instance type, and the cheapest region found for them.
 type regionPool struct {
 	pool, cloud, region, instanceType, gpuModel string
-	nodes                                        []*Node
-	to                                           string
-	toUSD, perGB, saving                         float64
+	nodes                                       []*Node
+	to                                          string
+	toUSD, perGB, saving                        float64
 }
 
 func (regionLever) Propose(m *Model, env *Env) (Proposal, error) {
