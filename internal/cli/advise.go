@@ -51,7 +51,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 	}
 	o.recommendFlags.register(cmd.Flags())
 	o.output.register(cmd.Flags(), render.Formats)
-	cmd.Flags().StringSliceVar(&o.levers, "levers", nil, "levers to apply (default all, always in this order): "+strings.Join(ledger.LeverNames(), ", "))
+	cmd.Flags().StringSliceVar(&o.levers, "levers", nil, "levers to apply (default all but region, which --region-data-gb turns on; always in this order): "+strings.Join(ledger.LeverNames(), ", "))
 	cmd.Flags().Float64Var(&o.rate, "engineer-rate", ledger.DefaultEngineerUSDPerHour, "engineering cost in $ per hour, for payback")
 	cmd.Flags().IntVar(&o.scale, "scale", app.DefaultDemo().Scale, "with --demo: cluster size multiplier (96 GPUs each)")
 	o.as.register(cmd.Flags())

@@ -25,7 +25,8 @@ type Prices = rightsize.Prices
 
 // Options steer a ledger.
 type Options struct {
-	// Levers names the levers to apply; empty means all. They always apply
+	// Levers names the levers to apply; empty means all but those off by
+	// default (region: see leverNames). They always apply
 	// in the documented order, whatever order they are named in.
 	Levers []string
 	// EngineerUSDPerHour prices effort for payback.

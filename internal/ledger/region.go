@@ -35,10 +35,10 @@ type regionPrices interface {
 // regionPool is the model's nodes of one pool, cloud, region and
 // instance type, and the cheapest region found for them.
 type regionPool struct {
-	pool, cloud, region, instanceType, gpuModel string
-	nodes                                       []*Node
-	to                                          string
-	toUSD, perGB, saving                        float64
+	pool, cloud, region, instanceType string
+	nodes                             []*Node
+	to                                string
+	toUSD, perGB, saving              float64
 }
 
 func (regionLever) Propose(m *Model, env *Env) (Proposal, error) {
@@ -80,7 +80,7 @@ func regionPools(m *Model, s *cluster.Snapshot, rp regionPrices) []regionPool {
 		region := rp.CanonicalRegion(cn.Cloud, cn.Region)
 		k := n.Pool + "/" + cn.Cloud + "/" + region + "/" + cn.InstanceType
 		if byKey[k] == nil {
-			byKey[k] = &regionPool{pool: n.Pool, cloud: cn.Cloud, region: region, instanceType: cn.InstanceType, gpuModel: n.GPUModel}
+			byKey[k] = &regionPool{pool: n.Pool, cloud: cn.Cloud, region: region, instanceType: cn.InstanceType}
 			keys = append(keys, k)
 		}
 		byKey[k].nodes = append(byKey[k].nodes, n)
