@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 )
@@ -18,17 +19,23 @@ type AdviseRequest struct {
 	// Autoscale are the autoscaling policy's flags, over the policy
 	// file's autoscaling section.
 	Autoscale AutoscaleOverrides
+	// Region is the region lever's policy (the zero value: its defaults).
+	Region capacity.RegionPolicy
 }
 
 // DefaultAdviseRequest is advise with every default.
 func DefaultAdviseRequest() AdviseRequest {
-	return AdviseRequest{RecommendRequest: DefaultRecommendRequest(), EngineerUSDPerHour: ledger.DefaultEngineerUSDPerHour}
+	return AdviseRequest{RecommendRequest: DefaultRecommendRequest(), EngineerUSDPerHour: ledger.DefaultEngineerUSDPerHour,
+		Region: capacity.DefaultRegionPolicy()}
 }
 
 // options are the ledger options the request describes, with the policy.
 func (r AdviseRequest) options() ledger.Options {
 	o := ledger.DefaultOptions()
 	o.Levers, o.EngineerUSDPerHour = r.Levers, r.EngineerUSDPerHour
+	if r.Region != (capacity.RegionPolicy{}) {
+		o.Region = r.Region
+	}
 	return o
 }
 

@@ -175,6 +175,23 @@ func TestAutoscalingPolicyRefused(t *testing.T) {
 	}
 }
 
+// Bad region policy values are usage errors naming the flag.
+func TestRegionPolicyRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--region-data-gb", "-5"}, "--region-data-gb: -5 is not a non-negative size"},
+		{[]string{"--region-data-gb", "10", "--region-max-payback", "-1"}, "--region-max-payback: -1 is not a positive number of months"},
+	} {
+		args := append([]string{"advise", "--demo"}, c.args...)
+		_, errOut, code := run(t, args...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d %q, want %d naming %q", args, code, errOut, ExitUsage, c.want)
+		}
+	}
+}
+
 // A ledger that cannot be built leaves the report without savings lines
 // and says why on stderr, never silently.
 func TestReportSaysWhyItHasNoSavings(t *testing.T) {

@@ -18,7 +18,7 @@ func Build(in Input, o Options) (*Ledger, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("ledger options: %w", err)
 	}
-	lvs, _ := Levers(o.Levers)
+	lvs, _ := Levers(o.leverNames())
 	return buildWith(in, o, lvs)
 }
 
@@ -76,7 +76,7 @@ func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
 	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: in.Recs, Autoscale: o.Autoscale, Commit: o.Commit, Reclaim: o.Reclaim,
-		capacity: in.Capacity}
+		Region: o.Region, capacity: in.Capacity}
 	var wg sync.WaitGroup
 	var recErr error
 	if env.Recs == nil {

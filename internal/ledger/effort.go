@@ -42,6 +42,9 @@ const (
 	// effortReclaim: agree an idle policy with the owner and enable
 	// culling or a scale-to-zero schedule (per workload).
 	effortReclaim = 1
+	// effortRegion: stand up the node pool in the other region, copy the
+	// data, move the workloads and cut traffic over (per pool).
+	effortRegion = 16
 	// effortAction: the fixed part of any action: a change ticket, a
 	// review, a rollback plan.
 	effortAction = 0.5
@@ -68,7 +71,7 @@ func kindPhase(a *Action, effort float64) int {
 	switch a.Kind {
 	case kindResize:
 		return 1
-	case kindCheaperModel, kindCommit:
+	case kindCheaperModel, kindCommit, kindRegion:
 		return 3
 	case kindRemoveNodes, kindRepack:
 		if effort <= quickWinHours && a.Risk != High {
@@ -92,4 +95,5 @@ const (
 	kindSpot         = "spot"
 	kindCommit       = "commit"
 	kindReclaim      = "reclaim"
+	kindRegion       = "move-region"
 )

@@ -54,6 +54,7 @@ const (
 	LeverAutoscale   = "autoscale"
 	LeverReclaim     = "reclaim"
 	LeverSpot        = "spot"
+	LeverRegion      = "region"
 	LeverCommit      = "commit"
 	LeverQuantize    = "quantize"
 )
@@ -70,6 +71,7 @@ var levers = []struct {
 	{LeverAutoscale, func() Lever { return autoscaleLever{} }},
 	{LeverReclaim, func() Lever { return reclaimLever{} }},
 	{LeverSpot, func() Lever { return spotLever{} }},
+	{LeverRegion, func() Lever { return regionLever{} }},
 	{LeverCommit, func() Lever { return commitLever{} }},
 	{LeverQuantize, func() Lever { return quantizeLever{} }},
 }
@@ -83,8 +85,12 @@ func LeverNames() []string {
 	return out
 }
 
+// offByDefault are the levers that apply only when named (or, for region,
+// when Options give what they need): the region lever needs the data size.
+var offByDefault = map[string]bool{LeverRegion: true}
+
 // Levers returns the named levers in the documented order (nil or empty
-// names: all of them). An unknown name is an error that lists the known
+// names: all of them but those off by default). An unknown name is an error that lists the known
 // ones.
 func Levers(names []string) ([]Lever, error) {
 	var bad []string
@@ -98,7 +104,7 @@ func Levers(names []string) ([]Lever, error) {
 	}
 	var out []Lever
 	for _, l := range levers {
-		if len(names) == 0 || slices.Contains(names, l.name) {
+		if (len(names) == 0 && !offByDefault[l.name]) || slices.Contains(names, l.name) {
 			out = append(out, l.make())
 		}
 	}

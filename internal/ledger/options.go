@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -24,7 +25,8 @@ type Prices = rightsize.Prices
 
 // Options steer a ledger.
 type Options struct {
-	// Levers names the levers to apply; empty means all. They always apply
+	// Levers names the levers to apply; empty means all but those off by
+	// default (region: see leverNames). They always apply
 	// in the documented order, whatever order they are named in.
 	Levers []string
 	// EngineerUSDPerHour prices effort for payback.
@@ -36,13 +38,16 @@ type Options struct {
 	Autoscale capacity.AutoscalePolicy
 	Commit    capacity.CommitPolicy
 	Reclaim   capacity.ReclaimPolicy
+	// Region is the region lever's policy; the lever applies by default
+	// only when Region.DataGB is given (leverNames).
+	Region capacity.RegionPolicy
 }
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
 	return Options{EngineerUSDPerHour: DefaultEngineerUSDPerHour, Policy: rightsize.DefaultPolicy(),
 		Autoscale: capacity.DefaultAutoscalePolicy(), Commit: capacity.DefaultCommitPolicy(),
-		Reclaim: capacity.DefaultReclaimPolicy()}
+		Reclaim: capacity.DefaultReclaimPolicy(), Region: capacity.DefaultRegionPolicy()}
 }
 
 // Validate lists every problem with the options, each naming its field.
@@ -64,6 +69,9 @@ func (o Options) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := o.Reclaim.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Region.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -105,6 +113,7 @@ type Env struct {
 	Autoscale capacity.AutoscalePolicy
 	Commit    capacity.CommitPolicy
 	Reclaim   capacity.ReclaimPolicy
+	Region    capacity.RegionPolicy
 	// capacity is Input.Capacity.
 	capacity *Capacity
 	// peaks is the GPU demand over the window per model, for the
@@ -125,4 +134,15 @@ type Env struct {
 type packed struct {
 	plan *packing.Plan
 	err  error
+}
+
+// leverNames are the levers Build applies: the named ones, or by default
+// every lever that is on by default, and the region lever when the data a
+// move takes is given (without it the lever can count nothing).
+func (o Options) leverNames() []string {
+	if len(o.Levers) > 0 || o.Region.DataGB <= 0 {
+		return o.Levers
+	}
+	out := slices.DeleteFunc(LeverNames(), func(n string) bool { return offByDefault[n] })
+	return append(out[:len(out):len(out)], LeverRegion)
 }

@@ -72,7 +72,7 @@ func routes() []route {
 				windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: planHandler},
 		{Method: "GET", Path: "/api/v1/advise", Summary: "The savings ledger on the window: exactly `gpuwise advise -o json`.",
 			Params: []param{
-				{Name: "levers", Description: "levers to apply, comma-separated (default all, always in the documented order): " + strings.Join(ledger.LeverNames(), ", ")},
+				{Name: "levers", Description: "levers to apply, comma-separated (default all but region, always in the documented order): " + strings.Join(ledger.LeverNames(), ", ")},
 				{Name: "engineer-rate", Description: "engineering cost in $ per hour, for payback", Default: strconv.FormatFloat(ledger.DefaultEngineerUSDPerHour, 'f', -1, 64)},
 				windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: adviseHandler},
 		{Method: "GET", Path: "/api/v1/history", Summary: "Hourly or daily aggregates from the history store, per key of one kind.",
