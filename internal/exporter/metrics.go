@@ -80,8 +80,8 @@ var (
 	Savings = Metric{"gpuwise_window_savings_usd_per_month", gauge,
 		"Monthly dollars the savings ledger (gpuwise advise: every lever, default policy) saves on the window's usage: modelled run-rate before minus after.", nil, "1"}
 	LeverSavings = Metric{"gpuwise_window_lever_savings_usd_per_month", gauge,
-		"The savings ledger's monthly dollars by lever (rightsize, shape, consolidate); they add up to gpuwise_window_savings_usd_per_month.",
-		[]string{"lever"}, "one per lever (3)"}
+		"The savings ledger's monthly dollars by lever (docs/savings.md: rightsize, shape, consolidate, autoscale, reclaim, spot, commit; region when given a data size; quantize counts nothing, its candidates are upper bounds); they add up to gpuwise_window_savings_usd_per_month.",
+		[]string{"lever"}, "one per lever that ran (8, 9 with region)"}
 
 	PodGPUAllocated = Metric{"gpuwise_window_pod_gpu_allocated_seconds", gauge,
 		"GPU-seconds the pod held in the window (only with --metrics-pods).", []string{"namespace", "pod"}, "one per pod (opt-in)"}
