@@ -69,6 +69,13 @@ func TestDetachDropsTheLockDescriptor(t *testing.T) {
 	}
 	lock := filepath.Join(dir, "integration.lock")
 	detached := startUnderLock(t, lock, "detach sleep 60 >/dev/null 2>&1; echo $!")
+	// $! is the subshell that closes the descriptors and then execs the
+	// command: wait for the exec before looking at what it holds.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(detached), "cmdline")); strings.HasPrefix(string(cmd), "sleep\x00") {
+			break
+		}
+	}
 	if holdsFile(t, detached, lock) {
 		t.Errorf("a detached child holds %s", lock)
 	}
