@@ -75,9 +75,7 @@ func DemoSpans(d *DemoSource, every time.Duration) (*cluster.Prepared, []*rollin
 	if err := p.err(); err != nil {
 		return nil, nil, err
 	}
-	cfg := sim.DefaultConfig()
-	cfg.Seed, cfg.Scale = d.Seed, d.Scale
-	snap, spans, err := sim.Spans(cfg, every)
+	snap, spans, err := sim.Spans(demoConfig(d), every)
 	if err != nil {
 		return nil, nil, fmt.Errorf("simulating cluster: %w", err)
 	}
@@ -86,6 +84,29 @@ func DemoSpans(d *DemoSource, every time.Duration) (*cluster.Prepared, []*rollin
 		return nil, nil, err
 	}
 	return prep, spans, nil
+}
+
+// DemoSnapshot simulates the demo cluster as DemoSpans does, without the
+// spans: the same snapshot, built apart from the spans' garbage (the
+// service keeps it for as long as it runs).
+func DemoSnapshot(d *DemoSource) (*cluster.Prepared, error) {
+	var p problems
+	Source{Demo: d}.validate(&p)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	snap, err := sim.Generate(demoConfig(d))
+	if err != nil {
+		return nil, fmt.Errorf("simulating cluster: %w", err)
+	}
+	return Prepare(snap)
+}
+
+// demoConfig is the simulation DemoSpans and DemoSnapshot run.
+func demoConfig(d *DemoSource) sim.Config {
+	cfg := sim.DefaultConfig()
+	cfg.Seed, cfg.Scale = d.Seed, d.Scale
+	return cfg
 }
 
 // MinInterval is the shortest window Snapshot reads: the service's cycles
