@@ -54,98 +54,62 @@ func (f *autoscaleFlags) overrides() app.AutoscaleOverrides {
 func newGenerateAutoscalingCmd(e *env) *cobra.Command {
 	o := &recommendFlags{}
 	var as autoscaleFlags
-	var dir, prom string
+	var prom string
 	var hpa bool
-	cmd := &cobra.Command{
-		Use:   "autoscaling [--from FILE | --prometheus URL | --demo | --context CTX] [--hpa] [-d DIR]",
-		Short: "KEDA ScaledObjects (or HPAs with --hpa) for the GPU services whose troughs free GPUs (docs/capacity.md)",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var p flagProblems
-			req := app.AutoscalingRequest{RecommendRequest: o.request(&p), Autoscale: as.overrides(), HPA: hpa, PrometheusAddress: prom}
-			if err := p.check(req.Validate); err != nil {
-				return err
-			}
-			return emitGenerated(e.Streams, dir, func() (*app.GenerateResult, error) { return e.app.GenerateAutoscaling(cmd.Context(), req) })
+	return generateCmd(e, "autoscaling "+dataUsage+" [--hpa]",
+		"KEDA ScaledObjects (or HPAs with --hpa) for the GPU services whose troughs free GPUs (docs/capacity.md)",
+		func(fs *pflag.FlagSet) {
+			o.register(fs)
+			as.register(fs)
+			fs.BoolVar(&hpa, "hpa", false, "write autoscaling/v2 HorizontalPodAutoscalers on External metrics instead of KEDA ScaledObjects")
+			fs.StringVar(&prom, "prometheus-address", app.DefaultPrometheusAddress, "the Prometheus URL KEDA queries from inside the cluster")
 		},
-	}
-	o.register(cmd.Flags())
-	as.register(cmd.Flags())
-	cmd.Flags().BoolVar(&hpa, "hpa", false, "write autoscaling/v2 HorizontalPodAutoscalers on External metrics instead of KEDA ScaledObjects")
-	cmd.Flags().StringVar(&prom, "prometheus-address", app.DefaultPrometheusAddress, "the Prometheus URL KEDA queries from inside the cluster")
-	cmd.Flags().StringVarP(&dir, "dir", "d", "", dirUsage)
-	return cmd
+		func(p *flagProblems) app.AutoscalingRequest {
+			return app.AutoscalingRequest{RecommendRequest: o.request(p), Autoscale: as.overrides(), HPA: hpa, PrometheusAddress: prom}
+		},
+		(*app.App).GenerateAutoscaling)
 }
 
 // newGenerateNodePoolCmd is `gpuwise generate nodepool`.
 func newGenerateNodePoolCmd(e *env) *cobra.Command {
 	o := &sourceFlags{}
 	req := app.NodePoolRequest{}
-	var dir string
-	cmd := &cobra.Command{
-		Use:   "nodepool [--from FILE | --prometheus URL | --demo | --context CTX] [--gpu-quota N] [-d DIR]",
-		Short: "Karpenter NodePools for the GPU pools: GPU taint, spot with on-demand fallback, empty-node consolidation, GPU limits",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var p flagProblems
-			req.Data = o.data(&p)
-			if err := p.check(req.Validate); err != nil {
-				return err
-			}
-			return emitGenerated(e.Streams, dir, func() (*app.GenerateResult, error) { return e.app.GenerateNodePools(cmd.Context(), req) })
+	return generateCmd(e, "nodepool "+dataUsage+" [--gpu-quota N]",
+		"Karpenter NodePools for the GPU pools: GPU taint, spot with on-demand fallback, empty-node consolidation, GPU limits",
+		func(fs *pflag.FlagSet) {
+			o.register(fs)
+			fs.IntVar(&req.GPUQuota, "gpu-quota", 0, "cap every pool's nvidia.com/gpu limit at your quota (0: today's GPUs of the pool)")
+			nodeClassFlags(fs, &req.NodeClass, &req.NodeClassGroup)
 		},
-	}
-	o.register(cmd.Flags())
-	cmd.Flags().IntVar(&req.GPUQuota, "gpu-quota", 0, "cap every pool's nvidia.com/gpu limit at your quota (0: today's GPUs of the pool)")
-	cmd.Flags().StringVar(&req.NodeClass, "node-class", app.DefaultNodeClass, "the cloud's node class as Kind/name (AKS: AKSNodeClass/default)")
-	cmd.Flags().StringVar(&req.NodeClassGroup, "node-class-group", app.DefaultNodeClassGroup, "the node class's API group (AKS: karpenter.azure.com)")
-	cmd.Flags().StringVarP(&dir, "dir", "d", "", dirUsage)
-	return cmd
+		func(p *flagProblems) app.NodePoolRequest { req.Data = o.data(p); return req },
+		(*app.App).GenerateNodePools)
 }
 
 // newGenerateSpotCmd is `gpuwise generate spot`.
 func newGenerateSpotCmd(e *env) *cobra.Command {
 	o := &sourceFlags{}
 	req := app.SpotRequest{}
-	var dir string
-	cmd := &cobra.Command{
-		Use:   "spot [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
-		Short: "Spot placements (node affinity, tolerations) for checkpointed training jobs, and spot NodePools with on-demand fallback",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var p flagProblems
-			req.Data = o.data(&p)
-			if err := p.check(req.Validate); err != nil {
-				return err
-			}
-			return emitGenerated(e.Streams, dir, func() (*app.GenerateResult, error) { return e.app.GenerateSpot(cmd.Context(), req) })
+	return generateCmd(e, "spot "+dataUsage,
+		"Spot placements (node affinity, tolerations) for checkpointed training jobs, and spot NodePools with on-demand fallback",
+		func(fs *pflag.FlagSet) {
+			o.register(fs)
+			nodeClassFlags(fs, &req.NodeClass, &req.NodeClassGroup)
 		},
-	}
-	o.register(cmd.Flags())
-	cmd.Flags().StringVar(&req.NodeClass, "node-class", app.DefaultNodeClass, "the cloud's node class as Kind/name (AKS: AKSNodeClass/default)")
-	cmd.Flags().StringVar(&req.NodeClassGroup, "node-class-group", app.DefaultNodeClassGroup, "the node class's API group (AKS: karpenter.azure.com)")
-	cmd.Flags().StringVarP(&dir, "dir", "d", "", dirUsage)
-	return cmd
+		func(p *flagProblems) app.SpotRequest { req.Data = o.data(p); return req },
+		(*app.App).GenerateSpot)
+}
+
+// nodeClassFlags are the Karpenter node class flags of nodepool and spot.
+func nodeClassFlags(fs *pflag.FlagSet, class, group *string) {
+	fs.StringVar(class, "node-class", app.DefaultNodeClass, "the cloud's node class as Kind/name (AKS: AKSNodeClass/default)")
+	fs.StringVar(group, "node-class-group", app.DefaultNodeClassGroup, "the node class's API group (AKS: karpenter.azure.com)")
 }
 
 // newGenerateReclaimCmd is `gpuwise generate reclaim`.
 func newGenerateReclaimCmd(e *env) *cobra.Command {
 	o := &sourceFlags{}
-	var dir string
-	cmd := &cobra.Command{
-		Use:   "reclaim [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
-		Short: "Suggested scale-to-zero patches and culling settings for notebooks and dev boxes idle for long stretches",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var p flagProblems
-			req := app.ReclaimRequest{Data: o.data(&p)}
-			if err := p.check(req.Validate); err != nil {
-				return err
-			}
-			return emitGenerated(e.Streams, dir, func() (*app.GenerateResult, error) { return e.app.GenerateReclaim(cmd.Context(), req) })
-		},
-	}
-	o.register(cmd.Flags())
-	cmd.Flags().StringVarP(&dir, "dir", "d", "", dirUsage)
-	return cmd
+	return generateCmd(e, "reclaim "+dataUsage,
+		"Suggested scale-to-zero patches and culling settings for notebooks and dev boxes idle for long stretches",
+		o.register, func(p *flagProblems) app.ReclaimRequest { return app.ReclaimRequest{Data: o.data(p)} },
+		(*app.App).GenerateReclaim)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/generate"
@@ -23,11 +24,11 @@ func newGenerateCmd(e *env) *cobra.Command {
 		RunE: helpOrUnknown,
 	}
 	gen.AddCommand(
-		newGenerateRecsCmd(e, "resources", "Strategic-merge patches of CPU, memory and GPU resources per workload", e.app.GenerateResources),
-		newGenerateRecsCmd(e, "vpa", `VerticalPodAutoscaler objects in updateMode "Off" for the right-sized workloads`, e.app.GenerateVPA),
-		newGenerateRecsCmd(e, "timeslicing", "Device-plugin time-slicing ConfigMap and node label commands for dev GPUs", e.app.GenerateTimeSlicing),
-		newGeneratePlanCmd(e, "mig", "mig-parted ConfigMap (config.yaml) and nvidia.com/mig.config label commands: the plan's MIG layouts", e.app.GenerateMIG),
-		newGeneratePlanCmd(e, "plan", "mig-parted and device-plugin configs, node commands and workload patches for `gpuwise plan`", e.app.GeneratePlan),
+		newGenerateRecsCmd(e, "resources", "Strategic-merge patches of CPU, memory and GPU resources per workload", (*app.App).GenerateResources),
+		newGenerateRecsCmd(e, "vpa", `VerticalPodAutoscaler objects in updateMode "Off" for the right-sized workloads`, (*app.App).GenerateVPA),
+		newGenerateRecsCmd(e, "timeslicing", "Device-plugin time-slicing ConfigMap and node label commands for dev GPUs", (*app.App).GenerateTimeSlicing),
+		newGeneratePlanCmd(e, "mig", "mig-parted ConfigMap (config.yaml) and nvidia.com/mig.config label commands: the plan's MIG layouts", (*app.App).GenerateMIG),
+		newGeneratePlanCmd(e, "plan", "mig-parted and device-plugin configs, node commands and workload patches for `gpuwise plan`", (*app.App).GeneratePlan),
 		newGenerateAutoscalingCmd(e), newGenerateNodePoolCmd(e), newGenerateSpotCmd(e), newGenerateReclaimCmd(e))
 	gen.AddCommand(newGeneratePolicyCmd(e), newGenerateQuotaCmd(e))
 	return gen
@@ -36,29 +37,42 @@ func newGenerateCmd(e *env) *cobra.Command {
 const dirUsage = "write one file per artefact under this directory (default: a YAML stream on stdout)"
 
 // newGenerateRecsCmd is a generate subcommand built from recommendations.
-func newGenerateRecsCmd(e *env, use, short string, gen func(context.Context, app.RecommendRequest) (*app.GenerateResult, error)) *cobra.Command {
+func newGenerateRecsCmd(e *env, use, short string, gen func(*app.App, context.Context, app.RecommendRequest) (*app.GenerateResult, error)) *cobra.Command {
 	o := &recommendFlags{}
+	return generateCmd(e, use+" "+dataUsage, short, o.register, o.request, gen)
+}
+
+// dataUsage is the source part of a generate subcommand's usage line.
+const dataUsage = "[--from FILE | --prometheus URL | --demo | --context CTX]"
+
+// generateCmd is a generate subcommand: register adds its flags (-d is
+// added here), request turns them into a request (problems into p), and
+// gen (a method expression: the App is the one in use when the command
+// runs, with its progress reporting) runs the use case on the validated
+// request.
+func generateCmd[R interface{ Validate() error }](e *env, use, short string, register func(*pflag.FlagSet),
+	request func(p *flagProblems) R, gen func(*app.App, context.Context, R) (*app.GenerateResult, error)) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
-		Use:   use + " [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
+		Use:   use + " [-d DIR]",
 		Short: short,
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var p flagProblems
-			req := o.request(&p)
+			req := request(&p)
 			if err := p.check(req.Validate); err != nil {
 				return err
 			}
-			return emitGenerated(e.Streams, dir, func() (*app.GenerateResult, error) { return gen(cmd.Context(), req) })
+			return emitGenerated(e.Streams, dir, func() (*app.GenerateResult, error) { return gen(e.app, cmd.Context(), req) })
 		},
 	}
-	o.register(cmd.Flags())
+	register(cmd.Flags())
 	cmd.Flags().StringVarP(&dir, "dir", "d", "", dirUsage)
 	return cmd
 }
 
 // newGeneratePlanCmd is a generate subcommand built from the plan.
-func newGeneratePlanCmd(e *env, use, short string, gen func(context.Context, app.PlanRequest) (*app.GenerateResult, error)) *cobra.Command {
+func newGeneratePlanCmd(e *env, use, short string, gen func(*app.App, context.Context, app.PlanRequest) (*app.GenerateResult, error)) *cobra.Command {
 	o := &planOptions{}
 	cmd := &cobra.Command{
 		Use:   use + " [--from FILE | --prometheus URL | --demo | --context CTX] [-d DIR]",
@@ -70,7 +84,7 @@ func newGeneratePlanCmd(e *env, use, short string, gen func(context.Context, app
 			if err := p.check(req.Validate); err != nil {
 				return err
 			}
-			return emitGenerated(e.Streams, o.dir, func() (*app.GenerateResult, error) { return gen(cmd.Context(), req) })
+			return emitGenerated(e.Streams, o.dir, func() (*app.GenerateResult, error) { return gen(e.app, cmd.Context(), req) })
 		},
 	}
 	o.register(cmd, false)

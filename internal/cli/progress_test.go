@@ -64,3 +64,20 @@ func TestHelpDrawsNoProgress(t *testing.T) {
 		t.Errorf("stderr %q; help shows the hidden flag: %v", errb.String(), strings.Contains(out.String(), "progress-delay"))
 	}
 }
+
+// Every generate subcommand reports progress through the App in use when
+// it runs (one bound at construction would miss the progress bar).
+func TestGenerateDrawsProgress(t *testing.T) {
+	for _, sub := range []string{"resources", "mig", "autoscaling", "reclaim"} {
+		t.Run(sub, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			s := Streams{Out: &out, Err: &errb, ErrIsTTY: true, ErrWidth: 100}
+			if code := Execute([]string{"generate", sub, "--demo", "--progress-delay", "0"}, s); code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			if !strings.Contains(errb.String(), "\rgpuwise: simulating cluster") {
+				t.Errorf("stderr %q: want the progress bar's phases", errb.String())
+			}
+		})
+	}
+}
