@@ -213,11 +213,11 @@ function lineChart(title, series, unit, markers) {
     }
     add("path", { d, fill: "none", stroke: palette[i % palette.length], "stroke-width": 1.6, "data-series": s.name });
   });
-  for (const m of markers || []) {
-    if (m.t < t0 || m.t > t1) continue;
+  // labels step down a line each (three lines) so that near markers stay readable
+  (markers || []).filter((m) => m.t >= t0 && m.t <= t1).sort((a, b) => a.t - b.t).forEach((m, i) => {
     add("line", { class: "marker", x1: x(m.t), x2: x(m.t), y1: T, y2: H - B });
-    add("text", { x: x(m.t) + 3, y: T + 9 }, m.label);
-  }
+    add("text", { x: x(m.t) + 3, y: T + 9 + (i % 3) * 10 }, m.label);
+  });
   box.append(svg, el("div", { class: "legend" }, series.map((s, i) =>
     el("span", {}, el("i", { style: "background:" + palette[i % palette.length] }), s.name))));
   return box;
