@@ -23,6 +23,7 @@ import (
 // failed request.
 type demo struct {
 	url     string
+	handler http.Handler // the service's, unwrapped
 	failed  recorder
 	mu      sync.Mutex
 	answers map[string]any
@@ -103,7 +104,7 @@ func newDemo() (*demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &demo{answers: map[string]any{}}
+	d := &demo{answers: map[string]any{}, handler: h}
 	srv := httptest.NewServer(d.wrap(h))
 	d.url = srv.URL
 	stopServices = func() {

@@ -1,7 +1,9 @@
 // Package history is the service's history store: hourly aggregates per
 // workload, namespace, node and GPU model (GPU-hours allocated, active,
 // idle, unmeasured and unallocated; the cost engine's dollars split the
-// same way; OOM kills), never raw samples, in an embedded SQLite database
+// same way; OOM kills) and the GPU fleet by model and sharing mode at
+// each bucket's latest cycle end (a count, replaced, not summed), never
+// raw samples, in an embedded SQLite database
 // on a volume (modernc.org/sqlite: pure Go, so the binary stays static).
 //
 // Why SQLite over bbolt: history is read by ad-hoc grouping (per period,

@@ -30,7 +30,10 @@ func (s *Store) Record(ctx context.Context, c Cycle) (recorded bool, err error) 
 			return err
 		}
 		recorded = true
-		return addEntries(ctx, tx, c)
+		if err := addEntries(ctx, tx, c); err != nil {
+			return err
+		}
+		return addFleet(ctx, tx, c)
 	})
 	if err != nil {
 		return false, fmt.Errorf("recording the cycle at %s in history %s: %w", c.Start.UTC().Format(time.RFC3339), s.path, err)
@@ -106,6 +109,8 @@ func (s *Store) Prune(ctx context.Context, hourlyBefore, dailyBefore time.Time) 
 			{"DELETE FROM hourly WHERE bucket < ?", hourlyBefore},
 			{"DELETE FROM cycles WHERE start < ?", hourlyBefore},
 			{"DELETE FROM daily WHERE bucket < ?", dailyBefore},
+			{"DELETE FROM fleet_hourly WHERE bucket < ?", hourlyBefore},
+			{"DELETE FROM fleet_daily WHERE bucket < ?", dailyBefore},
 		} {
 			if _, err := tx.ExecContext(ctx, q.sql, q.t.Unix()); err != nil {
 				return err

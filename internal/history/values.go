@@ -124,6 +124,9 @@ type Cycle struct {
 	// Partial, when set, says what the cycle could not read.
 	Partial string
 	Entries []Entry
+	// Fleet is the GPUs by model and sharing mode at End; nil when the
+	// cycle did not read it (the buckets keep the fleet they had).
+	Fleet []FleetGPUs
 }
 
 // Entries turns one cycle's report (grouped by kind) into entries, with

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuwise/gpuwise/internal/serve"
 )
@@ -169,3 +173,45 @@ func TestDemoHistory(t *testing.T) {
 }
 
 func near(a, b float64) bool { d := a - b; return d < 1e-6*(1+b) && d > -1e-6*(1+b) }
+
+// The history's fleet at the week's last hour is the fleet /metrics
+// exports at the window's end (gpuwise_window_end_gpus), in every answer
+// whatever its kind.
+func TestDemoHistoryRecordsTheFleet(t *testing.T) {
+	t.Parallel()
+	in := demo(t)
+	code, _, body := in.get(t, "/api/v1/history?kind=namespace&from=2026-11-07T23:00:00Z&to=2026-11-08T00:00:00Z")
+	if code != http.StatusOK {
+		t.Fatalf("history: %d %s", code, body)
+	}
+	var h struct {
+		Fleet []struct {
+			Bucket  string
+			Model   string `json:"gpu_model"`
+			Sharing string
+			GPUs    int
+		}
+	}
+	if err := json.Unmarshal(body, &h); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, f := range h.Fleet {
+		if f.Bucket != "2026-11-07T23:00:00Z" {
+			t.Errorf("fleet bucket %s outside the hour asked for", f.Bucket)
+		}
+		got[f.Model+"/"+f.Sharing] += f.GPUs
+	}
+	want := map[string]int{}
+	re := regexp.MustCompile(`(?m)^gpuwise_window_end_gpus\{[^}]*gpu_model="([^"]+)",sharing="([^"]+)"[^}]*\} (\d+)$`)
+	for _, m := range re.FindAllStringSubmatch(string(mustGet(t, in, "/metrics")), -1) {
+		n, _ := strconv.Atoi(m[3])
+		want[m[1]+"/"+m[2]] += n
+	}
+	if len(want) == 0 {
+		t.Fatal("no gpuwise_window_end_gpus on /metrics")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history fleet against /metrics (-metrics +history):\n%s", diff)
+	}
+}

@@ -45,6 +45,9 @@ type historyAnswer struct {
 	To       time.Time        `json:"to"`
 	Coverage history.Coverage `json:"coverage"`
 	Points   []historyPoint   `json:"points"`
+	// Fleet is the cluster's GPUs by model and sharing mode at the end of
+	// each bucket's latest cycle, whatever the kind.
+	Fleet []history.FleetPoint `json:"fleet"`
 }
 
 func (s *Service) historyQuery(q *query, st *State) history.Query {
@@ -96,8 +99,12 @@ func historyHandler(s *Service, rt route) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
+		fl, err := s.store.Fleet(ctx, h)
+		if err != nil {
+			return nil, err
+		}
 		a := historyAnswer{Cluster: q.str("cluster", s.opts.Cluster), Kind: h.Kind, Step: string(h.Granularity), From: h.From, To: h.To,
-			Coverage: cov, Points: make([]historyPoint, len(pts))}
+			Coverage: cov, Points: make([]historyPoint, len(pts)), Fleet: fl}
 		for i, p := range pts {
 			a.Points[i] = historyPoint{Point: p, Utilization: p.Utilization()}
 		}

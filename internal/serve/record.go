@@ -7,6 +7,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/exporter"
 	"github.com/gpuwise/gpuwise/internal/history"
 	"github.com/gpuwise/gpuwise/internal/rolling"
 )
@@ -29,7 +30,8 @@ func (s *Service) record(ctx context.Context, inv *cluster.Snapshot, span *rolli
 	}
 	secs := span.Window.End.Sub(span.Window.Start).Seconds()
 	oom := oomKills(prep.Snapshot)
-	c := history.Cycle{Cluster: s.opts.Cluster, Start: span.Window.Start, End: span.Window.End, Partial: partial}
+	c := history.Cycle{Cluster: s.opts.Cluster, Start: span.Window.Start, End: span.Window.End, Partial: partial,
+		Fleet: fleet(inv, span.Window)}
 	kinds := map[string]string{"workload": history.Workload, "namespace": history.Namespace, "node": history.Node, "gpu-model": history.GPUModel}
 	for _, by := range req.By {
 		c.Entries = append(c.Entries, history.Entries(kinds[by], bd.Reports[by], secs, oom[by])...)
@@ -62,6 +64,21 @@ func values(r *cost.Report, secs float64, oom map[string]int) map[string]history
 	out := make(map[string]history.Values, len(r.Rows))
 	for _, row := range r.Rows {
 		out[row.Key] = history.FromRow(row, secs, oom[row.Key])
+	}
+	return out
+}
+
+// fleet is the GPUs by model and sharing mode at w's end, the counts
+// gpuwise_window_end_gpus exports; nil (not read) when the inventory
+// has no nodes.
+func fleet(inv *cluster.Snapshot, w cluster.Window) []history.FleetGPUs {
+	if len(inv.Nodes) == 0 {
+		return nil
+	}
+	f := exporter.NewFleet(inv.Nodes, w)
+	out := make([]history.FleetGPUs, 0, len(f.GPUs))
+	for k, n := range f.GPUs {
+		out = append(out, history.FleetGPUs{Model: k.Model, Sharing: string(k.Sharing), GPUs: int64(n)})
 	}
 	return out
 }

@@ -213,11 +213,11 @@ function lineChart(title, series, unit, markers) {
     }
     add("path", { d, fill: "none", stroke: palette[i % palette.length], "stroke-width": 1.6, "data-series": s.name });
   });
-  for (const m of markers || []) {
-    if (m.t < t0 || m.t > t1) continue;
+  // labels step down a line each (three lines) so that near markers stay readable
+  (markers || []).filter((m) => m.t >= t0 && m.t <= t1).sort((a, b) => a.t - b.t).forEach((m, i) => {
     add("line", { class: "marker", x1: x(m.t), x2: x(m.t), y1: T, y2: H - B });
-    add("text", { x: x(m.t) + 3, y: T + 9 }, m.label);
-  }
+    add("text", { x: x(m.t) + 3, y: T + 9 + (i % 3) * 10 }, m.label);
+  });
   box.append(svg, el("div", { class: "legend" }, series.map((s, i) =>
     el("span", {}, el("i", { style: "background:" + palette[i % palette.length] }), s.name))));
   return box;
@@ -291,6 +291,41 @@ function capacityChanges(points) {
   return out.filter((m) => m.to !== m.from).map((m) => ({ t: m.t, label: (m.to > m.from ? "+" : "") + (m.to - m.from) + " GPUs" }));
 }
 
+// sharingNames label the fleet's sharing modes on the markers.
+const sharingNames = { exclusive: "Whole", mig: "MIG", "time-slicing": "Time-slicing" };
+
+// sharingChanges marks the buckets where the GPUs in a sharing mode
+// changed from the bucket before (a MIG or time-slicing change), from the
+// history's fleet. A mode absent from a recorded bucket had no GPUs.
+function sharingChanges(fleet) {
+  const per = new Map();
+  for (const f of fleet || []) {
+    const m = per.get(f.bucket) || {};
+    m[f.sharing] = (m[f.sharing] || 0) + f.gpus;
+    per.set(f.bucket, m);
+  }
+  const out = [];
+  let prev = null;
+  for (const b of [...per.keys()].sort()) {
+    const cur = per.get(b);
+    if (prev) {
+      const changed = Object.keys(sharingNames).filter((k) => (prev[k] || 0) !== (cur[k] || 0));
+      if (changed.length) {
+        out.push({ t: Date.parse(b), label: changed.map((k) => `${sharingNames[k]}: ${prev[k] || 0} → ${cur[k] || 0} GPUs`).join(", ") });
+      }
+    }
+    prev = cur;
+  }
+  return out;
+}
+
+// sameTime joins the labels of markers at the same time into one marker.
+function sameTime(markers) {
+  const by = new Map();
+  for (const m of markers) by.set(m.t, by.has(m.t) ? { t: m.t, label: by.get(m.t).label + "; " + m.label } : m);
+  return [...by.values()];
+}
+
 // ---- views ----
 
 async function overview(main) {
@@ -311,7 +346,8 @@ async function overview(main) {
   const [h, m, c] = await Promise.all([load(hsrc), load(msrc), load(csrc)]);
   const keys = r.rows.slice().sort((a, b) => (b.total_cost_usd || 0) - (a.total_cost_usd || 0)).map((x) => x.key)
     .filter((k) => k !== "__unallocated__").slice(0, 6);
-  const markers = capacityChanges(m.points).concat([{ t: Date.parse(c.after.window.start), label: "after →" }]);
+  const markers = sameTime(capacityChanges(m.points).concat(sharingChanges(m.fleet),
+    [{ t: Date.parse(c.after.window.start), label: "after →" }]));
   main.append(section("Trends (hourly, from the history)", el("div", { class: "charts" },
     lineChart("GPU utilization per namespace", bySeries(h.points.filter((p) => p.key !== "__unallocated__"), keys, utilization), "pct", markers),
     lineChart("Spend per namespace ($ per hour)", bySeries(h.points, keys.concat(["__unallocated__"]), (v) => v.total_usd), "usd", markers),
@@ -319,7 +355,7 @@ async function overview(main) {
       { name: "allocated, unused", points: bySeries(h.points, [], (v) => v.gpu_idle_usd)[0]?.points || [] },
       { name: "unallocated", points: bySeries(h.points, [], (v) => v.gpu_unallocated_usd)[0]?.points || [] },
     ], "usd", markers)),
-  el("p", { class: "muted" }, "Dashed lines: where the provisioned GPU count changed (nodes added or removed), and where the after period of the comparison below starts.")));
+  el("p", { class: "muted" }, "Dashed lines: where the provisioned GPU count changed (nodes added or removed), where the GPUs in a sharing mode changed (MIG, time-slicing, whole), and where the after period of the comparison below starts.")));
   main.append(compareSection(csrc, c));
   if (r.savings && r.savings.first.length) {
     main.append(section("Do first (savings ledger)", el("ol", {}, r.savings.first.map((a, i) =>
