@@ -64,11 +64,9 @@ func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
 	if res.LedgerErr != nil {
 		fmt.Fprintf(s.Err, "%s: note: the report has no savings lines: %v (the cost report itself is complete; `%s advise` shows the ledger's error)\n", s.name(), res.LedgerErr, s.name())
 	}
-	o := s.renderOptions()
-	o.Savings = render.NewSavings(res.Ledger)
+	o := s.renderOptions().WithAnalyses(res.Ledger, res.IdleCauses)
 	if o.Savings != nil {
 		o.Savings.Command = s.name() + " advise" // "kubectl gpuwise advise" for the plugin
 	}
-	o.IdleCauses = res.IdleCauses
 	return render.Report(s.Out, res.Report, f, o)
 }

@@ -96,6 +96,15 @@ type Savings struct {
 	Command string               `json:"command"`
 }
 
+// WithAnalyses returns o with the report's companions set from the same
+// use case: the ledger's savings lines (none for a nil ledger) and the
+// idle causes. Every front end that renders a report sets them here, so
+// none can show the report without one of them.
+func (o Options) WithAnalyses(l *ledger.Ledger, why *idlecause.Result) Options {
+	o.Savings, o.IdleCauses = NewSavings(l), why
+	return o
+}
+
 // NewSavings summarises a ledger for the report; nil for no ledger.
 func NewSavings(l *ledger.Ledger) *Savings {
 	if l == nil {

@@ -136,9 +136,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		o := s.renderOptions()
-		o.Savings = render.NewSavings(res.Ledger)
-		o.IdleCauses = res.IdleCauses
+		o := s.renderOptions().WithAnalyses(res.Ledger, res.IdleCauses)
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
 	})
 }
