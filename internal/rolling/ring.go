@@ -15,6 +15,9 @@ import (
 type Ring struct {
 	segment time.Duration
 	segs    map[int64]*Span // segment start (Unix ns) → merged usage
+	// open is the segment spans were last added to; the segments before
+	// it are finished and compacted (Span.Compact) when it moves on.
+	open int64
 }
 
 // NewRing returns an empty ring of segments of the given length (at least
@@ -41,6 +44,9 @@ func (r *Ring) Add(s *Span) error {
 		return fmt.Errorf("rolling: span %s crosses the segment boundary at %s", s.Window, start.Add(r.segment).UTC().Format(time.RFC3339))
 	}
 	k := start.UnixNano()
+	if k > r.open {
+		r.finish(k)
+	}
 	seg := r.segs[k]
 	if seg == nil {
 		seg = &Span{Pods: map[string]*PodUsage{}}
@@ -50,8 +56,22 @@ func (r *Ring) Add(s *Span) error {
 	return nil
 }
 
+// finish compacts the segments before k that spans went to since the
+// last call (intervals arrive in order: those segments are complete) and
+// makes k the open one. A span arriving late for a finished segment is
+// still merged in; the segment grows again as before.
+func (r *Ring) finish(k int64) {
+	for sk, seg := range r.segs {
+		if sk >= r.open && sk < k {
+			seg.Compact()
+		}
+	}
+	r.open = k
+}
+
 // Window merges the segments that start in w (aligned by the caller) into
-// one span whose window is w.
+// one span whose window is w, compacted (it is kept as is until the next
+// window replaces it).
 func (r *Ring) Window(w cluster.Window) *Span {
 	out := &Span{Window: w, Pods: map[string]*PodUsage{}}
 	for _, k := range r.keys() {
@@ -63,6 +83,7 @@ func (r *Ring) Window(w cluster.Window) *Span {
 		}
 	}
 	out.Window = w
+	out.Compact()
 	return out
 }
 

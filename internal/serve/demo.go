@@ -13,9 +13,11 @@ import (
 // on), records its week hour by hour in the history, and publishes the
 // week's state: the API answers exactly what the CLI prints for the demo.
 // The snapshot it keeps is simulated again after the history is recorded,
-// so that it does not lie scattered among the spans' freed memory; the
-// freed memory then goes back to the operating system at once (at scale
-// 104 the spans peak at several GiB, the service keeps a fraction).
+// so that it does not lie scattered among the spans' freed memory, and its
+// accumulators are compacted (the simulation grew them with room to
+// spare); the freed memory then goes back to the operating system at once
+// (at scale 104 the spans peak at several GiB, the service keeps a
+// fraction).
 func (s *Service) startDemo(ctx context.Context) error {
 	if err := s.recordDemo(ctx); err != nil {
 		return err
@@ -25,6 +27,7 @@ func (s *Service) startDemo(ctx context.Context) error {
 		return err
 	}
 	snap := prep.Snapshot
+	snap.CompactUsage()
 	s.inv = static{snap}
 	st, err := s.results(ctx, &app.InMemory{Prepared: prep}, snap.Window.End)
 	if err != nil {
