@@ -60,7 +60,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.Window, "window", s.Window, "rolling window of the API and the window gauges (whole hours, 4h..31d)")
 	fs.DurationVar(&s.Interval, "interval", s.Interval, "how often a cycle reads the new usage (divides an hour: 5m, 10m, 15m, 20m, 30m, 1h)")
 	fs.DurationVar(&s.Lag, "lag", s.Lag, "how far behind now a cycle reads, so that scrapes have landed")
-	fs.StringVar(&s.HistoryPath, "history", "", "history database file on a volume (default: in memory, lost on restart)")
+	fs.StringVar(&s.HistoryPath, "history", "", "history database file on a volume (default: a temporary file, removed on exit)")
 	fs.DurationVar(&s.HourlyRetention, "history-hourly-retention", s.HourlyRetention, "how long hourly rows are kept")
 	fs.DurationVar(&s.DailyRetention, "history-daily-retention", s.DailyRetention, "how long daily rows are kept")
 	fs.StringVar(&s.PricesFile, "prices", "", "price override file (YAML or CSV)")

@@ -63,7 +63,7 @@ func statusHandler(s *Service, rt route) http.HandlerFunc {
 		}
 		hist := s.opts.HistoryPath
 		if hist == "" {
-			hist = "in memory (lost on restart: set --history)"
+			hist = "a temporary file (removed on exit: set --history)"
 		}
 		a := status{Cluster: s.opts.Cluster, Version: s.opts.Version, Mode: s.mode(), Window: st.Window, Interval: s.opts.Interval.String(),
 			Built: st.Built, Checked: st.Checked, Partial: s.scrub.text(errString(st.Snapshot.Partial)), Stale: s.scrub.text(errString(st.Stale)),

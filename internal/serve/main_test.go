@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -87,6 +88,17 @@ var (
 	demoOnce sync.Once
 	demoInst *instance
 )
+
+// TestMain closes the shared --demo service after the tests, removing its
+// temporary history.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demoInst != nil {
+		demoInst.srv.Close()
+		demoInst.svc.Close()
+	}
+	os.Exit(code)
+}
 
 // demo is one shared --demo service (building it records the week).
 func demo(t *testing.T) *instance {

@@ -44,7 +44,8 @@ type Options struct {
 	Window   time.Duration
 	Interval time.Duration
 	Lag      time.Duration
-	// HistoryPath is the history database ("" keeps it in memory only);
+	// HistoryPath is the history database ("": a temporary file, removed
+	// on Close);
 	// HourlyRetention and DailyRetention how long rows are kept.
 	HistoryPath     string
 	HourlyRetention time.Duration
