@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -70,12 +71,19 @@ func (a *App) Now() time.Time { return a.now() }
 // also cuts its usage into spans of the given length: what a service
 // reading it every `every` would have recorded.
 func DemoSpans(d *DemoSource, every time.Duration) (*cluster.Prepared, []*rolling.Span, error) {
+	return DemoSpansIn(d, every, 0, math.MaxInt)
+}
+
+// DemoSpansIn is DemoSpans keeping only the spans numbered first up to
+// (not including) last (sim.SpansIn): the service records the demo week a
+// day per pass, at a seventh of the memory.
+func DemoSpansIn(d *DemoSource, every time.Duration, first, last int) (*cluster.Prepared, []*rolling.Span, error) {
 	var p problems
 	Source{Demo: d}.validate(&p)
 	if err := p.err(); err != nil {
 		return nil, nil, err
 	}
-	snap, spans, err := sim.Spans(demoConfig(d), every)
+	snap, spans, err := sim.SpansIn(demoConfig(d), every, first, last)
 	if err != nil {
 		return nil, nil, fmt.Errorf("simulating cluster: %w", err)
 	}

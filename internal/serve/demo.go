@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"time"
 
@@ -40,17 +41,25 @@ func (s *Service) startDemo(ctx context.Context) error {
 }
 
 // recordDemo records the simulated week in the history, one hour at a
-// time, dropping each hour's usage once it is recorded.
+// time, in passes of a day (each simulates the week again and keeps only
+// that day's hourly usage: at scale 104 the whole week's hourly usage at
+// once peaks at several GiB, and the runtime keeps its bookkeeping for the
+// peak heap), dropping each hour's usage once it is recorded.
 func (s *Service) recordDemo(ctx context.Context) error {
-	prep, spans, err := app.DemoSpans(s.opts.Demo, time.Hour)
-	if err != nil {
-		return err
-	}
-	for i, sp := range spans {
-		spans[i] = nil
-		if _, err := s.record(ctx, prep.Snapshot, sp, ""); err != nil {
-			return fmt.Errorf("recording the demo history: %w", err)
+	const perPass = 24
+	for first := 0; ; first += perPass {
+		prep, spans, err := app.DemoSpansIn(s.opts.Demo, time.Hour, first, first+perPass)
+		if err != nil {
+			return err
+		}
+		for i, sp := range spans {
+			spans[i] = nil
+			if _, err := s.record(ctx, prep.Snapshot, sp, ""); err != nil {
+				return fmt.Errorf("recording the demo history: %w", err)
+			}
+		}
+		if first+perPass >= int(math.Ceil(prep.Snapshot.Window.Hours())) {
+			return nil
 		}
 	}
-	return nil
 }

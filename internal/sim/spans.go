@@ -18,6 +18,15 @@ import (
 // usage merged is the snapshot's (OOM kills, which the simulator does not
 // time, go to the span in which the pod's life inside the window ends).
 func Spans(cfg Config, every time.Duration) (*cluster.Snapshot, []*rolling.Span, error) {
+	return SpansIn(cfg, every, 0, math.MaxInt)
+}
+
+// SpansIn is Spans keeping only the spans numbered from first up to (not
+// including) last, counted from 0 at the window start: the same cluster
+// and the same spans, holding the usage of those spans only, so that a
+// caller can take the window in a few passes at a fraction of the memory
+// (each pass simulates the whole window again).
+func SpansIn(cfg Config, every time.Duration, first, last int) (*cluster.Snapshot, []*rolling.Span, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("simulation config: %w", err)
@@ -26,11 +35,15 @@ func Spans(cfg Config, every time.Duration) (*cluster.Snapshot, []*rolling.Span,
 		return nil, nil, fmt.Errorf("simulation spans: %s is shorter than 1m", every)
 	}
 	n := int((cfg.Window + every - 1) / every)
+	first, last = max(first, 0), min(last, n)
+	if first >= last {
+		return nil, nil, fmt.Errorf("simulation spans: %d..%d is outside the window's %d spans", first, last, n)
+	}
 	cells := make([]built, cfg.Scale)
 	splits := make([]*splitter, cfg.Scale)
 	for k := range cells {
 		c := newCell(cfg, k)
-		splits[k] = newSplitter(c, every, n)
+		splits[k] = newSplitter(c, every, n, first, last)
 		c.sink = splits[k]
 		cells[k] = c.build()
 	}
@@ -38,24 +51,25 @@ func Spans(cfg Config, every time.Duration) (*cluster.Snapshot, []*rolling.Span,
 	if err != nil {
 		return nil, nil, err
 	}
-	return snap, joinSpans(cfg, every, splits, snap), nil
+	return snap, joinSpans(cfg, every, splits, snap, first, last), nil
 }
 
-// splitter is a sample sink that adds each sample to the span it falls in.
+// splitter is a sample sink that adds each sample to the span it falls
+// in; spans[k] is nil for a span not kept.
 type splitter struct {
 	unix0, every float64
 	spans        []map[*cluster.Pod]*rolling.PodUsage
 }
 
-func newSplitter(c *cell, every time.Duration, n int) *splitter {
+func newSplitter(c *cell, every time.Duration, n, first, last int) *splitter {
 	s := &splitter{unix0: c.unix0, every: every.Seconds(), spans: make([]map[*cluster.Pod]*rolling.PodUsage, n)}
-	for i := range s.spans {
+	for i := first; i < last; i++ {
 		s.spans[i] = map[*cluster.Pod]*rolling.PodUsage{}
 	}
 	return s
 }
 
-// pieces calls fn for each part of [t, t+dt) inside one span.
+// pieces calls fn for each part of [t, t+dt) inside one kept span.
 func (s *splitter) pieces(t, dt float64, fn func(k int, seconds float64)) {
 	for dt > 0 {
 		rel := t - s.unix0
@@ -64,7 +78,9 @@ func (s *splitter) pieces(t, dt float64, fn func(k int, seconds float64)) {
 			return
 		}
 		piece := min(dt, float64(k+1)*s.every-rel)
-		fn(k, piece)
+		if s.spans[k] != nil {
+			fn(k, piece)
+		}
 		t, dt = t+piece, dt-piece
 	}
 }
@@ -117,20 +133,20 @@ func (s *splitter) container(p *cluster.Pod, j int, t, dt float64, x ctrSample) 
 // position: a cell's pods are assembled into the snapshot in order, so
 // the i-th pod pointer of a cell is the snapshot's pod at the cell's
 // offset + i. OOM kills go to the span of the pod's last moment.
-func joinSpans(cfg Config, every time.Duration, splits []*splitter, snap *cluster.Snapshot) []*rolling.Span {
-	out := make([]*rolling.Span, len(splits[0].spans))
-	for k := range out {
-		start := cfg.Start.Add(time.Duration(k) * every)
+func joinSpans(cfg Config, every time.Duration, splits []*splitter, snap *cluster.Snapshot, first, last int) []*rolling.Span {
+	out := make([]*rolling.Span, last-first)
+	for i := range out {
+		start := cfg.Start.Add(time.Duration(first+i) * every)
 		end := start.Add(every)
 		if w := cfg.Start.Add(cfg.Window); end.After(w) {
 			end = w
 		}
-		out[k] = &rolling.Span{Window: cluster.Window{Start: start, End: end}, Pods: map[string]*rolling.PodUsage{}, ActivityMetric: ActivityMetric}
+		out[i] = &rolling.Span{Window: cluster.Window{Start: start, End: end}, Pods: map[string]*rolling.PodUsage{}, ActivityMetric: ActivityMetric}
 	}
 	for _, s := range splits {
-		for k, pods := range s.spans {
-			for p, pu := range pods {
-				out[k].Pods[rolling.PodKey(p)] = pu
+		for k := first; k < last; k++ {
+			for p, pu := range s.spans[k] {
+				out[k-first].Pods[rolling.PodKey(p)] = pu
 			}
 		}
 	}
@@ -140,17 +156,20 @@ func joinSpans(cfg Config, every time.Duration, splits []*splitter, snap *cluste
 		if p.OOMKills == 0 {
 			continue
 		}
-		last := end
+		ended := end
 		if !p.End.IsZero() && p.End.Before(end) {
-			last = p.End
+			ended = p.End
 		}
-		// The span holding the instant just before last: a life ending
+		// The span holding the instant just before ended: a life ending
 		// on a boundary ended in the span before it.
-		k := min(max(int((last.Sub(cfg.Start)-1)/every), 0), len(out)-1)
-		pu := out[k].Pods[rolling.PodKey(p)]
+		k := min(max(int((ended.Sub(cfg.Start)-1)/every), 0), len(splits[0].spans)-1)
+		if k < first || k >= last {
+			continue
+		}
+		pu := out[k-first].Pods[rolling.PodKey(p)]
 		if pu == nil {
 			pu = &rolling.PodUsage{}
-			out[k].Pods[rolling.PodKey(p)] = pu
+			out[k-first].Pods[rolling.PodKey(p)] = pu
 		}
 		pu.OOMKills = p.OOMKills
 	}
