@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,6 +28,7 @@ type serveOptions struct {
 	demoSrc   app.DemoSource
 	logFormat string
 	logLevel  string
+	memRatio  float64
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -74,6 +76,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", s.ShutdownTimeout, "how long a graceful shutdown waits for requests in flight")
 	fs.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.Float64Var(&o.memRatio, "memory-limit-ratio", 0.9, "without GOMEMLIMIT: Go memory limit as this share of the container's memory limit (0: none)")
 }
 
 // options are the serve.Options the flags describe.
@@ -115,6 +118,13 @@ func runServe(ctx context.Context, o *serveOptions, e *env) error {
 	}
 	if err := opts.Validate(); err != nil {
 		return usageErrorf("%v", err)
+	}
+	if !(o.memRatio >= 0 && o.memRatio <= 1) {
+		return usageErrorf("memory-limit-ratio: %v is outside 0..1", o.memRatio)
+	}
+	if n, from := serve.MemoryLimit(o.memRatio, os.Getenv, os.ReadFile); n > 0 {
+		debug.SetMemoryLimit(n)
+		log.Info("go memory limit", "bytes", n, "ratio", o.memRatio, "container_limit", from)
 	}
 	if ctx == nil {
 		ctx = context.Background()
