@@ -6,12 +6,16 @@ import (
 
 // resultCache keeps rendered API answers for the current state: requests
 // with the same parameters are computed once per cycle. It holds at most
-// max answers and forgets them all when the state changes.
+// max answers of at most maxBytes in all (an answer at 10,000 GPUs runs to
+// megabytes: the count alone would not bound the memory) and forgets them
+// all when the state changes.
 type resultCache struct {
-	mu   sync.Mutex
-	max  int
-	gen  uint64
-	data map[string]cached
+	mu       sync.Mutex
+	max      int
+	maxBytes int
+	bytes    int
+	gen      uint64
+	data     map[string]cached
 }
 
 type cached struct {
@@ -20,12 +24,14 @@ type cached struct {
 	partial     string
 }
 
-func newResultCache(max int) *resultCache { return &resultCache{max: max, data: map[string]cached{}} }
+func newResultCache(max, maxBytes int) *resultCache {
+	return &resultCache{max: max, maxBytes: maxBytes, data: map[string]cached{}}
+}
 
 func (c *resultCache) reset(gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.gen, c.data = gen, map[string]cached{}
+	c.gen, c.data, c.bytes = gen, map[string]cached{}, 0
 }
 
 func (c *resultCache) get(gen uint64, key string) (cached, bool) {
@@ -41,8 +47,9 @@ func (c *resultCache) get(gen uint64, key string) (cached, bool) {
 func (c *resultCache) put(gen uint64, key string, v cached) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.gen || len(c.data) >= c.max {
+	if _, ok := c.data[key]; ok || gen != c.gen || len(c.data) >= c.max || c.bytes+len(v.body) > c.maxBytes {
 		return
 	}
 	c.data[key] = v
+	c.bytes += len(v.body)
 }

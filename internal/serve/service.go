@@ -71,7 +71,7 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{opts: opts, app: d.App, log: d.Log, ring: ring, collector: exporter.NewCollector(),
-		totals: exporter.NewTotals(opts.MaxWorkloads), cache: newResultCache(64), stop: func() {}, drop: func() {}}
+		totals: exporter.NewTotals(opts.MaxWorkloads), cache: newResultCache(64, 64<<20), stop: func() {}, drop: func() {}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
