@@ -26,3 +26,10 @@ SERVE_SCALE ?= 104
 .PHONY: bench-serve
 bench-serve:
 	GPUWISE_SERVE_BENCH_SCALE=$(SERVE_SCALE) $(GO) test -run '^$$' -bench 'Cycle|Scrape|HistoryGrowth' -benchtime 3x -count 1 -timeout 60m ./internal/serve
+
+## bench-serve-demo: one `gpuwise serve --demo --scale SERVE_SCALE` process
+## from start-up to steady state: peak RSS, RSS at ready and after /metrics
+## scrapes and API answers (hack/serve/memory.sh); see docs/performance.md.
+.PHONY: bench-serve-demo
+bench-serve-demo:
+	hack/serve/memory.sh "" $(SERVE_SCALE)
