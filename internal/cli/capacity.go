@@ -115,6 +115,8 @@ func newGenerateReclaimCmd(e *env) *cobra.Command {
 			o.register(fs)
 			fs.StringVar(&policy, "policy", "", "policy file whose reclaim section (maxActivity, minIdleHours, namespaces) replaces the defaults; see docs/capacity.md")
 		},
-		func(p *flagProblems) app.ReclaimRequest { return app.ReclaimRequest{Data: o.data(p), PolicyFile: policy} },
+		func(p *flagProblems) app.ReclaimRequest {
+			return app.ReclaimRequest{Data: o.data(p), PolicyFile: policy}
+		},
 		(*app.App).GenerateReclaim)
 }
