@@ -132,7 +132,11 @@ func (s *HourSums) Add(o *HourSums) {
 		s.IdleThreshold = o.IdleThreshold
 	}
 	for k, l := range o.loads {
-		s.loads[k] = merge(s.loads[k], l)
+		if dst := s.loads[k]; dst != nil && dst.holds(l) {
+			dst.addIn(l)
+		} else {
+			s.loads[k] = merge(dst, l)
+		}
 	}
 }
 
@@ -154,6 +158,27 @@ func (s *HourSums) Floats() int {
 		n += len(l.vals)
 	}
 	return n
+}
+
+// holds reports whether b's hours and quantities are all within l's, so
+// that b adds in place (the common case: an interval added to its
+// segment).
+func (l *loadSums) holds(b *loadSums) bool {
+	return b.present&^l.present == 0 && (b.n == 0 || b.lo >= l.lo && b.lo+int64(b.n) <= l.lo+int64(l.n))
+}
+
+// addIn adds b into l, which holds it.
+func (l *loadSums) addIn(b *loadSums) {
+	l.first, l.last = min(l.first, b.first), max(l.last, b.last)
+	l.trackOOM = l.trackOOM || b.trackOOM
+	if b.server != "" {
+		l.server = b.server
+	}
+	for q := range nQuant {
+		if src := b.quantity(q); src != nil {
+			into(l.quantity(q), l.lo, b.lo, src, q == qMemPeak)
+		}
+	}
 }
 
 // merge returns a new loadSums holding a and b (a may be nil).

@@ -15,10 +15,12 @@ import (
 // the unit with its ID; usage of units the inventory does not name goes
 // to the pod's remaining holdings in unit-ID order (the inventory guessed
 // which unit the pod got; the usage series know). Containers match by
-// name. What the span did not measure stays unmeasured. The inventory's
-// hourly series (a simulated or recorded inventory has them; one read from
-// the API server does not) are kept for the hours of w when w starts a
-// whole number of hours into the inventory's window (cluster.Hourly.Within).
+// name. What the span did not measure stays unmeasured. The hourly
+// series of w are built from the span's raw hourly sums when it has them
+// (a Prometheus read); otherwise the inventory's (a simulated or recorded
+// inventory has them; one read from the API server does not) are kept
+// for the hours of w when w starts a whole number of hours into the
+// inventory's window (cluster.Hourly.Within).
 func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot {
 	out := &cluster.Snapshot{Window: w, Source: inv.Source, ActivityMetric: inv.ActivityMetric, Nodes: cloneNodes(inv.Nodes),
 		Notes: append([]string(nil), inv.Notes...)}
@@ -38,7 +40,7 @@ func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot 
 		unplaced += attachPod(&q, pu)
 		out.Pods = append(out.Pods, q)
 	}
-	out.Hourly = hoursOf(inv.Hourly.Within(inv.Window, w), out.Pods)
+	out.Hourly = hoursOf(windowHours(inv, w, u, &out.Notes), out.Pods)
 	if unplaced > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d GPU usage series of pods on units the inventory does not give them were left out", unplaced))
 	}
@@ -193,4 +195,18 @@ func hoursOf(h *cluster.Hourly, pods []cluster.Pod) *cluster.Hourly {
 		}
 	}
 	return out
+}
+
+// windowHours is the hourly series of w: built from the span's sums when
+// it has them, else the inventory's. A build that fails (w not on the
+// hour) leaves a note and falls back.
+func windowHours(inv *cluster.Snapshot, w cluster.Window, u *Span, notes *[]string) *cluster.Hourly {
+	if u != nil && u.Hours != nil {
+		h, err := u.Hours.Build(w)
+		if err == nil {
+			return h
+		}
+		*notes = append(*notes, "hourly series from the usage reads left out: "+err.Error())
+	}
+	return inv.Hourly.Within(inv.Window, w)
 }
