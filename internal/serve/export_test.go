@@ -11,3 +11,4 @@ func WindowSpan(s *Service, w cluster.Window) *rolling.Span {
 	defer s.ringMu.RUnlock()
 	return s.ring.Window(w)
 }
+
