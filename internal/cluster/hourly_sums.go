@@ -291,3 +291,49 @@ func (l *loadSums) place(b *HourlyBuilder, key string, base int64) {
 		}
 	}
 }
+
+// lifeQuantities are the sums a pod's life makes (pod and held seconds).
+const lifeQuantities = 1<<0 | 1<<1
+
+// WithLives returns the sums with the pods' lives of lives: pod-hours,
+// held GPU-hours and the hours each workload had pods come from lives,
+// every measured quantity from s. The service takes the lives from its
+// inventory, the pods the cost engine allocates, so that Σ hourly held
+// GPU-hours stays the cost engine's allocated GPU-hours; an interval read
+// only bounds a pod by what it saw of it. A workload lives has no life
+// for keeps its measured sums but builds no series.
+func (s *HourSums) WithLives(lives *HourSums) *HourSums {
+	out := &HourSums{IdleThreshold: s.IdleThreshold, loads: make(map[string]*loadSums, len(s.loads))}
+	for k, l := range s.loads {
+		out.loads[k] = l.only(^uint32(lifeQuantities), false)
+	}
+	if lives == nil {
+		return out
+	}
+	for k, l := range lives.loads {
+		lv := l.only(lifeQuantities, true)
+		if dst := out.loads[k]; dst != nil {
+			out.loads[k] = merge(dst, lv)
+		} else {
+			out.loads[k] = lv
+		}
+	}
+	return out
+}
+
+// only is a copy of l with the quantities of mask, and its lives when
+// lives is set (else none).
+func (l *loadSums) only(mask uint32, lives bool) *loadSums {
+	c := &loadSums{lo: l.lo, n: l.n, first: math.MaxInt64, last: math.MinInt64, server: l.server,
+		trackOOM: l.trackOOM, present: l.present & mask}
+	if lives {
+		c.first, c.last = l.first, l.last
+	}
+	c.vals = make([]float64, 0, bits.OnesCount32(c.present)*c.n)
+	for q := range nQuant {
+		if c.present&(1<<q) != 0 {
+			c.vals = append(c.vals, l.quantity(q)...)
+		}
+	}
+	return c
+}

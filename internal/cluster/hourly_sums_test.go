@@ -169,3 +169,43 @@ func TestHourSumsAreSparse(t *testing.T) {
 		t.Errorf("%d floats stored, want 5 (pods, held, measured, active and idle GPU time for one hour)", got)
 	}
 }
+
+// Lives taken from elsewhere (the service's inventory) replace the sums'
+// own: sums of the measured samples with the lives of the life samples
+// build what one builder of both builds.
+func TestHourSumsWithLives(t *testing.T) {
+	t.Parallel()
+	w := ct.Window(5)
+	for seed := range uint64(20) {
+		samples := randomSamples(rand.New(rand.NewPCG(seed, 11)), w.Seconds(), 60)
+		var lives, measured []sample
+		for _, s := range samples {
+			if s.kind == 0 {
+				lives = append(lives, s)
+			} else {
+				measured = append(measured, s)
+			}
+		}
+		one := cluster.NewHourlyBuilder(w, 0.1)
+		feed(one, 0, samples)
+		want := one.Build()
+		l, m := cluster.NewHourlyBuilder(w, 0.1), cluster.NewHourlyBuilder(w, 0.1)
+		feed(l, 0, lives)
+		feed(m, 0, append(measured, sample{kind: 0, key: "ml/w9", dt: 7200, f: 1})) // a life the lives lack
+		ls, err := l.Sums()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := m.Sums()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ms.WithLives(ls).Build(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got.Workloads, closeSeries); diff != "" {
+			t.Fatalf("seed %d (-one builder +measured sums with the lives):\n%s", seed, diff)
+		}
+	}
+}

@@ -82,7 +82,7 @@ func TestAttachNotesHoursItCannotBuild(t *testing.T) {
 	if s.Hourly != nil {
 		t.Errorf("hourly series %v for a window off the hour", s.Hourly)
 	}
-	if len(s.Notes) == 0 || !strings.Contains(s.Notes[len(s.Notes)-1], "does not start on a whole hour") {
+	if len(s.Notes) == 0 || !strings.Contains(s.Notes[len(s.Notes)-1], "hourly series from the usage reads left out") {
 		t.Errorf("notes %q do not say why the hourly series are missing", s.Notes)
 	}
 }

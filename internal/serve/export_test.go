@@ -1,6 +1,9 @@
 package serve
 
 import (
+	"context"
+	"time"
+
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/rolling"
 )
@@ -12,3 +15,16 @@ func WindowSpan(s *Service, w cluster.Window) *rolling.Span {
 	return s.ring.Window(w)
 }
 
+// WindowHourly is the hourly series of the snapshot a rebuild at now
+// computes on for w (the report releases them once read).
+func WindowHourly(ctx context.Context, s *Service, now time.Time, w cluster.Window) (*cluster.Hourly, error) {
+	inv, err := s.inv.Inventory(ctx, now, s.opts.Window+s.opts.segment())
+	if err != nil {
+		return nil, err
+	}
+	mem, err := s.windowSnapshot(inv, w, nil)
+	if err != nil {
+		return nil, err
+	}
+	return mem.Prepared.Snapshot.Hourly, nil
+}

@@ -66,11 +66,10 @@ func TestLiveWindowHasTheHourlySeriesOfOneRead(t *testing.T) {
 	if want == nil || len(want.Workloads) == 0 {
 		t.Fatal("one read of the window has no hourly series: the test compares nothing")
 	}
-	span := serve.WindowSpan(in.svc, w)
-	if span.Hours == nil {
+	if serve.WindowSpan(in.svc, w).Hours == nil {
 		t.Fatal("the rolling window kept no hourly sums")
 	}
-	got, err := span.Hours.Build(w)
+	got, err := serve.WindowHourly(ctx, in.svc, clk.now(), w)
 	if err != nil {
 		t.Fatal(err)
 	}
