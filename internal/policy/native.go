@@ -159,10 +159,12 @@ func nativeMeta(name string, sh shape, rules []Rule) Meta {
 func (g gen) nativeConditions(sh shape) []Variable {
 	spec := sh.spec
 	ctrs := "(" + spec + ".containers + " + spec + ".?initContainers.orValue([]))"
+	// One expression, not two: the API server evaluates every condition
+	// before it looks at the results, and && stops at an empty ConfigMap.
 	out := []Variable{
-		{"binding-lists-rules", "size(params.?data.orValue({})) > 0"},
-		{"gpu-pod-or-gpu-toleration", ctrs + ".exists(c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + ")) || " +
-			spec + ".?tolerations.orValue([]).exists(t, " + g.tolerates("t") + ")"},
+		{"rules-listed-and-gpu-pod-or-gpu-toleration", "size(params.?data.orValue({})) > 0 && (" +
+			ctrs + ".exists(c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + ")) || " +
+			spec + ".?tolerations.orValue([]).exists(t, " + g.tolerates("t") + "))"},
 	}
 	if sh.update {
 		out = append(out, specChanged)
@@ -172,7 +174,13 @@ func (g gen) nativeConditions(sh shape) []Variable {
 
 // merged is the shape's rules as one program: the variables of every rule
 // once (rules share the containers and GPU limits), each validation
-// guarded by its rule's key in the binding's ConfigMap.
+// guarded by its rule's key in the binding's ConfigMap. The API server
+// evaluates a policy's messageExpressions on every request it admits, in
+// an activation of their own that computes the variables again (v1.37
+// validator.go), which would nearly double the CEL work of a compliant
+// GPU pod; so the native messages name the rule and the fix, and only the
+// namespace and its cap where cheap (nativeMessage). Kyverno and
+// Gatekeeper keep the messages that name the containers and counts.
 func (g gen) merged(sh shape, rules []Rule) ([]Variable, []Validation) {
 	vars := []Variable{{"rules", "params.?data.orValue({})"}}
 	seen := map[string]string{}
@@ -188,9 +196,7 @@ func (g gen) merged(sh shape, rules []Rule) ([]Variable, []Validation) {
 		in := quote(r.Name) + " in variables.rules"
 		for _, v := range p.Validations {
 			v.Expression = "!(" + in + ") || (" + v.Expression + ")"
-			if v.MessageExpression != "" {
-				v.MessageExpression = in + " ? " + v.MessageExpression + " : ''"
-			}
+			v.MessageExpression = v.nativeMessage
 			vals = append(vals, v)
 		}
 	}

@@ -38,6 +38,14 @@ func TestNativePodPolicyHoldsEveryRule(t *testing.T) {
 			t.Errorf("validation %d: %q / %q; want guarded by and naming %s", i, vals[i].Expression, vals[i].Message, r.label())
 		}
 	}
+	// The API server evaluates every messageExpression on every admitted
+	// request: the native ones derive nothing from the containers.
+	for _, v := range vals {
+		rest := strings.ReplaceAll(v.MessageExpression, "variables.maxGPUs", "")
+		if strings.Contains(rest, "variables.") || strings.Contains(rest, "object.spec") {
+			t.Errorf("messageExpression %q derives from the containers", v.MessageExpression)
+		}
+	}
 	seen := map[string]bool{}
 	for _, v := range vars {
 		if seen[v.Name] {
