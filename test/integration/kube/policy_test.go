@@ -666,7 +666,11 @@ func checkFlipOne(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, c
 	if code != cli.ExitOK {
 		t.Fatalf("audit exit %d: %s", code, errOut)
 	}
-	var res struct{ Admission struct{ Rules []struct{ Rule, Status string } } }
+	var res struct {
+		Admission struct {
+			Rules []struct{ Rule, Status string }
+		}
+	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
