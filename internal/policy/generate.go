@@ -51,24 +51,16 @@ func Generate(s Settings, o Options) (*Output, error) {
 	if o.KyvernoLegacy && o.Engine != Kyverno {
 		return nil, fmt.Errorf("kyverno-legacy: only with engine kyverno (got %s)", o.Engine)
 	}
-	var build func(Rule) Artefact
+	out := &Output{}
 	switch o.Engine {
 	case Native:
+		out.Artefacts = s.nativeArtefacts()
 	case Kyverno:
-		build = func(r Rule) Artefact { return s.kyverno(r, o.KyvernoLegacy) }
+		out.Artefacts = s.perRule(func(r Rule) Artefact { return s.kyverno(r, o.KyvernoLegacy) })
 	case Gatekeeper:
-		build = s.gatekeeper
+		out.Artefacts = s.perRule(s.gatekeeper)
 	default:
 		return nil, fmt.Errorf("engine %q is not native, kyverno or gatekeeper", o.Engine)
-	}
-	out := &Output{}
-	if o.Engine == Native {
-		out.Artefacts = s.nativeArtefacts()
-	}
-	for _, r := range Rules {
-		if s.Enabled(r.Name) && build != nil {
-			out.Artefacts = append(out.Artefacts, build(r))
-		}
 	}
 	if s.Mutate {
 		out.Artefacts = append(out.Artefacts, s.mutation())
@@ -78,6 +70,17 @@ func Generate(s Settings, o Options) (*Output, error) {
 	}
 	out.Rollout = s.rollout(o)
 	return out, nil
+}
+
+// perRule is one artefact per enabled rule, in Rules order.
+func (s Settings) perRule(build func(Rule) Artefact) []Artefact {
+	var out []Artefact
+	for _, r := range Rules {
+		if s.Enabled(r.Name) {
+			out = append(out, build(r))
+		}
+	}
+	return out
 }
 
 // rolloutWords is what one engine's rollout commands need.
@@ -94,12 +97,11 @@ func (s Settings) words(o Options) rolloutWords {
 		p := `{"spec":{"validationActions":%s}}`
 		return rolloutWords{"Kyverno ValidatingPolicy (policies.kyverno.io/v1)", "validatingpolicies.policies.kyverno.io", "merge",
 			fmt.Sprintf(p, fmtActions(vpolActions(Deny))), fmt.Sprintf(p, fmtActions(vpolActions(Warn)))}
-	case o.Engine == Gatekeeper:
+	default: // Gatekeeper; the native engine writes its own (nativeRollout)
 		p := `{"spec":{"enforcementAction":"%s"}}`
 		return rolloutWords{"Gatekeeper ConstraintTemplate and constraint (K8sNativeValidation CEL)", "constraints", "merge",
 			fmt.Sprintf(p, "deny"), fmt.Sprintf(p, "warn")}
 	}
-	return rolloutWords{}
 }
 
 // command is the kubectl pipeline that patches every object of the
