@@ -83,7 +83,12 @@ func TestAdmissionPoliciesOnTheRealAPIServer(t *testing.T) {
 		checkAdmissionAudit(ctx, t, cs, reader, "deny", pods)
 	})
 	t.Run("flip one rule", func(t *testing.T) { checkFlipOne(ctx, t, cs, cfg, dir, reader) })
-	t.Run("audit with a role that cannot list the policies", func(t *testing.T) { checkOldRole(ctx, t, cs, cfg) })
+	t.Run("audit with a role that cannot list the policies", func(t *testing.T) {
+		checkOldRole(ctx, t, cs, cfg, "admissionregistration.k8s.io", "validatingadmissionpolicies")
+	})
+	t.Run("audit with a role that cannot get the mode ConfigMaps", func(t *testing.T) {
+		checkOldRole(ctx, t, cs, cfg, "", "configmaps kube-system/gpuwise-rules-")
+	})
 	t.Run("workload updates", func(t *testing.T) { checkUpdates(ctx, t, cs) })
 	t.Run("mutation", func(t *testing.T) { checkMutation(ctx, t, cs, dyn) })
 }
@@ -469,21 +474,29 @@ func checkWorkloads(ctx context.Context, t *testing.T, cs *kubernetes.Clientset)
 }
 
 // checkOldRole: with the ClusterRole as it was before the admission reads
-// were added, the audit is still written, every rule's status is unknown,
-// a note names the refused list and the role, and the exit code is 6.
-func checkOldRole(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config) {
+// were added (without the rules of the API group dropped: the policy lists,
+// or the get of the mode ConfigMaps, in deny mode both), the audit is still
+// written, every rule's status is unknown, a note names the refused read
+// and the role, and the exit code is 6.
+func checkOldRole(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config, dropped, wantNote string) {
 	var role rbacv1.ClusterRole
 	readYAML(t, "clusterrole.yaml", 0, &role)
-	role.Name = "gpuwise-readonly-old"
-	role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.APIGroups, "admissionregistration.k8s.io") })
+	name := "gpuwise-old-policies"
+	if dropped == "" {
+		name = "gpuwise-old-configmaps"
+	}
+	role.Name = name
+	role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool {
+		return slices.Contains(r.APIGroups, dropped) && (dropped != "" || slices.Contains(r.Resources, "configmaps"))
+	})
 	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	defer cs.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
-	kc := serviceAccountKubeconfig(ctx, t, cs, cfg, "gpuwise-old", false)
-	b := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "gpuwise-old"},
+	kc := serviceAccountKubeconfig(ctx, t, cs, cfg, name, false)
+	b := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
 		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "gpuwise-old", Namespace: "gpuwise"}}}
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: "gpuwise"}}}
 	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +505,7 @@ func checkOldRole(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, c
 	var code int
 	waitFor(t, "the binding to take effect", 20*time.Second, func() (bool, string) {
 		out, errOut, code = execute(t, "audit", "--kubeconfig", kc, "-o", "json")
-		return code == cli.ExitPartial, errOut
+		return code == cli.ExitPartial && strings.Contains(out, wantNote), errOut
 	})
 	var res struct {
 		Findings  []json.RawMessage
@@ -510,7 +523,7 @@ func checkOldRole(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, c
 		}
 	}
 	notes := strings.Join(res.Admission.Notes, "\n")
-	if len(res.Findings) == 0 || !strings.Contains(notes, "validatingadmissionpolicies") || !strings.Contains(notes, "deploy/rbac/clusterrole.yaml") {
+	if len(res.Findings) == 0 || !strings.Contains(notes, wantNote) || !strings.Contains(notes, "deploy/rbac/clusterrole.yaml") {
 		t.Errorf("findings %d, notes %q: want the audit written and the refused list and the role named", len(res.Findings), notes)
 	}
 }
