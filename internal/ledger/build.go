@@ -76,7 +76,7 @@ func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
 	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: in.Recs, Autoscale: o.Autoscale, Commit: o.Commit, Reclaim: o.Reclaim,
-		Region: o.Region, capacity: in.Capacity}
+		Region: o.Region, capacity: in.Capacity, packers: o.packers}
 	var wg sync.WaitGroup
 	var recErr error
 	if env.Recs == nil {
