@@ -65,9 +65,10 @@ func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger,
 
 // prepare computes what levers read (right-sizing results, GPU demand)
 // and the starting model: the GPU nodes alive at the window's end, priced
-// as the planner prices them. Right-sizing runs beside the rest; with
-// pack, the rest includes packing the current shapes for the
-// consolidation lever (neither reads what the other makes).
+// as the planner prices them. Right-sizing (unless given) and the GPU
+// demand run beside the rest; with pack, the rest includes packing the
+// current shapes for the consolidation lever (none reads what another
+// makes).
 func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 	if in.Snapshot == nil || in.Prices == nil {
 		return nil, nil, fmt.Errorf("ledger: no snapshot or no prices")
@@ -82,6 +83,7 @@ func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 	if env.Recs == nil {
 		wg.Go(func() { env.Recs, recErr = rightsize.Recommend(in.Snapshot, o.Policy, in.Prices) })
 	}
+	wg.Go(func() { env.peaks = gpuDemand(in.Snapshot) })
 	prob, err := packing.FromSnapshot(in.Snapshot, packing.SnapshotOptions{Prices: in.Prices, Shapes: packing.CurrentShapes})
 	if err == nil {
 		env.current = prob
@@ -89,7 +91,6 @@ func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 			env.packed = &packed{}
 			env.packed.plan, env.packed.err = packing.Solve(prob)
 		}
-		env.peaks = gpuDemand(in.Snapshot)
 	}
 	wg.Wait()
 	if recErr != nil {
