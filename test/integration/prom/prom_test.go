@@ -10,13 +10,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/cli"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/test/integration/backend"
 )
 
 // The window up.sh backfills: 14 days from 2026-11-01.
@@ -32,30 +31,11 @@ const (
 const activityTolerance = 0.005
 
 func state(t *testing.T) (url, truth string) {
-	t.Helper()
-	dir := os.Getenv("PROM_STATE")
-	if dir == "" {
-		dir = "/tmp/gpuwise-prom"
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "url"))
-	if err != nil {
-		t.Fatalf("no Prometheus from hack/prometheus/up.sh: %v (run make integration-prom)", err)
-	}
-	return strings.TrimSpace(string(b)), filepath.Join(dir, "truth.json.gz")
+	return backend.State(t, "PROM_STATE", "/tmp/gpuwise-prom", "integration-prom")
 }
 
 func report(t *testing.T, args ...string) (*cost.Report, string, int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := cli.Execute(args, cli.Streams{Out: &out, Err: &errb})
-	if code != cli.ExitOK {
-		return nil, errb.String(), code
-	}
-	var r cost.Report
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		t.Fatalf("gpuwise %v: output is not a JSON report: %v", args, err)
-	}
-	return &r, errb.String(), code
+	return backend.Report(t, args...)
 }
 
 // TestReportFromPrometheusMatchesGroundTruth checks every way of reading

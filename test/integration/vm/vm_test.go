@@ -8,22 +8,19 @@
 package vm_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/cli"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/test/integration/backend"
 )
 
 // The window up.sh loads: VM_DAYS (3) from 2026-11-01.
@@ -37,30 +34,11 @@ const (
 )
 
 func state(t *testing.T) (url, truth string) {
-	t.Helper()
-	dir := os.Getenv("VM_STATE")
-	if dir == "" {
-		dir = "/tmp/gpuwise-vm"
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "url"))
-	if err != nil {
-		t.Fatalf("no VictoriaMetrics from hack/victoriametrics/up.sh: %v (run make integration-vm)", err)
-	}
-	return strings.TrimSpace(string(b)), filepath.Join(dir, "truth.json.gz")
+	return backend.State(t, "VM_STATE", "/tmp/gpuwise-vm", "integration-vm")
 }
 
 func report(t *testing.T, args ...string) (*cost.Report, string, int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := cli.Execute(args, cli.Streams{Out: &out, Err: &errb})
-	if code != cli.ExitOK {
-		return nil, errb.String(), code
-	}
-	var r cost.Report
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		t.Fatalf("gpuwise %v: not a JSON report: %v", args, err)
-	}
-	return &r, errb.String(), code
+	return backend.Report(t, args...)
 }
 
 // recorder is a reverse proxy in front of VictoriaMetrics that counts the
