@@ -43,9 +43,13 @@ func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger,
 	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
 	st := &run{unrealised: map[string]string{}}
-	for _, lv := range lvs {
+	in.Recs = nil // env holds them for the levers that read them
+	for i, lv := range lvs {
 		if err := st.apply(lv, m, env); err != nil {
 			return nil, err
+		}
+		if !slices.ContainsFunc(lvs[i+1:], readsRecs) {
+			env.Recs = nil // what the model's changes need of them they hold
 		}
 	}
 	l.after = m.Cost()
@@ -61,6 +65,13 @@ func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger,
 	l.money()
 	l.Summary = summarize(l, rep)
 	return l, l.Reconcile()
+}
+
+// readsRecs says whether a lever reads the right-sizing results
+// (Env.Recs): once none left does, the ledger lets them go, about 10 MB
+// at 10k GPUs that the consolidation packings need.
+func readsRecs(lv Lever) bool {
+	return lv.Name() == LeverRightsize || lv.Name() == LeverShape
 }
 
 // prepare computes what levers read (right-sizing results, GPU demand)
