@@ -69,9 +69,11 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	}
 	opts := req.options()
 	opts.Policy = rr.Policy
-	if opts.Autoscale, err = a.autoscalePolicy(req.PolicyFile, req.Autoscale); err != nil {
+	pols, err := capacityPolicies(req.PolicyFile, req.Autoscale)
+	if err != nil {
 		return nil, err
 	}
+	opts.Autoscale, opts.Commit, opts.Reclaim = pols.Autoscale, pols.Commit, pols.Reclaim
 	a.progress.phase("building the savings ledger")
 	l, err := ledger.Build(ledger.Input{Snapshot: rr.Snapshot, Prices: catalog, Recs: rr.Result}, opts)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
+	"github.com/gpuwise/gpuwise/internal/config"
 	"github.com/gpuwise/gpuwise/internal/generate"
 )
 
@@ -114,12 +115,19 @@ func (a *App) GenerateAutoscaling(ctx context.Context, req AutoscalingRequest) (
 // autoscalePolicy is the policy file's autoscaling section (or the
 // defaults) with the flags over it.
 func (a *App) autoscalePolicy(file string, o AutoscaleOverrides) (capacity.AutoscalePolicy, error) {
-	pol, err := loadAutoscalePolicy(file)
+	pol, err := capacityPolicies(file, o)
+	return pol.Autoscale, err
+}
+
+// capacityPolicies are the policy file's sections (or the defaults) with
+// the autoscaling flags over its autoscaling section.
+func capacityPolicies(file string, o AutoscaleOverrides) (config.Policies, error) {
+	pol, err := loadPolicies(file)
 	if err != nil {
 		return pol, err
 	}
-	pol = o.over(pol)
-	if err := pol.Validate(); err != nil {
+	pol.Autoscale = o.over(pol.Autoscale)
+	if err := pol.Autoscale.Validate(); err != nil {
 		return pol, withKind(Input, fmt.Errorf("policy %s with the flags: %w", file, err))
 	}
 	return pol, nil
@@ -255,6 +263,9 @@ func spotArtefacts(cands []capacity.SpotWorkload, req SpotRequest, limits map[st
 // ReclaimRequest asks for idle-reclaim suggestions.
 type ReclaimRequest struct {
 	Data
+	// PolicyFile is a policy file whose reclaim section (docs/capacity.md)
+	// replaces the defaults; empty means the defaults.
+	PolicyFile string
 }
 
 // Validate lists every problem with the request.
@@ -265,9 +276,14 @@ func (r ReclaimRequest) Validate() error {
 }
 
 // GenerateReclaim writes a suggestion per notebook or dev box with long
-// idle stretches (capacity.Reclaim with its default policy).
+// idle stretches (capacity.Reclaim with the policy file's reclaim section,
+// or its defaults).
 func (a *App) GenerateReclaim(ctx context.Context, req ReclaimRequest) (*GenerateResult, error) {
 	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	pols, err := loadPolicies(req.PolicyFile)
+	if err != nil {
 		return nil, err
 	}
 	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
@@ -277,7 +293,7 @@ func (a *App) GenerateReclaim(ctx context.Context, req ReclaimRequest) (*Generat
 	if in.snap.Hourly == nil {
 		return &GenerateResult{Notes: []string{"no hourly series in this source (a version 3 snapshot, Prometheus or --demo has them): idle stretches are unknown"}, Partial: in.partial}, nil
 	}
-	pol := capacity.DefaultReclaimPolicy()
+	pol := pols.Reclaim
 	idles, err := capacity.Reclaim(in.snap.Snapshot, pol)
 	if err != nil {
 		return nil, withKind(Input, err)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/config"
 	"github.com/gpuwise/gpuwise/internal/generate"
 	"github.com/gpuwise/gpuwise/internal/pricing"
@@ -30,33 +29,23 @@ func loadPrices(path string) (*pricing.Catalog, error) {
 
 // loadPolicy is the recommendation policy in path, or the defaults.
 func loadPolicy(path string) (rightsize.Policy, error) {
-	if path == "" {
-		return rightsize.DefaultPolicy(), nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return rightsize.Policy{}, withKind(Input, fmt.Errorf("reading policy: %w", err))
-	}
-	pol, err := config.ParsePolicy(path, data)
-	if err != nil {
-		return rightsize.Policy{}, withKind(Input, err)
-	}
-	return pol, nil
+	p, err := loadPolicies(path)
+	return p.Rightsize, err
 }
 
-// loadAutoscalePolicy reads the policy file's autoscaling section, or the
-// defaults.
-func loadAutoscalePolicy(path string) (capacity.AutoscalePolicy, error) {
+// loadPolicies is every section of the policy file in path (each over its
+// defaults), or the defaults.
+func loadPolicies(path string) (config.Policies, error) {
 	if path == "" {
-		return capacity.DefaultAutoscalePolicy(), nil
+		return config.DefaultPolicies(), nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return capacity.AutoscalePolicy{}, withKind(Input, fmt.Errorf("reading policy: %w", err))
+		return config.Policies{}, withKind(Input, fmt.Errorf("reading policy: %w", err))
 	}
-	_, pol, err := config.ParsePolicies(path, data)
+	pol, err := config.ParsePolicies(path, data)
 	if err != nil {
-		return capacity.AutoscalePolicy{}, withKind(Input, err)
+		return config.Policies{}, withKind(Input, err)
 	}
 	return pol, nil
 }

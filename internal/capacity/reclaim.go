@@ -3,6 +3,7 @@ package capacity
 import (
 	"errors"
 	"fmt"
+	"path"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
@@ -46,6 +47,11 @@ func (p ReclaimPolicy) Validate() error {
 	}
 	if p.MinIdleHours < 1 || p.MinIdleHours > 24*7 {
 		errs = append(errs, fmt.Errorf("reclaim.minIdleHours: %d is outside 1 to 168", p.MinIdleHours))
+	}
+	for i, g := range p.Namespaces {
+		if _, err := path.Match(g, ""); err != nil || g == "" {
+			errs = append(errs, fmt.Errorf("reclaim.namespaces[%d]: %q is not a valid glob", i, g))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,5 +236,58 @@ func TestReportHeadlineIsAdvise(t *testing.T) {
 	}
 	if ledger.CentsOf(rep.Savings.Saving) != ledger.CentsOf(l.SavingUSDMonth) {
 		t.Errorf("report headline saves %v, advise %v", rep.Savings.Saving, l.SavingUSDMonth)
+	}
+}
+
+// TestCapacityPolicyFileSteersLevers: the policy file's commitments and
+// reclaim sections reach the ledger. A negotiated 50% 1-year discount
+// saves more than the 30% default; reclaim limited to namespaces the demo
+// does not have reclaims nothing; `generate reclaim` reads the same
+// section; a bad section is an input error naming the field.
+func TestCapacityPolicyFileSteersLevers(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	policy := file("policy.yaml", "commitments:\n  discount1y: 0.5\nreclaim:\n  namespaces: [\"nowhere-*\"]\n")
+	lever := func(l ledger.Ledger, name string) float64 {
+		for _, lr := range l.Levers {
+			if lr.Name == name {
+				return lr.SavingUSDMonth
+			}
+		}
+		return 0
+	}
+	def, pol := adviseJSON(t, "--demo"), adviseJSON(t, "--demo", "--policy", policy)
+	if lever(pol, "commit") <= lever(def, "commit") || lever(def, "reclaim") <= 0 || lever(pol, "reclaim") != 0 {
+		t.Errorf("commit %v → %v (want more), reclaim %v → %v (want > 0 → 0)",
+			lever(def, "commit"), lever(pol, "commit"), lever(def, "reclaim"), lever(pol, "reclaim"))
+	}
+	_, _, code := run(t, "generate", "reclaim", "--demo", "-d", filepath.Join(dir, "def"))
+	_, _, codePol := run(t, "generate", "reclaim", "--demo", "-d", filepath.Join(dir, "pol"), "--policy", policy)
+	written := func(d string) int {
+		n := 0
+		filepath.WalkDir(filepath.Join(dir, d), func(_ string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	if code != ExitOK || codePol != ExitOK || written("def") == 0 || written("pol") != 0 {
+		t.Errorf("generate reclaim: exit %d and %d, %d files with the defaults and %d with the policy file (want some, then none)",
+			code, codePol, written("def"), written("pol"))
+	}
+	bad := file("bad.yaml", "commitments:\n  discount1y: 1.5\n")
+	for _, cmd := range [][]string{{"advise"}, {"generate", "reclaim", "-d", filepath.Join(dir, "bad")}} {
+		args := append(append(append([]string{}, cmd...), "--demo", "--policy"), bad)
+		if _, errOut, code := run(t, args...); code != ExitInput || !strings.Contains(errOut, "commitments.discount1y: 1.5 is outside (0, 1)") {
+			t.Errorf("%v: exit %d %q, want %d naming commitments.discount1y", args, code, errOut, ExitInput)
+		}
 	}
 }

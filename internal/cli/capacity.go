@@ -108,8 +108,15 @@ func nodeClassFlags(fs *pflag.FlagSet, class, group *string) {
 // newGenerateReclaimCmd is `gpuwise generate reclaim`.
 func newGenerateReclaimCmd(e *env) *cobra.Command {
 	o := &sourceFlags{}
-	return generateCmd(e, "reclaim "+dataUsage,
+	var policy string
+	return generateCmd(e, "reclaim "+dataUsage+" [--policy FILE]",
 		"Suggested scale-to-zero patches and culling settings for notebooks and dev boxes idle for long stretches",
-		o.register, func(p *flagProblems) app.ReclaimRequest { return app.ReclaimRequest{Data: o.data(p)} },
+		func(fs *pflag.FlagSet) {
+			o.register(fs)
+			fs.StringVar(&policy, "policy", "", "policy file whose reclaim section (maxActivity, minIdleHours, namespaces) replaces the defaults; see docs/capacity.md")
+		},
+		func(p *flagProblems) app.ReclaimRequest {
+			return app.ReclaimRequest{Data: o.data(p), PolicyFile: policy}
+		},
 		(*app.App).GenerateReclaim)
 }

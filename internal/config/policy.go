@@ -34,40 +34,70 @@ func (e *PolicyError) Error() string {
 // defaults. Unknown keys, duplicate keys, wrong types and values that
 // Policy.Validate rejects are all reported, in one *PolicyError.
 func ParsePolicy(file string, data []byte) (rightsize.Policy, error) {
-	p, _, err := ParsePolicies(file, data)
-	return p, err
+	p, err := ParsePolicies(file, data)
+	return p.Rightsize, err
+}
+
+// Policies is everything a policy file sets, each section over its
+// engine's defaults.
+type Policies struct {
+	Rightsize rightsize.Policy
+	Autoscale capacity.AutoscalePolicy
+	Commit    capacity.CommitPolicy
+	Reclaim   capacity.ReclaimPolicy
+}
+
+// DefaultPolicies is what an empty policy file gives.
+func DefaultPolicies() Policies {
+	return Policies{Rightsize: rightsize.DefaultPolicy(), Autoscale: capacity.DefaultAutoscalePolicy(),
+		Commit: capacity.DefaultCommitPolicy(), Reclaim: capacity.DefaultReclaimPolicy()}
 }
 
 // ParsePolicies reads the whole policy file: the recommendation policy and
-// the autoscaling section (over capacity.DefaultAutoscalePolicy), every
-// problem of both in one *PolicyError.
-func ParsePolicies(file string, data []byte) (rightsize.Policy, capacity.AutoscalePolicy, error) {
-	p, a := rightsize.DefaultPolicy(), capacity.DefaultAutoscalePolicy()
+// the autoscaling, commitments and reclaim sections (docs/capacity.md),
+// every problem of all of them in one *PolicyError.
+func ParsePolicies(file string, data []byte) (Policies, error) {
+	p := DefaultPolicies()
 	var doc any
 	if err := yaml.UnmarshalStrict(data, &doc); err != nil { // strict: duplicate keys
-		return p, a, &PolicyError{File: file, Problems: []string{err.Error()}}
+		return p, &PolicyError{File: file, Problems: []string{err.Error()}}
 	}
 	var probs []string
-	schema := policySchema(&p)
-	schema["autoscaling"] = autoscaleSchema(&a)
 	switch top := doc.(type) {
 	case nil: // an empty file: the defaults
 	case map[string]any:
-		walk("", top, schema, &probs)
+		walk("", top, p.schema(), &probs)
 	default:
-		probs = append(probs, "want a mapping with cpu, memory, history, gpu and autoscaling sections at the top level")
+		probs = append(probs, "want a mapping with cpu, memory, history, gpu, autoscaling, commitments and reclaim sections at the top level")
 	}
 	// A field that failed to decode kept its valid default, so Validate
 	// adds only the other fields' problems.
-	for _, err := range []error{p.Validate(), a.Validate()} {
+	for _, err := range []error{p.Rightsize.Validate(), p.Autoscale.Validate(), p.Commit.Validate(), p.Reclaim.Validate()} {
 		if err != nil {
 			probs = append(probs, strings.Split(err.Error(), "\n")...)
 		}
 	}
 	if len(probs) > 0 {
-		return p, a, &PolicyError{File: file, Problems: probs}
+		return p, &PolicyError{File: file, Problems: probs}
 	}
-	return p, a, nil
+	return p, nil
+}
+
+// schema maps every key of the file to the field it sets.
+func (p *Policies) schema() map[string]any {
+	s := policySchema(&p.Rightsize)
+	s["autoscaling"] = autoscaleSchema(&p.Autoscale)
+	s["commitments"] = map[string]any{
+		"discount1y": number(&p.Commit.Discount1Y),
+		"discount3y": number(&p.Commit.Discount3Y),
+		"capOfMean":  number(&p.Commit.CapOfMean),
+	}
+	s["reclaim"] = map[string]any{
+		"maxActivity":  number(&p.Reclaim.MaxActivity),
+		"minIdleHours": integer(&p.Reclaim.MinIdleHours),
+		"namespaces":   stringList(&p.Reclaim.Namespaces),
+	}
+	return s
 }
 
 // autoscaleSchema maps the autoscaling section (docs/capacity.md).

@@ -32,8 +32,10 @@ func TestParsePolicyGood(t *testing.T) {
 		"full.yaml":    full,
 		"partial.json": partial,
 		"empty.yaml":   rightsize.DefaultPolicy(),
-		// the autoscaling section is capacity's (TestParsePoliciesAutoscaling)
+		// the capacity sections are capacity's (TestParsePoliciesAutoscaling,
+		// TestParsePoliciesCapacity)
 		"autoscaling.yaml": rightsize.DefaultPolicy(),
+		"capacity.yaml":    rightsize.DefaultPolicy(),
 	}
 	for file, want := range cases {
 		got, err := ParsePolicy(file, readFile(t, filepath.Join("testdata/policy/good", file)))
@@ -130,15 +132,30 @@ func readFile(t testing.TB, path string) []byte {
 // defaults and leaves the recommendation policy at its own.
 func TestParsePoliciesAutoscaling(t *testing.T) {
 	t.Parallel()
-	rs, as, err := ParsePolicies("autoscaling.yaml", readFile(t, "testdata/policy/good/autoscaling.yaml"))
+	got, err := ParsePolicies("autoscaling.yaml", readFile(t, "testdata/policy/good/autoscaling.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := capacity.AutoscalePolicy{TargetActivity: 0.7, MinReplicas: 2, MaxReplicas: 8, Stabilization: 10 * time.Minute, Startup: 5 * time.Minute}
-	if diff := cmp.Diff(want, as); diff != "" {
-		t.Errorf("autoscaling (-want +got):\n%s", diff)
+	want := DefaultPolicies()
+	want.Autoscale = capacity.AutoscalePolicy{TargetActivity: 0.7, MinReplicas: 2, MaxReplicas: 8, Stabilization: 10 * time.Minute, Startup: 5 * time.Minute}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("policies (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(rightsize.DefaultPolicy(), rs); diff != "" {
-		t.Errorf("recommendation policy (-want +got):\n%s", diff)
+}
+
+// TestParsePoliciesCapacity: the commitments and reclaim sections decode
+// over their defaults (a negotiated discount, a team's notebook
+// namespaces) and leave every other section at its own.
+func TestParsePoliciesCapacity(t *testing.T) {
+	t.Parallel()
+	got, err := ParsePolicies("capacity.yaml", readFile(t, "testdata/policy/good/capacity.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultPolicies()
+	want.Commit = capacity.CommitPolicy{Discount1Y: 0.38, Discount3Y: 0.55, CapOfMean: 0.6}
+	want.Reclaim = capacity.ReclaimPolicy{MaxActivity: 0.02, MinIdleHours: 8, Namespaces: []string{"jupyter-*", "sandbox"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("policies (-want +got):\n%s", diff)
 	}
 }
