@@ -280,19 +280,42 @@ func (c *consolidation) problem(mask int) (*packing.Problem, error) {
 
 // recs gathers the right-sizing results of the groups in mask.
 func (c *consolidation) recs(mask int) *rightsize.Result {
+	var ctrs, gpus int
+	c.eachChange(mask, func(ch *WorkloadChange) {
+		ctrs += len(ch.Containers)
+		if ch.GPU != nil {
+			gpus++
+		}
+	})
+	// Sized once: a right-sizing result is large at 10k GPUs, and each
+	// subset's packing gathers one.
 	r := &rightsize.Result{}
+	if ctrs > 0 {
+		r.Containers = make([]rightsize.ContainerRec, 0, ctrs)
+	}
+	if gpus > 0 {
+		r.GPU = make([]rightsize.GPURec, 0, gpus)
+	}
+	c.eachChange(mask, func(ch *WorkloadChange) {
+		r.Containers = append(r.Containers, ch.Containers...)
+		if ch.GPU != nil {
+			r.GPU = append(r.GPU, *ch.GPU)
+		}
+	})
+	return r
+}
+
+// eachChange calls f with each workload change of the groups in mask, in
+// order.
+func (c *consolidation) eachChange(mask int, f func(ch *WorkloadChange)) {
 	for k, g := range c.groups {
 		if mask&(1<<k) == 0 {
 			continue
 		}
-		for _, ch := range g.changes {
-			r.Containers = append(r.Containers, ch.Containers...)
-			if ch.GPU != nil {
-				r.GPU = append(r.GPU, *ch.GPU)
-			}
+		for i := range g.changes {
+			f(&g.changes[i])
 		}
 	}
-	return r
 }
 
 // keptOf is the set of nodes a plan keeps.
