@@ -178,7 +178,9 @@ func (a *App) admission(ctx context.Context, src Source, snap *cluster.Prepared,
 }
 
 // installed reads the cluster's validating policies; inst is nil when the
-// server does not serve them (served false) or the read failed (err).
+// server does not serve them (served false) or their lists failed (err).
+// When only a mode ConfigMap could not be read, inst comes back with the
+// error, the rules depending on it unknown (policy.Installed.Unread).
 func (a *App) installed(ctx context.Context, k KubeSource) (inst *policy.Installed, served bool, err error) {
 	c, err := kube.Connect(kube.Options{Kubeconfig: k.Kubeconfig, Context: k.Context, Timeout: k.Timeout})
 	if err != nil {
@@ -193,10 +195,35 @@ func (a *App) installed(ctx context.Context, k KubeSource) (inst *policy.Install
 	}
 	inst = &policy.Installed{}
 	for _, p := range adm.Policies {
-		inst.Policies = append(inst.Policies, policy.InstalledPolicy{Name: p.Name, Labels: p.Labels})
+		inst.Policies = append(inst.Policies, policy.InstalledPolicy{Name: p.Name, Labels: p.Labels, Annotations: p.Annotations})
 	}
 	for _, b := range adm.Bindings {
-		inst.Bindings = append(inst.Bindings, policy.InstalledBinding{Name: b.Name, PolicyName: b.PolicyName, Actions: b.Actions})
+		ib := policy.InstalledBinding{Name: b.Name, PolicyName: b.PolicyName, Actions: b.Actions}
+		if b.ParamName != "" {
+			ib.Params = &policy.ParamRef{Namespace: b.ParamNamespace, Name: b.ParamName}
+		}
+		inst.Bindings = append(inst.Bindings, ib)
 	}
-	return inst, true, nil
+	return inst, true, readModes(orBackground(ctx), c, inst)
+}
+
+// readModes reads the mode ConfigMaps the gpuwise bindings name (which
+// rules each binding checks); one it may not read leaves the rules that
+// depend on it unknown and comes back as the error.
+func readModes(ctx context.Context, c *kube.Client, inst *policy.Installed) error {
+	inst.Params = map[string][]string{}
+	var first error
+	for _, ref := range inst.ParamRefs() {
+		keys, found, err := c.ConfigMapKeys(ctx, ref.Namespace, ref.Name)
+		switch {
+		case err != nil:
+			inst.Unread = append(inst.Unread, ref.String())
+			if first == nil {
+				first = kubeError(err)
+			}
+		case found:
+			inst.Params[ref.String()] = keys
+		}
+	}
+	return first
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/idlecause"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // ReportRequest asks for the cost report.
@@ -89,34 +90,31 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		}
 	}
 	a.progress.phase("allocating cost")
-	opts := req.Cost
-	opts.Prices = catalog
-	alloc, err := cost.Allocate(in.snap, opts)
+	lopts := ledger.DefaultOptions()
+	recs := startRightsizing(in.snap, lopts.Policy, catalog)
+	res, alloc, err := allocate(in, req, catalog)
 	if err != nil {
-		return nil, fmt.Errorf("allocating cost: %w", err)
-	}
-	r, err := cost.NewReport(alloc, req.Report)
-	if err != nil {
-		return nil, fmt.Errorf("building report: %w", err)
-	}
-	why, err := IdleCauses(in.snap, alloc, idlecause.DefaultPolicy(), req.Report.TopN)
-	if err != nil {
+		recs.wait()
 		return nil, err
 	}
-	res := &ReportResult{Report: r, IdleCauses: why, Snapshot: in.snap, Partial: in.partial}
 	a.progress.phase("building the savings ledger")
 	lin := ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}
 	lin.Hourly, lin.Counters = ledger.SnapshotSignals(in.snap.Snapshot)
-	lopts := ledger.DefaultOptions()
 	// The capacity levers' inputs are read from the series too
-	// (ledger.CapacityFromSnapshot), so that the headline is advise's
-	// ledger; then nothing reads the series: released, the ledger's packing
-	// runs on ~30 MB less live heap at 10k GPUs (performance.md), but only
-	// for a snapshot this use case read itself (a front end's shared one is
-	// never changed). A new lever that reads the series must get its inputs
-	// here first, or the report's savings would differ from advise's
-	// (TestReportHeadlineIsAdvise).
-	if lin.Capacity, err = ledger.CapacityFromSnapshot(in.snap.Snapshot, lopts); err != nil {
+	// (ledger.CapacityFromSnapshot), and right-sizing reads them (CPU
+	// starvation), so that the headline is advise's ledger; then nothing
+	// reads the series: released, the ledger's packing runs on ~30 MB less
+	// live heap at 10k GPUs (performance.md), but only for a snapshot this
+	// use case read itself (a front end's shared one is never changed). A
+	// new lever that reads the series must get its inputs here first, or
+	// the report's savings would differ from advise's
+	// (TestReportHeadlineIsAdvise, TestReportLedgerIsAdvise).
+	lin.Capacity, err = ledger.CapacityFromSnapshot(in.snap.Snapshot, lopts)
+	var recErr error
+	if lin.Recs, recErr = recs.wait(); err == nil && recErr != nil {
+		err = fmt.Errorf("ledger: %w", recErr) // as ledger.Build says it
+	}
+	if err != nil {
 		res.LedgerErr = err
 		return res, nil
 	}
@@ -124,10 +122,56 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		in.snap.Hourly = nil
 	}
 	if req.Report == cost.DefaultReportOptions() {
-		lin.Report = r // the ledger's metrics read the default report
+		lin.Report = res.Report // the ledger's metrics read the default report
 	}
 	res.Ledger, res.LedgerErr = ledger.Build(lin, lopts)
 	return res, nil
+}
+
+// allocate allocates the snapshot's cost and explains its idle GPUs: the
+// report without its savings ledger.
+func allocate(in *loaded, req ReportRequest, catalog *pricing.Catalog) (*ReportResult, *cost.Allocation, error) {
+	opts := req.Cost
+	opts.Prices = catalog
+	alloc, err := cost.Allocate(in.snap, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("allocating cost: %w", err)
+	}
+	r, err := cost.NewReport(alloc, req.Report)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building report: %w", err)
+	}
+	why, err := IdleCauses(in.snap, alloc, idlecause.DefaultPolicy(), req.Report.TopN)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &ReportResult{Report: r, IdleCauses: why, Snapshot: in.snap, Partial: in.partial}, alloc, nil
+}
+
+// rightsizing is the ledger's right-sizing, run beside the cost
+// allocation (it reads the snapshot only, and the allocation does not
+// read it): on two cores the report's longest step before the ledger.
+type rightsizing struct {
+	done chan struct{}
+	recs *rightsize.Result
+	err  error
+}
+
+// startRightsizing right-sizes the snapshot in the background; wait for
+// the result before changing the snapshot (releasing its series).
+func startRightsizing(s *cluster.Prepared, p rightsize.Policy, prices rightsize.Prices) *rightsizing {
+	r := &rightsizing{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.recs, r.err = rightsize.Recommend(s, p, prices)
+	}()
+	return r
+}
+
+// wait returns the right-sizing once it is done.
+func (r *rightsizing) wait() (*rightsize.Result, error) {
+	<-r.done
+	return r.recs, r.err
 }
 
 // ownsSnapshot says whether the use case read the snapshot itself (a

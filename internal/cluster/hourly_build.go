@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
@@ -16,6 +17,7 @@ import (
 // for concurrent use: sources that build in parallel use one builder per
 // worker and join their results (JoinHourly).
 type HourlyBuilder struct {
+	start     time.Time
 	window    float64 // seconds
 	hours     int
 	threshold float64
@@ -27,7 +29,7 @@ type HourlyBuilder struct {
 // NewHourlyBuilder starts series over w, counting activity below
 // idleThreshold as idle.
 func NewHourlyBuilder(w Window, idleThreshold float64) *HourlyBuilder {
-	return &HourlyBuilder{window: w.Seconds(), hours: w.HourCount(), threshold: idleThreshold, loads: map[string]*HourlyAcc{}}
+	return &HourlyBuilder{start: w.Start, window: w.Seconds(), hours: w.HourCount(), threshold: idleThreshold, loads: map[string]*HourlyAcc{}}
 }
 
 // Workload returns the accumulator of a workload key, creating it.

@@ -14,6 +14,10 @@ type Snapshot struct {
 	// Hourly holds hour-by-hour series per GPU workload; nil when the
 	// source kept none (a live inventory, an older snapshot file).
 	Hourly *Hourly `json:"hourly,omitempty"`
+	// HourSums are Hourly's raw sums, kept only when the caller asks the
+	// source for them (the service merges them across the intervals it
+	// reads); never written to a file.
+	HourSums *HourSums `json:"-"`
 	// Notes are data-quality notes from whoever built the snapshot.
 	Notes []string `json:"notes,omitempty"`
 	// Partial says, one sentence each, what the source could not read and

@@ -8,14 +8,17 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/gpuwise/gpuwise/internal/policy"
 )
 
 // Policies writes generated admission policies: one file per rule at
-// "policy/<engine>/<name>.yaml" (the policy and its binding, for every
-// object shape; or the ConstraintTemplate and its constraint) and
+// "policy/<engine>/<name>.yaml" (the ConstraintTemplate and its
+// constraint; Kyverno's policy), for the native engine one per object shape
+// (the policy holding every rule and its warn and deny bindings) beside
+// the mode ConfigMaps (gpuwise-rules.yaml), and
 // "policy/<engine>/rollout.sh" (the commands that flip the mode). Native
 // objects are re-read strictly into the upstream admissionregistration/v1
 // types before they are returned; Kyverno and Gatekeeper objects are checked
@@ -94,6 +97,8 @@ func validateObject(kind string, doc []byte) error {
 		into = &admissionv1.MutatingAdmissionPolicy{}
 	case "MutatingAdmissionPolicyBinding":
 		into = &admissionv1.MutatingAdmissionPolicyBinding{}
+	case "ConfigMap":
+		into = &corev1.ConfigMap{}
 	default:
 		var obj struct {
 			APIVersion string `json:"apiVersion"`

@@ -52,7 +52,12 @@ func TestPolicyYAMLKeepsFieldOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(files[1].Data)
+	var text string
+	for _, f := range files {
+		if f.Path == "policy/native/gpuwise-pods.yaml" {
+			text = string(f.Data)
+		}
+	}
 	v, val := strings.Index(text, "  variables:"), strings.Index(text, "  validations:")
 	if v < 0 || val < v || strings.Contains(text, "'''") {
 		t.Errorf("variables at %d, validations at %d in:\n%s", v, val, text)

@@ -11,8 +11,9 @@ import (
 // AdmissionPolicy is a ValidatingAdmissionPolicy: its name and labels
 // (gpuwise's say which rule it enforces).
 type AdmissionPolicy struct {
-	Name   string
-	Labels map[string]string
+	Name        string
+	Labels      map[string]string
+	Annotations map[string]string
 }
 
 // AdmissionBinding is a ValidatingAdmissionPolicyBinding.
@@ -21,6 +22,9 @@ type AdmissionBinding struct {
 	PolicyName string
 	// Actions are its validationActions: Deny, Warn, Audit.
 	Actions []string
+	// ParamNamespace and ParamName are its paramRef's (by name), "" without
+	// one.
+	ParamNamespace, ParamName string
 }
 
 // Admission is the cluster's validating admission policies.
@@ -44,7 +48,7 @@ func (c *Client) Admission(ctx context.Context) (*Admission, error) {
 			return page{}, err
 		}
 		for _, p := range l.Items {
-			out.Policies = append(out.Policies, AdmissionPolicy{Name: p.Name, Labels: p.Labels})
+			out.Policies = append(out.Policies, AdmissionPolicy{Name: p.Name, Labels: p.Labels, Annotations: p.Annotations})
 		}
 		return pageOf(l.ListMeta, len(l.Items)), nil
 	})
@@ -61,6 +65,9 @@ func (c *Client) Admission(ctx context.Context) (*Admission, error) {
 		}
 		for _, b := range l.Items {
 			ab := AdmissionBinding{Name: b.Name, PolicyName: b.Spec.PolicyName}
+			if r := b.Spec.ParamRef; r != nil {
+				ab.ParamNamespace, ab.ParamName = r.Namespace, r.Name
+			}
 			for _, a := range b.Spec.ValidationActions {
 				ab.Actions = append(ab.Actions, string(a))
 			}
@@ -72,6 +79,25 @@ func (c *Client) Admission(ctx context.Context) (*Admission, error) {
 		return nil, classify(err, "list", "validatingadmissionpolicybindings.admissionregistration.k8s.io", c.Server)
 	}
 	return out, nil
+}
+
+// ConfigMapKeys gets one ConfigMap and returns its data keys, sorted;
+// found is false when it does not exist. The audit reads only gpuwise's
+// mode ConfigMaps this way (the rules each policy binding checks), the one
+// get deploy/rbac grants, on those names only.
+func (c *Client) ConfigMapKeys(ctx context.Context, namespace, name string) (keys []string, found bool, err error) {
+	cm, err := c.Interface.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, classify(err, "get", "configmaps "+namespace+"/"+name, c.Server)
+	}
+	for k := range cm.Data {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys, true, nil
 }
 
 // ServesMutatingAdmissionPolicy asks discovery whether the server serves

@@ -43,9 +43,13 @@ func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger,
 	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
 	st := &run{unrealised: map[string]string{}}
-	for _, lv := range lvs {
+	in.Recs = nil // env holds them for the levers that read them
+	for i, lv := range lvs {
 		if err := st.apply(lv, m, env); err != nil {
 			return nil, err
+		}
+		if !slices.ContainsFunc(lvs[i+1:], readsRecs) {
+			env.Recs = nil // what the model's changes need of them they hold
 		}
 	}
 	l.after = m.Cost()
@@ -63,11 +67,19 @@ func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger,
 	return l, l.Reconcile()
 }
 
+// readsRecs says whether a lever reads the right-sizing results
+// (Env.Recs): once none left does, the ledger lets them go, about 10 MB
+// at 10k GPUs that the consolidation packings need.
+func readsRecs(lv Lever) bool {
+	return lv.Name() == LeverRightsize || lv.Name() == LeverShape
+}
+
 // prepare computes what levers read (right-sizing results, GPU demand)
 // and the starting model: the GPU nodes alive at the window's end, priced
-// as the planner prices them. Right-sizing runs beside the rest; with
-// pack, the rest includes packing the current shapes for the
-// consolidation lever (neither reads what the other makes).
+// as the planner prices them. Right-sizing (unless given) and the GPU
+// demand run beside the rest; with pack, the rest includes packing the
+// current shapes for the consolidation lever (none reads what another
+// makes).
 func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 	if in.Snapshot == nil || in.Prices == nil {
 		return nil, nil, fmt.Errorf("ledger: no snapshot or no prices")
@@ -76,12 +88,13 @@ func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
 	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: in.Recs, Autoscale: o.Autoscale, Commit: o.Commit, Reclaim: o.Reclaim,
-		Region: o.Region, capacity: in.Capacity}
+		Region: o.Region, capacity: in.Capacity, packers: o.packers}
 	var wg sync.WaitGroup
 	var recErr error
 	if env.Recs == nil {
 		wg.Go(func() { env.Recs, recErr = rightsize.Recommend(in.Snapshot, o.Policy, in.Prices) })
 	}
+	wg.Go(func() { env.peaks = gpuDemand(in.Snapshot) })
 	prob, err := packing.FromSnapshot(in.Snapshot, packing.SnapshotOptions{Prices: in.Prices, Shapes: packing.CurrentShapes})
 	if err == nil {
 		env.current = prob
@@ -89,7 +102,6 @@ func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 			env.packed = &packed{}
 			env.packed.plan, env.packed.err = packing.Solve(prob)
 		}
-		env.peaks = gpuDemand(in.Snapshot)
 	}
 	wg.Wait()
 	if recErr != nil {

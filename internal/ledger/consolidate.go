@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
@@ -146,21 +148,75 @@ func (c *consolidation) indexOf(mask int) *planIndex {
 // cheapest packs every subset of the changing levers and returns the
 // cheapest: fewer levers on a tie (changes that save nothing are not
 // recommended), then the levers' names, so the answer does not depend on
-// the order the levers came in.
+// the order the levers came in. The subsets are packed concurrently, one
+// per core (packing is pure and reads the snapshot only); cheaper is a
+// total order on subsets, so the answer does not depend on which packing
+// finishes first either.
 func (c *consolidation) cheapest() (int, error) {
-	best := 0
-	for s := 1; s < 1<<len(c.groups); s++ {
-		if _, err := c.solve(s); err != nil {
-			return 0, err
+	best, failed := 0, 0
+	var err error
+	for r := range c.packAll(1<<len(c.groups) - 1) {
+		if r.err != nil {
+			if failed == 0 || r.mask < failed {
+				failed, err = r.mask, r.err
+			}
+			continue
 		}
-		a, b := c.indexOf(s), c.indexOf(best)
-		if d := cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(bits.OnesCount(uint(s)), bits.OnesCount(uint(best))),
-			strings.Compare(c.leverList(s), c.leverList(best))); d < 0 {
-			best = s
+		c.plans[r.mask] = r.plan
+		if c.cheaper(r.mask, best) {
+			best = r.mask
 		}
 		c.drop(0, best) // a plan is large; its index is what the search needs
 	}
+	if err != nil {
+		return 0, err
+	}
 	return best, nil
+}
+
+// cheaper orders subsets by the cost of their plans (packed already),
+// then by how many levers they apply, then by the levers' names.
+func (c *consolidation) cheaper(s, than int) bool {
+	a, b := c.indexOf(s), c.indexOf(than)
+	return cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(bits.OnesCount(uint(s)), bits.OnesCount(uint(than))),
+		strings.Compare(c.leverList(s), c.leverList(than))) < 0
+}
+
+// packedMask is one subset's plan (or why it could not be packed).
+type packedMask struct {
+	mask int
+	plan *packing.Plan
+	err  error
+}
+
+// packAll packs the subsets 1..last on up to one goroutine per core and
+// sends each plan as it is done; the channel closes after the last.
+func (c *consolidation) packAll(last int) <-chan packedMask {
+	masks, out := make(chan int), make(chan packedMask)
+	go func() {
+		for s := 1; s <= last; s++ {
+			masks <- s
+		}
+		close(masks)
+	}()
+	var wg sync.WaitGroup
+	workers := c.env.packers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	for range min(workers, last) {
+		wg.Go(func() {
+			for s := range masks {
+				pl, err := c.pack(s)
+				out <- packedMask{mask: s, plan: pl, err: err}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out
 }
 
 // drop forgets the plans of every mask but keep; their indexes stay, and
@@ -186,6 +242,17 @@ func (c *consolidation) solve(mask int) (*packing.Plan, error) {
 		c.plans[0] = p.plan
 		return p.plan, nil
 	}
+	pl, err := c.pack(mask)
+	if err != nil {
+		return nil, err
+	}
+	c.plans[mask] = pl
+	return pl, nil
+}
+
+// pack builds and solves the packing problem of mask. It changes nothing
+// in c, so that several masks can be packed at once.
+func (c *consolidation) pack(mask int) (*packing.Plan, error) {
 	prob, err := c.problem(mask)
 	if err != nil {
 		return nil, fmt.Errorf("consolidating: %w", err)
@@ -194,7 +261,6 @@ func (c *consolidation) solve(mask int) (*packing.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("consolidating: %w", err)
 	}
-	c.plans[mask] = pl
 	return pl, nil
 }
 
@@ -214,19 +280,42 @@ func (c *consolidation) problem(mask int) (*packing.Problem, error) {
 
 // recs gathers the right-sizing results of the groups in mask.
 func (c *consolidation) recs(mask int) *rightsize.Result {
+	var ctrs, gpus int
+	c.eachChange(mask, func(ch *WorkloadChange) {
+		ctrs += len(ch.Containers)
+		if ch.GPU != nil {
+			gpus++
+		}
+	})
+	// Sized once: a right-sizing result is large at 10k GPUs, and each
+	// subset's packing gathers one.
 	r := &rightsize.Result{}
+	if ctrs > 0 {
+		r.Containers = make([]rightsize.ContainerRec, 0, ctrs)
+	}
+	if gpus > 0 {
+		r.GPU = make([]rightsize.GPURec, 0, gpus)
+	}
+	c.eachChange(mask, func(ch *WorkloadChange) {
+		r.Containers = append(r.Containers, ch.Containers...)
+		if ch.GPU != nil {
+			r.GPU = append(r.GPU, *ch.GPU)
+		}
+	})
+	return r
+}
+
+// eachChange calls f with each workload change of the groups in mask, in
+// order.
+func (c *consolidation) eachChange(mask int, f func(ch *WorkloadChange)) {
 	for k, g := range c.groups {
 		if mask&(1<<k) == 0 {
 			continue
 		}
-		for _, ch := range g.changes {
-			r.Containers = append(r.Containers, ch.Containers...)
-			if ch.GPU != nil {
-				r.GPU = append(r.GPU, *ch.GPU)
-			}
+		for i := range g.changes {
+			f(&g.changes[i])
 		}
 	}
-	return r
 }
 
 // keptOf is the set of nodes a plan keeps.

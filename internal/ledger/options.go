@@ -41,6 +41,10 @@ type Options struct {
 	// Region is the region lever's policy; the lever applies by default
 	// only when Region.DataGB is given (leverNames).
 	Region capacity.RegionPolicy
+	// packers bounds how many packings the consolidation lever runs at
+	// once; 0 is one per core. The ledger is the same whatever it is
+	// (TestConcurrentPackingIsSequential sets 1).
+	packers int
 }
 
 // DefaultOptions returns the documented defaults.
@@ -128,6 +132,8 @@ type Env struct {
 	// packed is current's plan, packed beside right-sizing; the
 	// consolidation lever takes it (and may drop it later).
 	packed *packed
+	// packers is Options.packers.
+	packers int
 }
 
 // packed is a plan packed ahead, or why it could not be.

@@ -190,17 +190,16 @@ func orDash(s string) string {
 
 func (b *builder) addPods() {
 	recs := map[string]*rightsize.GPURec{}
-	ctrs := map[string]map[string]*rightsize.ContainerRec{}
+	ctrs := map[containerKey]*rightsize.ContainerRec{} // one map, not one per workload
 	if b.o.Shapes == RecommendedShapes {
+		recs = make(map[string]*rightsize.GPURec, len(b.o.Recs.GPU))
 		for i := range b.o.Recs.GPU {
 			recs[b.o.Recs.GPU[i].Workload] = &b.o.Recs.GPU[i]
 		}
+		ctrs = make(map[containerKey]*rightsize.ContainerRec, len(b.o.Recs.Containers))
 		for i := range b.o.Recs.Containers {
 			c := &b.o.Recs.Containers[i]
-			if ctrs[c.Workload] == nil {
-				ctrs[c.Workload] = map[string]*rightsize.ContainerRec{}
-			}
-			ctrs[c.Workload][c.Container] = c
+			ctrs[containerKey{c.Workload, c.Container}] = c
 		}
 	}
 	for i := range b.s.Pods {
@@ -209,22 +208,26 @@ func (b *builder) addPods() {
 		if !ok || !pod.End.IsZero() || (pod.Phase != "" && pod.Phase != "Running") {
 			continue
 		}
-		cpu, mem := requests(pod, ctrs[pod.WorkloadKey()])
+		wk := pod.WorkloadKey()
+		cpu, mem := requests(pod, wk, ctrs)
 		if pod.Owner.Kind == "DaemonSet" {
 			n := &b.p.Nodes[ni]
 			n.CPUMilli, n.MemoryBytes = max(n.CPUMilli-cpu, 0), max(n.MemoryBytes-mem, 0)
 			*n.MaxPods = max(*n.MaxPods-1, 0)
 			continue
 		}
-		b.p.Workloads = append(b.p.Workloads, b.workload(pod, &b.p.Nodes[ni], recs[pod.WorkloadKey()], cpu, mem))
+		b.p.Workloads = append(b.p.Workloads, b.workload(pod, &b.p.Nodes[ni], recs[wk], cpu, mem))
 	}
 }
 
+// containerKey names a container of a workload.
+type containerKey struct{ workload, container string }
+
 // requests sums a pod's CPU and memory requests, right-sized where a
-// container recommendation exists.
-func requests(pod *cluster.Pod, recs map[string]*rightsize.ContainerRec) (cpu, mem int64) {
+// container recommendation exists for its workload's container.
+func requests(pod *cluster.Pod, workload string, recs map[containerKey]*rightsize.ContainerRec) (cpu, mem int64) {
 	for _, c := range pod.Containers {
-		if r := recs[c.Name]; r != nil {
+		if r := recs[containerKey{workload, c.Name}]; r != nil {
 			cpu, mem = cpu+r.CPUMilli, mem+r.MemoryBytes
 			continue
 		}

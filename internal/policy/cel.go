@@ -18,6 +18,11 @@ type Validation struct {
 	Expression        string `json:"expression"`
 	Message           string `json:"message,omitempty"`
 	MessageExpression string `json:"messageExpression,omitempty"`
+	// nativeMessage replaces MessageExpression in the native policies: the
+	// API server evaluates every messageExpression on every request it
+	// admits, failing or not, so there only expressions that derive nothing
+	// from the containers are kept ("" drops it; native.go).
+	nativeMessage string
 }
 
 // program is one rule's CEL for one object shape.
@@ -190,6 +195,7 @@ func (g gen) devWholeGPU(sh shape) program {
 		Expression:        "!variables.devNamespace || size(variables.wholeGPUContainers) == 0",
 		Message:           msg(r, "whole GPUs ("+what+")"+tail),
 		MessageExpression: quote(msg(r, "container(s) ")) + " + variables.wholeGPUContainers.map(c, c.name).join(', ') + " + quote(" request whole GPUs ("+what+") in namespace ") + " + " + namespace + " + " + quote(strings.TrimPrefix(tail, " in a dev namespace")),
+		nativeMessage:     quote(msg(r, "whole GPUs ("+what+") in namespace ")) + " + " + namespace + " + " + quote(strings.TrimPrefix(tail, " in a dev namespace")),
 	}}}
 }
 
@@ -239,6 +245,8 @@ func (g gen) maxGPUs(sh shape) program {
 		Message:    msg(r, "the pod requests more GPU units than its namespace allows"),
 		MessageExpression: quote(msg(r, "the pod requests ")) + " + string(variables.gpuUnits) + " +
 			quote(" GPU units; namespace ") + " + " + namespace + " + " + quote(" allows at most ") + " + string(variables.maxGPUs) + " + quote(" per pod"),
+		nativeMessage: quote(msg(r, "the pod requests more GPU units than namespace ")) + " + " + namespace + " + " +
+			quote(" allows (at most ") + " + string(variables.maxGPUs) + " + quote(" per pod)"),
 	}}}
 }
 

@@ -7,8 +7,9 @@ import (
 
 // InstalledPolicy is a ValidatingAdmissionPolicy found in the cluster.
 type InstalledPolicy struct {
-	Name   string
-	Labels map[string]string
+	Name        string
+	Labels      map[string]string
+	Annotations map[string]string
 }
 
 // InstalledBinding is a ValidatingAdmissionPolicyBinding found in the
@@ -17,12 +18,47 @@ type InstalledBinding struct {
 	Name       string
 	PolicyName string
 	Actions    []string
+	// Params is the binding's paramRef (a gpuwise mode ConfigMap), nil
+	// without one.
+	Params *ParamRef
 }
 
-// Installed is the cluster's validating admission policies and bindings.
+// ParamRef names a binding's parameter object.
+type ParamRef struct{ Namespace, Name string }
+
+func (p ParamRef) String() string { return p.Namespace + "/" + p.Name }
+
+// Installed is the cluster's validating admission policies and bindings,
+// and the keys of the mode ConfigMaps their gpuwise bindings read.
 type Installed struct {
 	Policies []InstalledPolicy
 	Bindings []InstalledBinding
+	// Params holds, per ParamRef.String(), the keys of the ConfigMap (its
+	// rules); a ref absent from the map was not found or not read.
+	Params map[string][]string
+	// Unread are the refs whose ConfigMap could not be read (RBAC): the
+	// rules that depend on them have an unknown status.
+	Unread []string
+}
+
+// ParamRefs are the parameter objects the gpuwise policies' bindings
+// read, sorted and unique: what the audit must get to know each rule's
+// mode.
+func (inst *Installed) ParamRefs() []ParamRef {
+	ours := map[string]bool{}
+	for _, p := range inst.Policies {
+		if p.Labels[LabelManagedBy] == ManagedBy {
+			ours[p.Name] = true
+		}
+	}
+	var out []ParamRef
+	for _, b := range inst.Bindings {
+		if b.Params != nil && ours[b.PolicyName] && !slices.Contains(out, *b.Params) {
+			out = append(out, *b.Params)
+		}
+	}
+	slices.SortFunc(out, func(a, b ParamRef) int { return strings.Compare(a.String(), b.String()) })
+	return out
 }
 
 // Status is how a rule is enforced in the cluster.
@@ -86,7 +122,7 @@ func Enforce(inst *Installed, blocked map[string]*Blocked) *Enforcement {
 func (inst *Installed) state(r Rule) (policies, actions []string, st Status) {
 	pod := ""
 	for _, p := range inst.Policies {
-		if p.Labels[LabelManagedBy] != ManagedBy || p.Labels[LabelRule] != r.Name {
+		if p.Labels[LabelManagedBy] != ManagedBy || !holds(p, r) {
 			continue
 		}
 		policies = append(policies, p.Name)
@@ -106,22 +142,52 @@ func (inst *Installed) state(r Rule) (policies, actions []string, st Status) {
 	if pod == "" {
 		return policies, nil, StatusAbsent
 	}
-	for _, b := range inst.Bindings {
-		if b.PolicyName == pod {
-			actions = append(actions, b.Actions...)
-		}
-	}
-	slices.Sort(actions)
-	actions = slices.Compact(actions)
+	actions, unread := inst.actions(pod, r)
 	switch {
 	case slices.Contains(actions, "Deny"):
 		st = StatusDeny
+	case unread:
+		st = StatusUnknown
 	case slices.Contains(actions, "Warn"):
 		st = StatusWarn
 	case slices.Contains(actions, "Audit"):
 		st = StatusAudit
-	default: // no binding (validationActions cannot be empty)
+	default: // no binding checks the rule (validationActions cannot be empty)
 		st = StatusUnbound
 	}
 	return policies, actions, st
+}
+
+// holds reports whether a gpuwise policy checks the rule: a per-rule
+// policy's label names it; a native policy holding every rule lists it
+// in its annotation.
+func holds(p InstalledPolicy, r Rule) bool {
+	if p.Labels[LabelRule] == r.Name {
+		return true
+	}
+	return slices.Contains(strings.Split(p.Annotations[annotationRules], ","), r.Name)
+}
+
+// actions are the sorted validationActions of the policy's bindings that
+// check the rule: every binding without params, and those whose mode
+// ConfigMap lists it. unread: a binding's ConfigMap could not be read.
+func (inst *Installed) actions(policy string, r Rule) (actions []string, unread bool) {
+	for _, b := range inst.Bindings {
+		if b.PolicyName != policy {
+			continue
+		}
+		if b.Params != nil {
+			ref := b.Params.String()
+			if slices.Contains(inst.Unread, ref) {
+				unread = true
+				continue
+			}
+			if !slices.Contains(inst.Params[ref], r.Name) {
+				continue
+			}
+		}
+		actions = append(actions, b.Actions...)
+	}
+	slices.Sort(actions)
+	return slices.Compact(actions), unread
 }

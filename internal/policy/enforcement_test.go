@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,5 +96,55 @@ func TestTaintTolerates(t *testing.T) {
 		if got := tc.taint.Tolerates(tc.tol); got != tc.tolerate {
 			t.Errorf("%s: tolerates %v, want %v", tc.name, got, tc.tolerate)
 		}
+	}
+}
+
+// The native policy holding every rule: a rule's status is the actions of
+// the bindings whose mode ConfigMap lists it.
+func TestEnforceReadsTheModeConfigMaps(t *testing.T) {
+	t.Parallel()
+	all := strings.Join(RuleNames(), ",")
+	pods := InstalledPolicy{Name: "gpuwise-pods", Labels: map[string]string{LabelManagedBy: ManagedBy, LabelShape: ShapePods},
+		Annotations: map[string]string{annotationRules: all}}
+	work := InstalledPolicy{Name: "gpuwise-workloads", Labels: map[string]string{LabelManagedBy: ManagedBy, LabelShape: ShapeWorkloads},
+		Annotations: map[string]string{annotationRules: all}}
+	warn, deny := &ParamRef{"kube-system", "gpuwise-rules-warn"}, &ParamRef{"kube-system", "gpuwise-rules-deny"}
+	inst := &Installed{
+		Policies: []InstalledPolicy{work, pods, {Name: "other", Labels: map[string]string{}}},
+		Bindings: []InstalledBinding{
+			{Name: "gpuwise-pods-warn", PolicyName: "gpuwise-pods", Actions: []string{"Warn", "Audit"}, Params: warn},
+			{Name: "gpuwise-pods-deny", PolicyName: "gpuwise-pods", Actions: []string{"Deny"}, Params: deny},
+			{Name: "gpuwise-workloads-deny", PolicyName: "gpuwise-workloads", Actions: []string{"Deny"}, Params: deny},
+			{Name: "other", PolicyName: "other", Actions: []string{"Deny"}, Params: &ParamRef{"team", "secret-params"}},
+		},
+		Params: map[string][]string{
+			warn.String(): {RuleNonGPUToleration.Name, RuleLimits.Name},
+			deny.String(): {RuleLimits.Name, RuleToleration.Name},
+		},
+	}
+	if diff := cmp.Diff([]ParamRef{*deny, *warn}, inst.ParamRefs()); diff != "" {
+		t.Errorf("param refs to read (-want +got):\n%s", diff)
+	}
+	got := map[string]Status{}
+	for _, r := range Enforce(inst, nil).Rules {
+		got[r.Rule] = r.Status
+		if r.Status != StatusAbsent && (len(r.Policies) != 2 || r.Policies[0] != "gpuwise-pods") {
+			t.Errorf("%s: policies %v, want the pods policy first", r.Rule, r.Policies)
+		}
+	}
+	want := map[string]Status{RuleNonGPUToleration.Name: StatusWarn, RuleLimits.Name: StatusDeny, RuleToleration.Name: StatusDeny,
+		RuleDevWholeGPU.Name: StatusUnbound, RuleLabels.Name: StatusUnbound, RuleMaxGPUs.Name: StatusUnbound}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	// A ConfigMap the audit could not read: unknown unless another binding
+	// denies already.
+	inst.Unread, inst.Params = []string{warn.String()}, map[string][]string{deny.String(): {RuleLimits.Name}}
+	got = map[string]Status{}
+	for _, r := range Enforce(inst, nil).Rules {
+		got[r.Rule] = r.Status
+	}
+	if got[RuleLimits.Name] != StatusDeny || got[RuleNonGPUToleration.Name] != StatusUnknown {
+		t.Errorf("with the warn ConfigMap unread: %v", got)
 	}
 }

@@ -33,7 +33,8 @@ type Options struct {
 }
 
 // Output is the generated policies: one artefact per rule (in Rules
-// order), the mutating policy when enabled, and the rollout commands.
+// order; native: the mode ConfigMaps, then one per object shape holding
+// every rule), the mutating policy when enabled, and the rollout commands.
 type Output struct {
 	Artefacts []Artefact
 	// Rollout is a shell script of comments and commands: how to apply,
@@ -50,22 +51,16 @@ func Generate(s Settings, o Options) (*Output, error) {
 	if o.KyvernoLegacy && o.Engine != Kyverno {
 		return nil, fmt.Errorf("kyverno-legacy: only with engine kyverno (got %s)", o.Engine)
 	}
-	var build func(Rule) Artefact
+	out := &Output{}
 	switch o.Engine {
 	case Native:
-		build = s.native
+		out.Artefacts = s.nativeArtefacts()
 	case Kyverno:
-		build = func(r Rule) Artefact { return s.kyverno(r, o.KyvernoLegacy) }
+		out.Artefacts = s.perRule(func(r Rule) Artefact { return s.kyverno(r, o.KyvernoLegacy) })
 	case Gatekeeper:
-		build = s.gatekeeper
+		out.Artefacts = s.perRule(s.gatekeeper)
 	default:
 		return nil, fmt.Errorf("engine %q is not native, kyverno or gatekeeper", o.Engine)
-	}
-	out := &Output{}
-	for _, r := range Rules {
-		if s.Enabled(r.Name) {
-			out.Artefacts = append(out.Artefacts, build(r))
-		}
 	}
 	if s.Mutate {
 		out.Artefacts = append(out.Artefacts, s.mutation())
@@ -75,6 +70,17 @@ func Generate(s Settings, o Options) (*Output, error) {
 	}
 	out.Rollout = s.rollout(o)
 	return out, nil
+}
+
+// perRule is one artefact per enabled rule, in Rules order.
+func (s Settings) perRule(build func(Rule) Artefact) []Artefact {
+	var out []Artefact
+	for _, r := range Rules {
+		if s.Enabled(r.Name) {
+			out = append(out, build(r))
+		}
+	}
+	return out
 }
 
 // rolloutWords is what one engine's rollout commands need.
@@ -91,14 +97,11 @@ func (s Settings) words(o Options) rolloutWords {
 		p := `{"spec":{"validationActions":%s}}`
 		return rolloutWords{"Kyverno ValidatingPolicy (policies.kyverno.io/v1)", "validatingpolicies.policies.kyverno.io", "merge",
 			fmt.Sprintf(p, fmtActions(vpolActions(Deny))), fmt.Sprintf(p, fmtActions(vpolActions(Warn)))}
-	case o.Engine == Gatekeeper:
+	default: // Gatekeeper; the native engine writes its own (nativeRollout)
 		p := `{"spec":{"enforcementAction":"%s"}}`
 		return rolloutWords{"Gatekeeper ConstraintTemplate and constraint (K8sNativeValidation CEL)", "constraints", "merge",
 			fmt.Sprintf(p, "deny"), fmt.Sprintf(p, "warn")}
 	}
-	p := `{"spec":{"validationActions":%s}}`
-	return rolloutWords{"ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1)", "validatingadmissionpolicybindings", "merge",
-		fmt.Sprintf(p, fmtActions(bindingActions(Deny))), fmt.Sprintf(p, fmtActions(bindingActions(Warn)))}
 }
 
 // command is the kubectl pipeline that patches every object of the
@@ -110,6 +113,9 @@ func (w rolloutWords) command(selector, patch string) string {
 // rollout writes rollout.sh: the commands that flip the rules' mode, as a
 // script (`sh rollout.sh deny [RULE]`) and, per rule, as comments.
 func (s Settings) rollout(o Options) string {
+	if o.Engine == Native {
+		return s.nativeRollout()
+	}
 	w := s.words(o)
 	var b strings.Builder
 	fmt.Fprintf(&b, "#!/bin/sh\n# gpuwise admission policies: %s.\n", w.engine)
@@ -130,5 +136,50 @@ func (s Settings) rollout(o Options) string {
 	fmt.Fprintf(&b, "if [ $# -gt 1 ]; then sel=%s=$2; fi\n", LabelRule)
 	fmt.Fprintf(&b, "case ${1:-} in\ndeny) patch='%s' ;;\nwarn) patch='%s' ;;\n*) echo \"usage: sh rollout.sh deny|warn [RULE]\" >&2; exit 2 ;;\nesac\n", w.toDeny, w.toWarn)
 	fmt.Fprintf(&b, "kubectl get %s -l \"$sel\" -o name | xargs -r -n1 kubectl patch --type=%s -p \"$patch\"\n", w.resource, w.patchType)
+	return b.String()
+}
+
+// flipCommand is the native engine's command that moves rules (a shell
+// word list) into mode to: added to its ConfigMap first, then removed from
+// the other's, so that no rule is unchecked in between.
+func flipCommand(to Mode, add, remove string) string {
+	from := Warn
+	if to == Warn {
+		from = Deny
+	}
+	patch := "kubectl -n " + ParamsNamespace + " patch configmap %s --type=merge -p '{\"data\":{%s}}'"
+	return fmt.Sprintf(patch, ModeConfigMap(to), add) + " && " + fmt.Sprintf(patch, ModeConfigMap(from), remove)
+}
+
+// nativeRollout writes the native rollout.sh: a rule's mode is which mode
+// ConfigMap lists it (native.go).
+func (s Settings) nativeRollout() string {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n# gpuwise admission policies: ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1).\n")
+	b.WriteString("# Roll out in warn mode first: violating objects are admitted with a warning (and an audit\n" +
+		"# record); `gpuwise audit` shows what each rule would have blocked. Flip a rule to deny once\n" +
+		"# its warnings have stopped. Never covered: " + strings.Join(s.ExemptNamespaces, ", ") + ".\n#\n")
+	fmt.Fprintf(&b, "# One policy per object shape holds every rule; it is bound twice, gpuwise-SHAPE-warn\n"+
+		"# (validationActions Warn, Audit) and gpuwise-SHAPE-deny (Deny), and each binding checks the\n"+
+		"# rules listed (as keys) in its ConfigMap, %s/%s or %s/%s.\n#\n",
+		ParamsNamespace, ModeConfigMap(Warn), ParamsNamespace, ModeConfigMap(Deny))
+	b.WriteString("# Apply: kubectl apply -f DIR (files from -d), or gpuwise generate policy … | kubectl apply -f -\n")
+	b.WriteString("# Flip:  sh rollout.sh deny [RULE]   (every gpuwise rule, or one)\n#        sh rollout.sh warn [RULE]   (back to warn)\n#\n")
+	b.WriteString("# The same, one rule at a time:\n")
+	var names []string
+	for _, r := range Rules {
+		if !s.Enabled(r.Name) {
+			continue
+		}
+		names = append(names, r.Name)
+		fmt.Fprintf(&b, "#   %s (now %s):\n#     %s\n", r.label(), s.ModeOf(r.Name),
+			flipCommand(Deny, `"`+r.Name+`":"`+ruleOn+`"`, `"`+r.Name+`":null`))
+	}
+	fmt.Fprintf(&b, "set -eu\nall='%s'\nrules=$all\n", strings.Join(names, " "))
+	b.WriteString("case ${1:-} in\ndeny) to=deny from=warn ;;\nwarn) to=warn from=deny ;;\n*) echo \"usage: sh rollout.sh deny|warn [RULE]\" >&2; exit 2 ;;\nesac\n")
+	b.WriteString("if [ $# -gt 1 ]; then\n  case \" $all \" in *\" $2 \"*) rules=$2 ;; *) echo \"rollout.sh: no rule $2 (rules: $all)\" >&2; exit 2 ;; esac\nfi\n")
+	fmt.Fprintf(&b, "add= remove=\nfor r in $rules; do add=\"$add\\\"$r\\\":\\\"%s\\\",\" remove=\"$remove\\\"$r\\\":null,\"; done\n", ruleOn)
+	fmt.Fprintf(&b, "kubectl -n %s patch configmap gpuwise-rules-$to --type=merge -p \"{\\\"data\\\":{${add%%,}}}\"\n", ParamsNamespace)
+	fmt.Fprintf(&b, "kubectl -n %s patch configmap gpuwise-rules-$from --type=merge -p \"{\\\"data\\\":{${remove%%,}}}\"\n", ParamsNamespace)
 	return b.String()
 }

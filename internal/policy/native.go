@@ -1,19 +1,69 @@
 package policy
 
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
 // The API server's own admission policies, admissionregistration.k8s.io/v1.
 const admissionV1 = "admissionregistration.k8s.io/v1"
 
+// The native engine writes one ValidatingAdmissionPolicy per object shape
+// (gpuwise-pods, -workloads, -cronjobs) holding every rule as its own
+// validation, and binds it twice: gpuwise-<shape>-warn (validationActions
+// Warn, Audit) and gpuwise-<shape>-deny (Deny). Each binding's parameters
+// are a ConfigMap in ParamsNamespace (ModeConfigMap) whose keys are the
+// rules in that mode, and each validation checks only when its rule is a
+// key. A pod create thus pays the API server's fixed work per policy
+// evaluation (activation, matching, the object's conversion for CEL) once
+// per binding, not once per rule, and the containers and GPU limits are
+// derived once per evaluation; flipping a rule's mode moves its key from
+// one ConfigMap to the other (rollout.sh).
+
+// ParamsNamespace is where the mode ConfigMaps live: it always exists,
+// policies never cover it, and writing there already takes a cluster
+// administrator.
+const ParamsNamespace = "kube-system"
+
+// ModeConfigMap names the ConfigMap listing the rules in mode m:
+// gpuwise-rules-warn, gpuwise-rules-deny.
+func ModeConfigMap(m Mode) string { return "gpuwise-rules-" + string(m) }
+
+// ruleOn is a rule key's value in a mode ConfigMap (only the key counts).
+const ruleOn = "enabled"
+
+// Modes lists the rollout modes, warn first.
+var Modes = []Mode{Warn, Deny}
+
+// annotationRules lists, comma-separated, the rules a native policy holds;
+// the audit reads it.
+const annotationRules = "gpuwise.io/rules"
+
 type vapSpec struct {
 	FailurePolicy    string         `json:"failurePolicy"`
+	ParamKind        *paramKind     `json:"paramKind,omitempty"`
 	MatchConstraints matchResources `json:"matchConstraints"`
 	MatchConditions  []Variable     `json:"matchConditions,omitempty"`
 	Variables        []Variable     `json:"variables"`
 	Validations      []Validation   `json:"validations"`
 }
 
+type paramKind struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
 type vapBindingSpec struct {
-	PolicyName        string   `json:"policyName"`
-	ValidationActions []string `json:"validationActions"`
+	PolicyName        string    `json:"policyName"`
+	ParamRef          *paramRef `json:"paramRef,omitempty"`
+	ValidationActions []string  `json:"validationActions"`
+}
+
+type paramRef struct {
+	Name                    string `json:"name"`
+	Namespace               string `json:"namespace"`
+	ParameterNotFoundAction string `json:"parameterNotFoundAction"`
 }
 
 // bindingActions are a binding's validationActions for a mode: warn
@@ -25,26 +75,148 @@ func bindingActions(m Mode) []string {
 	return []string{"Warn", "Audit"}
 }
 
-// native is a rule's ValidatingAdmissionPolicy and binding per shape. The
-// exempt namespaces are excluded in the policy itself, so no binding can
-// bring them back.
-func (s Settings) native(r Rule) Artefact {
-	a := Artefact{Name: r.ObjectName()}
-	g := gen{s}
-	for _, sh := range s.shapes(r, Native) {
-		prog := g.program(r, sh)
-		name := objectName(r, sh)
-		spec := vapSpec{FailurePolicy: "Fail", MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: sh.rules()},
-			Variables: prog.Variables, Validations: prog.Validations}
-		if sh.update {
-			spec.MatchConditions = []Variable{specChanged}
+// ModesName is the file (artefact) of the mode ConfigMaps.
+const ModesName = "gpuwise-rules"
+
+// nativeArtefacts are the mode ConfigMaps and, per shape, the policy and
+// its two bindings.
+func (s Settings) nativeArtefacts() []Artefact {
+	out := []Artefact{s.modeConfigMaps()}
+	for _, sh := range []shape{podShape, workloadShape, cronJobShape} {
+		if rules := s.nativeRules(sh); len(rules) > 0 {
+			out = append(out, s.native(sh, rules))
 		}
-		a.Objects = append(a.Objects,
-			Object{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicy", Metadata: meta(name, r, sh), Spec: spec},
-			Object{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicyBinding", Metadata: meta(name, r, sh),
-				Spec: vapBindingSpec{PolicyName: name, ValidationActions: bindingActions(s.ModeOf(r.Name))}})
+	}
+	return out
+}
+
+// nativeRules are the enabled rules generated for a shape.
+func (s Settings) nativeRules(sh shape) []Rule {
+	var out []Rule
+	for _, r := range Rules {
+		if s.Enabled(r.Name) && slices.ContainsFunc(s.shapes(r, Native), func(x shape) bool { return x.name() == sh.name() }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// modeConfigMaps lists every enabled rule under its mode.
+func (s Settings) modeConfigMaps() Artefact {
+	a := Artefact{Name: ModesName}
+	for _, m := range Modes {
+		data := map[string]string{}
+		for _, r := range Rules {
+			if s.Enabled(r.Name) && s.ModeOf(r.Name) == m {
+				data[r.Name] = ruleOn
+			}
+		}
+		a.Objects = append(a.Objects, Object{APIVersion: "v1", Kind: "ConfigMap",
+			Metadata: Meta{Name: ModeConfigMap(m), Namespace: ParamsNamespace, Labels: map[string]string{LabelManagedBy: ManagedBy},
+				Annotations: map[string]string{annotationSummary: "The gpuwise admission rules in " + string(m) +
+					" mode: a rule is checked by the gpuwise-*-" + string(m) + " bindings while its name is a key here (rollout.sh moves it)."}},
+			Data: data})
 	}
 	return a
+}
+
+// nativeName is a shape's policy name: gpuwise-pods, gpuwise-workloads.
+func nativeName(sh shape) string { return "gpuwise-" + sh.name() }
+
+// native is a shape's policy and its warn and deny bindings. The exempt
+// namespaces are excluded in the policy itself, so no binding can bring
+// them back.
+func (s Settings) native(sh shape, rules []Rule) Artefact {
+	name := nativeName(sh)
+	spec := vapSpec{FailurePolicy: "Fail", ParamKind: &paramKind{APIVersion: "v1", Kind: "ConfigMap"},
+		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: sh.rules()},
+		MatchConditions:  gen{s}.nativeConditions(sh)}
+	spec.Variables, spec.Validations = gen{s}.merged(sh, rules)
+	a := Artefact{Name: name, Objects: []Object{{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicy", Metadata: nativeMeta(name, sh, rules), Spec: spec}}}
+	for _, m := range Modes {
+		b := name + "-" + string(m)
+		a.Objects = append(a.Objects, Object{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicyBinding", Metadata: nativeMeta(b, sh, rules),
+			Spec: vapBindingSpec{PolicyName: name, ValidationActions: bindingActions(m),
+				ParamRef: &paramRef{Name: ModeConfigMap(m), Namespace: ParamsNamespace, ParameterNotFoundAction: "Allow"}}})
+	}
+	return a
+}
+
+func nativeMeta(name string, sh shape, rules []Rule) Meta {
+	names := make([]string, len(rules))
+	for i, r := range rules {
+		names[i] = r.Name
+	}
+	return Meta{Name: name, Labels: map[string]string{LabelManagedBy: ManagedBy, LabelShape: sh.name()},
+		Annotations: map[string]string{annotationRules: strings.Join(names, ","),
+			annotationSummary: "The gpuwise admission rules for " + sh.name() + "; each binding checks the rules its ConfigMap (" + ParamsNamespace + "/gpuwise-rules-MODE) lists."}}
+}
+
+// nativeConditions skip, before any variable is computed, the bindings
+// whose ConfigMap lists no rule and the objects no rule concerns: only a
+// pod with a GPU limit (any value) or a toleration of the GPU taint can
+// break a rule (GW002 concerns the second, every other rule the first).
+func (g gen) nativeConditions(sh shape) []Variable {
+	spec := sh.spec
+	ctrs := "(" + spec + ".containers + " + spec + ".?initContainers.orValue([]))"
+	// One expression, not two: the API server evaluates every condition
+	// before it looks at the results, and && stops at an empty ConfigMap.
+	out := []Variable{
+		{"rules-listed-and-gpu-pod-or-gpu-toleration", "size(params.?data.orValue({})) > 0 && (" +
+			ctrs + ".exists(c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + ")) || " +
+			spec + ".?tolerations.orValue([]).exists(t, " + g.tolerates("t") + "))"},
+	}
+	if sh.update {
+		out = append(out, specChanged)
+	}
+	return out
+}
+
+// merged is the shape's rules as one program: the variables of every rule
+// once (rules share the containers and GPU limits), each validation
+// guarded by its rule's key in the binding's ConfigMap. The API server
+// evaluates a policy's messageExpressions on every request it admits, in
+// an activation of their own that computes the variables again (v1.37
+// validator.go), which would nearly double the CEL work of a compliant
+// GPU pod; so the native messages name the rule and the fix, and only the
+// namespace and its cap where cheap (nativeMessage). Kyverno and
+// Gatekeeper keep the messages that name the containers and counts.
+func (g gen) merged(sh shape, rules []Rule) ([]Variable, []Validation) {
+	vars := []Variable{{"rules", "params.?data.orValue({})"}}
+	seen := map[string]string{}
+	var vals []Validation
+	for _, r := range rules {
+		p := g.program(r, sh)
+		for _, v := range p.Variables {
+			if _, ok := seen[v.Name]; !ok {
+				seen[v.Name] = v.Expression
+				vars = append(vars, v)
+			}
+		}
+		in := quote(r.Name) + " in variables.rules"
+		for _, v := range p.Validations {
+			v.Expression = "!(" + in + ") || (" + v.Expression + ")"
+			v.MessageExpression = v.nativeMessage
+			vals = append(vals, v)
+		}
+	}
+	return vars, vals
+}
+
+// variableClashes lists the variable names two rules define differently
+// for a shape (merged keeps the first): always empty, checked by a test.
+func (g gen) variableClashes(sh shape) []string {
+	seen := map[string]string{}
+	var out []string
+	for _, r := range Rules {
+		for _, v := range g.program(r, sh).Variables {
+			if e, ok := seen[v.Name]; ok && e != v.Expression {
+				out = append(out, fmt.Sprintf("%s: %s", r.Name, v.Name))
+			}
+			seen[v.Name] = v.Expression
+		}
+	}
+	return out
 }
 
 type mapSpec struct {

@@ -11,12 +11,15 @@ type Object struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Metadata   Meta   `json:"metadata"`
-	Spec       any    `json:"spec"`
+	Spec       any    `json:"spec,omitempty"`
+	// Data is a ConfigMap's (the native engine's mode lists).
+	Data map[string]string `json:"data,omitempty"`
 }
 
 // Meta is the generated objects' metadata.
 type Meta struct {
 	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
 }

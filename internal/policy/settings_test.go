@@ -92,10 +92,18 @@ func TestDisabledRuleNeedsNoParameters(t *testing.T) {
 	var names []string
 	for _, a := range out.Artefacts {
 		names = append(names, a.Name)
+		for _, o := range a.Objects {
+			if strings.Contains(o.Metadata.Annotations[annotationRules], RuleMaxGPUs.Name) || o.Data[RuleMaxGPUs.Name] != "" {
+				t.Errorf("%s %s still lists the disabled rule", o.Kind, o.Metadata.Name)
+			}
+		}
 	}
-	want := []string{"gpuwise-gw002-non-gpu-pod-tolerates-gpu-taint", "gpuwise-gw003-gpu-container-limits", "gpuwise-gw004-gpu-pod-toleration",
-		"gpuwise-gw006-whole-gpu-in-dev-namespace", "gpuwise-gpu-pod-cost-labels", MutationName}
+	want := []string{ModesName, "gpuwise-pods", "gpuwise-workloads", "gpuwise-cronjobs", MutationName}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("artefacts (-want +got):\n%s", diff)
+	}
+	out, err = Generate(s, Options{Engine: Gatekeeper})
+	if err != nil || len(out.Artefacts) != 6 {
+		t.Errorf("gatekeeper: %v, %d artefacts; want 5 rules and the mutating policy", err, len(out.Artefacts))
 	}
 }

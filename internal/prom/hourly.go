@@ -261,8 +261,8 @@ func (*counterBins) End() {}
 // holdings' activity and links weighted by their units' fractions, its GPU
 // containers' CPU, CFS, memory and OOM bins against their limits, and its
 // server's series. It returns data-quality notes naming the metrics whose
-// absence leaves series out.
-func hourlyOf(s *cluster.Snapshot, a assembly) (*cluster.Hourly, []string) {
+// absence leaves series out, and with keepSums the raw sums too.
+func hourlyOf(s *cluster.Snapshot, a assembly, keepSums bool) (*cluster.Hourly, *cluster.HourSums, []string) {
 	for i := range s.Nodes {
 		for j := range s.Nodes[i].GPUs {
 			s.Nodes[i].GPUs[j].Normalize() // an invalid layout is Prepare's to refuse
@@ -290,7 +290,15 @@ func hourlyOf(s *cluster.Snapshot, a assembly) (*cluster.Hourly, []string) {
 			seen.serving = true
 		}
 	}
-	return &cluster.Hourly{IdleThreshold: cluster.DefaultIdleThreshold, Workloads: b.Build()}, seen.notes()
+	notes := seen.notes()
+	var sums *cluster.HourSums
+	if keepSums { // before Build, which finalizes the sums in place
+		var err error
+		if sums, err = b.Sums(); err != nil {
+			notes = append(notes, "hourly sums not kept: "+err.Error())
+		}
+	}
+	return &cluster.Hourly{IdleThreshold: cluster.DefaultIdleThreshold, Workloads: b.Build()}, sums, notes
 }
 
 // life is a pod's life in the window and on its node: its end (Unix

@@ -46,6 +46,11 @@ type Options struct {
 	// those queued so far (the total grows as the build's stages queue
 	// theirs). It observes and never changes a result.
 	Progress func(done, total int64)
+	// HourSums keeps the hourly series' raw sums on the snapshot
+	// (cluster.Snapshot.HourSums) beside the built series, for a caller
+	// that merges reads of adjacent intervals (the service's rolling
+	// window). The window must then start on the hour or stay inside one.
+	HourSums bool
 }
 
 // Ways of reading usage series (Options.Read).

@@ -51,7 +51,7 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	}
 	s.Notes = notes(s, a, conflicts, unplaced, r.opts.Step)
 	var hourlyNotes []string
-	s.Hourly, hourlyNotes = hourlyOf(s, a)
+	s.Hourly, s.HourSums, hourlyNotes = hourlyOf(s, a, r.opts.HourSums)
 	s.Notes = append(s.Notes, hourlyNotes...)
 	s.Partial = r.missing(a)
 	if len(s.Partial) == 0 {

@@ -15,10 +15,13 @@ import (
 // the unit with its ID; usage of units the inventory does not name goes
 // to the pod's remaining holdings in unit-ID order (the inventory guessed
 // which unit the pod got; the usage series know). Containers match by
-// name. What the span did not measure stays unmeasured. The inventory's
-// hourly series (a simulated or recorded inventory has them; one read from
-// the API server does not) are kept for the hours of w when w starts a
-// whole number of hours into the inventory's window (cluster.Hourly.Within).
+// name. What the span did not measure stays unmeasured. The hourly
+// series of w are built from the span's raw hourly sums when it has them
+// (a Prometheus read), with the pod-hours and held GPU-hours of the
+// inventory's pods; otherwise the inventory's (a simulated or recorded
+// inventory has them; one read from the API server does not) are kept
+// for the hours of w when w starts a whole number of hours into the
+// inventory's window (cluster.Hourly.Within).
 func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot {
 	out := &cluster.Snapshot{Window: w, Source: inv.Source, ActivityMetric: inv.ActivityMetric, Nodes: cloneNodes(inv.Nodes),
 		Notes: append([]string(nil), inv.Notes...)}
@@ -38,7 +41,7 @@ func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot 
 		unplaced += attachPod(&q, pu)
 		out.Pods = append(out.Pods, q)
 	}
-	out.Hourly = hoursOf(inv.Hourly.Within(inv.Window, w), out.Pods)
+	out.Hourly = hoursOf(windowHours(inv, out, u), out.Pods)
 	if unplaced > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d GPU usage series of pods on units the inventory does not give them were left out", unplaced))
 	}
@@ -193,4 +196,39 @@ func hoursOf(h *cluster.Hourly, pods []cluster.Pod) *cluster.Hourly {
 		}
 	}
 	return out
+}
+
+// windowHours is the hourly series of out's window: built from the
+// span's sums, with the lives of out's pods, when it has them; else the
+// inventory's. A build that fails (a window off the hour) leaves a note
+// and falls back.
+func windowHours(inv, out *cluster.Snapshot, u *Span) *cluster.Hourly {
+	w := out.Window
+	if u != nil && u.Hours != nil {
+		h, err := spanHours(out, u.Hours)
+		if err == nil {
+			return h
+		}
+		out.Notes = append(out.Notes, "hourly series from the usage reads left out: "+err.Error())
+	}
+	return inv.Hourly.Within(inv.Window, w)
+}
+
+// spanHours builds out's hourly series from sums, the pod-hours and held
+// GPU-hours taken from out's pods (the ones the cost engine allocates,
+// so that Σ hourly held GPU-hours stays its allocated GPU-hours).
+func spanHours(out *cluster.Snapshot, sums *cluster.HourSums) (*cluster.Hourly, error) {
+	for i := range out.Nodes {
+		for j := range out.Nodes[i].GPUs {
+			out.Nodes[i].GPUs[j].Normalize() // out's own copies; an invalid layout is Prepare's to refuse
+		}
+	}
+	b := cluster.NewHourlyBuilder(out.Window, sums.IdleThreshold)
+	defer b.Release()
+	b.Lives(out, cluster.NewIndex(out))
+	lives, err := b.Sums()
+	if err != nil {
+		return nil, err
+	}
+	return sums.WithLives(lives).Build(out.Window)
 }

@@ -9,7 +9,9 @@
 //
 // Merging is exact: the usage accumulators are additive (seconds,
 // integrals, histograms), so a window's usage is the same whether it was
-// read at once or span by span. Missing usage stays missing: a holding or
+// read at once or span by span. So are the hourly series: a span keeps
+// its source's raw hourly sums (cluster.HourSums), merged like the rest,
+// and Attach builds the window's series from them once. Missing usage stays missing: a holding or
 // container no span measured keeps nil usage (unmeasured), never zeros.
 //
 // Pure core: it imports cluster, usage and the standard library only; no

@@ -25,6 +25,12 @@ func (out *Span) add(s *Span) {
 	if out.ActivityMetric == "" {
 		out.ActivityMetric = s.ActivityMetric
 	}
+	if s.Hours != nil {
+		if out.Hours == nil {
+			out.Hours = &cluster.HourSums{}
+		}
+		out.Hours.Add(s.Hours)
+	}
 	for k, pu := range s.Pods {
 		dst := out.Pods[k]
 		if dst == nil {

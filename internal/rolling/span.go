@@ -12,6 +12,10 @@ type Span struct {
 	Pods map[string]*PodUsage
 	// ActivityMetric is the DCGM field activity came from ("" unknown).
 	ActivityMetric string
+	// Hours are the raw hourly sums of the span's workloads (nil: the
+	// source kept none); Attach builds the window's hourly series from
+	// them.
+	Hours *cluster.HourSums
 }
 
 // PodUsage is one pod's usage over a span.
@@ -47,10 +51,10 @@ func PodKey(p *cluster.Pod) string {
 }
 
 // Extract takes the usage out of a snapshot that covers only the span's
-// window. The accumulators are shared with s, which must not change
-// afterwards.
+// window, with its raw hourly sums when the source kept them. The
+// accumulators are shared with s, which must not change afterwards.
 func Extract(s *cluster.Snapshot) *Span {
-	sp := &Span{Window: s.Window, Pods: make(map[string]*PodUsage, len(s.Pods)), ActivityMetric: s.ActivityMetric}
+	sp := &Span{Window: s.Window, Pods: make(map[string]*PodUsage, len(s.Pods)), ActivityMetric: s.ActivityMetric, Hours: s.HourSums}
 	for i := range s.Pods {
 		if pu := extractPod(&s.Pods[i]); pu != nil {
 			sp.Pods[PodKey(&s.Pods[i])] = pu

@@ -43,6 +43,7 @@ type promReader struct {
 func (r promReader) ReadUsage(ctx context.Context, w cluster.Window) (*app.SnapshotResult, error) {
 	src := r.src
 	src.End = w.End
+	src.HourSums = true // merged over the window's intervals: its hourly series
 	return r.app.Snapshot(ctx, app.Data{Source: app.Source{Prometheus: &src}, Window: w.End.Sub(w.Start)})
 }
 

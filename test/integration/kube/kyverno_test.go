@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,8 @@ import (
 // verify-kyverno`; too heavy for every CI run) decides the shared pod
 // fixtures as their annotations say, with each form gpuwise writes:
 // ValidatingPolicy, the legacy ClusterPolicy, and the native
-// ValidatingAdmissionPolicies (pods only: the CLI applies every policy to
+// ValidatingAdmissionPolicy holding every rule, with its mode ConfigMaps as
+// params (pods only: the CLI applies every policy to
 // every resource, whatever its matchConstraints, and it cannot read the
 // namespace labels the exempt-namespace selector needs, so the kube-system
 // fixture is left to the real API server there).
@@ -37,7 +39,13 @@ func TestKyvernoCLIOnTheSharedFixtures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(generatePolicies(t, append(c.args, "--mode", "deny", "--policy-settings", settings)...), "policy", c.args[1])
 			files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+			// The native policies' params: the mode ConfigMaps.
+			params := filepath.Join(dir, "gpuwise-rules.yaml")
+			files = slices.DeleteFunc(files, func(f string) bool { return f == params })
 			args := append([]string{"apply"}, files...)
+			if fileExists(params) {
+				args = append(args, "--parameter-resource", params)
+			}
 			args = append(args, "--resource", fixturePodsFile, "--continue-on-fail", "--remove-color")
 			out, err := exec.Command(kyverno, args...).CombinedOutput()
 			if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
@@ -51,16 +59,40 @@ func TestKyvernoCLIOnTheSharedFixtures(t *testing.T) {
 	}
 }
 
-// kyvernoFailure is the CLI's line for a failed check.
-var kyvernoFailure = regexp.MustCompile(`(?m)^policy (gpuwise-\S+) -> resource (\S+)/Pod/(\S+) failed:`)
+// kyvernoFailure is the CLI's line for a failed check; kyvernoMessage
+// the numbered lines after it, one per failed validation.
+var (
+	kyvernoFailure = regexp.MustCompile(`^policy (gpuwise-\S+) -> resource (\S+)/Pod/(\S+) failed:`)
+	kyvernoMessage = regexp.MustCompile(`^\d+ - `)
+)
 
+// kyvernoFailures maps each refused pod to its rules: a per-rule policy's
+// from its name, the native policy holding every rule's from its messages.
 func kyvernoFailures(t *testing.T, out string) map[string][]string {
 	t.Helper()
 	got := map[string][]string{}
-	for _, m := range kyvernoFailure.FindAllStringSubmatch(out, -1) {
-		got[m[2]+"/"+m[3]] = append(got[m[2]+"/"+m[3]], ruleOfPolicy(t, m[1]))
+	pod, policy := "", ""
+	for _, line := range strings.Split(out, "\n") {
+		if m := kyvernoFailure.FindStringSubmatch(line); m != nil {
+			pod, policy = m[2]+"/"+m[3], m[1]
+			if !nativePolicies[policy] {
+				got[pod] = append(got[pod], ruleOfPolicy(t, policy))
+			}
+			continue
+		}
+		if pod != "" && nativePolicies[policy] && kyvernoMessage.MatchString(line) {
+			got[pod] = append(got[pod], rulesIn(line)...)
+		}
 	}
 	return got
+}
+
+// nativePolicies are the native engine's policies, each holding every rule.
+var nativePolicies = map[string]bool{"gpuwise-pods": true, "gpuwise-workloads": true, "gpuwise-cronjobs": true}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // ruleOfPolicy is the rule of a gpuwise policy name.

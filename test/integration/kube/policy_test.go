@@ -82,7 +82,13 @@ func TestAdmissionPoliciesOnTheRealAPIServer(t *testing.T) {
 		waitMode(ctx, t, cs, true)
 		checkAdmissionAudit(ctx, t, cs, reader, "deny", pods)
 	})
-	t.Run("audit with a role that cannot list the policies", func(t *testing.T) { checkOldRole(ctx, t, cs, cfg) })
+	t.Run("flip one rule", func(t *testing.T) { checkFlipOne(ctx, t, cs, cfg, dir, reader) })
+	t.Run("audit with a role that cannot list the policies", func(t *testing.T) {
+		checkOldRole(ctx, t, cs, cfg, "admissionregistration.k8s.io", "validatingadmissionpolicies")
+	})
+	t.Run("audit with a role that cannot get the mode ConfigMaps", func(t *testing.T) {
+		checkOldRole(ctx, t, cs, cfg, "", "configmaps kube-system/gpuwise-rules-")
+	})
 	t.Run("workload updates", func(t *testing.T) { checkUpdates(ctx, t, cs) })
 	t.Run("mutation", func(t *testing.T) { checkMutation(ctx, t, cs, dyn) })
 }
@@ -130,6 +136,7 @@ func deleteFixturesIn(cs *kubernetes.Clientset, ns string) {
 
 // gvrs are the resources the generated objects (and the engines' CRDs) are.
 var gvrs = map[string]schema.GroupVersionResource{
+	"ConfigMap":                        {Version: "v1", Resource: "configmaps"},
 	"ValidatingAdmissionPolicy":        {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"},
 	"ValidatingAdmissionPolicyBinding": {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"},
 	"MutatingAdmissionPolicy":          {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicies"},
@@ -182,15 +189,19 @@ func readObjects(t *testing.T, dir string) []*unstructured.Unstructured {
 func applyDir(ctx context.Context, t *testing.T, dyn dynamic.Interface, dir string) {
 	t.Helper()
 	for _, o := range readObjects(t, dir) {
-		if _, err := dyn.Resource(gvrOf(o.GetAPIVersion(), o.GetKind())).Create(ctx, o, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
+		if _, err := dyn.Resource(gvrOf(o.GetAPIVersion(), o.GetKind())).Namespace(o.GetNamespace()).Create(ctx, o, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
 			t.Fatalf("the API server refuses the generated %s %s: %v", o.GetKind(), o.GetName(), err)
 		}
 	}
 }
 
-// deleteGpuwisePolicies removes every gpuwise admission object.
+// deleteGpuwisePolicies removes every gpuwise admission object, and the
+// native engine's mode ConfigMaps.
 func deleteGpuwisePolicies(t *testing.T, dyn dynamic.Interface) {
 	sel := metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=gpuwise"}
+	if err := dyn.Resource(gvrs["ConfigMap"]).Namespace("kube-system").DeleteCollection(context.Background(), metav1.DeleteOptions{}, sel); err != nil {
+		t.Errorf("deleting the mode ConfigMaps: %v", err)
+	}
 	for _, kind := range []string{"ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "MutatingAdmissionPolicy"} {
 		if err := dyn.Resource(gvrs[kind]).DeleteCollection(context.Background(), metav1.DeleteOptions{}, sel); err != nil {
 			t.Errorf("deleting %s: %v", kind, err)
@@ -361,17 +372,18 @@ func checkWarn(ctx context.Context, t *testing.T, cfg *rest.Config, pods []corev
 	}
 }
 
-// rollout runs the generated rollout.sh (kubectl) against the cluster.
-func rollout(t *testing.T, cfg *rest.Config, dir, mode string) {
+// rollout runs the generated rollout.sh (kubectl) against the cluster:
+// every rule, or the one named.
+func rollout(t *testing.T, cfg *rest.Config, dir, mode string, rule ...string) {
 	t.Helper()
-	cmd := exec.Command("sh", filepath.Join(dir, "policy", "native", "rollout.sh"), mode)
+	cmd := exec.Command("sh", append([]string{filepath.Join(dir, "policy", "native", "rollout.sh"), mode}, rule...)...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+os.Getenv("GPUWISE_TEST_KUBECONFIG"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("rollout.sh %s: %v\n%s", mode, err, out)
 	}
-	if n := strings.Count(string(out), "patched"); n < 6 {
-		t.Fatalf("rollout.sh %s patched %d bindings:\n%s", mode, n, out)
+	if n := strings.Count(string(out), "configmap/gpuwise-rules-"); n != 2 {
+		t.Fatalf("rollout.sh %s: %d mode ConfigMaps in its output, want 2:\n%s", mode, n, out)
 	}
 }
 
@@ -444,8 +456,8 @@ func checkWorkloads(ctx context.Context, t *testing.T, cs *kubernetes.Clientset)
 	bad := deployment("pol-ml", "no-limits", 1, podSpec(nil, []string{"nvidia.com/gpu", "1"}, nil, true))
 	bad.Spec.Template.Labels["team"] = "ml"
 	_, err := cs.AppsV1().Deployments("pol-ml").Create(ctx, bad, metav1.CreateOptions{})
-	if err == nil || !strings.Contains(err.Error(), "gpuwise-gw003-gpu-container-limits-workloads") {
-		t.Errorf("Deployment without limits: %v; want refused by gpuwise-gw003-gpu-container-limits-workloads", err)
+	if err == nil || !strings.Contains(err.Error(), "'gpuwise-workloads' with binding 'gpuwise-workloads-deny'") || !strings.Contains(err.Error(), "gpuwise GW003 gpu-container-limits") {
+		t.Errorf("Deployment without limits: %v; want refused by gpuwise-workloads, GW003", err)
 	}
 	good := deployment("pol-ml", "guaranteed", 1, podSpec([]string{"cpu", "1", "memory", "1Gi", "nvidia.com/gpu", "1"},
 		[]string{"cpu", "1", "memory", "1Gi", "nvidia.com/gpu", "1"}, map[string]string{"gpuwise-test": "nowhere"}, true))
@@ -456,27 +468,35 @@ func checkWorkloads(ctx context.Context, t *testing.T, cs *kubernetes.Clientset)
 	cj := job("pol-ml", "nightly", podSpec(nil, []string{"nvidia.com/gpu", "1", "cpu", "1", "memory", "1Gi"}, nil, true))
 	cron := cronJob(cj)
 	_, err = cs.BatchV1().CronJobs("pol-ml").Create(ctx, cron, metav1.CreateOptions{})
-	if err == nil || !strings.Contains(err.Error(), "gpuwise-gpu-pod-cost-labels-cronjobs") {
-		t.Errorf("CronJob without cost labels: %v; want refused by gpuwise-gpu-pod-cost-labels-cronjobs", err)
+	if err == nil || !strings.Contains(err.Error(), "'gpuwise-cronjobs'") || !strings.Contains(err.Error(), "gpuwise gpu-pod-cost-labels") {
+		t.Errorf("CronJob without cost labels: %v; want refused by gpuwise-cronjobs, gpu-pod-cost-labels", err)
 	}
 }
 
 // checkOldRole: with the ClusterRole as it was before the admission reads
-// were added, the audit is still written, every rule's status is unknown,
-// a note names the refused list and the role, and the exit code is 6.
-func checkOldRole(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config) {
+// were added (without the rules of the API group dropped: the policy lists,
+// or the get of the mode ConfigMaps, in deny mode both), the audit is still
+// written, every rule's status is unknown, a note names the refused read
+// and the role, and the exit code is 6.
+func checkOldRole(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config, dropped, wantNote string) {
 	var role rbacv1.ClusterRole
 	readYAML(t, "clusterrole.yaml", 0, &role)
-	role.Name = "gpuwise-readonly-old"
-	role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.APIGroups, "admissionregistration.k8s.io") })
+	name := "gpuwise-old-policies"
+	if dropped == "" {
+		name = "gpuwise-old-configmaps"
+	}
+	role.Name = name
+	role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool {
+		return slices.Contains(r.APIGroups, dropped) && (dropped != "" || slices.Contains(r.Resources, "configmaps"))
+	})
 	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	defer cs.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
-	kc := serviceAccountKubeconfig(ctx, t, cs, cfg, "gpuwise-old", false)
-	b := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "gpuwise-old"},
+	kc := serviceAccountKubeconfig(ctx, t, cs, cfg, name, false)
+	b := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
 		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "gpuwise-old", Namespace: "gpuwise"}}}
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: "gpuwise"}}}
 	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +505,7 @@ func checkOldRole(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, c
 	var code int
 	waitFor(t, "the binding to take effect", 20*time.Second, func() (bool, string) {
 		out, errOut, code = execute(t, "audit", "--kubeconfig", kc, "-o", "json")
-		return code == cli.ExitPartial, errOut
+		return code == cli.ExitPartial && strings.Contains(out, wantNote), errOut
 	})
 	var res struct {
 		Findings  []json.RawMessage
@@ -503,7 +523,7 @@ func checkOldRole(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, c
 		}
 	}
 	notes := strings.Join(res.Admission.Notes, "\n")
-	if len(res.Findings) == 0 || !strings.Contains(notes, "validatingadmissionpolicies") || !strings.Contains(notes, "deploy/rbac/clusterrole.yaml") {
+	if len(res.Findings) == 0 || !strings.Contains(notes, wantNote) || !strings.Contains(notes, "deploy/rbac/clusterrole.yaml") {
 		t.Errorf("findings %d, notes %q: want the audit written and the refused list and the role named", len(res.Findings), notes)
 	}
 }
@@ -521,8 +541,8 @@ func checkUpdates(ctx context.Context, t *testing.T, cs *kubernetes.Clientset) {
 		t.Errorf("label-only update of a Deployment admitted before the rule: %v", err)
 	}
 	if err := patch(`{"spec":{"template":{"metadata":{"annotations":{"restartedAt":"now"}}}}}`); err == nil ||
-		!strings.Contains(err.Error(), "gpuwise-gw003-gpu-container-limits-workloads") {
-		t.Errorf("spec update keeping the fault: %v; want refused by gpuwise-gw003-gpu-container-limits-workloads", err)
+		!strings.Contains(err.Error(), "'gpuwise-workloads'") || !strings.Contains(err.Error(), "gpuwise GW003 gpu-container-limits") {
+		t.Errorf("spec update keeping the fault: %v; want refused by gpuwise-workloads, GW003", err)
 	}
 }
 
@@ -627,4 +647,58 @@ func mustQ(s string) resource.Quantity { return resource.MustParse(s) }
 func cronJob(j *batchv1.Job) *batchv1.CronJob {
 	return &batchv1.CronJob{ObjectMeta: j.ObjectMeta, Spec: batchv1.CronJobSpec{Schedule: "0 3 * * *",
 		JobTemplate: batchv1.JobTemplateSpec{Spec: j.Spec}}}
+}
+
+// checkFlipOne: from deny mode, `rollout.sh warn gpu-container-limits`
+// moves that rule alone: a pod breaking only GW003 is admitted with its
+// warning, a pod breaking GW004 is still refused, and the audit reads
+// GW003 as warn and the others as deny; flipping it back restores deny.
+func checkFlipOne(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config, dir, reader string) {
+	noLimits := probe()
+	noLimits.Name = "no-memory-limit"
+	noLimits.Spec.Tolerations = []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+	delete(noLimits.Spec.Containers[0].Resources.Limits, "memory")
+	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	w := &warnings{}
+	wc := rest.CopyConfig(cfg)
+	wc.WarningHandler = w
+	wcs := kubernetes.NewForConfigOrDie(wc)
+	rollout(t, cfg, dir, "warn", "gpu-container-limits")
+	waitFor(t, "GW003 to leave deny mode", 30*time.Second, func() (bool, string) {
+		w.take()
+		_, err := wcs.CoreV1().Pods("pol-ml").Create(ctx, noLimits.DeepCopy(), dry)
+		return err == nil, fmt.Sprint(err)
+	})
+	if got := rulesIn(strings.Join(w.take(), "\n")); !slices.Equal(got, []string{"gpu-container-limits"}) {
+		t.Errorf("warnings name %v, want gpu-container-limits", got)
+	}
+	if _, err := cs.CoreV1().Pods("pol-ml").Create(ctx, probe(), dry); err == nil || firstRule(err.Error()) != "gpu-pod-toleration" {
+		t.Errorf("pod without the toleration: %v; want still refused by GW004", err)
+	}
+	out, errOut, code := execute(t, "audit", "--kubeconfig", reader, "-o", "json", "--policy-settings", fixtureSettings)
+	if code != cli.ExitOK {
+		t.Fatalf("audit exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Admission struct {
+			Rules []struct{ Rule, Status string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Admission.Rules {
+		want := "deny"
+		if r.Rule == "gpu-container-limits" {
+			want = "warn"
+		}
+		if r.Status != want {
+			t.Errorf("audit: rule %s is %s, want %s", r.Rule, r.Status, want)
+		}
+	}
+	rollout(t, cfg, dir, "deny", "gpu-container-limits")
+	waitFor(t, "GW003 to deny again", 30*time.Second, func() (bool, string) {
+		_, err := cs.CoreV1().Pods("pol-ml").Create(ctx, noLimits.DeepCopy(), dry)
+		return err != nil, "admitted"
+	})
 }
