@@ -694,21 +694,28 @@ func checkFlipOne(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, c
 }
 
 // checkParamsInformer: the native bindings are their own params, so the
-// API server starts no informer over every ConfigMap for them (it did
-// while the params were mode ConfigMaps: "informer started for /v1,
-// Kind=ConfigMap" in its log). The log is up.sh's, beside the kubeconfig.
+// API server's params informer is over the bindings, not over every
+// ConfigMap (as it was while the params were mode ConfigMaps: "informer
+// started for /v1, Kind=ConfigMap" in its log). The log is up.sh's,
+// beside the kubeconfig.
 func checkParamsInformer(t *testing.T) {
 	path := filepath.Join(filepath.Dir(os.Getenv("GPUWISE_TEST_KUBECONFIG")), "logs", "kube-apiserver.log")
 	b, err := os.ReadFile(path)
 	if err != nil || len(b) == 0 {
 		t.Fatalf("reading the API server log %s: %v (%d bytes)", path, err, len(b))
 	}
+	bindings := false
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.Contains(line, "informer started for") {
-			t.Logf("API server: %s", line)
+		if !strings.Contains(line, "informer started for") {
+			continue
 		}
-		if strings.Contains(line, "informer started for /v1, Kind=ConfigMap") {
+		t.Logf("API server: %s", line)
+		bindings = bindings || strings.Contains(line, "informer started for admissionregistration.k8s.io/v1, Kind=ValidatingAdmissionPolicyBinding")
+		if strings.Contains(line, "Kind=ConfigMap") {
 			t.Errorf("the API server started an informer over ConfigMaps: %s", line)
 		}
+	}
+	if !bindings {
+		t.Errorf("no params informer over the bindings in %s: are the bindings their own params?", path)
 	}
 }
