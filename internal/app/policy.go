@@ -167,7 +167,7 @@ func (a *App) admission(ctx context.Context, src Source, snap *cluster.Prepared,
 	}
 	inst, served, partial := a.installed(ctx, src.Kube)
 	e = policy.Enforce(inst, blocked)
-	e.Notes = notes
+	e.Notes = append(notes, e.Notes...)
 	switch {
 	case partial != nil:
 		e.Notes = append(e.Notes, "policy status unknown: "+partial.Error())
@@ -177,10 +177,10 @@ func (a *App) admission(ctx context.Context, src Source, snap *cluster.Prepared,
 	return e, partial, nil
 }
 
-// installed reads the cluster's validating policies; inst is nil when the
-// server does not serve them (served false) or their lists failed (err).
-// When only a mode ConfigMap could not be read, inst comes back with the
-// error, the rules depending on it unknown (policy.Installed.Unread).
+// installed reads the cluster's validating policies and bindings (a
+// native gpuwise binding carries its rules as labels); inst is nil when
+// the server does not serve them (served false) or their lists failed
+// (err).
 func (a *App) installed(ctx context.Context, k KubeSource) (inst *policy.Installed, served bool, err error) {
 	c, err := kube.Connect(kube.Options{Kubeconfig: k.Kubeconfig, Context: k.Context, Timeout: k.Timeout})
 	if err != nil {
@@ -198,32 +198,11 @@ func (a *App) installed(ctx context.Context, k KubeSource) (inst *policy.Install
 		inst.Policies = append(inst.Policies, policy.InstalledPolicy{Name: p.Name, Labels: p.Labels, Annotations: p.Annotations})
 	}
 	for _, b := range adm.Bindings {
-		ib := policy.InstalledBinding{Name: b.Name, PolicyName: b.PolicyName, Actions: b.Actions}
+		ib := policy.InstalledBinding{Name: b.Name, PolicyName: b.PolicyName, Actions: b.Actions, Labels: b.Labels}
 		if b.ParamName != "" {
 			ib.Params = &policy.ParamRef{Namespace: b.ParamNamespace, Name: b.ParamName}
 		}
 		inst.Bindings = append(inst.Bindings, ib)
 	}
-	return inst, true, readModes(orBackground(ctx), c, inst)
-}
-
-// readModes reads the mode ConfigMaps the gpuwise bindings name (which
-// rules each binding checks); one it may not read leaves the rules that
-// depend on it unknown and comes back as the error.
-func readModes(ctx context.Context, c *kube.Client, inst *policy.Installed) error {
-	inst.Params = map[string][]string{}
-	var first error
-	for _, ref := range inst.ParamRefs() {
-		keys, found, err := c.ConfigMapKeys(ctx, ref.Namespace, ref.Name)
-		switch {
-		case err != nil:
-			inst.Unread = append(inst.Unread, ref.String())
-			if first == nil {
-				first = kubeError(err)
-			}
-		case found:
-			inst.Params[ref.String()] = keys
-		}
-	}
-	return first
+	return inst, true, nil
 }

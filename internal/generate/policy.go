@@ -17,8 +17,8 @@ import (
 // Policies writes generated admission policies: one file per rule at
 // "policy/<engine>/<name>.yaml" (the ConstraintTemplate and its
 // constraint; Kyverno's policy), for the native engine one per object shape
-// (the policy holding every rule and its warn and deny bindings) beside
-// the mode ConfigMaps (gpuwise-rules.yaml), and
+// (the policy holding every rule and its warn and deny bindings, each
+// binding its own params), and
 // "policy/<engine>/rollout.sh" (the commands that flip the mode). Native
 // objects are re-read strictly into the upstream admissionregistration/v1
 // types before they are returned; Kyverno and Gatekeeper objects are checked

@@ -25,6 +25,8 @@ type AdmissionBinding struct {
 	// ParamNamespace and ParamName are its paramRef's (by name), "" without
 	// one.
 	ParamNamespace, ParamName string
+	// Labels are its labels (a gpuwise binding's rules).
+	Labels map[string]string
 }
 
 // Admission is the cluster's validating admission policies.
@@ -64,7 +66,7 @@ func (c *Client) Admission(ctx context.Context) (*Admission, error) {
 			return page{}, err
 		}
 		for _, b := range l.Items {
-			ab := AdmissionBinding{Name: b.Name, PolicyName: b.Spec.PolicyName}
+			ab := AdmissionBinding{Name: b.Name, PolicyName: b.Spec.PolicyName, Labels: b.Labels}
 			if r := b.Spec.ParamRef; r != nil {
 				ab.ParamNamespace, ab.ParamName = r.Namespace, r.Name
 			}
@@ -79,25 +81,6 @@ func (c *Client) Admission(ctx context.Context) (*Admission, error) {
 		return nil, classify(err, "list", "validatingadmissionpolicybindings.admissionregistration.k8s.io", c.Server)
 	}
 	return out, nil
-}
-
-// ConfigMapKeys gets one ConfigMap and returns its data keys, sorted;
-// found is false when it does not exist. The audit reads only gpuwise's
-// mode ConfigMaps this way (the rules each policy binding checks), the one
-// get deploy/rbac grants, on those names only.
-func (c *Client) ConfigMapKeys(ctx context.Context, namespace, name string) (keys []string, found bool, err error) {
-	cm, err := c.Interface.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, classify(err, "get", "configmaps "+namespace+"/"+name, c.Server)
-	}
-	for k := range cm.Data {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys, true, nil
 }
 
 // ServesMutatingAdmissionPolicy asks discovery whether the server serves

@@ -3,9 +3,9 @@
 // cluster.Snapshot (inventory only: GPU holdings carry no activity, which
 // the core reads as "unmeasured"). For the audit's admission section it
 // also lists ValidatingAdmissionPolicies and their bindings (names, labels,
-// annotations, validationActions, paramRefs: Admission), gets the mode
-// ConfigMaps gpuwise's bindings name (ConfigMapKeys: their keys only) and
-// asks discovery whether MutatingAdmissionPolicy is served.
+// annotations, validationActions, paramRefs: Admission; a gpuwise
+// binding's labels are the rules it checks) and asks discovery whether
+// MutatingAdmissionPolicy is served.
 //
 // It owns the boundary types: resource.Quantity, v1.Node and v1.Pod never
 // leave this package. It is read-only: it never creates, patches or

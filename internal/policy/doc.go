@@ -8,14 +8,13 @@
 // as plain structs whose JSON field names are the upstream ones; it
 // evaluates the same rules in Go over a snapshot's pods (what enforcing
 // them would block) and reads which rules a cluster enforces from the
-// installed policies' labels and annotations, their bindings and the mode
-// ConfigMaps' keys.
+// installed policies' labels and annotations and their bindings' labels.
 //
 // The CEL is generated from Settings (globs become anchored RE2 patterns,
 // resource names and the taint are inlined). The native engine writes one
 // ValidatingAdmissionPolicy per object shape holding every rule, bound
-// once per rollout mode; each binding's params are a ConfigMap whose keys
-// are the rules in its mode (native.go says why). Every rule rolls out in
+// once per rollout mode; each binding is its own params and carries the
+// rules in its mode as labels (native.go says why). Every rule rolls out in
 // warn/audit mode first; Rollout gives the command that flips it to deny.
 //
 // Pure core: it imports cluster and the standard library only — no other

@@ -18,47 +18,35 @@ type InstalledBinding struct {
 	Name       string
 	PolicyName string
 	Actions    []string
-	// Params is the binding's paramRef (a gpuwise mode ConfigMap), nil
-	// without one.
+	// Labels are its labels: a native gpuwise binding's rules
+	// (RuleLabel).
+	Labels map[string]string
+	// Params is the binding's paramRef, nil without one; a native gpuwise
+	// binding names itself.
 	Params *ParamRef
 }
 
-// ParamRef names a binding's parameter object.
+// ParamRef names a binding's parameter object (Namespace "" for a
+// cluster-scoped one).
 type ParamRef struct{ Namespace, Name string }
 
-func (p ParamRef) String() string { return p.Namespace + "/" + p.Name }
+func (p ParamRef) String() string {
+	if p.Namespace == "" {
+		return p.Name
+	}
+	return p.Namespace + "/" + p.Name
+}
 
-// Installed is the cluster's validating admission policies and bindings,
-// and the keys of the mode ConfigMaps their gpuwise bindings read.
+// self reports whether the binding is its own params (the native engine's
+// bindings): its rules are its labels.
+func (b InstalledBinding) self() bool {
+	return b.Params != nil && b.Params.Namespace == "" && b.Params.Name == b.Name
+}
+
+// Installed is the cluster's validating admission policies and bindings.
 type Installed struct {
 	Policies []InstalledPolicy
 	Bindings []InstalledBinding
-	// Params holds, per ParamRef.String(), the keys of the ConfigMap (its
-	// rules); a ref absent from the map was not found or not read.
-	Params map[string][]string
-	// Unread are the refs whose ConfigMap could not be read (RBAC): the
-	// rules that depend on them have an unknown status.
-	Unread []string
-}
-
-// ParamRefs are the parameter objects the gpuwise policies' bindings
-// read, sorted and unique: what the audit must get to know each rule's
-// mode.
-func (inst *Installed) ParamRefs() []ParamRef {
-	ours := map[string]bool{}
-	for _, p := range inst.Policies {
-		if p.Labels[LabelManagedBy] == ManagedBy {
-			ours[p.Name] = true
-		}
-	}
-	var out []ParamRef
-	for _, b := range inst.Bindings {
-		if b.Params != nil && ours[b.PolicyName] && !slices.Contains(out, *b.Params) {
-			out = append(out, *b.Params)
-		}
-	}
-	slices.SortFunc(out, func(a, b ParamRef) int { return strings.Compare(a.String(), b.String()) })
-	return out
 }
 
 // Status is how a rule is enforced in the cluster.
@@ -107,6 +95,9 @@ type Enforcement struct {
 // (nil: unknown) beside what the rule would block.
 func Enforce(inst *Installed, blocked map[string]*Blocked) *Enforcement {
 	e := &Enforcement{}
+	if inst != nil {
+		e.Notes = inst.foreignParams()
+	}
 	for _, r := range Rules {
 		st := RuleState{Rule: r.Name, AuditRule: r.Audit, Status: StatusUnknown, WouldBlock: blocked[r.Name]}
 		if inst != nil {
@@ -169,25 +160,41 @@ func holds(p InstalledPolicy, r Rule) bool {
 }
 
 // actions are the sorted validationActions of the policy's bindings that
-// check the rule: every binding without params, and those whose mode
-// ConfigMap lists it. unread: a binding's ConfigMap could not be read.
+// check the rule: every binding without params, and those that are their
+// own params and carry the rule's label. unread: a binding reads its
+// rules from another object (a ConfigMap, as gpuwise bindings did before
+// they were their own params), which the audit does not read.
 func (inst *Installed) actions(policy string, r Rule) (actions []string, unread bool) {
 	for _, b := range inst.Bindings {
 		if b.PolicyName != policy {
 			continue
 		}
-		if b.Params != nil {
-			ref := b.Params.String()
-			if slices.Contains(inst.Unread, ref) {
-				unread = true
-				continue
-			}
-			if !slices.Contains(inst.Params[ref], r.Name) {
-				continue
-			}
+		if b.Params != nil && !b.self() {
+			unread = true
+			continue
+		}
+		if _, on := b.Labels[RuleLabel(r.Name)]; b.Params != nil && !on {
+			continue
 		}
 		actions = append(actions, b.Actions...)
 	}
 	slices.Sort(actions)
 	return slices.Compact(actions), unread
+}
+
+// foreignParams notes each binding of a gpuwise policy whose params are
+// another object: the rules it decides read unknown.
+func (inst *Installed) foreignParams() []string {
+	ours := map[string]bool{}
+	for _, p := range inst.Policies {
+		ours[p.Name] = p.Labels[LabelManagedBy] == ManagedBy
+	}
+	var out []string
+	for _, b := range inst.Bindings {
+		if ours[b.PolicyName] && b.Params != nil && !b.self() {
+			out = append(out, "binding "+b.Name+" reads its rules from "+b.Params.String()+
+				", which the audit does not read: its rules' status is unknown; re-apply `gpuwise generate policy` (each binding is then its own params)")
+		}
+	}
+	return out
 }

@@ -100,51 +100,64 @@ func TestTaintTolerates(t *testing.T) {
 }
 
 // The native policy holding every rule: a rule's status is the actions of
-// the bindings whose mode ConfigMap lists it.
-func TestEnforceReadsTheModeConfigMaps(t *testing.T) {
+// the bindings that are their own params and carry its label; a binding
+// whose params are another object (an older install's ConfigMap) leaves
+// the rules unknown, with a note naming it.
+func TestEnforceReadsTheBindingLabels(t *testing.T) {
 	t.Parallel()
 	all := strings.Join(RuleNames(), ",")
 	pods := InstalledPolicy{Name: "gpuwise-pods", Labels: map[string]string{LabelManagedBy: ManagedBy, LabelShape: ShapePods},
 		Annotations: map[string]string{annotationRules: all}}
 	work := InstalledPolicy{Name: "gpuwise-workloads", Labels: map[string]string{LabelManagedBy: ManagedBy, LabelShape: ShapeWorkloads},
 		Annotations: map[string]string{annotationRules: all}}
-	warn, deny := &ParamRef{"kube-system", "gpuwise-rules-warn"}, &ParamRef{"kube-system", "gpuwise-rules-deny"}
+	on := func(rules ...Rule) map[string]string {
+		m := map[string]string{LabelManagedBy: ManagedBy}
+		for _, r := range rules {
+			m[RuleLabel(r.Name)] = "true"
+		}
+		return m
+	}
+	self := func(n string) *ParamRef { return &ParamRef{Name: n} }
 	inst := &Installed{
 		Policies: []InstalledPolicy{work, pods, {Name: "other", Labels: map[string]string{}}},
 		Bindings: []InstalledBinding{
-			{Name: "gpuwise-pods-warn", PolicyName: "gpuwise-pods", Actions: []string{"Warn", "Audit"}, Params: warn},
-			{Name: "gpuwise-pods-deny", PolicyName: "gpuwise-pods", Actions: []string{"Deny"}, Params: deny},
-			{Name: "gpuwise-workloads-deny", PolicyName: "gpuwise-workloads", Actions: []string{"Deny"}, Params: deny},
+			{Name: "gpuwise-pods-warn", PolicyName: "gpuwise-pods", Actions: []string{"Warn", "Audit"}, Params: self("gpuwise-pods-warn"),
+				Labels: on(RuleNonGPUToleration, RuleLimits)},
+			{Name: "gpuwise-pods-deny", PolicyName: "gpuwise-pods", Actions: []string{"Deny"}, Params: self("gpuwise-pods-deny"),
+				Labels: on(RuleLimits, RuleToleration)},
+			{Name: "gpuwise-workloads-deny", PolicyName: "gpuwise-workloads", Actions: []string{"Deny"}, Params: self("gpuwise-workloads-deny"),
+				Labels: on(RuleLimits, RuleToleration)},
 			{Name: "other", PolicyName: "other", Actions: []string{"Deny"}, Params: &ParamRef{"team", "secret-params"}},
 		},
-		Params: map[string][]string{
-			warn.String(): {RuleNonGPUToleration.Name, RuleLimits.Name},
-			deny.String(): {RuleLimits.Name, RuleToleration.Name},
-		},
 	}
-	if diff := cmp.Diff([]ParamRef{*deny, *warn}, inst.ParamRefs()); diff != "" {
-		t.Errorf("param refs to read (-want +got):\n%s", diff)
-	}
-	got := map[string]Status{}
-	for _, r := range Enforce(inst, nil).Rules {
-		got[r.Rule] = r.Status
-		if r.Status != StatusAbsent && (len(r.Policies) != 2 || r.Policies[0] != "gpuwise-pods") {
-			t.Errorf("%s: policies %v, want the pods policy first", r.Rule, r.Policies)
+	statuses := func() (map[string]Status, []string) {
+		got := map[string]Status{}
+		e := Enforce(inst, nil)
+		for _, r := range e.Rules {
+			got[r.Rule] = r.Status
+			if r.Status != StatusAbsent && (len(r.Policies) != 2 || r.Policies[0] != "gpuwise-pods") {
+				t.Errorf("%s: policies %v, want the pods policy first", r.Rule, r.Policies)
+			}
 		}
+		return got, e.Notes
 	}
+	got, notes := statuses()
 	want := map[string]Status{RuleNonGPUToleration.Name: StatusWarn, RuleLimits.Name: StatusDeny, RuleToleration.Name: StatusDeny,
 		RuleDevWholeGPU.Name: StatusUnbound, RuleLabels.Name: StatusUnbound, RuleMaxGPUs.Name: StatusUnbound}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
-	// A ConfigMap the audit could not read: unknown unless another binding
-	// denies already.
-	inst.Unread, inst.Params = []string{warn.String()}, map[string][]string{deny.String(): {RuleLimits.Name}}
-	got = map[string]Status{}
-	for _, r := range Enforce(inst, nil).Rules {
-		got[r.Rule] = r.Status
+	if len(notes) != 0 {
+		t.Errorf("notes %v, want none (the other policy's params are not gpuwise's)", notes)
 	}
+	// The warn binding of an older install reads a ConfigMap: unknown
+	// unless another binding denies already.
+	inst.Bindings[0].Params, inst.Bindings[0].Labels = &ParamRef{"kube-system", "gpuwise-rules-warn"}, nil
+	got, notes = statuses()
 	if got[RuleLimits.Name] != StatusDeny || got[RuleNonGPUToleration.Name] != StatusUnknown {
-		t.Errorf("with the warn ConfigMap unread: %v", got)
+		t.Errorf("with the warn binding reading a ConfigMap: %v", got)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "binding gpuwise-pods-warn reads its rules from kube-system/gpuwise-rules-warn") {
+		t.Errorf("notes %v, want one naming the binding and its ConfigMap", notes)
 	}
 }

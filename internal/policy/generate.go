@@ -33,8 +33,7 @@ type Options struct {
 }
 
 // Output is the generated policies: one artefact per rule (in Rules
-// order; native: the mode ConfigMaps, then one per object shape holding
-// every rule), the mutating policy when enabled, and the rollout commands.
+// order; native: one per object shape holding every rule), the mutating policy when enabled, and the rollout commands.
 type Output struct {
 	Artefacts []Artefact
 	// Rollout is a shell script of comments and commands: how to apply,
@@ -139,20 +138,30 @@ func (s Settings) rollout(o Options) string {
 	return b.String()
 }
 
-// flipCommand is the native engine's command that moves rules (a shell
-// word list) into mode to: added to its ConfigMap first, then removed from
-// the other's, so that no rule is unchecked in between.
+// flipCommand is the native engine's command that moves rules (label
+// arguments) into mode to: the bindings of mode to are labelled first, then
+// those of the other mode unlabelled, so that no rule is unchecked in
+// between.
 func flipCommand(to Mode, add, remove string) string {
-	from := Warn
-	if to == Warn {
-		from = Deny
-	}
-	patch := "kubectl -n " + ParamsNamespace + " patch configmap %s --type=merge -p '{\"data\":{%s}}'"
-	return fmt.Sprintf(patch, ModeConfigMap(to), add) + " && " + fmt.Sprintf(patch, ModeConfigMap(from), remove)
+	return "kubectl label " + bindingsOf(to) + " --overwrite " + add + " && kubectl label " + bindingsOf(other(to)) + " " + remove
 }
 
-// nativeRollout writes the native rollout.sh: a rule's mode is which mode
-// ConfigMap lists it (native.go).
+// bindingsOf selects gpuwise's native bindings of mode m (a kubectl
+// resource and label selector).
+func bindingsOf(m Mode) string {
+	return "validatingadmissionpolicybindings -l " + LabelManagedBy + "=" + ManagedBy + "," + LabelMode + "=" + string(m)
+}
+
+// other is the mode a flip into m leaves.
+func other(m Mode) Mode {
+	if m == Warn {
+		return Deny
+	}
+	return Warn
+}
+
+// nativeRollout writes the native rollout.sh: a rule's mode is which
+// mode's bindings carry its label (native.go).
 func (s Settings) nativeRollout() string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n# gpuwise admission policies: ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1).\n")
@@ -160,9 +169,8 @@ func (s Settings) nativeRollout() string {
 		"# record); `gpuwise audit` shows what each rule would have blocked. Flip a rule to deny once\n" +
 		"# its warnings have stopped. Never covered: " + strings.Join(s.ExemptNamespaces, ", ") + ".\n#\n")
 	fmt.Fprintf(&b, "# One policy per object shape holds every rule; it is bound twice, gpuwise-SHAPE-warn\n"+
-		"# (validationActions Warn, Audit) and gpuwise-SHAPE-deny (Deny), and each binding checks the\n"+
-		"# rules listed (as keys) in its ConfigMap, %s/%s or %s/%s.\n#\n",
-		ParamsNamespace, ModeConfigMap(Warn), ParamsNamespace, ModeConfigMap(Deny))
+		"# (validationActions Warn, Audit) and gpuwise-SHAPE-deny (Deny). Each binding is its own\n"+
+		"# params and checks the rules labelled on it (%sRULE); %s says its mode.\n#\n", RuleLabelPrefix, LabelMode)
 	b.WriteString("# Apply: kubectl apply -f DIR (files from -d), or gpuwise generate policy … | kubectl apply -f -\n")
 	b.WriteString("# Flip:  sh rollout.sh deny [RULE]   (every gpuwise rule, or one)\n#        sh rollout.sh warn [RULE]   (back to warn)\n#\n")
 	b.WriteString("# The same, one rule at a time:\n")
@@ -173,13 +181,14 @@ func (s Settings) nativeRollout() string {
 		}
 		names = append(names, r.Name)
 		fmt.Fprintf(&b, "#   %s (now %s):\n#     %s\n", r.label(), s.ModeOf(r.Name),
-			flipCommand(Deny, `"`+r.Name+`":"`+ruleOn+`"`, `"`+r.Name+`":null`))
+			flipCommand(Deny, RuleLabel(r.Name)+"="+ruleOn, RuleLabel(r.Name)+"-"))
 	}
 	fmt.Fprintf(&b, "set -eu\nall='%s'\nrules=$all\n", strings.Join(names, " "))
 	b.WriteString("case ${1:-} in\ndeny) to=deny from=warn ;;\nwarn) to=warn from=deny ;;\n*) echo \"usage: sh rollout.sh deny|warn [RULE]\" >&2; exit 2 ;;\nesac\n")
 	b.WriteString("if [ $# -gt 1 ]; then\n  case \" $all \" in *\" $2 \"*) rules=$2 ;; *) echo \"rollout.sh: no rule $2 (rules: $all)\" >&2; exit 2 ;; esac\nfi\n")
-	fmt.Fprintf(&b, "add= remove=\nfor r in $rules; do add=\"$add\\\"$r\\\":\\\"%s\\\",\" remove=\"$remove\\\"$r\\\":null,\"; done\n", ruleOn)
-	fmt.Fprintf(&b, "kubectl -n %s patch configmap gpuwise-rules-$to --type=merge -p \"{\\\"data\\\":{${add%%,}}}\"\n", ParamsNamespace)
-	fmt.Fprintf(&b, "kubectl -n %s patch configmap gpuwise-rules-$from --type=merge -p \"{\\\"data\\\":{${remove%%,}}}\"\n", ParamsNamespace)
+	fmt.Fprintf(&b, "add= remove=\nfor r in $rules; do add=\"$add %s$r=%s\" remove=\"$remove %s$r-\"; done\n", RuleLabelPrefix, ruleOn, RuleLabelPrefix)
+	sel := "validatingadmissionpolicybindings -l " + LabelManagedBy + "=" + ManagedBy + "," + LabelMode + "="
+	fmt.Fprintf(&b, "kubectl label %s$to --overwrite $add\n", sel)
+	fmt.Fprintf(&b, "kubectl label %s$from $remove\n", sel)
 	return b.String()
 }

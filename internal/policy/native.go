@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -12,26 +13,32 @@ const admissionV1 = "admissionregistration.k8s.io/v1"
 // The native engine writes one ValidatingAdmissionPolicy per object shape
 // (gpuwise-pods, -workloads, -cronjobs) holding every rule as its own
 // validation, and binds it twice: gpuwise-<shape>-warn (validationActions
-// Warn, Audit) and gpuwise-<shape>-deny (Deny). Each binding's parameters
-// are a ConfigMap in ParamsNamespace (ModeConfigMap) whose keys are the
-// rules in that mode, and each validation checks only when its rule is a
-// key. A pod create thus pays the API server's fixed work per policy
-// evaluation (activation, matching, the object's conversion for CEL) once
-// per binding, not once per rule, and the containers and GPU limits are
-// derived once per evaluation; flipping a rule's mode moves its key from
-// one ConfigMap to the other (rollout.sh).
+// Warn, Audit) and gpuwise-<shape>-deny (Deny). Each binding is its own
+// parameter object (paramKind ValidatingAdmissionPolicyBinding, paramRef
+// its own name): the rules in its mode are labels on it (RuleLabel), and
+// each validation checks only when its rule's label is there. A pod
+// create thus pays the API server's fixed work per policy evaluation
+// (activation, matching, the object's conversion for CEL) once per
+// binding, not once per rule, and the containers and GPU limits are
+// derived once per evaluation; flipping a rule's mode labels the other
+// mode's bindings first, then unlabels these (rollout.sh). Bindings as
+// params keep the API server's param informer on the few bindings, not on
+// every ConfigMap in the cluster, and the audit reads the modes from the
+// bindings it already lists.
 
-// ParamsNamespace is where the mode ConfigMaps live: it always exists,
-// policies never cover it, and writing there already takes a cluster
-// administrator.
-const ParamsNamespace = "kube-system"
+// RuleLabelPrefix prefixes a rule's label on the bindings that check it:
+// rules.gpuwise.io/GW003. Only the key counts; gpuwise writes "true".
+const RuleLabelPrefix = "rules.gpuwise.io/"
 
-// ModeConfigMap names the ConfigMap listing the rules in mode m:
-// gpuwise-rules-warn, gpuwise-rules-deny.
-func ModeConfigMap(m Mode) string { return "gpuwise-rules-" + string(m) }
+// RuleLabel is the label that puts a rule on a binding.
+func RuleLabel(rule string) string { return RuleLabelPrefix + rule }
 
-// ruleOn is a rule key's value in a mode ConfigMap (only the key counts).
-const ruleOn = "enabled"
+// ruleOn is a rule label's value (only the key counts).
+const ruleOn = "true"
+
+// LabelMode is a native binding's mode, warn or deny (rollout.sh selects
+// a mode's bindings by it).
+const LabelMode = "gpuwise.io/mode"
 
 // Modes lists the rollout modes, warn first.
 var Modes = []Mode{Warn, Deny}
@@ -62,7 +69,7 @@ type vapBindingSpec struct {
 
 type paramRef struct {
 	Name                    string `json:"name"`
-	Namespace               string `json:"namespace"`
+	Namespace               string `json:"namespace,omitempty"`
 	ParameterNotFoundAction string `json:"parameterNotFoundAction"`
 }
 
@@ -75,13 +82,9 @@ func bindingActions(m Mode) []string {
 	return []string{"Warn", "Audit"}
 }
 
-// ModesName is the file (artefact) of the mode ConfigMaps.
-const ModesName = "gpuwise-rules"
-
-// nativeArtefacts are the mode ConfigMaps and, per shape, the policy and
-// its two bindings.
+// nativeArtefacts are, per shape, the policy and its two bindings.
 func (s Settings) nativeArtefacts() []Artefact {
-	out := []Artefact{s.modeConfigMaps()}
+	var out []Artefact
 	for _, sh := range []shape{podShape, workloadShape, cronJobShape} {
 		if rules := s.nativeRules(sh); len(rules) > 0 {
 			out = append(out, s.native(sh, rules))
@@ -101,23 +104,17 @@ func (s Settings) nativeRules(sh shape) []Rule {
 	return out
 }
 
-// modeConfigMaps lists every enabled rule under its mode.
-func (s Settings) modeConfigMaps() Artefact {
-	a := Artefact{Name: ModesName}
-	for _, m := range Modes {
-		data := map[string]string{}
-		for _, r := range Rules {
-			if s.Enabled(r.Name) && s.ModeOf(r.Name) == m {
-				data[r.Name] = ruleOn
-			}
+// modeLabels are the labels of every enabled rule in mode m: the same on
+// each shape's binding of that mode, so that a flip (which labels every
+// binding of a mode) gives what generate gives with the new modes.
+func (s Settings) modeLabels(m Mode) map[string]string {
+	out := map[string]string{}
+	for _, r := range Rules {
+		if s.Enabled(r.Name) && s.ModeOf(r.Name) == m {
+			out[RuleLabel(r.Name)] = ruleOn
 		}
-		a.Objects = append(a.Objects, Object{APIVersion: "v1", Kind: "ConfigMap",
-			Metadata: Meta{Name: ModeConfigMap(m), Namespace: ParamsNamespace, Labels: map[string]string{LabelManagedBy: ManagedBy},
-				Annotations: map[string]string{annotationSummary: "The gpuwise admission rules in " + string(m) +
-					" mode: a rule is checked by the gpuwise-*-" + string(m) + " bindings while its name is a key here (rollout.sh moves it)."}},
-			Data: data})
 	}
-	return a
+	return out
 }
 
 // nativeName is a shape's policy name: gpuwise-pods, gpuwise-workloads.
@@ -128,16 +125,19 @@ func nativeName(sh shape) string { return "gpuwise-" + sh.name() }
 // them back.
 func (s Settings) native(sh shape, rules []Rule) Artefact {
 	name := nativeName(sh)
-	spec := vapSpec{FailurePolicy: "Fail", ParamKind: &paramKind{APIVersion: "v1", Kind: "ConfigMap"},
+	spec := vapSpec{FailurePolicy: "Fail", ParamKind: &paramKind{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicyBinding"},
 		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: sh.rules()},
 		MatchConditions:  gen{s}.nativeConditions(sh)}
 	spec.Variables, spec.Validations = gen{s}.merged(sh, rules)
 	a := Artefact{Name: name, Objects: []Object{{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicy", Metadata: nativeMeta(name, sh, rules), Spec: spec}}}
 	for _, m := range Modes {
 		b := name + "-" + string(m)
-		a.Objects = append(a.Objects, Object{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicyBinding", Metadata: nativeMeta(b, sh, rules),
+		md := nativeMeta(b, sh, rules)
+		md.Labels[LabelMode] = string(m)
+		maps.Copy(md.Labels, s.modeLabels(m))
+		a.Objects = append(a.Objects, Object{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicyBinding", Metadata: md,
 			Spec: vapBindingSpec{PolicyName: name, ValidationActions: bindingActions(m),
-				ParamRef: &paramRef{Name: ModeConfigMap(m), Namespace: ParamsNamespace, ParameterNotFoundAction: "Allow"}}})
+				ParamRef: &paramRef{Name: b, ParameterNotFoundAction: "Allow"}}})
 	}
 	return a
 }
@@ -149,20 +149,21 @@ func nativeMeta(name string, sh shape, rules []Rule) Meta {
 	}
 	return Meta{Name: name, Labels: map[string]string{LabelManagedBy: ManagedBy, LabelShape: sh.name()},
 		Annotations: map[string]string{annotationRules: strings.Join(names, ","),
-			annotationSummary: "The gpuwise admission rules for " + sh.name() + "; each binding checks the rules its ConfigMap (" + ParamsNamespace + "/gpuwise-rules-MODE) lists."}}
+			annotationSummary: "The gpuwise admission rules for " + sh.name() + "; each binding checks the rules labelled on it (" + RuleLabelPrefix + "RULE)."}}
 }
 
 // nativeConditions skip, before any variable is computed, the bindings
-// whose ConfigMap lists no rule and the objects no rule concerns: only a
+// labelled with no rule and the objects no rule concerns: only a
 // pod with a GPU limit (any value) or a toleration of the GPU taint can
 // break a rule (GW002 concerns the second, every other rule the first).
 func (g gen) nativeConditions(sh shape) []Variable {
 	spec := sh.spec
 	ctrs := "(" + spec + ".containers + " + spec + ".?initContainers.orValue([]))"
 	// One expression, not two: the API server evaluates every condition
-	// before it looks at the results, and && stops at an empty ConfigMap.
+	// before it looks at the results, and && stops at a binding without
+	// rule labels.
 	out := []Variable{
-		{"rules-listed-and-gpu-pod-or-gpu-toleration", "size(params.?data.orValue({})) > 0 && (" +
+		{"rules-listed-and-gpu-pod-or-gpu-toleration", "params.metadata.?labels.orValue({}).exists(k, k.startsWith(" + quote(RuleLabelPrefix) + ")) && (" +
 			ctrs + ".exists(c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + ")) || " +
 			spec + ".?tolerations.orValue([]).exists(t, " + g.tolerates("t") + "))"},
 	}
@@ -174,7 +175,7 @@ func (g gen) nativeConditions(sh shape) []Variable {
 
 // merged is the shape's rules as one program: the variables of every rule
 // once (rules share the containers and GPU limits), each validation
-// guarded by its rule's key in the binding's ConfigMap. The API server
+// guarded by its rule's label on the binding. The API server
 // evaluates a policy's messageExpressions on every request it admits, in
 // an activation of their own that computes the variables again (v1.37
 // validator.go), which would nearly double the CEL work of a compliant
@@ -182,7 +183,7 @@ func (g gen) nativeConditions(sh shape) []Variable {
 // namespace and its cap where cheap (nativeMessage). Kyverno and
 // Gatekeeper keep the messages that name the containers and counts.
 func (g gen) merged(sh shape, rules []Rule) ([]Variable, []Validation) {
-	vars := []Variable{{"rules", "params.?data.orValue({})"}}
+	vars := []Variable{{"rules", "params.metadata.?labels.orValue({})"}}
 	seen := map[string]string{}
 	var vals []Validation
 	for _, r := range rules {
@@ -193,7 +194,7 @@ func (g gen) merged(sh shape, rules []Rule) ([]Variable, []Validation) {
 				vars = append(vars, v)
 			}
 		}
-		in := quote(r.Name) + " in variables.rules"
+		in := quote(RuleLabel(r.Name)) + " in variables.rules"
 		for _, v := range p.Validations {
 			v.Expression = "!(" + in + ") || (" + v.Expression + ")"
 			v.MessageExpression = v.nativeMessage

@@ -23,7 +23,7 @@ func TestMergedVariablesAgree(t *testing.T) {
 }
 
 // The pods policy holds every enabled rule once, each validation guarded
-// by its rule's key in the binding's ConfigMap and its message naming the
+// by its rule's label on the binding (its params) and its message naming the
 // rule; each variable is defined once.
 func TestNativePodPolicyHoldsEveryRule(t *testing.T) {
 	t.Parallel()
@@ -33,7 +33,7 @@ func TestNativePodPolicyHoldsEveryRule(t *testing.T) {
 		t.Fatalf("%d validations, want %d", len(vals), len(Rules))
 	}
 	for i, r := range Rules {
-		guard := "!('" + r.Name + "' in variables.rules) || ("
+		guard := "!('" + RuleLabelPrefix + r.Name + "' in variables.rules) || ("
 		if !strings.HasPrefix(vals[i].Expression, guard) || !strings.HasPrefix(vals[i].Message, "gpuwise "+r.label()+":") {
 			t.Errorf("validation %d: %q / %q; want guarded by and naming %s", i, vals[i].Expression, vals[i].Message, r.label())
 		}
@@ -55,8 +55,9 @@ func TestNativePodPolicyHoldsEveryRule(t *testing.T) {
 	}
 }
 
-// Each rule sits in the ConfigMap of its mode, and both bindings of every
-// shape read theirs.
+// Each binding is its own params and carries the labels of the rules in
+// its mode, the same on every shape's binding of that mode; no ConfigMap
+// is generated.
 func TestNativeModesAndBindings(t *testing.T) {
 	t.Parallel()
 	s := Defaults()
@@ -65,48 +66,44 @@ func TestNativeModesAndBindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := map[string][]string{}
 	bindings := map[string]string{}
 	for _, a := range out.Artefacts {
 		for _, o := range a.Objects {
 			switch o.Kind {
 			case "ConfigMap":
-				for k := range o.Data {
-					keys[o.Metadata.Name] = append(keys[o.Metadata.Name], k)
+				t.Errorf("ConfigMap %s generated", o.Metadata.Name)
+			case "ValidatingAdmissionPolicy":
+				if pk := o.Spec.(vapSpec).ParamKind; pk == nil || *pk != (paramKind{admissionV1, "ValidatingAdmissionPolicyBinding"}) {
+					t.Errorf("%s: paramKind %v, want the bindings", o.Metadata.Name, pk)
 				}
 			case "ValidatingAdmissionPolicyBinding":
 				spec := o.Spec.(vapBindingSpec)
-				bindings[o.Metadata.Name] = spec.ParamRef.String() + " " + strings.Join(spec.ValidationActions, ",")
+				var rules []string
+				for k, v := range o.Metadata.Labels {
+					if r, ok := strings.CutPrefix(k, RuleLabelPrefix); ok && v == "true" {
+						rules = append(rules, r)
+					}
+				}
+				slices.Sort(rules)
+				bindings[o.Metadata.Name] = spec.ParamRef.Namespace + "/" + spec.ParamRef.Name + " " + o.Metadata.Labels[LabelMode] + " " +
+					strings.Join(spec.ValidationActions, ",") + " " + strings.Join(rules, ",")
 			}
 		}
 	}
-	for _, v := range keys {
-		slices.Sort(v)
-	}
-	want := map[string][]string{
-		"gpuwise-rules-warn": {RuleToleration.Name, RuleMaxGPUs.Name, RuleNonGPUToleration.Name, RuleDevWholeGPU.Name},
-		"gpuwise-rules-deny": {RuleLimits.Name},
-	}
-	for _, v := range want {
-		slices.Sort(v)
-	}
-	if diff := cmp.Diff(want, keys); diff != "" {
-		t.Errorf("mode ConfigMaps (-want +got):\n%s", diff)
-	}
+	warn := []string{RuleToleration.Name, RuleMaxGPUs.Name, RuleNonGPUToleration.Name, RuleDevWholeGPU.Name}
+	slices.Sort(warn)
 	wantB := map[string]string{}
 	for _, sh := range []string{"pods", "workloads", "cronjobs"} {
-		wantB["gpuwise-"+sh+"-warn"] = "kube-system/gpuwise-rules-warn Warn,Audit"
-		wantB["gpuwise-"+sh+"-deny"] = "kube-system/gpuwise-rules-deny Deny"
+		wantB["gpuwise-"+sh+"-warn"] = "/gpuwise-" + sh + "-warn warn Warn,Audit " + strings.Join(warn, ",")
+		wantB["gpuwise-"+sh+"-deny"] = "/gpuwise-" + sh + "-deny deny Deny " + RuleLimits.Name
 	}
 	if diff := cmp.Diff(wantB, bindings); diff != "" {
-		t.Errorf("bindings (-want +got):\n%s", diff)
+		t.Errorf("bindings: paramRef mode actions rules (-want +got):\n%s", diff)
 	}
 }
 
-func (p *paramRef) String() string { return p.Namespace + "/" + p.Name }
-
-// rollout.sh moves rules between the mode ConfigMaps: added to the new
-// mode's first, then removed from the old one's; an unknown rule is
+// rollout.sh moves rule labels between the modes' bindings: added to the
+// new mode's first, then removed from the old one's; an unknown rule is
 // refused before any kubectl call.
 func TestNativeRolloutScript(t *testing.T) {
 	t.Parallel()
@@ -138,14 +135,16 @@ func TestNativeRolloutScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rollout.sh deny gpu-container-limits: %v: %s", err, got)
 	}
-	want := "-n|kube-system|patch|configmap|gpuwise-rules-deny|--type=merge|-p|{\"data\":{\"gpu-container-limits\":\"enabled\"}}|\n" +
-		"-n|kube-system|patch|configmap|gpuwise-rules-warn|--type=merge|-p|{\"data\":{\"gpu-container-limits\":null}}|\n"
+	sel := "validatingadmissionpolicybindings|-l|app.kubernetes.io/managed-by=gpuwise,gpuwise.io/mode="
+	want := "label|" + sel + "deny|--overwrite|rules.gpuwise.io/gpu-container-limits=true|\n" +
+		"label|" + sel + "warn|rules.gpuwise.io/gpu-container-limits-|\n"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("kubectl calls (-want +got):\n%s", diff)
 	}
 	got, err = run("warn")
-	if err != nil || strings.Count(got, "\n") != 2 || !strings.Contains(got, "gpuwise-rules-warn|--type=merge|-p|{\"data\":{\"non-gpu-pod-tolerates-gpu-taint\":\"enabled\",\"gpu-container-limits\":\"enabled\",") ||
-		!strings.Contains(got, "\"max-gpus-per-pod\":null}}") {
+	if err != nil || strings.Count(got, "\n") != 2 ||
+		!strings.HasPrefix(got, "label|"+sel+"warn|--overwrite|rules.gpuwise.io/non-gpu-pod-tolerates-gpu-taint=true|rules.gpuwise.io/gpu-container-limits=true|") ||
+		!strings.Contains(got, "\nlabel|"+sel+"deny|rules.gpuwise.io/non-gpu-pod-tolerates-gpu-taint-|") || !strings.Contains(got, "|rules.gpuwise.io/max-gpus-per-pod-|\n") {
 		t.Errorf("rollout.sh warn: %v; calls:\n%s", err, got)
 	}
 	if got, err := run("deny", "no-such-rule"); err == nil || !strings.Contains(got, "no rule no-such-rule") {

@@ -12,8 +12,6 @@ type Object struct {
 	Kind       string `json:"kind"`
 	Metadata   Meta   `json:"metadata"`
 	Spec       any    `json:"spec,omitempty"`
-	// Data is a ConfigMap's (the native engine's mode lists).
-	Data map[string]string `json:"data,omitempty"`
 }
 
 // Meta is the generated objects' metadata.

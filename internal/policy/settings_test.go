@@ -93,12 +93,12 @@ func TestDisabledRuleNeedsNoParameters(t *testing.T) {
 	for _, a := range out.Artefacts {
 		names = append(names, a.Name)
 		for _, o := range a.Objects {
-			if strings.Contains(o.Metadata.Annotations[annotationRules], RuleMaxGPUs.Name) || o.Data[RuleMaxGPUs.Name] != "" {
+			if strings.Contains(o.Metadata.Annotations[annotationRules], RuleMaxGPUs.Name) || o.Metadata.Labels[RuleLabel(RuleMaxGPUs.Name)] != "" {
 				t.Errorf("%s %s still lists the disabled rule", o.Kind, o.Metadata.Name)
 			}
 		}
 	}
-	want := []string{ModesName, "gpuwise-pods", "gpuwise-workloads", "gpuwise-cronjobs", MutationName}
+	want := []string{"gpuwise-pods", "gpuwise-workloads", "gpuwise-cronjobs", MutationName}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("artefacts (-want +got):\n%s", diff)
 	}

@@ -73,6 +73,11 @@ func TestAdmissionLatency(t *testing.T) {
 			}
 		}
 		waitPolicies(ctx, t, cs, on)
+		// The bindings are the policies' params: creating or deleting
+		// them also wakes the API server's params informer, whose refresh
+		// (recompiling the policies) can land after waitPolicies sees the
+		// new state; let it finish outside the timed block, in both arms.
+		time.Sleep(settle)
 	}
 	toggle(true)
 	seq := 0
@@ -112,6 +117,9 @@ func TestAdmissionLatency(t *testing.T) {
 	}
 	report(t, lat, plugin, n, label)
 }
+
+// settle is the pause after each toggle (see toggle).
+const settle = 2 * time.Second
 
 func b2i(b bool) int {
 	if b {

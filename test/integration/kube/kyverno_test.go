@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -16,8 +15,8 @@ import (
 // verify-kyverno`; too heavy for every CI run) decides the shared pod
 // fixtures as their annotations say, with each form gpuwise writes:
 // ValidatingPolicy, the legacy ClusterPolicy, and the native
-// ValidatingAdmissionPolicy holding every rule, with its mode ConfigMaps as
-// params (pods only: the CLI applies every policy to
+// ValidatingAdmissionPolicy holding every rule, with its bindings (each its
+// own params, the rules of its mode as labels) as params (pods only: the CLI applies every policy to
 // every resource, whatever its matchConstraints, and it cannot read the
 // namespace labels the exempt-namespace selector needs, so the kube-system
 // fixture is left to the real API server there).
@@ -39,12 +38,13 @@ func TestKyvernoCLIOnTheSharedFixtures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(generatePolicies(t, append(c.args, "--mode", "deny", "--policy-settings", settings)...), "policy", c.args[1])
 			files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-			// The native policies' params: the mode ConfigMaps.
-			params := filepath.Join(dir, "gpuwise-rules.yaml")
-			files = slices.DeleteFunc(files, func(f string) bool { return f == params })
 			args := append([]string{"apply"}, files...)
-			if fileExists(params) {
-				args = append(args, "--parameter-resource", params)
+			if c.args[1] == "native" {
+				// The native bindings are their own params: the CLI
+				// matches a paramRef by name among these objects.
+				for _, f := range files {
+					args = append(args, "--parameter-resource", f)
+				}
 			}
 			args = append(args, "--resource", fixturePodsFile, "--continue-on-fail", "--remove-color")
 			out, err := exec.Command(kyverno, args...).CombinedOutput()
@@ -89,11 +89,6 @@ func kyvernoFailures(t *testing.T, out string) map[string][]string {
 
 // nativePolicies are the native engine's policies, each holding every rule.
 var nativePolicies = map[string]bool{"gpuwise-pods": true, "gpuwise-workloads": true, "gpuwise-cronjobs": true}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
 
 // ruleOfPolicy is the rule of a gpuwise policy name.
 func ruleOfPolicy(t *testing.T, name string) string {

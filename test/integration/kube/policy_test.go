@@ -86,9 +86,7 @@ func TestAdmissionPoliciesOnTheRealAPIServer(t *testing.T) {
 	t.Run("audit with a role that cannot list the policies", func(t *testing.T) {
 		checkOldRole(ctx, t, cs, cfg, "admissionregistration.k8s.io", "validatingadmissionpolicies")
 	})
-	t.Run("audit with a role that cannot get the mode ConfigMaps", func(t *testing.T) {
-		checkOldRole(ctx, t, cs, cfg, "", "configmaps kube-system/gpuwise-rules-")
-	})
+	t.Run("params informer", func(t *testing.T) { checkParamsInformer(t) })
 	t.Run("workload updates", func(t *testing.T) { checkUpdates(ctx, t, cs) })
 	t.Run("mutation", func(t *testing.T) { checkMutation(ctx, t, cs, dyn) })
 }
@@ -195,13 +193,9 @@ func applyDir(ctx context.Context, t *testing.T, dyn dynamic.Interface, dir stri
 	}
 }
 
-// deleteGpuwisePolicies removes every gpuwise admission object, and the
-// native engine's mode ConfigMaps.
+// deleteGpuwisePolicies removes every gpuwise admission object.
 func deleteGpuwisePolicies(t *testing.T, dyn dynamic.Interface) {
 	sel := metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=gpuwise"}
-	if err := dyn.Resource(gvrs["ConfigMap"]).Namespace("kube-system").DeleteCollection(context.Background(), metav1.DeleteOptions{}, sel); err != nil {
-		t.Errorf("deleting the mode ConfigMaps: %v", err)
-	}
 	for _, kind := range []string{"ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "MutatingAdmissionPolicy"} {
 		if err := dyn.Resource(gvrs[kind]).DeleteCollection(context.Background(), metav1.DeleteOptions{}, sel); err != nil {
 			t.Errorf("deleting %s: %v", kind, err)
@@ -382,8 +376,10 @@ func rollout(t *testing.T, cfg *rest.Config, dir, mode string, rule ...string) {
 	if err != nil {
 		t.Fatalf("rollout.sh %s: %v\n%s", mode, err, out)
 	}
-	if n := strings.Count(string(out), "configmap/gpuwise-rules-"); n != 2 {
-		t.Fatalf("rollout.sh %s: %d mode ConfigMaps in its output, want 2:\n%s", mode, n, out)
+	// Two kubectl label calls (the new mode's bindings, then the old
+	// one's), each over the three shapes' bindings.
+	if n := strings.Count(string(out), "validatingadmissionpolicybinding.admissionregistration.k8s.io/gpuwise-"); n != 6 {
+		t.Fatalf("rollout.sh %s: %d bindings in its output, want 6:\n%s", mode, n, out)
 	}
 }
 
@@ -474,21 +470,15 @@ func checkWorkloads(ctx context.Context, t *testing.T, cs *kubernetes.Clientset)
 }
 
 // checkOldRole: with the ClusterRole as it was before the admission reads
-// were added (without the rules of the API group dropped: the policy lists,
-// or the get of the mode ConfigMaps, in deny mode both), the audit is still
-// written, every rule's status is unknown, a note names the refused read
-// and the role, and the exit code is 6.
+// were added (without the rules of the API group dropped: the policy
+// lists), the audit is still written, every rule's status is unknown, a
+// note names the refused read and the role, and the exit code is 6.
 func checkOldRole(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config, dropped, wantNote string) {
 	var role rbacv1.ClusterRole
 	readYAML(t, "clusterrole.yaml", 0, &role)
 	name := "gpuwise-old-policies"
-	if dropped == "" {
-		name = "gpuwise-old-configmaps"
-	}
 	role.Name = name
-	role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool {
-		return slices.Contains(r.APIGroups, dropped) && (dropped != "" || slices.Contains(r.Resources, "configmaps"))
-	})
+	role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.APIGroups, dropped) })
 	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -701,4 +691,31 @@ func checkFlipOne(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, c
 		_, err := cs.CoreV1().Pods("pol-ml").Create(ctx, noLimits.DeepCopy(), dry)
 		return err != nil, "admitted"
 	})
+}
+
+// checkParamsInformer: the native bindings are their own params, so the
+// API server's params informer is over the bindings, not over every
+// ConfigMap (as it was while the params were mode ConfigMaps: "informer
+// started for /v1, Kind=ConfigMap" in its log). The log is up.sh's,
+// beside the kubeconfig.
+func checkParamsInformer(t *testing.T) {
+	path := filepath.Join(filepath.Dir(os.Getenv("GPUWISE_TEST_KUBECONFIG")), "logs", "kube-apiserver.log")
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		t.Fatalf("reading the API server log %s: %v (%d bytes)", path, err, len(b))
+	}
+	bindings := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.Contains(line, "informer started for") {
+			continue
+		}
+		t.Logf("API server: %s", line)
+		bindings = bindings || strings.Contains(line, "informer started for admissionregistration.k8s.io/v1, Kind=ValidatingAdmissionPolicyBinding")
+		if strings.Contains(line, "Kind=ConfigMap") {
+			t.Errorf("the API server started an informer over ConfigMaps: %s", line)
+		}
+	}
+	if !bindings {
+		t.Errorf("no params informer over the bindings in %s: are the bindings their own params?", path)
+	}
 }
