@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/pricing"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // PlanRequest asks for a consolidation plan.
@@ -45,13 +45,13 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
 	}
 	res := &PlanResult{}
 	var catalog *pricing.Catalog
-	var recs *rightsize.Result
+	var recs *packing.Recommendations
 	if req.Shapes == packing.RecommendedShapes {
 		rr, c, err := a.recommend(ctx, req.RecommendRequest)
 		if err != nil {
 			return nil, err
 		}
-		res.Recommendations, res.Snapshot, res.Partial, catalog, recs = rr, rr.Snapshot, rr.Partial, c, rr.Result
+		res.Recommendations, res.Snapshot, res.Partial, catalog, recs = rr, rr.Snapshot, rr.Partial, c, ledger.PackingRecommendations(rr.Result)
 	} else {
 		c, err := loadPrices(req.PricesFile)
 		if err != nil {

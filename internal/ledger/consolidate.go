@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/gpuwise/gpuwise/internal/packing"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // consolidateLever packs the workloads onto the fewest and cheapest nodes
@@ -278,8 +277,8 @@ func (c *consolidation) problem(mask int) (*packing.Problem, error) {
 	return packing.FromSnapshot(c.env.Snapshot, o)
 }
 
-// recs gathers the right-sizing results of the groups in mask.
-func (c *consolidation) recs(mask int) *rightsize.Result {
+// recs gathers the right-sized shapes and requests of the groups in mask.
+func (c *consolidation) recs(mask int) *packing.Recommendations {
 	var ctrs, gpus int
 	c.eachChange(mask, func(ch *WorkloadChange) {
 		ctrs += len(ch.Containers)
@@ -287,22 +286,14 @@ func (c *consolidation) recs(mask int) *rightsize.Result {
 			gpus++
 		}
 	})
-	// Sized once: a right-sizing result is large at 10k GPUs, and each
-	// subset's packing gathers one.
-	r := &rightsize.Result{}
-	if ctrs > 0 {
-		r.Containers = make([]rightsize.ContainerRec, 0, ctrs)
-	}
-	if gpus > 0 {
-		r.GPU = make([]rightsize.GPURec, 0, gpus)
-	}
+	r := newPackingRecs(ctrs, gpus)
 	c.eachChange(mask, func(ch *WorkloadChange) {
-		r.Containers = append(r.Containers, ch.Containers...)
+		r.addContainers(ch.Containers)
 		if ch.GPU != nil {
-			r.GPU = append(r.GPU, *ch.GPU)
+			r.addGPU(ch.GPU)
 		}
 	})
-	return r
+	return r.Recommendations
 }
 
 // eachChange calls f with each workload change of the groups in mask, in

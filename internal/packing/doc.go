@@ -15,9 +15,10 @@
 // boundary. Plan.Check re-verifies every invariant independently of the
 // packer, and Solve refuses to return a plan that fails it.
 //
-// The package is pure: it may import cluster, gpushape, pricing, nodeprice
-// and — its one documented composition of another engine — rightsize,
-// whose Result supplies the right-sized shapes RecommendedShapes packs. It
+// The package is pure: it may import cluster, gpushape, pricing and
+// nodeprice, and no other engine: the right-sized shapes RecommendedShapes
+// packs come in its own Recommendations, converted from the right-sizer's
+// results by whoever composes the two (ledger.PackingRecommendations). It
 // never imports adapters (kube, prom, sim, trace, snapshot) or front ends,
 // and it has no clock and no I/O. It never applies a plan; package
 // generate turns one into manifests.

@@ -11,7 +11,6 @@ import (
 	"github.com/gpuwise/gpuwise/internal/gpushape"
 	"github.com/gpuwise/gpuwise/internal/nodeprice"
 	"github.com/gpuwise/gpuwise/internal/pricing"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // Shapes says which GPU shapes the planner packs.
@@ -21,7 +20,7 @@ type Shapes string
 const (
 	// CurrentShapes packs what every pod holds now: consolidation alone.
 	CurrentShapes Shapes = "current"
-	// RecommendedShapes packs right-sized shapes (rightsize.Result):
+	// RecommendedShapes packs right-sized shapes (Recommendations):
 	// MIG profiles, time-slice shares, cheaper models, and right-sized
 	// CPU and memory requests.
 	RecommendedShapes Shapes = "recommended"
@@ -50,8 +49,8 @@ const DevClass = "dev"
 type SnapshotOptions struct {
 	Prices pricing.Pricer
 	Shapes Shapes
-	// Recs are the right-sizing results for RecommendedShapes.
-	Recs *rightsize.Result
+	// Recs are the right-sized shapes and requests for RecommendedShapes.
+	Recs *Recommendations
 }
 
 // FromSnapshot builds the packing problem of a prepared snapshot (unit
@@ -189,18 +188,9 @@ func orDash(s string) string {
 }
 
 func (b *builder) addPods() {
-	recs := map[string]*rightsize.GPURec{}
-	ctrs := map[containerKey]*rightsize.ContainerRec{} // one map, not one per workload
+	var recs Recommendations
 	if b.o.Shapes == RecommendedShapes {
-		recs = make(map[string]*rightsize.GPURec, len(b.o.Recs.GPU))
-		for i := range b.o.Recs.GPU {
-			recs[b.o.Recs.GPU[i].Workload] = &b.o.Recs.GPU[i]
-		}
-		ctrs = make(map[containerKey]*rightsize.ContainerRec, len(b.o.Recs.Containers))
-		for i := range b.o.Recs.Containers {
-			c := &b.o.Recs.Containers[i]
-			ctrs[containerKey{c.Workload, c.Container}] = c
-		}
+		recs = *b.o.Recs
 	}
 	for i := range b.s.Pods {
 		pod := &b.s.Pods[i]
@@ -209,25 +199,26 @@ func (b *builder) addPods() {
 			continue
 		}
 		wk := pod.WorkloadKey()
-		cpu, mem := requests(pod, wk, ctrs)
+		cpu, mem := requests(pod, wk, recs.Requests)
 		if pod.Owner.Kind == "DaemonSet" {
 			n := &b.p.Nodes[ni]
 			n.CPUMilli, n.MemoryBytes = max(n.CPUMilli-cpu, 0), max(n.MemoryBytes-mem, 0)
 			*n.MaxPods = max(*n.MaxPods-1, 0)
 			continue
 		}
-		b.p.Workloads = append(b.p.Workloads, b.workload(pod, &b.p.Nodes[ni], recs[wk], cpu, mem))
+		var rec *Reshape
+		if r, ok := recs.Shapes[wk]; ok {
+			rec = &r
+		}
+		b.p.Workloads = append(b.p.Workloads, b.workload(pod, &b.p.Nodes[ni], rec, cpu, mem))
 	}
 }
 
-// containerKey names a container of a workload.
-type containerKey struct{ workload, container string }
-
 // requests sums a pod's CPU and memory requests, right-sized where a
 // container recommendation exists for its workload's container.
-func requests(pod *cluster.Pod, workload string, recs map[containerKey]*rightsize.ContainerRec) (cpu, mem int64) {
+func requests(pod *cluster.Pod, workload string, recs map[ContainerKey]Requests) (cpu, mem int64) {
 	for _, c := range pod.Containers {
-		if r := recs[containerKey{workload, c.Name}]; r != nil {
+		if r, ok := recs[ContainerKey{workload, c.Name}]; ok {
 			cpu, mem = cpu+r.CPUMilli, mem+r.MemoryBytes
 			continue
 		}
@@ -236,7 +227,7 @@ func requests(pod *cluster.Pod, workload string, recs map[containerKey]*rightsiz
 	return cpu, mem
 }
 
-func (b *builder) workload(pod *cluster.Pod, n *Node, rec *rightsize.GPURec, cpu, mem int64) Workload {
+func (b *builder) workload(pod *cluster.Pod, n *Node, rec *Reshape, cpu, mem int64) Workload {
 	w := Workload{ID: pod.Key(), Group: pod.WorkloadKey(), Node: pod.Node, CPUMilli: cpu, MemoryBytes: mem,
 		Tolerations: pod.Tolerations, NodeSelector: pod.NodeSelector}
 	cur, why := b.currentDemand(pod)
@@ -329,25 +320,25 @@ func (b *builder) active(pod *cluster.Pod) (float64, bool) {
 
 // applyRec sets the right-sized shape; a target model no node has keeps
 // the current shape and says so.
-func (b *builder) applyRec(w *Workload, r *rightsize.GPURec, n *Node) {
+func (b *builder) applyRec(w *Workload, r *Reshape, n *Node) {
 	model := r.TargetModel
 	if model == "" {
 		model = n.Model
 	}
 	w.Current = w.Demand
-	switch r.Action {
-	case rightsize.UseMIG:
+	switch r.Kind {
+	case ToMIG:
 		if !b.models[model] {
 			w.Note = fmt.Sprintf("recommended MIG %s on %s, but no node has that model: current shape kept", r.Profile, model)
 			return
 		}
 		w.Demand, w.Models = Demand{Kind: MIG, Profile: gpushape.CanonicalProfile(r.Profile)}, []string{model}
-	case rightsize.UseTimeSlice:
+	case ToTimeSlice:
 		w.Demand = Demand{Kind: TimeSlice, Replicas: r.Replicas, Class: DevClass}
 		if w.Current.Kind == TimeSlice {
 			w.Current.Class = DevClass // a dev pod already shared: same class
 		}
-	case rightsize.CheaperModel:
+	case ToCheaperModel:
 		if !b.models[model] {
 			w.Note = fmt.Sprintf("recommended cheaper model %s, but no node has it: current shape kept (add a %s pool to take this saving)", model, model)
 			return
