@@ -69,7 +69,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	}
 	opts := req.options()
 	opts.Policy = rr.Policy
-	pols, err := capacityPolicies(req.PolicyFile, req.Autoscale)
+	pols, err := withAutoscaleFlags(rr.policies, req.PolicyFile, req.Autoscale)
 	if err != nil {
 		return nil, err
 	}

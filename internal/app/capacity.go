@@ -126,6 +126,12 @@ func capacityPolicies(file string, o AutoscaleOverrides) (config.Policies, error
 	if err != nil {
 		return pol, err
 	}
+	return withAutoscaleFlags(pol, file, o)
+}
+
+// withAutoscaleFlags puts the autoscaling flags over the policy file's
+// autoscaling section and checks the result.
+func withAutoscaleFlags(pol config.Policies, file string, o AutoscaleOverrides) (config.Policies, error) {
 	pol.Autoscale = o.over(pol.Autoscale)
 	if err := pol.Autoscale.Validate(); err != nil {
 		return pol, withKind(Input, fmt.Errorf("policy %s with the flags: %w", file, err))

@@ -7,7 +7,6 @@ import (
 	"github.com/gpuwise/gpuwise/internal/config"
 	"github.com/gpuwise/gpuwise/internal/generate"
 	"github.com/gpuwise/gpuwise/internal/pricing"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // loadPrices is the embedded catalog with the overrides in path (if any).
@@ -25,12 +24,6 @@ func loadPrices(path string) (*pricing.Catalog, error) {
 		return nil, withKind(Input, err)
 	}
 	return catalog.WithOverrides(o), nil
-}
-
-// loadPolicy is the recommendation policy in path, or the defaults.
-func loadPolicy(path string) (rightsize.Policy, error) {
-	p, err := loadPolicies(path)
-	return p.Rightsize, err
 }
 
 // loadPolicies is every section of the policy file in path (each over its

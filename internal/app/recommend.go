@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/config"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
@@ -41,6 +42,10 @@ type RecommendResult struct {
 	// be built).
 	Ledger  *ledger.Part
 	Partial error
+
+	// policies is the whole policy file as read, for the use cases that
+	// go on to the ledger (read once).
+	policies config.Policies
 }
 
 // Recommend sizes every container and picks a GPU shape per workload, and
@@ -64,10 +69,11 @@ func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendRe
 	if err := req.Validate(); err != nil {
 		return nil, nil, err
 	}
-	pol, err := loadPolicy(req.PolicyFile)
+	pols, err := loadPolicies(req.PolicyFile)
 	if err != nil {
 		return nil, nil, err
 	}
+	pol := pols.Rightsize
 	catalog, err := loadPrices(req.PricesFile)
 	if err != nil {
 		return nil, nil, err
@@ -81,5 +87,5 @@ func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendRe
 	if err != nil {
 		return nil, nil, fmt.Errorf("recommending: %w", err)
 	}
-	return &RecommendResult{Result: r, Policy: pol, Snapshot: in.snap, Partial: in.partial}, catalog, nil
+	return &RecommendResult{Result: r, Policy: pol, Snapshot: in.snap, Partial: in.partial, policies: pols}, catalog, nil
 }
