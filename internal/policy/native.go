@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -127,8 +128,8 @@ func (s Settings) native(sh shape, rules []Rule) Artefact {
 	name := nativeName(sh)
 	spec := vapSpec{FailurePolicy: "Fail", ParamKind: &paramKind{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicyBinding"},
 		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: sh.rules()},
-		MatchConditions:  gen{s}.nativeConditions(sh)}
-	spec.Variables, spec.Validations = gen{s}.merged(sh, rules)
+		MatchConditions:  gen{s: s, native: true}.nativeConditions(sh)}
+	spec.Variables, spec.Validations = gen{s: s, native: true}.merged(sh, rules)
 	a := Artefact{Name: name, Objects: []Object{{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicy", Metadata: nativeMeta(name, sh, rules), Spec: spec}}}
 	for _, m := range Modes {
 		b := name + "-" + string(m)
@@ -158,13 +159,14 @@ func nativeMeta(name string, sh shape, rules []Rule) Meta {
 // break a rule (GW002 concerns the second, every other rule the first).
 func (g gen) nativeConditions(sh shape) []Variable {
 	spec := sh.spec
-	ctrs := "(" + spec + ".containers + " + spec + ".?initContainers.orValue([]))"
+	gpuLimit := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + "))"
 	// One expression, not two: the API server evaluates every condition
 	// before it looks at the results, and && stops at a binding without
-	// rule labels.
+	// rule labels. The two container lists are searched one after the
+	// other rather than joined (no list built per request).
 	out := []Variable{
 		{"rules-listed-and-gpu-pod-or-gpu-toleration", "params.metadata.?labels.orValue({}).exists(k, k.startsWith(" + quote(RuleLabelPrefix) + ")) && (" +
-			ctrs + ".exists(c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + ")) || " +
+			spec + ".containers.exists(" + gpuLimit + " || " + spec + ".?initContainers.orValue([]).exists(" + gpuLimit + " || " +
 			spec + ".?tolerations.orValue([]).exists(t, " + g.tolerates("t") + "))"},
 	}
 	if sh.update {
@@ -201,8 +203,52 @@ func (g gen) merged(sh shape, rules []Rule) ([]Variable, []Validation) {
 			vals = append(vals, v)
 		}
 	}
+	return inline(vars, vals)
+}
+
+// inline substitutes into their users the variables that are a path or a
+// constant, or that one expression uses once, and drops them. The API
+// server builds an entry per variable in every CEL activation of a
+// binding (its match conditions, validations and messages, each), and
+// evaluates a variable at most once per activation either way, so fewer
+// variables are the same checks for less work per request
+// (docs/performance.md). Later variables may use earlier ones, never the
+// reverse, so one pass from the last variable back settles every use.
+func inline(vars []Variable, vals []Validation) ([]Variable, []Validation) {
+	for i := len(vars) - 1; i >= 0; i-- {
+		v := vars[i]
+		ref := regexp.MustCompile(`\bvariables\.` + regexp.QuoteMeta(v.Name) + `\b`)
+		uses := 0
+		for _, w := range vars[i+1:] {
+			uses += len(ref.FindAllStringIndex(w.Expression, -1))
+		}
+		for _, x := range vals {
+			uses += len(ref.FindAllStringIndex(x.Expression, -1)) + len(ref.FindAllStringIndex(x.MessageExpression, -1))
+		}
+		if uses > 1 && !trivial(v.Expression) {
+			continue
+		}
+		sub := v.Expression
+		if !trivial(sub) {
+			sub = "(" + sub + ")"
+		}
+		repl := func(s string) string { return ref.ReplaceAllLiteralString(s, sub) }
+		for j := i + 1; j < len(vars); j++ {
+			vars[j].Expression = repl(vars[j].Expression)
+		}
+		for j := range vals {
+			vals[j].Expression, vals[j].MessageExpression = repl(vals[j].Expression), repl(vals[j].MessageExpression)
+		}
+		vars = slices.Delete(vars, i, i+1)
+	}
 	return vars, vals
 }
+
+// trivialExpr is a field path or a literal without a call: as cheap to
+// write out at each use as a variable's lookup.
+var trivialExpr = regexp.MustCompile(`^-?[A-Za-z0-9_.]+$`)
+
+func trivial(expr string) bool { return trivialExpr.MatchString(expr) }
 
 // variableClashes lists the variable names two rules define differently
 // for a shape (merged keeps the first): always empty, checked by a test.
@@ -252,15 +298,15 @@ const MutationName = "gpuwise-gw004-add-gpu-toleration"
 // still round-trips the pod through JSON), the bulk of the policy's cost
 // per create (docs/performance.md).
 func (s Settings) mutation() Artefact {
-	g := gen{s}
+	g := gen{s: s}
 	t := s.GPUTaint
 	tol := "Object.spec.tolerations{key: " + quote(t.Key) + ", operator: 'Exists', effect: " + quote(t.Effect) + "}"
 	expr := "has(object.spec.tolerations) ? " +
 		"[JSONPatch{op: 'add', path: '/spec/tolerations/-', value: " + tol + "}] : " +
 		"[JSONPatch{op: 'add', path: '/spec/tolerations', value: [" + tol + "]}]"
+	gpu := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + " && " + g.positive("c", "r") + "))"
 	needs := Variable{"gpu-pod-without-gpu-toleration", "!object.spec.?tolerations.orValue([]).exists(t, " + g.tolerates("t") + ") && " +
-		"(object.spec.containers + object.spec.?initContainers.orValue([])).exists(c, " + limitsOf("c") + ".exists(r, " +
-		g.isGPUResource("r") + " && " + positive("c", "r") + "))"}
+		"(object.spec.containers.exists(" + gpu + " || object.spec.?initContainers.orValue([]).exists(" + gpu + ")"}
 	m := meta(MutationName, RuleToleration, podShape)
 	m.Annotations[annotationSummary] = "Adds the GPU toleration to GPU pods that lack it; mutates nothing else."
 	spec := mapSpec{FailurePolicy: "Ignore", ReinvocationPolicy: "IfNeeded",
