@@ -269,24 +269,19 @@ func (g gen) labels(sh shape) program {
 
 // units is CEL for the GPU units a container requests.
 func (g gen) units(c string) string {
-	each := limitsOf(c) + ".filter(r, " + g.isGPUResource("r") + ").map(r, quantity(string(" + c + ".resources.limits[r])).asInteger())"
-	if g.native { // sum() of an empty list of ints is 0
-		return each + ".sum()"
-	}
-	return "([0] + " + each + ").sum()"
+	return "([0] + " + limitsOf(c) + ".filter(r, " + g.isGPUResource("r") + ").map(r, quantity(string(" + c + ".resources.limits[r])).asInteger())).sum()"
 }
 
-// nativeUnits are maxGPUs' variables for the API server: the same count
-// in one variable, and without init containers (most pods) only over the
-// GPU containers already found (the others hold no positive GPU limit).
-func (g gen) nativeUnits(sh shape) []Variable {
-	inits := "variables.spec.?initContainers.orValue([])"
-	sum := func(list string) string { return list + ".map(c, " + g.units("c") + ").sum()" }
-	app := sum("variables.spec.containers") + " + " + sum(inits+".filter(c, c.?restartPolicy.orValue('') == 'Always')")
-	init := "([0] + " + inits + ".filter(c, c.?restartPolicy.orValue('') != 'Always').map(c, " + g.units("c") + ")).max()"
-	return append(g.common(sh),
-		Variable{"gpuUnits", "size(" + inits + ") == 0 ? " + sum("variables.gpuContainers") + " : [" + app + ", " + init + "].max()"},
-		Variable{"maxGPUs", g.limitTable()})
+// nativeUnits are maxGPUs' variables for the API server: without init
+// containers (most pods) the units are counted over the GPU containers
+// already found (the others hold no positive GPU limit), and the general
+// count is evaluated only for pods with init containers.
+func (g gen) nativeUnits(sh shape, vars []Variable) []Variable {
+	fast := "([0] + variables.gpuContainers.map(c, " + g.units("c") + ")).sum()"
+	out := append(g.common(sh), vars[1:3]...) // appUnits, initUnits
+	return append(out,
+		Variable{"gpuUnits", "size(variables.spec.?initContainers.orValue([])) == 0 ? " + fast + " : (" + vars[3].Expression + ")"},
+		vars[4]) // maxGPUs
 }
 
 // maxGPUs counts a pod's GPU units as the scheduler would, bounded above:
@@ -303,7 +298,7 @@ func (g gen) maxGPUs(sh shape) program {
 		{"maxGPUs", g.limitTable()},
 	}
 	if g.native {
-		vars = g.nativeUnits(sh)
+		vars = g.nativeUnits(sh, vars)
 	}
 	r := RuleMaxGPUs
 	check := "variables.maxGPUs < 0 || variables.gpuUnits <= variables.maxGPUs"

@@ -115,7 +115,7 @@ func TestNativePodPolicyIsLean(t *testing.T) {
 	for _, v := range vars {
 		names = append(names, v.Name)
 	}
-	if diff := cmp.Diff([]string{"rules", "containers", "gpuContainers", "isGPU", "tolerated"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"rules", "containers", "gpuContainers", "isGPU", "tolerated", "appUnits", "initUnits"}, names); diff != "" {
 		t.Errorf("variables (-want +got):\n%s", diff)
 	}
 	all := ""
