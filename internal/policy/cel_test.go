@@ -135,3 +135,33 @@ func TestNativePodPolicyIsLean(t *testing.T) {
 		t.Errorf("mutating condition %q: want the quantity comparison", m)
 	}
 }
+
+// violation is the negation of every validation with every variable
+// written out, later variables (which use earlier ones) first.
+func TestViolation(t *testing.T) {
+	t.Parallel()
+	vars := []Variable{{"a", "object.x"}, {"b", "variables.a.y"}}
+	vals := []Validation{{Expression: "variables.b > 0"}, {Expression: "variables.a == variables.b"}}
+	want := "!(((object.x).y) > 0) || !((object.x) == ((object.x).y))"
+	if got := violation(vars, vals); got != want {
+		t.Errorf("violation = %q, want %q", got, want)
+	}
+}
+
+// The native match condition reads no variable (the API server refuses
+// them there) and holds every validation's negation.
+func TestNativeConditionHoldsEveryValidation(t *testing.T) {
+	t.Parallel()
+	s := Defaults()
+	for _, sh := range []shape{podShape, workloadShape, cronJobShape} {
+		a := s.native(sh, s.nativeRules(sh))
+		spec := a.Objects[0].Spec.(vapSpec)
+		mc := spec.MatchConditions[0].Expression
+		if strings.Contains(mc, "variables.") {
+			t.Errorf("%s: match condition reads variables: %s", sh.name(), mc)
+		}
+		if got, want := strings.Count(mc, "!(!('"+RuleLabelPrefix), len(spec.Validations); got != want {
+			t.Errorf("%s: %d negated validations in the match condition, want %d", sh.name(), got, want)
+		}
+	}
+}

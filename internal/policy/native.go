@@ -126,10 +126,11 @@ func nativeName(sh shape) string { return "gpuwise-" + sh.name() }
 // them back.
 func (s Settings) native(sh shape, rules []Rule) Artefact {
 	name := nativeName(sh)
+	g := gen{s: s, native: true}
 	spec := vapSpec{FailurePolicy: "Fail", ParamKind: &paramKind{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicyBinding"},
-		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: sh.rules()},
-		MatchConditions:  gen{s: s, native: true}.nativeConditions(sh)}
-	spec.Variables, spec.Validations = gen{s: s, native: true}.merged(sh, rules)
+		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: sh.rules()}}
+	spec.Variables, spec.Validations = g.merged(sh, rules)
+	spec.MatchConditions = g.nativeConditions(sh, violation(spec.Variables, spec.Validations))
 	a := Artefact{Name: name, Objects: []Object{{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicy", Metadata: nativeMeta(name, sh, rules), Spec: spec}}}
 	for _, m := range Modes {
 		b := name + "-" + string(m)
@@ -153,11 +154,17 @@ func nativeMeta(name string, sh shape, rules []Rule) Meta {
 			annotationSummary: "The gpuwise admission rules for " + sh.name() + "; each binding checks the rules labelled on it (" + RuleLabelPrefix + "RULE)."}}
 }
 
-// nativeConditions skip, before any variable is computed, the bindings
-// labelled with no rule and the objects no rule concerns: only a
-// pod with a GPU limit (any value) or a toleration of the GPU taint can
-// break a rule (GW002 concerns the second, every other rule the first).
-func (g gen) nativeConditions(sh shape) []Variable {
+// nativeConditions skip the bindings labelled with no rule, the objects
+// no rule concerns (only a pod with a GPU limit, any value, or a
+// toleration of the GPU taint can break a rule: GW002 concerns the
+// second, every other rule the first), and, with fails, the objects that
+// pass every validation. The API server evaluates the match conditions in
+// a CEL activation of their own and, only when they match, the
+// validations and the messages in two more, each converting the binding
+// (the params) anew; so an object that breaks no rule costs one
+// activation instead of three (docs/performance.md). Match conditions
+// cannot read variables: fails is every validation written out.
+func (g gen) nativeConditions(sh shape, fails string) []Variable {
 	spec := sh.spec
 	gpuLimit := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + "))"
 	// One expression, not two: the API server evaluates every condition
@@ -165,14 +172,39 @@ func (g gen) nativeConditions(sh shape) []Variable {
 	// rule labels. The two container lists are searched one after the
 	// other rather than joined (no list built per request).
 	out := []Variable{
-		{"rules-listed-and-gpu-pod-or-gpu-toleration", "params.metadata.?labels.orValue({}).exists(k, k.startsWith(" + quote(RuleLabelPrefix) + ")) && (" +
+		{"a-listed-rule-fails", "params.metadata.?labels.orValue({}).exists(k, k.startsWith(" + quote(RuleLabelPrefix) + ")) && (" +
 			spec + ".containers.exists(" + gpuLimit + " || " + spec + ".?initContainers.orValue([]).exists(" + gpuLimit + " || " +
-			spec + ".?tolerations.orValue([]).exists(t, " + g.tolerates("t") + "))"},
+			spec + ".?tolerations.orValue([]).exists(t, " + g.tolerates("t") + ")) && (" + fails + ")"},
 	}
 	if sh.update {
 		out = append(out, specChanged)
 	}
 	return out
+}
+
+// violation is CEL true when one of the validations fails (or errs), each
+// with every variable written out: the variables from the last back, so
+// that one used by a later variable is replaced there too.
+func violation(vars []Variable, vals []Validation) string {
+	exprs := make([]string, len(vals))
+	for i, v := range vals {
+		exprs[i] = v.Expression
+	}
+	for i := len(vars) - 1; i >= 0; i-- {
+		ref, sub := varRef(vars[i].Name), "("+vars[i].Expression+")"
+		for j := range exprs {
+			exprs[j] = ref.ReplaceAllLiteralString(exprs[j], sub)
+		}
+	}
+	for i, e := range exprs {
+		exprs[i] = "!(" + e + ")"
+	}
+	return strings.Join(exprs, " || ")
+}
+
+// varRef matches a use of the variable name.
+func varRef(name string) *regexp.Regexp {
+	return regexp.MustCompile(`\bvariables\.` + regexp.QuoteMeta(name) + `\b`)
 }
 
 // merged is the shape's rules as one program: the variables of every rule
@@ -217,7 +249,7 @@ func (g gen) merged(sh shape, rules []Rule) ([]Variable, []Validation) {
 func inline(vars []Variable, vals []Validation) ([]Variable, []Validation) {
 	for i := len(vars) - 1; i >= 0; i-- {
 		v := vars[i]
-		ref := regexp.MustCompile(`\bvariables\.` + regexp.QuoteMeta(v.Name) + `\b`)
+		ref := varRef(v.Name)
 		uses := 0
 		for _, w := range vars[i+1:] {
 			uses += len(ref.FindAllStringIndex(w.Expression, -1))
