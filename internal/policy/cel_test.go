@@ -137,19 +137,21 @@ func TestNativePodPolicyIsLean(t *testing.T) {
 }
 
 // violation is the negation of every validation with every variable
-// written out, later variables (which use earlier ones) first.
+// written out, later variables (which use earlier ones) first, and the
+// fixed one replaced by its value wherever it is used.
 func TestViolation(t *testing.T) {
 	t.Parallel()
-	vars := []Variable{{"a", "object.x"}, {"b", "variables.a.y"}}
-	vals := []Validation{{Expression: "variables.b > 0"}, {Expression: "variables.a == variables.b"}}
-	want := "!(((object.x).y) > 0) || !((object.x) == ((object.x).y))"
-	if got := violation(vars, vals); got != want {
-		t.Errorf("violation = %q, want %q", got, want)
+	vars := []Variable{{"a", "object.x"}, {"b", "variables.a.y"}, {"gpu", "size(variables.a) > 0"}, {"c", "variables.gpu && variables.b"}}
+	vals := []Validation{{Expression: "variables.b > 0"}, {Expression: "variables.a == variables.b"}, {Expression: "!variables.gpu || variables.c"}}
+	want := "!(((object.x).y) > 0) || !((object.x) == ((object.x).y)) || !(!true || (true && ((object.x).y)))"
+	if got := violation(vars, vals, "gpu", "true"); got != want {
+		t.Errorf("violation =\n%q, want\n%q", got, want)
 	}
 }
 
 // The native match condition reads no variable (the API server refuses
-// them there) and holds every validation's negation.
+// them there) and holds every validation's negation, once for GPU pods
+// and once for the others.
 func TestNativeConditionHoldsEveryValidation(t *testing.T) {
 	t.Parallel()
 	s := Defaults()
@@ -160,7 +162,7 @@ func TestNativeConditionHoldsEveryValidation(t *testing.T) {
 		if strings.Contains(mc, "variables.") {
 			t.Errorf("%s: match condition reads variables: %s", sh.name(), mc)
 		}
-		if got, want := strings.Count(mc, "!(!('"+RuleLabelPrefix), len(spec.Validations); got != want {
+		if got, want := strings.Count(mc, "!(!('"+RuleLabelPrefix), 2*len(spec.Validations); got != want {
 			t.Errorf("%s: %d negated validations in the match condition, want %d", sh.name(), got, want)
 		}
 	}

@@ -130,7 +130,7 @@ func (s Settings) native(sh shape, rules []Rule) Artefact {
 	spec := vapSpec{FailurePolicy: "Fail", ParamKind: &paramKind{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicyBinding"},
 		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: sh.rules()}}
 	spec.Variables, spec.Validations = g.merged(sh, rules)
-	spec.MatchConditions = g.nativeConditions(sh, violation(spec.Variables, spec.Validations))
+	spec.MatchConditions = g.nativeConditions(sh, g.fails(sh, spec.Variables, spec.Validations))
 	a := Artefact{Name: name, Objects: []Object{{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicy", Metadata: nativeMeta(name, sh, rules), Spec: spec}}}
 	for _, m := range Modes {
 		b := name + "-" + string(m)
@@ -182,16 +182,32 @@ func (g gen) nativeConditions(sh shape, fails string) []Variable {
 	return out
 }
 
-// violation is CEL true when one of the validations fails (or errs), each
-// with every variable written out: the variables from the last back, so
-// that one used by a later variable is replaced there too.
-func violation(vars []Variable, vals []Validation) string {
+// fails is CEL true when one of the validations fails (or errs). Whether
+// the object holds a GPU is decided once, first; each branch holds every
+// validation with that answer put in and every other variable written
+// out, so that a GPU pod skips the non-GPU rule's test and the other way
+// round.
+func (g gen) fails(sh shape, vars []Variable, vals []Validation) string {
+	spec := sh.spec
+	pos := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + " && " + g.positive("c", "r") + "))"
+	isGPU := "(" + spec + ".containers.exists(" + pos + " || " + spec + ".?initContainers.orValue([]).exists(" + pos + ")"
+	return isGPU + " ? (" + violation(vars, vals, "isGPU", "true") + ") : (" + violation(vars, vals, "isGPU", "false") + ")"
+}
+
+// violation is CEL true when one of the validations fails (or errs), with
+// the variable named fixed replaced by value and every other variable
+// written out: the variables from the last back, so that one used by a
+// later variable is replaced there too.
+func violation(vars []Variable, vals []Validation, fixed, value string) string {
 	exprs := make([]string, len(vals))
 	for i, v := range vals {
-		exprs[i] = v.Expression
+		exprs[i] = varRef(fixed).ReplaceAllLiteralString(v.Expression, value)
 	}
 	for i := len(vars) - 1; i >= 0; i-- {
 		ref, sub := varRef(vars[i].Name), "("+vars[i].Expression+")"
+		if vars[i].Name == fixed {
+			sub = value
+		}
 		for j := range exprs {
 			exprs[j] = ref.ReplaceAllLiteralString(exprs[j], sub)
 		}

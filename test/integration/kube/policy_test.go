@@ -452,6 +452,13 @@ func checkAdmissionAudit(ctx context.Context, t *testing.T, cs *kubernetes.Clien
 func checkWorkloads(ctx context.Context, t *testing.T, cs *kubernetes.Clientset) {
 	bad := deployment("pol-ml", "no-limits", 1, podSpec(nil, []string{"nvidia.com/gpu", "1"}, nil, true))
 	bad.Spec.Template.Labels["team"] = "ml"
+	// Each policy reaches the admission plugin on its own, compiled: the
+	// pods policy denying (waitMode) does not mean the workloads one is
+	// there yet (a flake under load).
+	waitFor(t, "the workloads policy to refuse by dry run", 30*time.Second, func() (bool, string) {
+		_, err := cs.AppsV1().Deployments("pol-ml").Create(ctx, bad.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err != nil, fmt.Sprint(err)
+	})
 	_, err := cs.AppsV1().Deployments("pol-ml").Create(ctx, bad, metav1.CreateOptions{})
 	if err == nil || !strings.Contains(err.Error(), "'gpuwise-workloads' with binding 'gpuwise-workloads-deny'") || !strings.Contains(err.Error(), "gpuwise GW003 gpu-container-limits") {
 		t.Errorf("Deployment without limits: %v; want refused by gpuwise-workloads, GW003", err)
