@@ -183,10 +183,11 @@ func (g gen) nativeConditions(sh shape, fails string) []Variable {
 }
 
 // fails is CEL true when one of the validations fails (or errs). Whether
-// the object holds a GPU is decided once, first; each branch holds every
-// validation with that answer put in and every other variable written
-// out, so that a GPU pod skips the non-GPU rule's test and the other way
-// round.
+// the object holds a GPU (the variable isGPU, which is this test) is
+// decided once, first; each branch holds every validation with that
+// answer put in and every other variable written out, so that a GPU pod
+// skips the non-GPU rule's test, and a non-GPU pod the tests that only
+// GPU pods can fail (GW004, the labels).
 func (g gen) fails(sh shape, vars []Variable, vals []Validation) string {
 	spec := sh.spec
 	pos := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + " && " + g.positive("c", "r") + "))"
@@ -226,12 +227,14 @@ func varRef(name string) *regexp.Regexp {
 // merged is the shape's rules as one program: the variables of every rule
 // once (rules share the containers and GPU limits), each validation
 // guarded by its rule's label on the binding. The API server
-// evaluates a policy's messageExpressions on every request it admits, in
-// an activation of their own that computes the variables again (v1.37
-// validator.go), which would nearly double the CEL work of a compliant
-// GPU pod; so the native messages name the rule and the fix, and only the
-// namespace and its cap where cheap (nativeMessage). Kyverno and
-// Gatekeeper keep the messages that name the containers and counts.
+// evaluates a policy's messageExpressions on every request whose match
+// conditions hold, failing or not, in an activation of their own that
+// computes the variables again (v1.37 validator.go); the native messages
+// name the rule and the fix, and only the namespace and its cap
+// (nativeMessage). Since the match conditions hold only for objects that
+// break a rule (fails), richer messages would now cost only refusals.
+// Kyverno and Gatekeeper keep the messages that name the containers and
+// counts.
 func (g gen) merged(sh shape, rules []Rule) ([]Variable, []Validation) {
 	vars := []Variable{{"rules", "params.metadata.?labels.orValue({})"}}
 	seen := map[string]string{}
