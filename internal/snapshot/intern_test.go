@@ -4,6 +4,8 @@ import (
 	"maps"
 	"reflect"
 	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
 // TestEqualPodMapsAreShared: pods with equal labels or node selectors
@@ -37,5 +39,29 @@ func TestEqualPodMapsAreShared(t *testing.T) {
 		if same(p[c.i].Labels, p[c.j].Labels) != c.share || same(p[c.i].NodeSelector, p[c.j].NodeSelector) != c.share {
 			t.Errorf("pods %d and %d: share their maps %v, want %v", c.i, c.j, !c.share, c.share)
 		}
+	}
+}
+
+// TestEqualGPURequestsAreShared: containers with equal GPU requests read
+// back sharing one map, those with other requests (or none) do not, and
+// each container's requests are what was written, duplicate keys still
+// rejected.
+func TestEqualGPURequestsAreShared(t *testing.T) {
+	t.Parallel()
+	s := randomSnapshot(testRand(), 1, 4)
+	want := []map[string]int64{{"nvidia.com/gpu": 1}, {"nvidia.com/gpu": 1}, {"nvidia.com/gpu": 2}, nil}
+	for i := range s.Pods {
+		s.Pods[i].Containers = []cluster.Container{{Name: "main", GPURequests: want[i]}}
+	}
+	got := mustRead(t, encodeV2(t, s))
+	req := func(i int) map[string]int64 { return got.Pods[i].Containers[0].GPURequests }
+	for i := range want {
+		if !maps.Equal(req(i), want[i]) || (req(i) == nil) != (want[i] == nil) {
+			t.Fatalf("pod %d: GPU requests %v, wrote %v", i, req(i), want[i])
+		}
+	}
+	same := func(a, b map[string]int64) bool { return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() }
+	if !same(req(0), req(1)) || same(req(0), req(2)) {
+		t.Errorf("equal requests share a map: %v, other requests: %v; want true, false", same(req(0), req(1)), same(req(0), req(2)))
 	}
 }

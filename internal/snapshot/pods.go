@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"encoding/binary"
+
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
@@ -47,19 +49,21 @@ func (e *encoder) pod(p *cluster.Pod) {
 type podDecoder struct {
 	decoder
 	slabs
-	// labels and selectors hold the frame's maps by their encoded bytes
-	// (string references into the frame's table), so that pods with equal
-	// labels or node selectors (a workload's replicas) share one map, as
-	// the simulator's do. A snapshot is read-only.
-	labels    map[string]map[string]string
-	selectors map[string]map[string][]string
+	// labels, selectors and gpuRequests hold the frame's maps by their
+	// encoded bytes (string references into the frame's table), so that
+	// pods with equal labels or node selectors (a workload's replicas)
+	// share one map, as the simulator's do, and containers with equal GPU
+	// requests one map (a handful of distinct ones in a cluster: a map
+	// each was 16 MB of the 10k-GPU snapshot's live heap). A snapshot is
+	// read-only.
+	labels      map[string]map[string]string
+	selectors   map[string]map[string][]string
+	gpuRequests map[string]map[string]int64
 }
 
 func (d *podDecoder) pod(p *cluster.Pod) {
 	p.Namespace, p.Name, p.UID = d.str(), d.str(), d.str()
-	from := d.b
-	labels := d.stringMap()
-	p.Labels = intern(&d.labels, d.since(from), labels, d.err)
+	p.Labels = memoized(d, &d.labels, d.stringMap)
 	p.Owner = cluster.Owner{Kind: d.str(), Name: d.str()}
 	p.Node, p.Phase = d.str(), d.str()
 	p.Start, p.End = d.time(), d.time()
@@ -69,7 +73,7 @@ func (d *podDecoder) pod(p *cluster.Pod) {
 			p.Tolerations[i] = cluster.Toleration{Key: d.str(), Operator: d.str(), Value: d.str(), Effect: d.str()}
 		}
 	}
-	from = d.b
+	from := d.b
 	selector := d.selector()
 	p.NodeSelector = intern(&d.selectors, d.since(from), selector, d.err)
 	if k, isNil := d.nilOrLen("containers"); !isNil {
@@ -108,6 +112,39 @@ func intern[M ~map[string]V, V any](memo *map[string]M, b []byte, m M, err error
 	}
 	(*memo)[string(b)] = m
 	return m
+}
+
+// memoized reads a map encoded as a count k and 2k numbers (labels, GPU
+// requests): the one an identical encoding earlier in the frame decoded
+// to, found by its bytes before anything is decoded or allocated, or
+// else a new one, decoded by read and remembered.
+func memoized[M ~map[string]V, V any](d *podDecoder, memo *map[string]M, read func() M) M {
+	if span := d.pairsSpan(); span != nil {
+		if m, ok := (*memo)[string(span)]; ok {
+			d.b = d.b[len(span):]
+			return m
+		}
+	}
+	from := d.b
+	m := read()
+	return intern(memo, d.since(from), m, d.err)
+}
+
+// pairsSpan is the encoding of a count k and 2k numbers at the start of
+// d.b, nil when it is malformed (decoding it then reports why).
+func (d *decoder) pairsSpan() []byte {
+	k, at := binary.Uvarint(d.b)
+	if at <= 0 || k > uint64(len(d.b)) {
+		return nil
+	}
+	for range 2 * k {
+		_, n := binary.Uvarint(d.b[at:])
+		if n <= 0 {
+			return nil
+		}
+		at += n
+	}
+	return d.b[:at]
 }
 
 func (d *podDecoder) selector() map[string][]string {
@@ -166,16 +203,7 @@ func (e *encoder) container(c *cluster.Container) {
 func (d *podDecoder) container(c *cluster.Container) {
 	c.Name = d.str()
 	c.CPURequestMilli, c.CPULimitMilli, c.MemoryRequest, c.MemoryLimit = d.varint(), d.varint(), d.varint(), d.varint()
-	if k := d.count("GPU requests"); k > 0 {
-		c.GPURequests = make(map[string]int64, k)
-		for range k {
-			key := d.str()
-			c.GPURequests[key] = d.varint()
-		}
-		if len(c.GPURequests) != k && d.err == nil {
-			d.fail("GPU requests: a resource appears twice")
-		}
-	}
+	c.GPURequests = memoized(d, &d.gpuRequests, d.requests)
 	has := d.series(hasCPU | hasMemory)
 	if has&hasCPU != 0 {
 		c.CPU = d.gauge()
@@ -183,6 +211,23 @@ func (d *podDecoder) container(c *cluster.Container) {
 	if has&hasMemory != 0 {
 		c.Memory = d.gauge()
 	}
+}
+
+// requests reads a container's GPU requests (nil when it has none).
+func (d *podDecoder) requests() map[string]int64 {
+	k := d.count("GPU requests")
+	if k == 0 {
+		return nil
+	}
+	m := make(map[string]int64, k)
+	for range k {
+		key := d.str()
+		m[key] = d.varint()
+	}
+	if len(m) != k && d.err == nil {
+		d.fail("GPU requests: a resource appears twice")
+	}
+	return m
 }
 
 func (e *encoder) holding(h *cluster.Holding) {
