@@ -60,7 +60,9 @@ func TestEqualGPURequestsAreShared(t *testing.T) {
 			t.Fatalf("pod %d: GPU requests %v, wrote %v", i, req(i), want[i])
 		}
 	}
-	same := func(a, b map[string]int64) bool { return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() }
+	same := func(a, b map[string]int64) bool {
+		return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	}
 	if !same(req(0), req(1)) || same(req(0), req(2)) {
 		t.Errorf("equal requests share a map: %v, other requests: %v; want true, false", same(req(0), req(1)), same(req(0), req(2)))
 	}
