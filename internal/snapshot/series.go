@@ -63,19 +63,22 @@ func (s *slabs) newGauge() *usage.Gauge {
 	return g
 }
 
-// buckets returns n floats whose capacity ends at n, so a gauge that grows
-// later reallocates instead of writing into its neighbour's.
-func (s *slabs) buckets(n int) []float64 {
+// room returns the slab's next n floats without handing them out, with
+// their capacity ending at n, so that an accumulator that grows later
+// reallocates instead of writing into its neighbour's: a series decodes
+// its buckets there, then takes those it keeps.
+func (s *slabs) room(n int) []float64 {
 	if n == 0 {
 		return nil
 	}
 	if len(s.floats) < n {
 		s.floats = make([]float64, max(n, 8192))
 	}
-	b := s.floats[:n:n]
-	s.floats = s.floats[n:]
-	return b
+	return s.floats[:n:n]
 }
+
+// take hands out the next n floats of the slab (those room returned).
+func (s *slabs) take(n int) { s.floats = s.floats[n:] }
 
 func (d *decoder) activity(a *usage.Activity, sl *slabs) {
 	s := usage.ActivityState{Seconds: d.float(), Samples: d.varint(), ActiveSeconds: d.float(), Max: d.float()}
@@ -84,14 +87,22 @@ func (d *decoder) activity(a *usage.Activity, sl *slabs) {
 		d.fail("activity: %d buckets from %d: out of range", n, off)
 		return
 	}
-	s.Offset, s.Buckets = int(off), sl.buckets(n)
+	s.Offset, s.Buckets = int(off), sl.room(n)
+	kept := 0
 	for j := range s.Buckets {
 		s.Buckets[j] = d.float()
+		if s.Buckets[j] != 0 {
+			kept++
+		}
 	}
 	if d.err == nil {
+		// The activity keeps its non-zero buckets only, at the front of
+		// the room (usage.Activity.SetState): the rest is the next
+		// series'.
 		if err := a.SetState(s); err != nil {
 			d.fail("%v", err)
 		}
+		sl.take(kept)
 	}
 }
 
@@ -103,7 +114,7 @@ func (d *decoder) gauge(g *usage.Gauge, sl *slabs) {
 		d.fail("gauge: %d buckets at scale %d from %d: out of range", n, scale, off)
 		return
 	}
-	s.Scale, s.Offset, s.Buckets = int(scale), int32(off), sl.buckets(n)
+	s.Scale, s.Offset, s.Buckets = int(scale), int32(off), sl.room(n)
 	for j := range s.Buckets {
 		s.Buckets[j] = d.float()
 	}
@@ -111,5 +122,6 @@ func (d *decoder) gauge(g *usage.Gauge, sl *slabs) {
 		if err := g.SetState(s); err != nil {
 			d.fail("%v", err)
 		}
+		sl.take(n)
 	}
 }
