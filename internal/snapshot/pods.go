@@ -45,10 +45,11 @@ func (e *encoder) pod(p *cluster.Pod) {
 	e.varint(p.CheckpointSeconds)
 }
 
-// podDecoder decodes a frame's pods with its scratch state and slabs.
+// podDecoder decodes a frame's pods with its scratch state and its
+// worker's slabs.
 type podDecoder struct {
 	decoder
-	slabs
+	*slabs
 	// labels, selectors and gpuRequests hold the frame's maps by their
 	// encoded bytes (string references into the frame's table), so that
 	// pods with equal labels or node selectors (a workload's replicas)
@@ -287,12 +288,12 @@ func (d *podDecoder) series(allowed byte) byte {
 
 func (d *podDecoder) activity() *usage.Activity {
 	a := d.newActivity()
-	d.decoder.activity(a, &d.slabs)
+	d.decoder.activity(a, d.slabs)
 	return a
 }
 
 func (d *podDecoder) gauge() *usage.Gauge {
 	g := d.newGauge()
-	d.decoder.gauge(g, &d.slabs)
+	d.decoder.gauge(g, d.slabs)
 	return g
 }

@@ -37,8 +37,11 @@ func (e *encoder) gauge(g *usage.Gauge) {
 	}
 }
 
-// slabs hands out a frame's accumulators and bucket arrays from shared
-// chunks: a few allocations per frame instead of one or two per series.
+// slabs hands out accumulators and bucket arrays from shared chunks: a
+// few allocations per frame instead of one or two per series. A worker
+// keeps its slabs from frame to frame, so that only the last chunks of the
+// read are left part-used (they were about 4 MB at 10k GPUs when each
+// frame had its own).
 type slabs struct {
 	activities []usage.Activity
 	gauges     []usage.Gauge
