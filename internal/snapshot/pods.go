@@ -50,30 +50,27 @@ func (e *encoder) pod(p *cluster.Pod) {
 type podDecoder struct {
 	decoder
 	*slabs
-	// labels, selectors and gpuRequests hold the frame's maps by their
-	// encoded bytes (string references into the frame's table), so that
-	// pods with equal labels or node selectors (a workload's replicas)
-	// share one map, as the simulator's do, and containers with equal GPU
-	// requests one map (a handful of distinct ones in a cluster: a map
-	// each was 16 MB of the 10k-GPU snapshot's live heap). A snapshot is
+	// labels, selectors, tolerations and gpuRequests hold the frame's
+	// maps and lists by their encoded bytes (string references into the
+	// frame's table), so that pods with equal labels, node selectors or
+	// tolerations (a workload's replicas) share one, as the simulator's
+	// do, and containers with equal GPU requests one map (a handful of
+	// distinct ones in a cluster: a map each was 12 MiB of the 10k-GPU
+	// snapshot's live heap, a toleration list each 3.6 MB). A snapshot is
 	// read-only.
 	labels      map[string]map[string]string
 	selectors   map[string]map[string][]string
+	tolerations map[string][]cluster.Toleration
 	gpuRequests map[string]map[string]int64
 }
 
 func (d *podDecoder) pod(p *cluster.Pod) {
 	p.Namespace, p.Name, p.UID = d.str(), d.str(), d.str()
-	p.Labels = memoized(d, &d.labels, d.stringMap)
+	p.Labels = memoized(d, &d.labels, 2, d.stringMap)
 	p.Owner = cluster.Owner{Kind: d.str(), Name: d.str()}
 	p.Node, p.Phase = d.str(), d.str()
 	p.Start, p.End = d.time(), d.time()
-	if k := d.count("tolerations"); k > 0 {
-		p.Tolerations = make([]cluster.Toleration, k)
-		for i := range p.Tolerations {
-			p.Tolerations[i] = cluster.Toleration{Key: d.str(), Operator: d.str(), Value: d.str(), Effect: d.str()}
-		}
-	}
+	p.Tolerations = memoized(d, &d.tolerations, 4, d.tolerationList)
 	from := d.b
 	selector := d.selector()
 	p.NodeSelector = intern(&d.selectors, d.since(from), selector, d.err)
@@ -115,30 +112,38 @@ func intern[M ~map[string]V, V any](memo *map[string]M, b []byte, m M, err error
 	return m
 }
 
-// memoized reads a map encoded as a count k and 2k numbers (labels, GPU
-// requests): the one an identical encoding earlier in the frame decoded
-// to, found by its bytes before anything is decoded or allocated, or
-// else a new one, decoded by read and remembered.
-func memoized[M ~map[string]V, V any](d *podDecoder, memo *map[string]M, read func() M) M {
-	if span := d.pairsSpan(); span != nil {
-		if m, ok := (*memo)[string(span)]; ok {
+// memoized reads what is encoded as a count k and per·k numbers (labels
+// and GPU requests: per 2; tolerations: per 4): what an identical
+// encoding earlier in the frame decoded to, found by its bytes before
+// anything is decoded or allocated, or else what read decodes,
+// remembered. Nothing is remembered for k = 0 (nil) or a read that fails.
+func memoized[T any](d *podDecoder, memo *map[string]T, per uint64, read func() T) T {
+	span := d.span(per)
+	if len(span) > 0 && span[0] != 0 {
+		if v, ok := (*memo)[string(span)]; ok {
 			d.b = d.b[len(span):]
-			return m
+			return v
 		}
 	}
 	from := d.b
-	m := read()
-	return intern(memo, d.since(from), m, d.err)
+	v := read()
+	if d.err == nil && len(span) > 0 && span[0] != 0 {
+		if *memo == nil {
+			*memo = map[string]T{}
+		}
+		(*memo)[string(d.since(from))] = v
+	}
+	return v
 }
 
-// pairsSpan is the encoding of a count k and 2k numbers at the start of
+// span is the encoding of a count k and per·k numbers at the start of
 // d.b, nil when it is malformed (decoding it then reports why).
-func (d *decoder) pairsSpan() []byte {
+func (d *decoder) span(per uint64) []byte {
 	k, at := binary.Uvarint(d.b)
 	if at <= 0 || k > uint64(len(d.b)) {
 		return nil
 	}
-	for range 2 * k {
+	for range per * k {
 		_, n := binary.Uvarint(d.b[at:])
 		if n <= 0 {
 			return nil
@@ -146,6 +151,19 @@ func (d *decoder) pairsSpan() []byte {
 		at += n
 	}
 	return d.b[:at]
+}
+
+// tolerationList reads a pod's tolerations (nil when it has none).
+func (d *podDecoder) tolerationList() []cluster.Toleration {
+	k := d.count("tolerations")
+	if k == 0 {
+		return nil
+	}
+	ts := make([]cluster.Toleration, k)
+	for i := range ts {
+		ts[i] = cluster.Toleration{Key: d.str(), Operator: d.str(), Value: d.str(), Effect: d.str()}
+	}
+	return ts
 }
 
 func (d *podDecoder) selector() map[string][]string {
@@ -204,7 +222,7 @@ func (e *encoder) container(c *cluster.Container) {
 func (d *podDecoder) container(c *cluster.Container) {
 	c.Name = d.str()
 	c.CPURequestMilli, c.CPULimitMilli, c.MemoryRequest, c.MemoryLimit = d.varint(), d.varint(), d.varint(), d.varint()
-	c.GPURequests = memoized(d, &d.gpuRequests, d.requests)
+	c.GPURequests = memoized(d, &d.gpuRequests, 2, d.requests)
 	has := d.series(hasCPU | hasMemory)
 	if has&hasCPU != 0 {
 		c.CPU = d.gauge()
