@@ -49,7 +49,7 @@ func (e *encoder) pod(p *cluster.Pod) {
 // worker's slabs.
 type podDecoder struct {
 	decoder
-	*slabs
+	slabs *slabs
 	// labels, selectors, tolerations and gpuRequests hold the frame's
 	// maps and lists by their encoded bytes (string references into the
 	// frame's table), so that pods with equal labels, node selectors or
@@ -268,10 +268,10 @@ func (d *podDecoder) holding(h *cluster.Holding) {
 	h.UnitID = d.str()
 	has := d.series(hasActivity | hasSMActive | hasFramebuffer)
 	if has&hasActivity != 0 {
-		h.Activity = d.activity()
+		h.Activity = d.activity(&d.slabs.gpuActivity)
 	}
 	if has&hasSMActive != 0 {
-		h.SMActive = d.activity()
+		h.SMActive = d.activity(&d.slabs.smActivity)
 	}
 	if has&hasFramebuffer != 0 {
 		h.FramebufferMiB = d.gauge()
@@ -304,14 +304,15 @@ func (d *podDecoder) series(allowed byte) byte {
 	return has
 }
 
-func (d *podDecoder) activity() *usage.Activity {
-	a := d.newActivity()
-	d.decoder.activity(a, d.slabs)
+// activity reads an activity series into sl, the slab of its kind.
+func (d *podDecoder) activity(sl *seriesSlab[usage.Activity]) *usage.Activity {
+	a := sl.next()
+	d.decoder.activity(a, sl)
 	return a
 }
 
 func (d *podDecoder) gauge() *usage.Gauge {
-	g := d.newGauge()
-	d.decoder.gauge(g, d.slabs)
+	g := d.slabs.gauges.next()
+	d.decoder.gauge(g, &d.slabs.gauges)
 	return g
 }

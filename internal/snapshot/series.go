@@ -41,36 +41,34 @@ func (e *encoder) gauge(g *usage.Gauge) {
 // few allocations per frame instead of one or two per series. A worker
 // keeps its slabs from frame to frame, so that only the last chunks of the
 // read are left part-used (they were about 4 MB at 10k GPUs when each
-// frame had its own).
+// frame had its own). Each kind of series has chunks of its own, so that
+// a use case that drops one kind once it is read
+// (cluster.Snapshot.ReleaseUsageDetail) frees their memory whole.
 type slabs struct {
-	activities []usage.Activity
-	gauges     []usage.Gauge
-	floats     []float64
+	gpuActivity, smActivity seriesSlab[usage.Activity]
+	gauges                  seriesSlab[usage.Gauge]
 }
 
-func (s *slabs) newActivity() *usage.Activity {
-	if len(s.activities) == 0 {
-		s.activities = make([]usage.Activity, 512)
-	}
-	a := &s.activities[0]
-	s.activities = s.activities[1:]
-	return a
+// seriesSlab hands out one kind of accumulator and its bucket arrays.
+type seriesSlab[T any] struct {
+	items  []T
+	floats []float64
 }
 
-func (s *slabs) newGauge() *usage.Gauge {
-	if len(s.gauges) == 0 {
-		s.gauges = make([]usage.Gauge, 512)
+func (s *seriesSlab[T]) next() *T {
+	if len(s.items) == 0 {
+		s.items = make([]T, 512)
 	}
-	g := &s.gauges[0]
-	s.gauges = s.gauges[1:]
-	return g
+	v := &s.items[0]
+	s.items = s.items[1:]
+	return v
 }
 
 // room returns the slab's next n floats without handing them out, with
 // their capacity ending at n, so that an accumulator that grows later
 // reallocates instead of writing into its neighbour's: a series decodes
 // its buckets there, then takes those it keeps.
-func (s *slabs) room(n int) []float64 {
+func (s *seriesSlab[T]) room(n int) []float64 {
 	if n == 0 {
 		return nil
 	}
@@ -81,9 +79,9 @@ func (s *slabs) room(n int) []float64 {
 }
 
 // take hands out the next n floats of the slab (those room returned).
-func (s *slabs) take(n int) { s.floats = s.floats[n:] }
+func (s *seriesSlab[T]) take(n int) { s.floats = s.floats[n:] }
 
-func (d *decoder) activity(a *usage.Activity, sl *slabs) {
+func (d *decoder) activity(a *usage.Activity, sl *seriesSlab[usage.Activity]) {
 	s := usage.ActivityState{Seconds: d.float(), Samples: d.varint(), ActiveSeconds: d.float(), Max: d.float()}
 	off, n := d.uvarint(), d.count("activity histogram")
 	if n > usage.ActivityBuckets || off > usage.ActivityBuckets {
@@ -109,7 +107,7 @@ func (d *decoder) activity(a *usage.Activity, sl *slabs) {
 	}
 }
 
-func (d *decoder) gauge(g *usage.Gauge, sl *slabs) {
+func (d *decoder) gauge(g *usage.Gauge, sl *seriesSlab[usage.Gauge]) {
 	s := usage.GaugeState{Seconds: d.float(), Samples: d.varint(), Integral: d.float(), Max: d.float(), ZeroSeconds: d.float()}
 	scale, off := d.varint(), d.varint()
 	n := d.count("gauge histogram")
