@@ -10,7 +10,7 @@ import "math/bits"
 
 // packedLo is lo while packed: i−packedLo is outside any span for every
 // bucket i, so Add's and Merge's in-span test sends them to grow.
-const packedLo = -1 << 40
+const packedLo = -1 << 30
 
 // isPacked says whether a holds only its non-zero buckets.
 func (a *Activity) isPacked() bool { return a.lo == packedLo }
