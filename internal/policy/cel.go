@@ -59,7 +59,16 @@ var (
 )
 
 // gen writes the CEL of the settings.
-type gen struct{ s Settings }
+type gen struct {
+	s Settings
+	// native: the API server's own validating policies. They see an
+	// object that has passed the API server's validation and whose
+	// quantities read as their canonical form (Quantity.String), which
+	// lets the common cases skip quantity parsing exactly (positive,
+	// sameQuantity); Kyverno's and Gatekeeper's CEL, and the mutating
+	// policy (which runs before validation), parse every quantity.
+	native bool
+}
 
 // quote is a CEL string literal; raw (r'…') when it holds a backslash, so
 // that regular expressions read as written. Settings.Validate keeps quotes
@@ -96,8 +105,45 @@ func (g gen) isGPUResource(v string) string {
 func limitsOf(c string) string { return c + ".?resources.?limits.orValue({})" }
 
 // positive is CEL true when the limit of resource r in container c is > 0.
-func positive(c, r string) string {
-	return "quantity(string(" + c + ".resources.limits[" + r + "])).isGreaterThan(quantity('0'))"
+// Natively a string test: the API server's validation refuses negative
+// quantities, and Quantity.String writes every zero as "0", whatever the
+// input ("0m", "0Ki", "0e3"; test/integration/kube proves it on the
+// server), so "!= '0'" is exactly "> 0" there.
+func (g gen) positive(c, r string) string {
+	q := "string(" + c + ".resources.limits[" + r + "])"
+	if g.native {
+		return q + " != '0'"
+	}
+	return "quantity(" + q + ").isGreaterThan(quantity('0'))"
+}
+
+// sameQuantity is CEL true when the quantities in strings a and b are
+// equal. Natively equal strings answer first (the same string is the same
+// quantity; the API server copies a missing request from its limit, so
+// the common case is an equal string) and only different strings are
+// parsed.
+func (g gen) sameQuantity(a, b string) string {
+	cmp := "quantity(" + a + ").compareTo(quantity(" + b + ")) == 0"
+	if g.native {
+		return "(" + a + " == " + b + " || " + cmp + ")"
+	}
+	return cmp
+}
+
+// nsMatches is CEL true when the object's namespace matches one of the
+// globs: a constant when a glob is all stars (every namespace: names
+// hold no "/") or there are none, so that no regular expression runs per
+// request.
+func nsMatches(globs []string) string {
+	if len(globs) == 0 {
+		return "false"
+	}
+	for _, g := range globs {
+		if strings.Trim(g, "*") == "" {
+			return "true"
+		}
+	}
+	return namespace + ".matches(" + quote(globRegexp(globs)) + ")"
 }
 
 // tolerates is CEL true when the toleration in t tolerates the GPU taint.
@@ -116,7 +162,7 @@ func (g gen) common(sh shape) []Variable {
 	return []Variable{
 		{"spec", sh.spec},
 		{"containers", "variables.spec.containers + variables.spec.?initContainers.orValue([])"},
-		{"gpuContainers", "variables.containers.filter(c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + " && " + positive("c", "r") + "))"},
+		{"gpuContainers", "variables.containers.filter(c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + " && " + g.positive("c", "r") + "))"},
 		{"isGPU", "size(variables.gpuContainers) > 0"},
 	}
 }
@@ -162,7 +208,7 @@ func (g gen) nonGPUToleration(sh shape) program {
 
 func (g gen) limits(sh shape) program {
 	ok := "['cpu', 'memory'].all(r, r in c.resources.limits && (!(r in c.resources.?requests.orValue({})) || " +
-		"quantity(string(c.resources.requests[r])).compareTo(quantity(string(c.resources.limits[r]))) == 0))"
+		g.sameQuantity("string(c.resources.requests[r])", "string(c.resources.limits[r])") + "))"
 	vars := append(g.common(sh), Variable{"badLimits", "variables.gpuContainers.filter(c, !" + ok + ")"})
 	r := RuleLimits
 	tail := " must set CPU and memory limits equal to their requests (Guaranteed QoS)"
@@ -181,11 +227,11 @@ func (g gen) toleration(sh shape) program {
 }
 
 func (g gen) devWholeGPU(sh shape) program {
-	whole := "variables.containers.filter(c, " + limitsOf("c") + ".exists(r, r in " + quoteList(g.s.WholeGPUResources) + " && " + positive("c", "r") + "))"
+	whole := "variables.containers.filter(c, " + limitsOf("c") + ".exists(r, r in " + quoteList(g.s.WholeGPUResources) + " && " + g.positive("c", "r") + "))"
 	vars := []Variable{
 		{"spec", sh.spec},
 		{"containers", "variables.spec.containers + variables.spec.?initContainers.orValue([])"},
-		{"devNamespace", namespace + ".matches(" + quote(globRegexp(g.s.DevNamespaces)) + ")"},
+		{"devNamespace", nsMatches(g.s.DevNamespaces)},
 		{"wholeGPUContainers", whole},
 	}
 	r := RuleDevWholeGPU
@@ -226,6 +272,18 @@ func (g gen) units(c string) string {
 	return "([0] + " + limitsOf(c) + ".filter(r, " + g.isGPUResource("r") + ").map(r, quantity(string(" + c + ".resources.limits[r])).asInteger())).sum()"
 }
 
+// nativeUnits are maxGPUs' variables for the API server: without init
+// containers (most pods) the units are counted over the GPU containers
+// already found (the others hold no positive GPU limit), and the general
+// count is evaluated only for pods with init containers.
+func (g gen) nativeUnits(sh shape, vars []Variable) []Variable {
+	fast := "([0] + variables.gpuContainers.map(c, " + g.units("c") + ")).sum()"
+	out := append(g.common(sh), vars[1:3]...) // appUnits, initUnits
+	return append(out,
+		Variable{"gpuUnits", "size(variables.spec.?initContainers.orValue([])) == 0 ? " + fast + " : (" + vars[3].Expression + ")"},
+		vars[4]) // maxGPUs
+}
+
 // maxGPUs counts a pod's GPU units as the scheduler would, bounded above:
 // app containers plus sidecars (init containers with restartPolicy
 // Always), or the largest other init container if that is more.
@@ -239,9 +297,16 @@ func (g gen) maxGPUs(sh shape) program {
 		{"gpuUnits", "variables.initUnits > variables.appUnits ? variables.initUnits : variables.appUnits"},
 		{"maxGPUs", g.limitTable()},
 	}
+	if g.native {
+		vars = g.nativeUnits(sh, vars)
+	}
 	r := RuleMaxGPUs
+	check := "variables.maxGPUs < 0 || variables.gpuUnits <= variables.maxGPUs"
+	if n, err := strconv.Atoi(vars[len(vars)-1].Expression); err == nil && n >= 0 {
+		check = "variables.gpuUnits <= variables.maxGPUs" // one cap for every namespace
+	}
 	return program{vars, []Validation{{
-		Expression: "variables.maxGPUs < 0 || variables.gpuUnits <= variables.maxGPUs",
+		Expression: check,
 		Message:    msg(r, "the pod requests more GPU units than its namespace allows"),
 		MessageExpression: quote(msg(r, "the pod requests ")) + " + string(variables.gpuUnits) + " +
 			quote(" GPU units; namespace ") + " + " + namespace + " + " + quote(" allows at most ") + " + string(variables.maxGPUs) + " + quote(" per pod"),
@@ -251,12 +316,26 @@ func (g gen) maxGPUs(sh shape) program {
 }
 
 // limitTable is CEL for the namespace's cap: the first matching entry's
-// max, -1 when none matches.
+// max, -1 when none matches. An entry for every namespace ends the table
+// (the default, "*": a constant), one for none is left out.
 func (g gen) limitTable() string {
+	var ms, caps []string
+	for _, l := range g.s.MaxGPUsPerPod {
+		m := nsMatches(l.Namespaces)
+		if m == "false" {
+			continue
+		}
+		ms, caps = append(ms, m), append(caps, strconv.Itoa(l.Max))
+		if m == "true" {
+			break
+		}
+	}
 	out := "-1"
-	for i := len(g.s.MaxGPUsPerPod) - 1; i >= 0; i-- {
-		l := g.s.MaxGPUsPerPod[i]
-		out = namespace + ".matches(" + quote(globRegexp(l.Namespaces)) + ") ? " + strconv.Itoa(l.Max) + " : " + out
+	if n := len(ms); n > 0 && ms[n-1] == "true" {
+		out, ms, caps = caps[n-1], ms[:n-1], caps[:n-1]
+	}
+	for i := len(ms) - 1; i >= 0; i-- {
+		out = ms[i] + " ? " + caps[i] + " : " + out
 		if i > 0 {
 			out = "(" + out + ")"
 		}

@@ -72,7 +72,7 @@ func enforcementAction(m Mode) string {
 }
 
 func (s Settings) gatekeeper(r Rule) Artefact {
-	prog := gen{s}.program(r, podShape)
+	prog := gen{s: s}.program(r, podShape)
 	kind := r.ConstraintKind()
 	name := r.ObjectName()
 	// Gatekeeper names the template after the kind, in lower case.

@@ -30,7 +30,7 @@ func vpolActions(m Mode) []string {
 }
 
 func (s Settings) kyverno(r Rule, legacy bool) Artefact {
-	prog := gen{s}.program(r, podShape)
+	prog := gen{s: s}.program(r, podShape)
 	name := r.ObjectName()
 	if legacy {
 		return Artefact{Name: name, Objects: []Object{s.clusterPolicy(r, prog)}}

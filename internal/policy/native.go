@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -125,10 +126,11 @@ func nativeName(sh shape) string { return "gpuwise-" + sh.name() }
 // them back.
 func (s Settings) native(sh shape, rules []Rule) Artefact {
 	name := nativeName(sh)
+	g := gen{s: s, native: true}
 	spec := vapSpec{FailurePolicy: "Fail", ParamKind: &paramKind{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicyBinding"},
-		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: sh.rules()},
-		MatchConditions:  gen{s}.nativeConditions(sh)}
-	spec.Variables, spec.Validations = gen{s}.merged(sh, rules)
+		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: sh.rules()}}
+	spec.Variables, spec.Validations = g.merged(sh, rules)
+	spec.MatchConditions = g.nativeConditions(sh, g.fails(sh, spec.Variables, spec.Validations))
 	a := Artefact{Name: name, Objects: []Object{{APIVersion: admissionV1, Kind: "ValidatingAdmissionPolicy", Metadata: nativeMeta(name, sh, rules), Spec: spec}}}
 	for _, m := range Modes {
 		b := name + "-" + string(m)
@@ -152,20 +154,27 @@ func nativeMeta(name string, sh shape, rules []Rule) Meta {
 			annotationSummary: "The gpuwise admission rules for " + sh.name() + "; each binding checks the rules labelled on it (" + RuleLabelPrefix + "RULE)."}}
 }
 
-// nativeConditions skip, before any variable is computed, the bindings
-// labelled with no rule and the objects no rule concerns: only a
-// pod with a GPU limit (any value) or a toleration of the GPU taint can
-// break a rule (GW002 concerns the second, every other rule the first).
-func (g gen) nativeConditions(sh shape) []Variable {
+// nativeConditions skip the bindings labelled with no rule, the objects
+// no rule concerns (only a pod with a GPU limit, any value, or a
+// toleration of the GPU taint can break a rule: GW002 concerns the
+// second, every other rule the first), and, with fails, the objects that
+// pass every validation. The API server evaluates the match conditions in
+// a CEL activation of their own and, only when they match, the
+// validations and the messages in two more, each converting the binding
+// (the params) anew; so an object that breaks no rule costs one
+// activation instead of three (docs/performance.md). Match conditions
+// cannot read variables: fails is every validation written out.
+func (g gen) nativeConditions(sh shape, fails string) []Variable {
 	spec := sh.spec
-	ctrs := "(" + spec + ".containers + " + spec + ".?initContainers.orValue([]))"
+	gpuLimit := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + "))"
 	// One expression, not two: the API server evaluates every condition
 	// before it looks at the results, and && stops at a binding without
-	// rule labels.
+	// rule labels. The two container lists are searched one after the
+	// other rather than joined (no list built per request).
 	out := []Variable{
-		{"rules-listed-and-gpu-pod-or-gpu-toleration", "params.metadata.?labels.orValue({}).exists(k, k.startsWith(" + quote(RuleLabelPrefix) + ")) && (" +
-			ctrs + ".exists(c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + ")) || " +
-			spec + ".?tolerations.orValue([]).exists(t, " + g.tolerates("t") + "))"},
+		{"a-listed-rule-fails", "params.metadata.?labels.orValue({}).exists(k, k.startsWith(" + quote(RuleLabelPrefix) + ")) && (" +
+			spec + ".containers.exists(" + gpuLimit + " || " + spec + ".?initContainers.orValue([]).exists(" + gpuLimit + " || " +
+			spec + ".?tolerations.orValue([]).exists(t, " + g.tolerates("t") + ")) && (" + fails + ")"},
 	}
 	if sh.update {
 		out = append(out, specChanged)
@@ -173,15 +182,59 @@ func (g gen) nativeConditions(sh shape) []Variable {
 	return out
 }
 
+// fails is CEL true when one of the validations fails (or errs). Whether
+// the object holds a GPU (the variable isGPU, which is this test) is
+// decided once, first; each branch holds every validation with that
+// answer put in and every other variable written out, so that a GPU pod
+// skips the non-GPU rule's test, and a non-GPU pod the tests that only
+// GPU pods can fail (GW004, the labels).
+func (g gen) fails(sh shape, vars []Variable, vals []Validation) string {
+	spec := sh.spec
+	pos := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + " && " + g.positive("c", "r") + "))"
+	isGPU := "(" + spec + ".containers.exists(" + pos + " || " + spec + ".?initContainers.orValue([]).exists(" + pos + ")"
+	return isGPU + " ? (" + violation(vars, vals, "isGPU", "true") + ") : (" + violation(vars, vals, "isGPU", "false") + ")"
+}
+
+// violation is CEL true when one of the validations fails (or errs), with
+// the variable named fixed replaced by value and every other variable
+// written out: the variables from the last back, so that one used by a
+// later variable is replaced there too.
+func violation(vars []Variable, vals []Validation, fixed, value string) string {
+	exprs := make([]string, len(vals))
+	for i, v := range vals {
+		exprs[i] = varRef(fixed).ReplaceAllLiteralString(v.Expression, value)
+	}
+	for i := len(vars) - 1; i >= 0; i-- {
+		ref, sub := varRef(vars[i].Name), "("+vars[i].Expression+")"
+		if vars[i].Name == fixed {
+			sub = value
+		}
+		for j := range exprs {
+			exprs[j] = ref.ReplaceAllLiteralString(exprs[j], sub)
+		}
+	}
+	for i, e := range exprs {
+		exprs[i] = "!(" + e + ")"
+	}
+	return strings.Join(exprs, " || ")
+}
+
+// varRef matches a use of the variable name.
+func varRef(name string) *regexp.Regexp {
+	return regexp.MustCompile(`\bvariables\.` + regexp.QuoteMeta(name) + `\b`)
+}
+
 // merged is the shape's rules as one program: the variables of every rule
 // once (rules share the containers and GPU limits), each validation
 // guarded by its rule's label on the binding. The API server
-// evaluates a policy's messageExpressions on every request it admits, in
-// an activation of their own that computes the variables again (v1.37
-// validator.go), which would nearly double the CEL work of a compliant
-// GPU pod; so the native messages name the rule and the fix, and only the
-// namespace and its cap where cheap (nativeMessage). Kyverno and
-// Gatekeeper keep the messages that name the containers and counts.
+// evaluates a policy's messageExpressions on every request whose match
+// conditions hold, failing or not, in an activation of their own that
+// computes the variables again (v1.37 validator.go); the native messages
+// name the rule and the fix, and only the namespace and its cap
+// (nativeMessage). Since the match conditions hold only for objects that
+// break a rule (fails), richer messages would now cost only refusals.
+// Kyverno and Gatekeeper keep the messages that name the containers and
+// counts.
 func (g gen) merged(sh shape, rules []Rule) ([]Variable, []Validation) {
 	vars := []Variable{{"rules", "params.metadata.?labels.orValue({})"}}
 	seen := map[string]string{}
@@ -201,8 +254,52 @@ func (g gen) merged(sh shape, rules []Rule) ([]Variable, []Validation) {
 			vals = append(vals, v)
 		}
 	}
+	return inline(vars, vals)
+}
+
+// inline substitutes into their users the variables that are a path or a
+// constant, or that one expression uses once, and drops them. The API
+// server builds an entry per variable in every CEL activation of a
+// binding (its match conditions, validations and messages, each), and
+// evaluates a variable at most once per activation either way, so fewer
+// variables are the same checks for less work per request
+// (docs/performance.md). Later variables may use earlier ones, never the
+// reverse, so one pass from the last variable back settles every use.
+func inline(vars []Variable, vals []Validation) ([]Variable, []Validation) {
+	for i := len(vars) - 1; i >= 0; i-- {
+		v := vars[i]
+		ref := varRef(v.Name)
+		uses := 0
+		for _, w := range vars[i+1:] {
+			uses += len(ref.FindAllStringIndex(w.Expression, -1))
+		}
+		for _, x := range vals {
+			uses += len(ref.FindAllStringIndex(x.Expression, -1)) + len(ref.FindAllStringIndex(x.MessageExpression, -1))
+		}
+		if uses > 1 && !trivial(v.Expression) {
+			continue
+		}
+		sub := v.Expression
+		if !trivial(sub) {
+			sub = "(" + sub + ")"
+		}
+		repl := func(s string) string { return ref.ReplaceAllLiteralString(s, sub) }
+		for j := i + 1; j < len(vars); j++ {
+			vars[j].Expression = repl(vars[j].Expression)
+		}
+		for j := range vals {
+			vals[j].Expression, vals[j].MessageExpression = repl(vals[j].Expression), repl(vals[j].MessageExpression)
+		}
+		vars = slices.Delete(vars, i, i+1)
+	}
 	return vars, vals
 }
+
+// trivialExpr is a field path or a literal without a call: as cheap to
+// write out at each use as a variable's lookup.
+var trivialExpr = regexp.MustCompile(`^-?[A-Za-z0-9_.]+$`)
+
+func trivial(expr string) bool { return trivialExpr.MatchString(expr) }
 
 // variableClashes lists the variable names two rules define differently
 // for a shape (merged keeps the first): always empty, checked by a test.
@@ -252,15 +349,15 @@ const MutationName = "gpuwise-gw004-add-gpu-toleration"
 // still round-trips the pod through JSON), the bulk of the policy's cost
 // per create (docs/performance.md).
 func (s Settings) mutation() Artefact {
-	g := gen{s}
+	g := gen{s: s}
 	t := s.GPUTaint
 	tol := "Object.spec.tolerations{key: " + quote(t.Key) + ", operator: 'Exists', effect: " + quote(t.Effect) + "}"
 	expr := "has(object.spec.tolerations) ? " +
 		"[JSONPatch{op: 'add', path: '/spec/tolerations/-', value: " + tol + "}] : " +
 		"[JSONPatch{op: 'add', path: '/spec/tolerations', value: [" + tol + "]}]"
+	gpu := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + " && " + g.positive("c", "r") + "))"
 	needs := Variable{"gpu-pod-without-gpu-toleration", "!object.spec.?tolerations.orValue([]).exists(t, " + g.tolerates("t") + ") && " +
-		"(object.spec.containers + object.spec.?initContainers.orValue([])).exists(c, " + limitsOf("c") + ".exists(r, " +
-		g.isGPUResource("r") + " && " + positive("c", "r") + "))"}
+		"(object.spec.containers.exists(" + gpu + " || object.spec.?initContainers.orValue([]).exists(" + gpu + ")"}
 	m := meta(MutationName, RuleToleration, podShape)
 	m.Annotations[annotationSummary] = "Adds the GPU toleration to GPU pods that lack it; mutates nothing else."
 	spec := mapSpec{FailurePolicy: "Ignore", ReinvocationPolicy: "IfNeeded",

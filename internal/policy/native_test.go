@@ -15,9 +15,11 @@ import (
 // tolerated…) define it alike, so the merged native policy may keep one.
 func TestMergedVariablesAgree(t *testing.T) {
 	t.Parallel()
-	for _, sh := range []shape{podShape, workloadShape, cronJobShape} {
-		if c := (gen{Defaults()}).variableClashes(sh); len(c) > 0 {
-			t.Errorf("%s: variables defined differently: %v", sh.name(), c)
+	for _, native := range []bool{false, true} {
+		for _, sh := range []shape{podShape, workloadShape, cronJobShape} {
+			if c := (gen{s: Defaults(), native: native}).variableClashes(sh); len(c) > 0 {
+				t.Errorf("%s (native %v): variables defined differently: %v", sh.name(), native, c)
+			}
 		}
 	}
 }
@@ -28,7 +30,7 @@ func TestMergedVariablesAgree(t *testing.T) {
 func TestNativePodPolicyHoldsEveryRule(t *testing.T) {
 	t.Parallel()
 	s := Defaults()
-	vars, vals := gen{s}.merged(podShape, s.nativeRules(podShape))
+	vars, vals := gen{s: s, native: true}.merged(podShape, s.nativeRules(podShape))
 	if len(vals) != len(Rules) {
 		t.Fatalf("%d validations, want %d", len(vals), len(Rules))
 	}

@@ -63,6 +63,7 @@ func TestAdmissionPoliciesOnTheRealAPIServer(t *testing.T) {
 	pods := fixturePods(t)
 
 	t.Run("deny", func(t *testing.T) { checkDeny(ctx, t, cs, pods) })
+	t.Run("quantity forms", func(t *testing.T) { checkQuantityForms(ctx, t, cs) })
 	t.Run("workloads", func(t *testing.T) { checkWorkloads(ctx, t, cs) })
 	t.Run("warn", func(t *testing.T) {
 		rollout(t, cfg, dir, "warn")
@@ -451,6 +452,13 @@ func checkAdmissionAudit(ctx context.Context, t *testing.T, cs *kubernetes.Clien
 func checkWorkloads(ctx context.Context, t *testing.T, cs *kubernetes.Clientset) {
 	bad := deployment("pol-ml", "no-limits", 1, podSpec(nil, []string{"nvidia.com/gpu", "1"}, nil, true))
 	bad.Spec.Template.Labels["team"] = "ml"
+	// Each policy reaches the admission plugin on its own, compiled: the
+	// pods policy denying (waitMode) does not mean the workloads one is
+	// there yet (a flake under load).
+	waitFor(t, "the workloads policy to refuse by dry run", 30*time.Second, func() (bool, string) {
+		_, err := cs.AppsV1().Deployments("pol-ml").Create(ctx, bad.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err != nil, fmt.Sprint(err)
+	})
 	_, err := cs.AppsV1().Deployments("pol-ml").Create(ctx, bad, metav1.CreateOptions{})
 	if err == nil || !strings.Contains(err.Error(), "'gpuwise-workloads' with binding 'gpuwise-workloads-deny'") || !strings.Contains(err.Error(), "gpuwise GW003 gpu-container-limits") {
 		t.Errorf("Deployment without limits: %v; want refused by gpuwise-workloads, GW003", err)
@@ -717,5 +725,64 @@ func checkParamsInformer(t *testing.T) {
 	}
 	if !bindings {
 		t.Errorf("no params informer over the bindings in %s: are the bindings their own params?", path)
+	}
+}
+
+// checkQuantityForms sends pods as raw JSON, so that the API server gets
+// the quantities as written (client-go would write them canonical), and
+// checks that the native policies' string shortcuts decide as quantities
+// would: every zero GPU limit is no GPU (so the GPU toleration is refused,
+// GW002), a non-canonical positive one is a GPU that counts, and equal CPU
+// and memory quantities written differently are equal. It is what allows
+// string(q) != '0' for "> 0" (internal/policy cel.go).
+func checkQuantityForms(ctx context.Context, t *testing.T, cs *kubernetes.Clientset) {
+	pod := func(name, gpu, reqCPU, limCPU, reqMem, limMem string, labelled bool) string {
+		labels := `{}`
+		if labelled {
+			labels = `{"team": "ml"}`
+		}
+		return `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "` + name + `", "labels": ` + labels + `},
+			"spec": {"automountServiceAccountToken": false, "schedulerName": "gpuwise-none",
+			"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+			"containers": [{"name": "main", "image": "registry.invalid/app:1", "resources": {
+			"requests": {"cpu": "` + reqCPU + `", "memory": "` + reqMem + `"},
+			"limits": {"nvidia.com/gpu": "` + gpu + `", "cpu": "` + limCPU + `", "memory": "` + limMem + `"}}}]}}`
+	}
+	cases := []struct {
+		name, body, refused string
+	}{
+		{"zero-m", pod("q-zero-m", "0m", "1", "1", "1Gi", "1Gi", true), "non-gpu-pod-tolerates-gpu-taint"},
+		{"zero-k", pod("q-zero-k", "0k", "1", "1", "1Gi", "1Gi", true), "non-gpu-pod-tolerates-gpu-taint"},
+		{"zero-ki", pod("q-zero-ki", "0Ki", "1", "1", "1Gi", "1Gi", true), "non-gpu-pod-tolerates-gpu-taint"},
+		{"zero-e3", pod("q-zero-e3", "0e3", "1", "1", "1Gi", "1Gi", true), "non-gpu-pod-tolerates-gpu-taint"},
+		{"zeros", pod("q-zeros", "000", "1", "1", "1Gi", "1Gi", true), "non-gpu-pod-tolerates-gpu-taint"},
+		{"zero-dot", pod("q-zero-dot", "0.0", "1", "1", "1Gi", "1Gi", true), "non-gpu-pod-tolerates-gpu-taint"},
+		{"one as 1000m", pod("q-one-milli", "1000m", "1", "1", "1Gi", "1Gi", true), ""},
+		{"one as 1000m, no label", pod("q-one-nolabel", "1000m", "1", "1", "1Gi", "1Gi", false), "gpu-pod-cost-labels"},
+		{"three as 3000m over the cap of 2", pod("q-three", "3000m", "1", "1", "1Gi", "1Gi", true), "max-gpus-per-pod"},
+		{"cpu 1000m = 1, memory 1Gi = 1073741824", pod("q-equal", "1", "1000m", "1", "1Gi", "1073741824", true), ""},
+		{"cpu 0.5 = 500m", pod("q-half", "1", "0.5", "500m", "1Gi", "1Gi", true), ""},
+		{"cpu 500m != 1", pod("q-unequal", "1", "500m", "1", "1Gi", "1Gi", true), "gpu-container-limits"},
+	}
+	for _, tc := range cases {
+		err := cs.CoreV1().RESTClient().Post().Namespace("pol-ml").Resource("pods").
+			SetHeader("Content-Type", "application/json").Body([]byte(tc.body)).Do(ctx).Error()
+		switch {
+		case tc.refused == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.refused != "" && err == nil:
+			t.Errorf("%s: admitted; want refused by %s", tc.name, tc.refused)
+		case tc.refused != "" && (!apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy 'gpuwise-") ||
+			!slices.Equal(rulesIn(err.Error()), []string{tc.refused})):
+			t.Errorf("%s: want a 422 from a gpuwise policy naming only %s, got %v", tc.name, tc.refused, err)
+		}
+	}
+	for _, tc := range cases {
+		var name struct {
+			Metadata struct{ Name string } `json:"metadata"`
+		}
+		if json.Unmarshal([]byte(tc.body), &name) == nil {
+			cs.CoreV1().Pods("pol-ml").Delete(ctx, name.Metadata.Name, metav1.DeleteOptions{})
+		}
 	}
 }
