@@ -60,7 +60,10 @@ type ReportResult struct {
 	// the GPUs idled (the default policy), top workloads as Report.TopN.
 	IdleCauses *idlecause.Result
 	// Snapshot is what the report read, its hourly series released once
-	// the idle causes and the ledger's signals were taken from them.
+	// the idle causes and the ledger's signals were taken from them, and
+	// (for a snapshot the use case read itself) its usage detail too
+	// (cluster.Snapshot.ReleaseUsageDetail): only the GPUs' activity is
+	// left of the pods' usage.
 	Snapshot *cluster.Prepared
 	// Partial, when set, says what could not be read: the report is still
 	// complete for what was.
@@ -119,7 +122,11 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 		return res, nil
 	}
 	if ownsSnapshot(req.Source) {
+		// Nothing the ledger runs reads the series or the per-pod usage
+		// but the GPUs' activity (the planner reads its mean): released,
+		// the ledger runs on about 80 MB less live heap at 10k GPUs.
 		in.snap.Hourly = nil
+		in.snap.ReleaseUsageDetail()
 	}
 	if req.Report == cost.DefaultReportOptions() {
 		lin.Report = res.Report // the ledger's metrics read the default report

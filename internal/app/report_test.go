@@ -9,10 +9,12 @@ import (
 )
 
 // The report's savings ledger is advise's, action for action, not just
-// the headline: the report releases the snapshot's hourly series before
-// the ledger, so every ledger input that reads them (the capacity levers',
-// right-sizing's CPU starvation) must be taken first. The demo has a
-// CPU-starved GPU workload, whose CPU advise raises.
+// the headline: the report releases the snapshot's hourly series and its
+// usage detail (all the pods' usage but the GPUs' activity) before the
+// ledger, so every ledger input that reads them (the capacity levers',
+// right-sizing's CPU starvation and its container and GPU usage) must be
+// taken first. The demo has a CPU-starved GPU workload, whose CPU advise
+// raises.
 func TestReportLedgerIsAdvise(t *testing.T) {
 	t.Parallel()
 	a, ctx := testApp(), context.Background()

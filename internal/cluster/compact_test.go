@@ -58,3 +58,32 @@ func TestCompactUsageTrimsEveryAccumulatorAndKeepsItsState(t *testing.T) {
 		t.Errorf("state changed (-before +after):\n%s", diff)
 	}
 }
+
+// TestReleaseUsageDetailKeepsOnlyGPUActivity: the GPUs' activity stays
+// (the same accumulator, unchanged), every other usage series reads as
+// unmeasured (nil), and the inventory is untouched.
+func TestReleaseUsageDetailKeepsOnlyGPUActivity(t *testing.T) {
+	var act, sm usage.Activity
+	act.Add(0.3, 60)
+	sm.Add(0.2, 60)
+	var fb, cpu, mem usage.Gauge
+	fb.Add(1024, 60)
+	cpu.Add(0.5, 60)
+	mem.Add(1<<30, 60)
+	s := &cluster.Snapshot{Pods: []cluster.Pod{{
+		Name:       "p",
+		GPUs:       []cluster.Holding{{UnitID: "u", Activity: &act, SMActive: &sm, FramebufferMiB: &fb}, {UnitID: "v"}},
+		Containers: []cluster.Container{{Name: "c", CPURequestMilli: 500, CPU: &cpu, Memory: &mem}},
+	}}}
+	s.ReleaseUsageDetail()
+	p := s.Pods[0]
+	if p.GPUs[0].Activity != &act || act.Mean() != 0.3 {
+		t.Errorf("GPU activity %p (mean %v), want the same accumulator %p (0.3)", p.GPUs[0].Activity, act.Mean(), &act)
+	}
+	want := cluster.Pod{Name: "p",
+		GPUs:       []cluster.Holding{{UnitID: "u", Activity: &act}, {UnitID: "v"}},
+		Containers: []cluster.Container{{Name: "c", CPURequestMilli: 500}}}
+	if d := cmp.Diff(want, p, cmp.Comparer(func(a, b *usage.Activity) bool { return a == b })); d != "" {
+		t.Errorf("after ReleaseUsageDetail (-want +got):\n%s", d)
+	}
+}

@@ -16,13 +16,15 @@ import (
 // docs/performance.md quotes the bounds.
 //
 // Let t1 be the first arrival of a one-GPU pod that no GPU can take. Every
-// one-GPU pod before t1 was placed. A one-GPU pod fails only when no GPU is
-// free, so after t1 no whole pod is placed, and an 810 only on a GPU
+// one-GPU pod before t1 was placed, and so was every fractional pod before
+// the last of them (lastWholeBefore). A one-GPU pod fails only when no GPU
+// is free, so after t1 no whole pod is placed, and an 810 only on a GPU
 // holding nothing but pods of at most 190 milli (at most one such GPU per
 // small pod). The bound for t1 is the configuration LP: place all of the
-// prefix's one-GPU pods, any of its multi-GPU pods, and any later
-// fractional pods (an offline choice no policy has), maximizing the GPU
-// milli placed. The bound is the largest over t1.
+// prefix's one-GPU pods and the fractional pods placed for sure, any of
+// its multi-GPU pods, and any of the other fractional pods (an offline
+// choice no policy has), maximizing the GPU milli placed. The bound is the
+// largest over t1.
 
 // boundBigM is the objective bonus of a prefix pod, larger than anything
 // dropping one could gain, so the LP places every prefix pod it can.
@@ -54,6 +56,7 @@ type boundItems struct{ forced, optional float64 }
 func boundAt(arrivals []Pod, gpus, t1 int) (float64, bool, error) {
 	items := map[int64]*boundItems{}
 	var whole, multi, small, tail810 float64
+	t0 := lastWholeBefore(arrivals, t1)
 	for i, p := range arrivals {
 		pre := i < t1
 		switch {
@@ -69,7 +72,7 @@ func boundAt(arrivals []Pod, gpus, t1 int) (float64, bool, error) {
 				it = &boundItems{}
 				items[p.Milli] = it
 			}
-			if pre {
+			if i < t0 {
 				it.forced++
 			} else {
 				it.optional++
@@ -83,7 +86,7 @@ func boundAt(arrivals []Pod, gpus, t1 int) (float64, bool, error) {
 		}
 	}
 	if it := items[810]; it != nil {
-		it.optional = min(tail810, small)
+		it.optional += min(tail810, small) - tail810
 	}
 	bins := float64(gpus) - whole
 	if bins < 0 {
@@ -94,6 +97,19 @@ func boundAt(arrivals []Pod, gpus, t1 int) (float64, bool, error) {
 		return 0, false, err
 	}
 	return (whole*milliPerGPU + placed) / float64(gpus) / 10, true, nil
+}
+
+// lastWholeBefore is the index of the last one-GPU pod before t1, or -1.
+// A fractional pod before it was placed: had it failed, no GPU would have
+// been free from then on (pods never leave), and that one-GPU pod would
+// have failed too. A fractional pod between it and t1 may have failed.
+func lastWholeBefore(arrivals []Pod, t1 int) int {
+	for i := min(t1, len(arrivals)) - 1; i >= 0; i-- {
+		if p := arrivals[i]; p.NumGPU == 1 && p.Milli == milliPerGPU {
+			return i
+		}
+	}
+	return -1
 }
 
 // boundLP maximizes the milli placed on bins GPUs: every forced item, any
@@ -195,19 +211,51 @@ func TestBound(t *testing.T) {
 	var sum float64
 	for seed := lo; seed <= hi; seed++ {
 		w := NewWorkload(d.nodes, pods, seed, DefaultTune)
-		// t1 lies where demand is near capacity: scan coarsely, then finely.
+		// t1 lies where demand is near capacity: scan coarsely, then every
+		// t1 within 300 arrivals of the coarse best (a scan of every t1 from
+		// 0 gave the same bound on seeds 42 and 47: 96.49, 96.45).
 		_, t1, err := arrivalBound(w.Arrivals, 6212, len(w.Arrivals)*6/10, len(w.Arrivals), 50)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, t1, err := arrivalBound(w.Arrivals, 6212, t1-50, t1+51, 5)
+		b, t1, err := arrivalBound(w.Arrivals, 6212, t1-300, t1+301, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sum += b
 		fmt.Printf("%s seed %d: bound %.2f (t1 = pod %d)\n", mix.Name, seed, b, t1)
+		for _, pol := range Policies {
+			res, err := Run(Config{Nodes: d.nodes, Pods: pods, Policy: pol, Seed: seed, Tune: DefaultTune})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Printf("  %s: %d whole pods placed after its first one-GPU failure\n", pol, wholeAfterFailure(w.Arrivals, res.Events))
+		}
 	}
 	fmt.Printf("%s seeds %d-%d: mean bound %.2f\n", mix.Name, lo, hi, sum/float64(hi-lo+1))
+}
+
+// wholeAfterFailure counts the whole-GPU pods a run placed after its first
+// one-GPU failure: the bound assumes none (such a failure is then for lack
+// of CPU or memory beside a free GPU, which the bound does not model).
+func wholeAfterFailure(arrivals []Pod, events []Event) int {
+	failed, n := false, 0
+	var prev int64
+	for i, e := range events {
+		p := arrivals[i]
+		placed := e.Used != prev
+		prev = e.Used
+		if p.NumGPU == 0 || p.Milli != milliPerGPU {
+			continue
+		}
+		switch {
+		case failed && placed:
+			n++
+		case !placed && p.NumGPU == 1:
+			failed = true
+		}
+	}
+	return n
 }
 
 func cmpOr(a, b string) string {

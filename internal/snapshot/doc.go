@@ -13,8 +13,10 @@
 // A file is read to its end: corrupt, truncated or trailing data, unknown
 // versions and codecs are ErrFormat errors, never a partial snapshot; what
 // reading may cost is bounded by ReadOptions (LimitError). A snapshot read
-// is read-only: pods of a frame with equal labels or node selectors share
-// one map, as the simulator's pods do.
+// is read-only: pods of a frame with equal labels, node selectors or
+// tolerations share one map or list, as the simulator's pods do, and so do
+// containers with equal GPU requests; GPU activity comes back packed to
+// its non-zero buckets (usage.Activity.SetState).
 //
 // It is an adapter: it may import core packages (cluster, usage), never
 // the reverse, and nothing of the front ends.

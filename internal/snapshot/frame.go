@@ -96,7 +96,7 @@ func readFrame(r io.Reader, index uint32, buf []byte, budget int64) (frame, erro
 		return frame{rawLen: f.rawLen}, errOverBudget
 	}
 	if cap(buf) < stored {
-		buf = make([]byte, stored)
+		buf = make([]byte, stored, roomy(stored))
 	}
 	f.stored = buf[:stored]
 	if _, err := io.ReadFull(r, f.stored); err != nil {

@@ -98,6 +98,7 @@ func (rd *reader) hourly(h *header) error {
 		out.Workloads = make([]cluster.WorkloadHours, 0, min(hh.workloads, hh.perFrame))
 	}
 	var raw []byte
+	var slab []float32
 	for k := range hh.frameCount {
 		f, err := rd.frame(frameHourly, nil)
 		if err != nil {
@@ -110,11 +111,12 @@ func (rd *reader) hourly(h *header) error {
 		if raw, err = decompress(f, raw[:0]); err != nil {
 			return err
 		}
-		d := &decoder{b: raw, budget: rd.budget, version: rd.version}
+		d := &decoder{b: raw, budget: rd.budget, version: rd.version, hours: slab}
 		d.table(rd.budget.opts.MaxStringBytes)
 		for range n {
 			out.Workloads = append(out.Workloads, d.workloadHours())
 		}
+		slab = d.hours
 		if err := finish(d, fmt.Sprintf("frame %d", f.index)); err != nil {
 			return err
 		}
@@ -131,6 +133,10 @@ func (d *decoder) workloadHours() cluster.WorkloadHours {
 	return w
 }
 
+// hoursSlab is the number of hourly values the reader allocates at once
+// (64 KiB): the series are handed out from it, capped at their length.
+const hoursSlab = 16 << 10
+
 // series reads one hourly series: nil, or its float32 values.
 func (d *decoder) series(what string) cluster.Series {
 	n, isNil := d.nilOrLen(what)
@@ -141,7 +147,14 @@ func (d *decoder) series(what string) cluster.Series {
 		d.fail("%s: %d hours are more than the frame holds", what, n)
 		return nil
 	}
-	s := make(cluster.Series, n)
+	if n == 0 {
+		return cluster.Series{} // present, if empty: not nil
+	}
+	if len(d.hours) < n {
+		d.hours = make([]float32, max(n, hoursSlab))
+	}
+	s := cluster.Series(d.hours[:n:n])
+	d.hours = d.hours[n:]
 	for i := range s {
 		s[i] = math.Float32frombits(binary.LittleEndian.Uint32(d.b[4*i:]))
 	}

@@ -142,3 +142,27 @@ func TestHourlyFramesRejectCorruption(t *testing.T) {
 		t.Errorf("a truncated hourly frame: %v, want a format error", err)
 	}
 }
+
+// TestHourlySeriesReadBackNilEmptyAndCapped: series read from the shared
+// slab keep nil (not measured) apart from empty, and each is capped at its
+// length, so appending to one never writes into the next.
+func TestHourlySeriesReadBackNilEmptyAndCapped(t *testing.T) {
+	t.Parallel()
+	s := randomSnapshot(testRand(), 1, 2)
+	s.Hourly = &cluster.Hourly{IdleThreshold: 0.1, Workloads: []cluster.WorkloadHours{
+		{Workload: "a/Deployment/empty", Pods: cluster.Series{}, GPUHeld: cluster.Series{}, GPUMeasured: cluster.Series{}},
+		{Workload: "b/Deployment/two", From: 1, Pods: cluster.Series{1, 2}, GPUHeld: cluster.Series{3, 4}, GPUMeasured: cluster.Series{5, 6}},
+	}}
+	got := mustRead(t, encodeV2(t, s)).Hourly
+	if diff := cmp.Diff(s.Hourly, got); diff != "" {
+		t.Fatalf("hourly series read back differ (-wrote +read):\n%s", diff)
+	}
+	empty, two := got.Workloads[0], got.Workloads[1]
+	if empty.Pods == nil || empty.GPUActive != nil {
+		t.Errorf("empty series read back nil (%v), or a nil one present (%v)", empty.Pods == nil, empty.GPUActive != nil)
+	}
+	_ = append(two.Pods, 99)
+	if cap(two.Pods) != 2 || two.GPUHeld[0] != 3 {
+		t.Errorf("series capacity %d, next series starts %v after an append: want 2 and 3", cap(two.Pods), two.GPUHeld[0])
+	}
+}

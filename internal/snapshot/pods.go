@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"encoding/binary"
+
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
@@ -43,33 +45,33 @@ func (e *encoder) pod(p *cluster.Pod) {
 	e.varint(p.CheckpointSeconds)
 }
 
-// podDecoder decodes a frame's pods with its scratch state and slabs.
+// podDecoder decodes a frame's pods with its scratch state and its
+// worker's slabs.
 type podDecoder struct {
 	decoder
-	slabs
-	// labels and selectors hold the frame's maps by their encoded bytes
-	// (string references into the frame's table), so that pods with equal
-	// labels or node selectors (a workload's replicas) share one map, as
-	// the simulator's do. A snapshot is read-only.
-	labels    map[string]map[string]string
-	selectors map[string]map[string][]string
+	slabs *slabs
+	// labels, selectors, tolerations and gpuRequests hold the frame's
+	// maps and lists by their encoded bytes (string references into the
+	// frame's table), so that pods with equal labels, node selectors or
+	// tolerations (a workload's replicas) share one, as the simulator's
+	// do, and containers with equal GPU requests one map (a handful of
+	// distinct ones in a cluster: a map each was 12 MiB of the 10k-GPU
+	// snapshot's live heap, a toleration list each 3.6 MB). A snapshot is
+	// read-only.
+	labels      map[string]map[string]string
+	selectors   map[string]map[string][]string
+	tolerations map[string][]cluster.Toleration
+	gpuRequests map[string]map[string]int64
 }
 
 func (d *podDecoder) pod(p *cluster.Pod) {
 	p.Namespace, p.Name, p.UID = d.str(), d.str(), d.str()
-	from := d.b
-	labels := d.stringMap()
-	p.Labels = intern(&d.labels, d.since(from), labels, d.err)
+	p.Labels = memoized(d, &d.labels, 2, d.stringMap)
 	p.Owner = cluster.Owner{Kind: d.str(), Name: d.str()}
 	p.Node, p.Phase = d.str(), d.str()
 	p.Start, p.End = d.time(), d.time()
-	if k := d.count("tolerations"); k > 0 {
-		p.Tolerations = make([]cluster.Toleration, k)
-		for i := range p.Tolerations {
-			p.Tolerations[i] = cluster.Toleration{Key: d.str(), Operator: d.str(), Value: d.str(), Effect: d.str()}
-		}
-	}
-	from = d.b
+	p.Tolerations = memoized(d, &d.tolerations, 4, d.tolerationList)
+	from := d.b
 	selector := d.selector()
 	p.NodeSelector = intern(&d.selectors, d.since(from), selector, d.err)
 	if k, isNil := d.nilOrLen("containers"); !isNil {
@@ -108,6 +110,60 @@ func intern[M ~map[string]V, V any](memo *map[string]M, b []byte, m M, err error
 	}
 	(*memo)[string(b)] = m
 	return m
+}
+
+// memoized reads what is encoded as a count k and per·k numbers (labels
+// and GPU requests: per 2; tolerations: per 4): what an identical
+// encoding earlier in the frame decoded to, found by its bytes before
+// anything is decoded or allocated, or else what read decodes,
+// remembered. Nothing is remembered for k = 0 (nil) or a read that fails.
+func memoized[T any](d *podDecoder, memo *map[string]T, per uint64, read func() T) T {
+	span := d.span(per)
+	if len(span) > 0 && span[0] != 0 {
+		if v, ok := (*memo)[string(span)]; ok {
+			d.b = d.b[len(span):]
+			return v
+		}
+	}
+	from := d.b
+	v := read()
+	if d.err == nil && len(span) > 0 && span[0] != 0 {
+		if *memo == nil {
+			*memo = map[string]T{}
+		}
+		(*memo)[string(d.since(from))] = v
+	}
+	return v
+}
+
+// span is the encoding of a count k and per·k numbers at the start of
+// d.b, nil when it is malformed (decoding it then reports why).
+func (d *decoder) span(per uint64) []byte {
+	k, at := binary.Uvarint(d.b)
+	if at <= 0 || k > uint64(len(d.b)) {
+		return nil
+	}
+	for range per * k {
+		_, n := binary.Uvarint(d.b[at:])
+		if n <= 0 {
+			return nil
+		}
+		at += n
+	}
+	return d.b[:at]
+}
+
+// tolerationList reads a pod's tolerations (nil when it has none).
+func (d *podDecoder) tolerationList() []cluster.Toleration {
+	k := d.count("tolerations")
+	if k == 0 {
+		return nil
+	}
+	ts := make([]cluster.Toleration, k)
+	for i := range ts {
+		ts[i] = cluster.Toleration{Key: d.str(), Operator: d.str(), Value: d.str(), Effect: d.str()}
+	}
+	return ts
 }
 
 func (d *podDecoder) selector() map[string][]string {
@@ -166,16 +222,7 @@ func (e *encoder) container(c *cluster.Container) {
 func (d *podDecoder) container(c *cluster.Container) {
 	c.Name = d.str()
 	c.CPURequestMilli, c.CPULimitMilli, c.MemoryRequest, c.MemoryLimit = d.varint(), d.varint(), d.varint(), d.varint()
-	if k := d.count("GPU requests"); k > 0 {
-		c.GPURequests = make(map[string]int64, k)
-		for range k {
-			key := d.str()
-			c.GPURequests[key] = d.varint()
-		}
-		if len(c.GPURequests) != k && d.err == nil {
-			d.fail("GPU requests: a resource appears twice")
-		}
-	}
+	c.GPURequests = memoized(d, &d.gpuRequests, 2, d.requests)
 	has := d.series(hasCPU | hasMemory)
 	if has&hasCPU != 0 {
 		c.CPU = d.gauge()
@@ -183,6 +230,23 @@ func (d *podDecoder) container(c *cluster.Container) {
 	if has&hasMemory != 0 {
 		c.Memory = d.gauge()
 	}
+}
+
+// requests reads a container's GPU requests (nil when it has none).
+func (d *podDecoder) requests() map[string]int64 {
+	k := d.count("GPU requests")
+	if k == 0 {
+		return nil
+	}
+	m := make(map[string]int64, k)
+	for range k {
+		key := d.str()
+		m[key] = d.varint()
+	}
+	if len(m) != k && d.err == nil {
+		d.fail("GPU requests: a resource appears twice")
+	}
+	return m
 }
 
 func (e *encoder) holding(h *cluster.Holding) {
@@ -204,10 +268,10 @@ func (d *podDecoder) holding(h *cluster.Holding) {
 	h.UnitID = d.str()
 	has := d.series(hasActivity | hasSMActive | hasFramebuffer)
 	if has&hasActivity != 0 {
-		h.Activity = d.activity()
+		h.Activity = d.activity(&d.slabs.gpuActivity)
 	}
 	if has&hasSMActive != 0 {
-		h.SMActive = d.activity()
+		h.SMActive = d.activity(&d.slabs.smActivity)
 	}
 	if has&hasFramebuffer != 0 {
 		h.FramebufferMiB = d.gauge()
@@ -240,14 +304,15 @@ func (d *podDecoder) series(allowed byte) byte {
 	return has
 }
 
-func (d *podDecoder) activity() *usage.Activity {
-	a := d.newActivity()
-	d.decoder.activity(a, &d.slabs)
+// activity reads an activity series into sl, the slab of its kind.
+func (d *podDecoder) activity(sl *seriesSlab[usage.Activity]) *usage.Activity {
+	a := sl.next()
+	d.decoder.activity(a, sl)
 	return a
 }
 
 func (d *podDecoder) gauge() *usage.Gauge {
-	g := d.newGauge()
-	d.decoder.gauge(g, &d.slabs)
+	g := d.slabs.gauges.next()
+	d.decoder.gauge(g, &d.slabs.gauges)
 	return g
 }

@@ -253,6 +253,7 @@ func (rd *reader) dispatch(h *header, jobs chan<- job, free chan []byte, failed 
 
 func (rd *reader) work(jobs <-chan job, free chan<- []byte, fail func(error), failed <-chan struct{}) {
 	var raw []byte
+	sl := &slabs{}
 	for j := range jobs {
 		select {
 		case <-failed:
@@ -260,7 +261,7 @@ func (rd *reader) work(jobs <-chan job, free chan<- []byte, fail func(error), fa
 		default:
 		}
 		var err error
-		raw, err = rd.decode(j, raw)
+		raw, err = rd.decode(j, raw, sl)
 		if err != nil {
 			fail(err)
 		}
@@ -271,8 +272,9 @@ func (rd *reader) work(jobs <-chan job, free chan<- []byte, fail func(error), fa
 	}
 }
 
-// decode decompresses j's frame into raw (reused) and decodes it.
-func (rd *reader) decode(j job, raw []byte) ([]byte, error) {
+// decode decompresses j's frame into raw (reused) and decodes it, its
+// accumulators from the worker's slabs.
+func (rd *reader) decode(j job, raw []byte, sl *slabs) ([]byte, error) {
 	out, err := decompress(j.f, raw)
 	if err != nil {
 		return raw, err
@@ -280,7 +282,7 @@ func (rd *reader) decode(j job, raw []byte) ([]byte, error) {
 	if j.f.codec != codecNone {
 		raw = out
 	}
-	d := &podDecoder{decoder: decoder{b: out, budget: rd.budget, version: rd.version, early: rd.early}}
+	d := &podDecoder{decoder: decoder{b: out, budget: rd.budget, version: rd.version, early: rd.early}, slabs: sl}
 	d.table(rd.budget.opts.MaxStringBytes)
 	for i := range j.nodes {
 		d.node(&j.nodes[i])

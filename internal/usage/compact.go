@@ -1,12 +1,18 @@
 package usage
 
-// Compact trims the histogram's array to the buckets it holds. Add and
-// Merge grow the array with room to spare (32 then 101 buckets), so that a
-// series adds its samples without reallocating; an accumulator that is
-// done growing (a finished segment of the service's rolling window, a kept
-// snapshot) gives that room back. The state and every answer stay the
-// same; a later Add or Merge grows the array again as before.
-func (a *Activity) Compact() { a.hist = trimmed(a.hist) }
+// Compact packs the histogram: it keeps only its non-zero buckets, in an
+// array of exactly their number (activity_packed.go). Add and Merge grow
+// the array with room to spare (32 then 101 buckets), so that a series
+// adds its samples without reallocating; an accumulator that is done
+// growing (a finished segment of the service's rolling window, a kept
+// snapshot) gives that room, and its empty buckets' room, back. The state
+// and every answer stay the same; a later Add or Merge unpacks it and
+// grows the array again as before.
+func (a *Activity) Compact() {
+	if !a.isPacked() {
+		a.pack(make([]float64, nonZero(a.hist)))
+	}
+}
 
 // Compact trims the histogram's array to the buckets it holds (see
 // Activity.Compact); the resolution and every answer stay the same.

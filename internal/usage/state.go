@@ -21,16 +21,25 @@ type ActivityState struct {
 	Buckets       []float64
 }
 
-// State returns a's state. Buckets aliases a's array: read it, do not keep
-// it past the next change to a.
+// State returns a's state. Buckets aliases a's array while a is added to,
+// and is a new array once a is packed (set from a state, or compacted):
+// read it, do not change it or keep it past the next change to a.
 func (a *Activity) State() ActivityState {
-	return ActivityState{Seconds: a.Seconds, Samples: a.Samples, ActiveSeconds: a.ActiveSeconds, Max: a.Max,
+	st := ActivityState{Seconds: a.Seconds, Samples: a.Samples, ActiveSeconds: a.ActiveSeconds, Max: a.Max,
 		Offset: a.lo, Buckets: a.hist}
+	if a.isPacked() {
+		lo := a.first()
+		st.Offset, st.Buckets = lo, make([]float64, a.last()+1-lo)
+		a.eachPacked(func(i int, s float64) { st.Buckets[i-lo] = s })
+	}
+	return st
 }
 
 // SetState replaces a's state with s, rejecting state that could not have
 // come from Add (the checks UnmarshalJSON makes); a is unchanged then. a
-// takes s.Buckets as its array, capped at its length.
+// is packed: it keeps s.Buckets' k non-zero values, moved to the front of
+// s.Buckets' array, as its own array s.Buckets[:k:k] (a decoder may hand
+// out the rest of the array again).
 func (a *Activity) SetState(s ActivityState) error {
 	n := len(s.Buckets)
 	if n > 0 && (s.Offset < 0 || s.Offset > activityBuckets-n) {
@@ -51,6 +60,7 @@ func (a *Activity) SetState(s ActivityState) error {
 	if err := b.check(sum); err != nil {
 		return err
 	}
+	b.pack(b.hist)
 	*a = b
 	return nil
 }

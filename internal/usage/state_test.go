@@ -56,10 +56,13 @@ func TestActivitySpanAnswersAsTheDenseHistogram(t *testing.T) {
 		if err := json.Unmarshal(data, &back); err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
+		if cap(a.hist) > activityBuckets || a.lo < 0 || a.lo+len(a.hist) > activityBuckets {
+			t.Fatalf("trial %d: span [%d, +%d) capacity %d", trial, a.lo, len(a.hist), cap(a.hist))
+		}
+		if a.Seconds > 0 && !back.isPacked() {
+			t.Fatalf("trial %d: an activity read back is not packed", trial)
+		}
 		for _, got := range []*Activity{&a, &back} {
-			if cap(got.hist) > activityBuckets || got.lo < 0 || got.lo+len(got.hist) > activityBuckets {
-				t.Fatalf("trial %d: span [%d, +%d) capacity %d", trial, got.lo, len(got.hist), cap(got.hist))
-			}
 			for th := 0; th <= 101; th++ {
 				if g, w := got.IdleSeconds(float64(th)/100), ref.idle(float64(th)/100); g != w {
 					t.Fatalf("trial %d: idle below %d%% = %v, dense %v", trial, th, g, w)

@@ -37,11 +37,12 @@ type Server struct {
 	requests atomic.Int64
 	dead     atomic.Bool
 	served   map[string]int64 // by metric
+	listed   map[string]int64 // series listings answered, by metric
 }
 
 // New starts a server holding series; it is closed when t's test ends.
 func New(t interface{ Cleanup(func()) }, series []Series) *Server {
-	s := &Server{series: series, served: map[string]int64{}}
+	s := &Server{series: series, served: map[string]int64{}, listed: map[string]int64{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -72,13 +73,28 @@ func (s *Server) Kill() {
 	s.Listener.Close()
 }
 
+// Dead says whether the server was killed.
+func (s *Server) Dead() bool { return s.dead.Load() }
+
 // Served is how many answers the server completed for metrics with the
 // prefix.
 func (s *Server) Served(prefix string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return count(s.served, prefix)
+}
+
+// Listed is how many series listings (/api/v1/series) the server answered
+// for metrics with the prefix.
+func (s *Server) Listed(prefix string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return count(s.listed, prefix)
+}
+
+func count(by map[string]int64, prefix string) int64 {
 	var n int64
-	for m, c := range s.served {
+	for m, c := range by {
 		if strings.HasPrefix(m, prefix) {
 			n += c
 		}
@@ -115,6 +131,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.served[metric]++
+	if r.URL.Path == "/api/v1/series" {
+		s.listed[metric]++
+	}
 	s.mu.Unlock()
 }
 
@@ -263,15 +282,17 @@ func KillAfter(s *Server, n int64) Fault {
 
 // KillAtUsage kills the server at the first remote read of a usage
 // series (DCGM, cAdvisor), once kubeAnswers answers for kube-state-metrics
-// metrics (listings, probes, facts) are out: a Prometheus that dies
-// mid-report, after the facts. Usage reads held back meanwhile take
-// requests in flight: give the client enough of them.
-func KillAtUsage(s *Server, kubeAnswers int64) Fault {
+// metrics (listings, probes, facts) and dcgmListings DCGM inventory
+// listings are out: a Prometheus that dies mid-report, after the facts and
+// the inventory (which the client lists beside them, so that it may come
+// late on a busy machine). Usage reads held back meanwhile take requests
+// in flight: give the client enough of them.
+func KillAtUsage(s *Server, kubeAnswers, dcgmListings int64) Fault {
 	return func(w http.ResponseWriter, r *http.Request, _ int64, metric string) bool {
 		if r.URL.Path != "/api/v1/read" || strings.HasPrefix(metric, "kube_") {
 			return false
 		}
-		for s.Served("kube_") < kubeAnswers {
+		for s.Served("kube_") < kubeAnswers || s.Listed("DCGM_") < dcgmListings {
 			time.Sleep(time.Millisecond)
 		}
 		s.Kill()
