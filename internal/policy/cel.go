@@ -130,6 +130,24 @@ func (g gen) sameQuantity(a, b string) string {
 	return cmp
 }
 
+// hasGPULimit is CEL true when container c has a limit on a GPU
+// resource (a positive one when positive is set).
+func (g gen) hasGPULimit(c string, positive bool) string {
+	cond := g.isGPUResource("r")
+	if positive {
+		cond += " && " + g.positive(c, "r")
+	}
+	return limitsOf(c) + ".exists(r, " + cond + ")"
+}
+
+// inAnyContainer is CEL true when pred (of container c) holds for one of
+// the containers or init containers of the pod spec at path spec: the two
+// lists are searched one after the other rather than joined, so that no
+// list is built per request.
+func inAnyContainer(spec, pred string) string {
+	return spec + ".containers.exists(c, " + pred + ") || " + spec + ".?initContainers.orValue([]).exists(c, " + pred + ")"
+}
+
 // nsMatches is CEL true when the object's namespace matches one of the
 // globs: a constant when a glob is all stars (every namespace: names
 // hold no "/") or there are none, so that no regular expression runs per
@@ -162,7 +180,7 @@ func (g gen) common(sh shape) []Variable {
 	return []Variable{
 		{"spec", sh.spec},
 		{"containers", "variables.spec.containers + variables.spec.?initContainers.orValue([])"},
-		{"gpuContainers", "variables.containers.filter(c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + " && " + g.positive("c", "r") + "))"},
+		{"gpuContainers", "variables.containers.filter(c, " + g.hasGPULimit("c", true) + ")"},
 		{"isGPU", "size(variables.gpuContainers) > 0"},
 	}
 }
@@ -272,16 +290,13 @@ func (g gen) units(c string) string {
 	return "([0] + " + limitsOf(c) + ".filter(r, " + g.isGPUResource("r") + ").map(r, quantity(string(" + c + ".resources.limits[r])).asInteger())).sum()"
 }
 
-// nativeUnits are maxGPUs' variables for the API server: without init
-// containers (most pods) the units are counted over the GPU containers
-// already found (the others hold no positive GPU limit), and the general
-// count is evaluated only for pods with init containers.
-func (g gen) nativeUnits(sh shape, vars []Variable) []Variable {
+// nativeUnits is gpuUnits for the API server: without init containers
+// (most pods) the units are counted over the GPU containers already found
+// (the others hold no positive GPU limit), and the general count is
+// evaluated only for pods with init containers.
+func (g gen) nativeUnits(general string) string {
 	fast := "([0] + variables.gpuContainers.map(c, " + g.units("c") + ")).sum()"
-	out := append(g.common(sh), vars[1:3]...) // appUnits, initUnits
-	return append(out,
-		Variable{"gpuUnits", "size(variables.spec.?initContainers.orValue([])) == 0 ? " + fast + " : (" + vars[3].Expression + ")"},
-		vars[4]) // maxGPUs
+	return "size(variables.spec.?initContainers.orValue([])) == 0 ? " + fast + " : (" + general + ")"
 }
 
 // maxGPUs counts a pod's GPU units as the scheduler would, bounded above:
@@ -289,20 +304,19 @@ func (g gen) nativeUnits(sh shape, vars []Variable) []Variable {
 // Always), or the largest other init container if that is more.
 func (g gen) maxGPUs(sh shape) program {
 	inits := "variables.spec.?initContainers.orValue([])"
-	vars := []Variable{
-		{"spec", sh.spec},
-		{"appUnits", "([0] + variables.spec.containers.map(c, " + g.units("c") + ")).sum() + ([0] + " + inits +
-			".filter(c, c.?restartPolicy.orValue('') == 'Always').map(c, " + g.units("c") + ")).sum()"},
-		{"initUnits", "([0] + " + inits + ".filter(c, c.?restartPolicy.orValue('') != 'Always').map(c, " + g.units("c") + ")).max()"},
-		{"gpuUnits", "variables.initUnits > variables.appUnits ? variables.initUnits : variables.appUnits"},
-		{"maxGPUs", g.limitTable()},
-	}
+	app := Variable{"appUnits", "([0] + variables.spec.containers.map(c, " + g.units("c") + ")).sum() + ([0] + " + inits +
+		".filter(c, c.?restartPolicy.orValue('') == 'Always').map(c, " + g.units("c") + ")).sum()"}
+	init := Variable{"initUnits", "([0] + " + inits + ".filter(c, c.?restartPolicy.orValue('') != 'Always').map(c, " + g.units("c") + ")).max()"}
+	units := Variable{"gpuUnits", "variables.initUnits > variables.appUnits ? variables.initUnits : variables.appUnits"}
+	table := g.limitTable()
+	vars := []Variable{{"spec", sh.spec}, app, init, units, {"maxGPUs", table}}
 	if g.native {
-		vars = g.nativeUnits(sh, vars)
+		units.Expression = g.nativeUnits(units.Expression)
+		vars = append(g.common(sh), app, init, units, Variable{"maxGPUs", table})
 	}
 	r := RuleMaxGPUs
 	check := "variables.maxGPUs < 0 || variables.gpuUnits <= variables.maxGPUs"
-	if n, err := strconv.Atoi(vars[len(vars)-1].Expression); err == nil && n >= 0 {
+	if n, err := strconv.Atoi(table); err == nil && n >= 0 {
 		check = "variables.gpuUnits <= variables.maxGPUs" // one cap for every namespace
 	}
 	return program{vars, []Validation{{

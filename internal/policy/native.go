@@ -166,14 +166,12 @@ func nativeMeta(name string, sh shape, rules []Rule) Meta {
 // cannot read variables: fails is every validation written out.
 func (g gen) nativeConditions(sh shape, fails string) []Variable {
 	spec := sh.spec
-	gpuLimit := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + "))"
 	// One expression, not two: the API server evaluates every condition
 	// before it looks at the results, and && stops at a binding without
-	// rule labels. The two container lists are searched one after the
-	// other rather than joined (no list built per request).
+	// rule labels.
 	out := []Variable{
 		{"a-listed-rule-fails", "params.metadata.?labels.orValue({}).exists(k, k.startsWith(" + quote(RuleLabelPrefix) + ")) && (" +
-			spec + ".containers.exists(" + gpuLimit + " || " + spec + ".?initContainers.orValue([]).exists(" + gpuLimit + " || " +
+			inAnyContainer(spec, g.hasGPULimit("c", false)) + " || " +
 			spec + ".?tolerations.orValue([]).exists(t, " + g.tolerates("t") + ")) && (" + fails + ")"},
 	}
 	if sh.update {
@@ -190,8 +188,7 @@ func (g gen) nativeConditions(sh shape, fails string) []Variable {
 // GPU pods can fail (GW004, the labels).
 func (g gen) fails(sh shape, vars []Variable, vals []Validation) string {
 	spec := sh.spec
-	pos := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + " && " + g.positive("c", "r") + "))"
-	isGPU := "(" + spec + ".containers.exists(" + pos + " || " + spec + ".?initContainers.orValue([]).exists(" + pos + ")"
+	isGPU := "(" + inAnyContainer(spec, g.hasGPULimit("c", true)) + ")"
 	return isGPU + " ? (" + violation(vars, vals, "isGPU", "true") + ") : (" + violation(vars, vals, "isGPU", "false") + ")"
 }
 
@@ -201,8 +198,9 @@ func (g gen) fails(sh shape, vars []Variable, vals []Validation) string {
 // later variable is replaced there too.
 func violation(vars []Variable, vals []Validation, fixed, value string) string {
 	exprs := make([]string, len(vals))
+	fixedRef := varRef(fixed)
 	for i, v := range vals {
-		exprs[i] = varRef(fixed).ReplaceAllLiteralString(v.Expression, value)
+		exprs[i] = fixedRef.ReplaceAllLiteralString(v.Expression, value)
 	}
 	for i := len(vars) - 1; i >= 0; i-- {
 		ref, sub := varRef(vars[i].Name), "("+vars[i].Expression+")"
@@ -355,9 +353,8 @@ func (s Settings) mutation() Artefact {
 	expr := "has(object.spec.tolerations) ? " +
 		"[JSONPatch{op: 'add', path: '/spec/tolerations/-', value: " + tol + "}] : " +
 		"[JSONPatch{op: 'add', path: '/spec/tolerations', value: [" + tol + "]}]"
-	gpu := "c, " + limitsOf("c") + ".exists(r, " + g.isGPUResource("r") + " && " + g.positive("c", "r") + "))"
 	needs := Variable{"gpu-pod-without-gpu-toleration", "!object.spec.?tolerations.orValue([]).exists(t, " + g.tolerates("t") + ") && " +
-		"(object.spec.containers.exists(" + gpu + " || object.spec.?initContainers.orValue([]).exists(" + gpu + ")"}
+		"(" + inAnyContainer("object.spec", g.hasGPULimit("c", true)) + ")"}
 	m := meta(MutationName, RuleToleration, podShape)
 	m.Annotations[annotationSummary] = "Adds the GPU toleration to GPU pods that lack it; mutates nothing else."
 	spec := mapSpec{FailurePolicy: "Ignore", ReinvocationPolicy: "IfNeeded",
