@@ -77,6 +77,17 @@ func benchWorldOf(b *testing.B, scale int) *benchWorld {
 	return w
 }
 
+// reportHeap reports the heap in use after a full collection, in all
+// and without the world's own share (serve-heap-MiB).
+func (w *benchWorld) reportHeap(b *testing.B) {
+	runtime.GC()
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20)-w.heapMiB, "serve-heap-MiB")
+}
+
 // benchService is a service on the simulated cluster (its week's end as
 // now) with a history file, warmed by its first cycle (the window read
 // interval by interval).
@@ -112,12 +123,7 @@ func BenchmarkCycle(b *testing.B) {
 	}
 	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 	b.StopTimer()
-	runtime.GC()
-	debug.FreeOSMemory()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
-	b.ReportMetric(float64(ms.HeapInuse)/(1<<20)-w.heapMiB, "serve-heap-MiB")
+	w.reportHeap(b)
 	b.ReportMetric(rssMiB(), "rss-MiB")
 	if p := os.Getenv("GPUWISE_SERVE_HEAP_PROFILE"); p != "" {
 		if f, err := os.Create(p); err == nil {

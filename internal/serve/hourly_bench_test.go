@@ -3,8 +3,6 @@ package serve_test
 import (
 	"context"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -99,10 +97,5 @@ func BenchmarkCycleHourSums(b *testing.B) {
 	sums := serve.WindowSpan(in.svc, in.svc.State().Window).Hours
 	b.ReportMetric(float64(sums.Floats())*8/(1<<20), "hour-sums-MiB")
 	b.ReportMetric(float64(sums.Workloads()), "workloads")
-	runtime.GC()
-	debug.FreeOSMemory()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
-	b.ReportMetric(float64(ms.HeapInuse)/(1<<20)-w.heapMiB, "serve-heap-MiB")
+	w.reportHeap(b)
 }
