@@ -8,24 +8,13 @@ func (s *Snapshot) CompactUsage() {
 		p := &s.Pods[i]
 		for j := range p.GPUs {
 			h := &p.GPUs[j]
-			if h.Activity != nil {
-				h.Activity.Compact()
-			}
-			if h.SMActive != nil {
-				h.SMActive.Compact()
-			}
-			if h.FramebufferMiB != nil {
-				h.FramebufferMiB.Compact()
-			}
+			h.Activity.Compact()
+			h.SMActive.Compact()
+			h.FramebufferMiB.Compact()
 		}
 		for j := range p.Containers {
-			c := &p.Containers[j]
-			if c.CPU != nil {
-				c.CPU.Compact()
-			}
-			if c.Memory != nil {
-				c.Memory.Compact()
-			}
+			p.Containers[j].CPU.Compact()
+			p.Containers[j].Memory.Compact()
 		}
 	}
 }

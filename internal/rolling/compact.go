@@ -11,22 +11,12 @@ func (s *Span) Compact() {
 
 func (pu *PodUsage) compact() {
 	for _, g := range pu.GPUs {
-		if g.Activity != nil {
-			g.Activity.Compact()
-		}
-		if g.SMActive != nil {
-			g.SMActive.Compact()
-		}
-		if g.FramebufferMiB != nil {
-			g.FramebufferMiB.Compact()
-		}
+		g.Activity.Compact()
+		g.SMActive.Compact()
+		g.FramebufferMiB.Compact()
 	}
 	for _, c := range pu.Containers {
-		if c.CPU != nil {
-			c.CPU.Compact()
-		}
-		if c.Memory != nil {
-			c.Memory.Compact()
-		}
+		c.CPU.Compact()
+		c.Memory.Compact()
 	}
 }

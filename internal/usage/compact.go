@@ -7,16 +7,22 @@ package usage
 // growing (a finished segment of the service's rolling window, a kept
 // snapshot) gives that room, and its empty buckets' room, back. The state
 // and every answer stay the same; a later Add or Merge unpacks it and
-// grows the array again as before.
+// grows the array again as before. A nil accumulator (unmeasured) stays
+// nil.
 func (a *Activity) Compact() {
-	if !a.isPacked() {
+	if a != nil && !a.isPacked() {
 		a.pack(make([]float64, nonZero(a.hist)))
 	}
 }
 
 // Compact trims the histogram's array to the buckets it holds (see
-// Activity.Compact); the resolution and every answer stay the same.
-func (g *Gauge) Compact() { g.buckets = trimmed(g.buckets) }
+// Activity.Compact); the resolution and every answer stay the same. A nil
+// gauge stays nil.
+func (g *Gauge) Compact() {
+	if g != nil {
+		g.buckets = trimmed(g.buckets)
+	}
+}
 
 // trimmed is h in an array of exactly its length (nil when empty); h
 // itself when it has no spare capacity.

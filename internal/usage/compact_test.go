@@ -83,3 +83,13 @@ func TestCompactReleasesSpareCapacity(t *testing.T) {
 		t.Errorf("empty activity's array after Compact = %v, want nil", empty.hist)
 	}
 }
+
+// TestCompactNil: compacting an unmeasured series (nil) does not panic,
+// so that the snapshot's and the rolling window's walks need no nil
+// checks.
+func TestCompactNil(t *testing.T) {
+	var a *Activity
+	var g *Gauge
+	a.Compact()
+	g.Compact()
+}
