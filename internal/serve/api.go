@@ -46,7 +46,7 @@ func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 			return
 		}
 		if a.partial == nil {
-			a.partial = st.partial()
+			a.partial = st.Partial()
 		}
 		c := cached{body: a.body, contentType: a.contentType, partial: s.scrub.text(headerText(a.partial))}
 		s.cache.put(st.Generation, key, c)

@@ -1,7 +1,6 @@
-package serve
+package rolling
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -26,21 +25,18 @@ func TestInferredEndStopsAtTheUnitsNextHolder(t *testing.T) {
 		}
 		return p
 	}
-	a := newAccumulated()
-	a.absorb(interval(0, pod("first", 0, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
-	a.absorb(interval(10*time.Minute, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
+	a := NewSeen()
+	a.Absorb(interval(0, pod("first", 0, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
+	a.Absorb(interval(10*time.Minute, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
 	// A later read lists "gone", ended before it, with a unit it assigned
 	// (not measured): that unit is not the pod's.
 	gone := pod("gone", 0, "n1/gpu2")
 	gone.End = t0.Add(5 * time.Minute)
-	a.absorb(interval(0, gone))
+	a.Absorb(interval(0, gone))
 	late := pod("gone", 0, "n1/gpu3")
 	late.End = gone.End
-	a.absorb(interval(10*time.Minute, late, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
-	s, err := a.Inventory(context.Background(), t0.Add(20*time.Minute), time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a.Absorb(interval(10*time.Minute, late, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
+	s := a.Inventory(t0.Add(20*time.Minute), time.Hour)
 	ends := map[string]time.Time{}
 	for _, p := range s.Pods {
 		ends[p.Name] = p.End
