@@ -15,5 +15,6 @@
 // It knows no HTTP: internal/serve answers requests over a Collector's
 // State and History. It reaches sources only through app (Watch, Snapshot,
 // DemoSpansIn) and the engines only through app's use cases; the clock is
-// the App's. It must not import serve, cli or render.
+// the App's (the wall clock only times a cycle for its duration metric). It
+// must not import serve, cli or render.
 package collector
