@@ -56,7 +56,7 @@ var layers = map[string]layer{
 	"internal/app":      useCase, "internal/collector": useCase,
 	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/progress": frontEnd,
 	"internal/serve": frontEnd, "internal/dashboard": frontEnd, "internal/grafana": frontEnd,
-	"internal/packbench":   lab,
+	"internal/packbench":  lab,
 	"internal/shareddata": support,
 	"cmd":                 main_, "hack": main_, "test": main_,
 }
