@@ -23,6 +23,10 @@ type AdviseRequest struct {
 	Region capacity.RegionPolicy
 }
 
+// LeverNames are the levers an AdviseRequest may name, in the order the
+// ledger applies them.
+func LeverNames() []string { return ledger.LeverNames() }
+
 // DefaultAdviseRequest is advise with every default.
 func DefaultAdviseRequest() AdviseRequest {
 	return AdviseRequest{RecommendRequest: DefaultRecommendRequest(), EngineerUSDPerHour: ledger.DefaultEngineerUSDPerHour,

@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/app"
-	"github.com/gpuwise/gpuwise/internal/cost"
-	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/render"
 )
 
@@ -123,7 +121,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultReportRequest()
 		req.Data = s.data(q, st)
-		req.Cost.IdleShare = cost.IdleShare(q.str("idle-share", string(req.Cost.IdleShare)))
+		setString(&req.Cost.IdleShare, q.str("idle-share", string(req.Cost.IdleShare)))
 		req.Cost.IdleThreshold = q.float("idle-threshold", req.Cost.IdleThreshold)
 		req.Report.By = q.str("by", req.Report.By)
 		req.Report.TopN = q.int("top", req.Report.TopN)
@@ -195,7 +193,7 @@ func planHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultPlanRequest()
 		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
-		req.Shapes = packing.Shapes(q.str("shapes", string(req.Shapes)))
+		setString(&req.Shapes, q.str("shapes", string(req.Shapes)))
 		f := q.format(render.Formats)
 		q.add(req.Validate())
 		if err := q.err(); err != nil {
@@ -227,6 +225,10 @@ func adviseHandler(s *Service, rt route) http.HandlerFunc {
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Ledger(b, res.Ledger, f, s.renderOptions()) })
 	})
 }
+
+// setString sets a request's string-typed setting (an idle share, a
+// shape choice) from a parameter; the request's use case validates it.
+func setString[T ~string](p *T, s string) { *p = T(s) }
 
 // renderOptions are the CLI's when piped: no colour, no width.
 func (s *Service) renderOptions() render.Options { return render.Options{Version: s.opts.Version} }

@@ -12,9 +12,7 @@
 // The cycle is not here: internal/collector runs it (sources, the rolling
 // ring, the history, the published State and the service's metrics), and
 // the service answers requests over the collector's State and History.
-// It reaches sources and the history store only through app and
-// collector and runs engines only through app's use cases (it names a few
-// of their option types: cost.IdleShare, packing.Shapes, ledger's lever
-// names); it must not import cli, and the CLI's serve command builds
+// It reaches sources, engines and the history store only through app and
+// collector (it imports none of them); it must not import cli, and the CLI's serve command builds
 // Options and calls New and Serve.
 package serve
