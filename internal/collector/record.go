@@ -53,7 +53,7 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 func values(r *cost.Report, secs float64, oom map[string]int) map[string]tally.Values {
 	out := make(map[string]tally.Values, len(r.Rows))
 	for _, row := range r.Rows {
-		out[row.Key] = history.FromRow(row, secs, oom[row.Key])
+		out[row.Key] = cost.RowValues(row, secs, oom[row.Key])
 	}
 	return out
 }

@@ -32,15 +32,10 @@ var columns = []string{
 	"unpriced_gpu_hours", "oom_kills",
 }
 
-// FromRow takes a report row's sums as one cycle's values.
+// FromRow takes a report row's sums as one cycle's values
+// (cost.RowValues).
 func FromRow(r cost.Row, seconds float64, oomKills int) Values {
-	h, c := r.GPUHours, r.GPUCost
-	return Values{Seconds: seconds, Pods: int64(r.Pods),
-		GPUProvisionedHours: h.Provisioned, GPUAllocatedHours: h.Allocated, GPUActiveHours: h.Active,
-		GPUIdleHours: h.Idle, GPUUnmeasuredHours: h.Unmeasured, GPUUnallocatedHours: h.Unallocated,
-		GPUActiveUSD: c.Active, GPUIdleUSD: c.AllocatedIdle, GPUUnmeasuredUSD: c.Unmeasured, GPUUnallocatedUSD: c.Unallocated,
-		CPUUSD: r.CPUCost, MemoryUSD: r.MemoryCost, CPUMemoryUnallocatedUSD: r.CPUMemoryUnallocated, TotalUSD: r.TotalCost,
-		UnpricedGPUHours: r.UnpricedGPUHours, OOMKills: int64(oomKills)}
+	return cost.RowValues(r, seconds, oomKills)
 }
 
 // Entry is one key's values for one cycle.
