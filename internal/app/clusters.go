@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -119,4 +120,10 @@ func addCluster(out *cluster.Snapshot, name string, s *cluster.Snapshot) {
 	for _, note := range s.Notes {
 		out.Notes = append(out.Notes, name+": "+note)
 	}
+	for _, f := range s.Unknown { // unknown in one cluster: not decided for the merged one
+		if out.Knows(f) {
+			out.Unknown = append(out.Unknown, f)
+		}
+	}
+	slices.Sort(out.Unknown)
 }
