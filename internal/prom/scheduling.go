@@ -91,7 +91,7 @@ func unknownFacts(pf factSet) (unknown, notes, partial []string) {
 			"each pod is taken to tolerate the taints of the node it ran on, and GW004 is not decided", err))
 	} else if pf.facts[tolerationsMetric].len() == 0 {
 		unknown = append(unknown, cluster.FactTolerations)
-		notes = append(notes, "no kube_pod_tolerations series in the window: pod tolerations are unknown; "+
+		notes = append(notes, "no kube_pod_tolerations series, so pod tolerations are unknown: "+
 			"each pod is taken to tolerate the taints of the node it ran on (it could not have run there otherwise), "+
 			"so the plan moves pods only between nodes with taints they are seen to tolerate, and GW004 (GPU pod without the GPU toleration) is not decided")
 	}
@@ -100,7 +100,7 @@ func unknownFacts(pf factSet) (unknown, notes, partial []string) {
 		partial = append(partial, fmt.Sprintf("kube_pod_nodeselectors could not be read (%v): pod node selectors are unknown, so the plan cannot see them and GW005 is not decided", err))
 	} else if pf.facts[nodeSelectorsMetric].len() == 0 {
 		unknown = append(unknown, cluster.FactNodeSelectors)
-		notes = append(notes, "no kube_pod_nodeselectors series in the window (opt-in in kube-state-metrics: --resources with pods and "+
+		notes = append(notes, "no kube_pod_nodeselectors series (opt-in in kube-state-metrics: --resources with pods and "+
 			"--metric-opt-in-list=kube_pod_nodeselectors): pod node selectors are unknown, so the plan cannot see them and GW005 is not decided")
 	}
 	unknown = append(unknown, cluster.FactNodeAffinity)
