@@ -20,7 +20,12 @@ func Ledger(w io.Writer, l *ledger.Ledger, f Format, o Options) error {
 	}
 	v := newLedgerView(l)
 	return write(w, "ledger", f, o, writers{
-		Table:    ledgerDoc(v).writeText,
+		Table: func(w io.Writer) error {
+			d := ledgerDoc(v)
+			d.width = o.Width
+			return d.writeText(w)
+		},
+		Wide:     ledgerDoc(v).writeText,
 		Markdown: ledgerDoc(v).writeMarkdown,
 		HTML:     func(w io.Writer) error { return ledgerPage.Execute(w, v) },
 		JSON:     func(w io.Writer) error { return encodeJSON(w, l) },
@@ -52,7 +57,7 @@ func ledgerDoc(v ledgerView) *doc {
 			d.line("")
 			continue
 		}
-		d.table(actionHeader, ph.Rows)
+		d.tableKeep(actionHeader, ph.Rows, actionKeep...)
 		for _, det := range ph.Details {
 			d.line(det.Head)
 			for _, l := range det.Lines {
