@@ -15,13 +15,13 @@ func TestByLabelKeys(t *testing.T) {
 		}
 	}
 	for by, want := range map[string]string{
-		"label:team,label:env": "run once per key (--by label:team)",
-		"label:team,env":       "groups by more than one key",
-		"label:bad key!":       "is not a label key",
-		"label:-team":          "is not a label key",
-		"label:Example.com/x":  "prefix before / must be a DNS subdomain",
-		"label:a/b/c":          "is not a label key",
-		"label:/x":             "prefix",
+		"label:team,label:env":             "run once per key (--by label:team)",
+		"label:team,env":                   "groups by more than one key",
+		"label:bad key!":                   "is not a label key",
+		"label:-team":                      "is not a label key",
+		"label:Example.com/x":              "prefix before / must be a DNS subdomain",
+		"label:a/b/c":                      "is not a label key",
+		"label:/x":                         "prefix",
 		"label:" + strings.Repeat("x", 64): "at most 63",
 	} {
 		if _, err := keyFunc(by); err == nil || !strings.Contains(err.Error(), want) {
