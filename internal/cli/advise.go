@@ -62,6 +62,19 @@ func runAdvise(ctx context.Context, o *adviseOptions, e *env) error {
 	if err != nil {
 		return err
 	}
+	if res.Ledger == nil { // several clusters, each its own ledger
+		cl := make([]render.ClusterLedger, len(res.Clusters))
+		for i, c := range res.Clusters {
+			cl[i] = render.ClusterLedger{Cluster: c.Cluster, Ledger: c.Ledger}
+		}
+		if format == render.CSV || format == render.HTML {
+			return usageErrorf("output: -o %s holds one ledger, and these snapshots are %d clusters: use table, wide, markdown, json or yaml, or advise one cluster at a time", format, len(cl))
+		}
+		if err := render.ClusterLedgers(e.Out, cl, format, e.renderOptions()); err != nil {
+			return err
+		}
+		return partial(res.Partial)
+	}
 	if err := render.Ledger(e.Out, res.Ledger, format, e.renderOptions()); err != nil {
 		return err
 	}
