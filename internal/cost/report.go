@@ -24,7 +24,10 @@ type Report struct {
 	Totals         Totals         `json:"totals"`
 	Rows           []Row          `json:"rows"`
 	TopIdle        []Workload     `json:"top_idle_workloads"`
-	Notes          []Note         `json:"notes"`
+	// LowUtilization is the low-utilization list, when asked for
+	// (ReportOptions.LowUtil).
+	LowUtilization *LowUtil `json:"low_utilization,omitempty"`
+	Notes          []Note   `json:"notes"`
 }
 
 // Row is one group's sums.
