@@ -61,7 +61,7 @@ type auditor struct {
 	unpriced map[string]bool // nodes whose missing price is noted
 	kinds    map[string]cluster.UnitKind
 	notes    []string
-	unknown  map[string]*Undecided // rules left undecided (unknown.go)
+	unknown  map[string]*undecidedRule // rules left undecided (unknown.go)
 }
 
 // Run checks every rule against s. Findings come back sorted by

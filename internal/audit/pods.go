@@ -171,7 +171,7 @@ func (a *auditor) noToleration(p *cluster.Pod) *hit {
 		}
 		names = append(names, t.Key+"="+t.Value+":"+t.Effect)
 	}
-	if a.undecided(RuleNoToleration) {
+	if a.undecided(RuleNoToleration, p) {
 		return nil
 	}
 	h := &hit{severity: Warning,
@@ -207,7 +207,7 @@ func (a *auditor) noModelAffinity(p *cluster.Pod) *hit {
 			return nil
 		}
 	}
-	if a.undecided(RuleNoModelAffinity) {
+	if a.undecided(RuleNoModelAffinity, p) {
 		return nil
 	}
 	product := "<product>"

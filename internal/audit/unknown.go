@@ -15,10 +15,17 @@ import (
 type Undecided struct {
 	Rule string `json:"rule"`
 	Name string `json:"name"`
-	// Objects is how many objects the rule would have flagged.
+	// Objects is how many workloads the rule would have flagged (the
+	// objects its findings name).
 	Objects int `json:"objects"`
 	// Facts are the unknown facts it rests on.
 	Facts []string `json:"unknown_facts"`
+}
+
+// undecidedRule is an Undecided with the workloads counted.
+type undecidedRule struct {
+	Undecided
+	workloads map[string]bool
 }
 
 // ruleFacts are the facts each rule rests on that a source may lack.
@@ -40,20 +47,21 @@ func (a *auditor) undecidable(rule string) []string {
 
 // undecided counts an object rule would have flagged but cannot decide;
 // false when the rule is decided (the caller reports its hit).
-func (a *auditor) undecided(rule string) bool {
+func (a *auditor) undecided(rule string, p *cluster.Pod) bool {
 	facts := a.undecidable(rule)
 	if len(facts) == 0 {
 		return false
 	}
 	if a.unknown == nil {
-		a.unknown = map[string]*Undecided{}
+		a.unknown = map[string]*undecidedRule{}
 	}
 	u := a.unknown[rule]
 	if u == nil {
-		u = &Undecided{Rule: rule, Name: ruleName(rule), Facts: facts}
+		u = &undecidedRule{Undecided: Undecided{Rule: rule, Name: ruleName(rule), Facts: facts}, workloads: map[string]bool{}}
 		a.unknown[rule] = u
 	}
-	u.Objects++
+	u.workloads[p.WorkloadKey()] = true
+	u.Objects = len(u.workloads)
 	return true
 }
 
@@ -61,12 +69,12 @@ func (a *auditor) undecided(rule string) bool {
 func (a *auditor) undecidedList() ([]Undecided, []string) {
 	var out []Undecided
 	for _, u := range a.unknown {
-		out = append(out, *u)
+		out = append(out, u.Undecided)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Rule < out[j].Rule })
 	var notes []string
 	for _, u := range out {
-		notes = append(notes, fmt.Sprintf("%s (%s) is unknown for %d pod(s): it rests on %s, which the source could not read",
+		notes = append(notes, fmt.Sprintf("%s (%s) is unknown for %d workload(s): it rests on %s, which the source could not read",
 			u.Rule, u.Name, u.Objects, strings.Join(u.Facts, " and ")))
 	}
 	return out, notes

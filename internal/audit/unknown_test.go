@@ -48,7 +48,7 @@ func TestUndecidedRules(t *testing.T) {
 	if diff := cmp.Diff(want, r.Undecided); diff != "" {
 		t.Errorf("undecided (-want +got):\n%s", diff)
 	}
-	if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, "GW004 (gpu-pod-without-toleration) is unknown for 1 pod(s): it rests on tolerations") {
+	if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, "GW004 (gpu-pod-without-toleration) is unknown for 1 workload(s): it rests on tolerations") {
 		t.Errorf("notes %q: want GW004 named unknown", notes)
 	}
 }
