@@ -83,6 +83,11 @@ func TestClustersNeverMixed(t *testing.T) {
 				t.Errorf("seeds %v: move %s from %s to %s crosses clusters (%s)", seeds, m.Workload, m.From, m.To, to)
 			}
 		}
+		for _, pool := range pl.Plan.Pools {
+			if !strings.HasPrefix(pool.Pool, "prod:") && !strings.HasPrefix(pool.Pool, "staging:") {
+				t.Errorf("seeds %v: pool %s names no cluster: the plan's pools are per cluster", seeds, pool.Pool)
+			}
+		}
 		if got := *pl.Plan.SavingsUSDPerMonth; math.Abs(got-planAlone) > 0.005 {
 			t.Errorf("seeds %v: merged plan saves $%.2f, the clusters' own plans $%.2f", seeds, got, planAlone)
 		}

@@ -178,7 +178,11 @@ func poolOf(n *cluster.Node) string {
 	if it == "" {
 		it = "unknown-type"
 	}
-	return strings.Join([]string{it, orDash(n.Capacity), modelOf(n)}, "/")
+	pool := strings.Join([]string{it, orDash(n.Capacity), modelOf(n)}, "/")
+	if c := n.Labels[cluster.ClusterLabel]; c != "" {
+		return c + ":" + pool // a merged snapshot's pools stay per cluster
+	}
+	return pool
 }
 
 func orDash(s string) string {
