@@ -29,3 +29,24 @@ func TestByLabelKeys(t *testing.T) {
 		}
 	}
 }
+
+// A label no pod carries is said (issue 26.1: from Prometheus, pod labels
+// are what kube-state-metrics' allow-list lets through).
+func TestByMissingLabelIsNoted(t *testing.T) {
+	t.Parallel()
+	has := func(r *Report, s string) bool {
+		for _, n := range r.Notes {
+			if strings.Contains(n.Text, s) {
+				return true
+			}
+		}
+		return false
+	}
+	missing := report(t, unpricedFixture(), func(o *settings) { o.ReportOptions.By = "label:nope" })
+	if !has(missing, "no pod carries the label nope") {
+		t.Errorf("notes %+v: want the missing label named", missing.Notes)
+	}
+	if ns := report(t, unpricedFixture(), nil); has(ns, "no pod carries") {
+		t.Error("a namespace report notes a missing label")
+	}
+}
