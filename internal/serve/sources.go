@@ -56,8 +56,8 @@ type accumulated struct {
 	// unknown are the facts the last interval's read could not get
 	// (Snapshot.Unknown): the inventory does not know them either.
 	unknown []string
-	nodes  map[string]*seenNode
-	pods   map[string]*seenPod
+	nodes   map[string]*seenNode
+	pods    map[string]*seenPod
 }
 
 type seenNode struct {
