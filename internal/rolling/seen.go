@@ -13,8 +13,11 @@ import (
 // showing it did. It is not safe for concurrent use.
 type Seen struct {
 	source string
-	nodes  map[string]*seenNode
-	pods   map[string]*seenPod
+	// unknown are the facts the last interval's read could not get
+	// (Snapshot.Unknown): the inventory does not know them either.
+	unknown []string
+	nodes   map[string]*seenNode
+	pods    map[string]*seenPod
 }
 
 type seenNode struct {
@@ -36,7 +39,7 @@ func NewSeen() *Seen {
 // Absorb takes an interval's nodes and pods (a snapshot covering only
 // that interval).
 func (a *Seen) Absorb(s *cluster.Snapshot) {
-	a.source = s.Source
+	a.source, a.unknown = s.Source, s.Unknown
 	end := s.Window.End
 	for _, n := range s.Nodes {
 		a.nodes[n.Name] = &seenNode{node: n, last: end}
@@ -69,7 +72,7 @@ func (a *Seen) Absorb(s *cluster.Snapshot) {
 // seen before now-span is forgotten.
 func (a *Seen) Inventory(now time.Time, span time.Duration) *cluster.Snapshot {
 	start := now.Add(-span)
-	s := &cluster.Snapshot{Window: cluster.Window{Start: start, End: now}, Source: a.source}
+	s := &cluster.Snapshot{Window: cluster.Window{Start: start, End: now}, Source: a.source, Unknown: a.unknown}
 	latest := time.Time{}
 	for _, n := range a.nodes {
 		latest = laterOf(latest, n.last)

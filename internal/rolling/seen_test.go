@@ -51,3 +51,21 @@ func TestInferredEndStopsAtTheUnitsNextHolder(t *testing.T) {
 		}
 	}
 }
+
+// The facts a Prometheus read could not get stay unknown in the
+// inventory it builds and in the window's snapshot (issue 26.1): serve
+// --inventory prometheus decides no rule resting on them.
+func TestSeenKeepsUnknownFacts(t *testing.T) {
+	t0 := time.Date(2026, 11, 12, 0, 0, 0, 0, time.UTC)
+	a := NewSeen()
+	unknown := []string{cluster.FactNodeAffinity, cluster.FactTolerations}
+	a.Absorb(&cluster.Snapshot{Window: cluster.Window{Start: t0, End: t0.Add(10 * time.Minute)}, Unknown: unknown,
+		Nodes: []cluster.Node{{Name: "n1"}}})
+	s := a.Inventory(t0.Add(10*time.Minute), time.Hour)
+	if len(s.Unknown) != 2 || s.Knows(cluster.FactTolerations) {
+		t.Errorf("inventory unknown %q, want %q", s.Unknown, unknown)
+	}
+	if w := Attach(s, s.Window, nil); w.Knows(cluster.FactTolerations) {
+		t.Errorf("the window's snapshot knows tolerations its inventory does not")
+	}
+}
