@@ -14,11 +14,8 @@ import (
 // DCGM data, nodes whose exporter sent nothing, gaps, counter resets and
 // holdings left out.
 func notes(s *cluster.Snapshot, a assembly, conflicts int, unplaced []string, step time.Duration) []string {
-	var out []string
-	if a.gpu.metric == "" {
-		out = append(out, "no DCGM series found (looked for "+strings.Join(activityMetrics, ", ")+"): every GPU pod is unmeasured")
-	}
-	out = append(out, coverage(s, a.gpu, step)...)
+	out := coverage(s, a.gpu, step) // no DCGM series at all: missingFamilies
+
 	out = append(out, counterNote(a.ctr.usage)...)
 	if conflicts > 0 {
 		out = append(out, fmt.Sprintf("%d DCGM holding(s) overlap another pod's on the same GPU unit and were left out", conflicts))
@@ -115,7 +112,7 @@ var expected = []struct{ metric, effect string }{
 // figures that changes: expected series that are absent, and usage that
 // failed requests left out.
 func (r *reader) missing(a assembly) []string {
-	var out []string
+	out := missingFamilies(a)
 	for _, e := range expected {
 		fs := a.nodeFacts
 		if strings.HasPrefix(e.metric, "kube_pod_") {
