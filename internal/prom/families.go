@@ -42,3 +42,19 @@ func hasGPUs(a assembly) bool {
 	}
 	return false
 }
+
+// unplacedPartial says which GPU pods requested more units than the
+// inventory shows free on their node (a layout neither DCGM nor the
+// node's advertised resources give): their GPU-hours are missing from
+// allocation, so the read is partial, never a confident "unallocated".
+func unplacedPartial(unplaced []string) []string {
+	if len(unplaced) == 0 {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, k := range unplaced {
+		set[k] = true
+	}
+	return []string{fmt.Sprintf("%d GPU pod(s) (%s) requested more GPU units than the inventory shows free on their node (no DCGM series and no advertised MIG or GPU resources say which): "+
+		"the GPU-hours of their extra requests are missing from allocation and count as unallocated capacity", len(set), list(set))}
+}

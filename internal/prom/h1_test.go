@@ -82,3 +82,32 @@ func TestH1NoDCGMKeepsHoldingsFromTheInventory(t *testing.T) {
 		})
 	}
 }
+
+// TestH1UnplacedPodsMakeTheReadPartial: a GPU pod that asks for more
+// units than the inventory shows free on its node (no DCGM series to say
+// which) makes the read partial, naming the pod.
+func TestH1UnplacedPodsMakeTheReadPartial(t *testing.T) {
+	t.Parallel()
+	srv := promtest.New(t, promtest.Cluster())
+	srv.Edit(func(ss []promtest.Series) []promtest.Series {
+		for i := range ss {
+			l := ss[i].Labels
+			if strings.HasPrefix(l["__name__"], "kube_pod_container_resource_") && l["pod"] == "idle-0" && l["resource"] == "nvidia_com_gpu" {
+				xs := append(ss[i].Samples[:0:0], ss[i].Samples...)
+				for j := range xs {
+					xs[j].V = 3 // gpu-1 has 2 GPUs, train-0 holds one
+				}
+				ss[i].Samples = xs
+			}
+		}
+		return ss
+	})
+	s, err := buildFrom(t, srv, ReadRemote)
+	var pe *PartialError
+	if !errors.As(err, &pe) || s == nil {
+		t.Fatalf("Build: %v; want a partial snapshot", err)
+	}
+	if len(s.Partial) != 1 || !strings.Contains(s.Partial[0], "1 GPU pod(s) (ml/idle-0) requested more GPU units") {
+		t.Errorf("partial %q; want the unplaced pod named", s.Partial)
+	}
+}

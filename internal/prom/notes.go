@@ -13,15 +13,12 @@ import (
 // notes are the data-quality notes: coverage of allocated GPU-hours by
 // DCGM data, nodes whose exporter sent nothing, gaps, counter resets and
 // holdings left out.
-func notes(s *cluster.Snapshot, a assembly, conflicts int, unplaced []string, step time.Duration) []string {
+func notes(s *cluster.Snapshot, a assembly, conflicts int, step time.Duration) []string {
 	out := coverage(s, a.gpu, step) // no DCGM series at all: missingFamilies
 
 	out = append(out, counterNote(a.ctr.usage)...)
 	if conflicts > 0 {
 		out = append(out, fmt.Sprintf("%d DCGM holding(s) overlap another pod's on the same GPU unit and were left out", conflicts))
-	}
-	if len(unplaced) > 0 {
-		out = append(out, fmt.Sprintf("%d GPU pod(s) requested more GPU units than their node has free; their extra requests are not counted", len(unplaced)))
 	}
 	return out
 }

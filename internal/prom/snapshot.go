@@ -49,11 +49,11 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	for _, p := range a.pods {
 		s.Pods = append(s.Pods, p.pod)
 	}
-	s.Notes = notes(s, a, conflicts, unplaced, r.opts.Step)
+	s.Notes = notes(s, a, conflicts, r.opts.Step)
 	var hourlyNotes []string
 	s.Hourly, s.HourSums, hourlyNotes = hourlyOf(s, a, r.opts.HourSums)
 	s.Notes = append(s.Notes, hourlyNotes...)
-	s.Partial = r.missing(a)
+	s.Partial = append(r.missing(a), unplacedPartial(unplaced)...)
 	if len(s.Partial) == 0 {
 		return s, nil
 	}

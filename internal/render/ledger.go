@@ -32,6 +32,13 @@ func Ledger(w io.Writer, l *ledger.Ledger, f Format, o Options) error {
 // ledgerDoc is the ledger as a document for the terminal and markdown.
 func ledgerDoc(v ledgerView) *doc {
 	d := &doc{title: "gpuwise savings plan"}
+	if len(v.Partial) > 0 {
+		d.line(partialTitle)
+		for _, s := range v.Partial {
+			d.item(s)
+		}
+		d.line("")
+	}
 	d.line(v.Window + " · source " + v.Source + " · $/month at 730 h · nothing applied")
 	d.line("")
 	d.heading("Summary")
