@@ -1,0 +1,65 @@
+package prom
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/prom/promtest"
+)
+
+// scaleMetric multiplies every sample of metric by k.
+func scaleMetric(metric string, k float64) func([]promtest.Series) []promtest.Series {
+	return func(ss []promtest.Series) []promtest.Series {
+		for i := range ss {
+			if ss[i].Labels["__name__"] == metric {
+				xs := append(ss[i].Samples[:0:0], ss[i].Samples...)
+				for j := range xs {
+					xs[j].V *= k
+				}
+				ss[i].Samples = xs
+			}
+		}
+		return ss
+	}
+}
+
+// TestM3OutOfRangeValuesAreLeftOutAndNoted (issue 31 M3): a percent-scaled
+// activity (40 for 40 %) is not read as 100 % busy, a negative working set
+// not as 0 bytes: the samples are left out, the holding and the container
+// count as unmeasured, and a note says how many samples of which metric
+// were left out and why.
+func TestM3OutOfRangeValuesAreLeftOutAndNoted(t *testing.T) {
+	t.Parallel()
+	for _, read := range []string{ReadRemote, ReadRaw} {
+		t.Run(read, func(t *testing.T) {
+			t.Parallel()
+			srv := promtest.New(t, promtest.Cluster())
+			srv.Edit(scaleMetric("DCGM_FI_PROF_GR_ENGINE_ACTIVE", 100))
+			srv.Edit(scaleMetric("container_memory_working_set_bytes", -1))
+			s, err := buildFrom(t, srv, read)
+			if err != nil {
+				t.Fatal(err)
+			}
+			train := pod(s, "ml/train-0")
+			if train == nil || len(train.GPUs) != 1 {
+				t.Fatalf("train-0 %+v: want one GPU", train)
+			}
+			if a := train.GPUs[0].Activity; a != nil && a.Seconds > 0 {
+				t.Errorf("train-0's GPU measured for %.0f s from out-of-range samples (mean %.3f)", a.Seconds, a.Mean())
+			}
+			if m := train.Containers[0].Memory; m != nil && m.Samples > 0 {
+				t.Errorf("train-0's memory measured from negative samples: %+v", m)
+			}
+			notes := strings.Join(s.Notes, "\n")
+			for _, want := range []string{
+				"sample(s) of DCGM_FI_PROF_GR_ENGINE_ACTIVE outside [0, 1.000001] (the first: ",
+				"a percent-scaled recording rule?) were left out",
+				"sample(s) of container_memory_working_set_bytes outside [0, 1.1259e+15] (the first: -2.147484e+09) were left out",
+			} {
+				if !strings.Contains(notes, want) {
+					t.Errorf("notes lack %q:\n%s", want, notes)
+				}
+			}
+		})
+	}
+}
