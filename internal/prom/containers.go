@@ -244,7 +244,9 @@ type ctrCounter struct {
 
 func (u *ctrUsage) counterBatch(kind counterKind) func(cut float64) func() query.Batch {
 	return func(cut float64) func() query.Batch {
-		return func() query.Batch { return &counterBatch{u: u, kind: kind, cut: cut, rng: ctrRange(ctrCounterMetrics[kind])} }
+		return func() query.Batch {
+			return &counterBatch{u: u, kind: kind, cut: cut, rng: ctrRange(ctrCounterMetrics[kind])}
+		}
 	}
 }
 

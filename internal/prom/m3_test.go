@@ -1,9 +1,14 @@
 package prom
 
 import (
+	"context"
+	"errors"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gpuwise/gpuwise/internal/prom/api"
 	"github.com/gpuwise/gpuwise/internal/prom/promtest"
 )
 
@@ -61,5 +66,32 @@ func TestM3OutOfRangeValuesAreLeftOutAndNoted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestM4DeadlineBoundsTheRead (issue 31 M4): a server that answers the
+// probe and the facts but hangs on usage requests ends the read at
+// Options.Deadline, as Unreachable naming the deadline, not after the
+// request timeout times the attempts.
+func TestM4DeadlineBoundsTheRead(t *testing.T) {
+	t.Parallel()
+	srv := promtest.New(t, promtest.Cluster())
+	srv.Inject(func(w http.ResponseWriter, r *http.Request, _ int64, metric string) bool {
+		if !strings.HasPrefix(metric, "container_") {
+			return false
+		}
+		<-r.Context().Done()
+		return true
+	})
+	opts := testOptions(srv.URL, ReadRemote)
+	opts.Deadline = 2 * time.Second
+	start := time.Now()
+	_, err := Build(context.Background(), opts)
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Kind != api.Unreachable || !strings.Contains(err.Error(), "longer than the 2s deadline (--prometheus-deadline)") {
+		t.Errorf("Build: %v; want Unreachable naming the deadline", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the read ended after %s; want about the 2 s deadline", took)
 	}
 }
