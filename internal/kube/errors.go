@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -77,6 +78,9 @@ func kindOf(err error) ErrorKind {
 		}
 		return Failed
 	}
+	if execCredentialFailed(err) {
+		return Unauthorized // no credentials to send: access, not reachability (README: exit 5)
+	}
 	var urlErr *url.Error
 	var netErr net.Error
 	if errors.As(err, &urlErr) || errors.As(err, &netErr) ||
@@ -84,4 +88,12 @@ func kindOf(err error) ErrorKind {
 		return Unreachable
 	}
 	return Failed
+}
+
+// execCredentialFailed reports whether err is client-go's failure to get
+// credentials from a kubeconfig's exec plugin (the plugin missing,
+// failing or answering nonsense): client-go wraps it, as text only, in
+// the transport error of the request it could not send.
+func execCredentialFailed(err error) bool {
+	return strings.Contains(err.Error(), "getting credentials: ")
 }
