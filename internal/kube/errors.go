@@ -41,6 +41,10 @@ func (e *APIError) Error() string {
 	case Unreachable:
 		return fmt.Sprintf("cannot reach the Kubernetes API at %s (%s %s): %v", e.Server, e.Verb, e.Resource, e.Err)
 	case Unauthorized:
+		if e.Err != nil && execCredentialFailed(e.Err) {
+			return fmt.Sprintf("the kubeconfig's exec credential plugin gave no credentials for %s %s at %s: %v; "+
+				"run the plugin by hand (or log in to the cloud CLI again) and check its output", e.Verb, e.Resource, e.Server, e.Err)
+		}
 		return fmt.Sprintf("the Kubernetes API at %s rejected the credentials (401) on %s %s: "+
 			"log in again or refresh the token/certificate in the kubeconfig", e.Server, e.Verb, e.Resource)
 	case Forbidden:

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -38,5 +39,8 @@ current-context: ca
 	var ae *APIError
 	if !errors.As(err, &ae) || ae.Kind != Unauthorized {
 		t.Fatalf("Snapshot: %v (%#v); want an Unauthorized APIError", err, ae)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "exec credential plugin gave no credentials") || !strings.Contains(msg, "/bin/false failed with exit code 1") {
+		t.Errorf("error %q: want the plugin and its failure named", msg)
 	}
 }
