@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpuwise/gpuwise/internal/prom/promtest"
 )
 
 // TestM4HungPrometheusFailsFast (issue 31 M4): a Prometheus that accepts
@@ -40,5 +42,27 @@ func TestM5RetriesFlagHasAMaximum(t *testing.T) {
 	_, errOut, code := run(t, "report", "--prometheus", "http://p", "--prometheus-retries", "1000")
 	if code != ExitUsage || !strings.Contains(errOut, "prometheus-retries: 1000 is more than 10") {
 		t.Errorf("exit %d, stderr %q; want %d and the maximum named", code, errOut, ExitUsage)
+	}
+}
+
+// TestLowMeasuredUnknownWithoutRequests (issue 31, low): with neither
+// request nor limit series, GPU holders come from DCGM alone, so the
+// headline's measured share is unknown ("n/a", saying why), not 100 %.
+func TestLowMeasuredUnknownWithoutRequests(t *testing.T) {
+	t.Parallel()
+	srv := promtest.New(t, promtest.Cluster())
+	srv.Edit(promtest.Drop("kube_pod_container_resource_requests", "kube_pod_container_resource_limits"))
+	out, errOut, code := run(t, promArgs(srv.URL)...)
+	if code != ExitPartial {
+		t.Fatalf("exit %d: %s; want %d", code, errOut, ExitPartial)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "Measured") {
+			line = l
+		}
+	}
+	if strings.Contains(line, "100.0%") || !strings.Contains(line, "n/a") || !strings.Contains(line, "no pod in the source requests a GPU") {
+		t.Errorf("measured line %q; want n/a and why", line)
 	}
 }
