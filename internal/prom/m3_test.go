@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/prom/api"
 	"github.com/gpuwise/gpuwise/internal/prom/promtest"
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
 
 // scaleMetric multiplies every sample of metric by k.
@@ -93,5 +94,30 @@ func TestM4DeadlineBoundsTheRead(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("the read ended after %s; want about the 2 s deadline", took)
+	}
+}
+
+// TestM3ServingValuesAreRangeChecked: a negative inference-server gauge
+// or counter is left out and noted, like the exporters' values.
+func TestM3ServingValuesAreRangeChecked(t *testing.T) {
+	t.Parallel()
+	series := promtest.Cluster()
+	at := func(m string, v float64) promtest.Series {
+		s := promtest.Series{Labels: map[string]string{"__name__": m, "namespace": "ml", "pod": "train-0"}}
+		for ts := promtest.Window.Start; ts.Before(promtest.Window.End); ts = ts.Add(5 * time.Minute) {
+			s.Samples = append(s.Samples, wire.Sample{T: ts.UnixMilli(), V: v})
+		}
+		return s
+	}
+	series = append(series, at("vllm:num_requests_waiting", -2), at("vllm:request_success_total", -7))
+	s, err := buildFrom(t, promtest.New(t, series), ReadRemote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(s.Notes, "\n")
+	for _, m := range []string{"vllm:num_requests_waiting", "vllm:request_success_total"} {
+		if !strings.Contains(notes, "sample(s) of "+m+" outside [0, ∞]") {
+			t.Errorf("notes lack %s's out-of-range samples:\n%s", m, notes)
+		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 // holdings left out.
 func notes(s *cluster.Snapshot, a assembly, conflicts int, step time.Duration) []string {
 	out := coverage(s, a.gpu, step) // no DCGM series at all: missingFamilies
-	out = append(out, rangeNotes(a.gpu, a.ctr)...)
+	out = append(out, rangeNotes(a.gpu, a.ctr, a.serve)...)
 
 	out = append(out, counterNote(a.ctr.usage)...)
 	if conflicts > 0 {

@@ -49,7 +49,7 @@ func ctrRange(metric string) query.Range {
 
 // rangeNotes say, per metric, how many samples were left out for being
 // out of range.
-func rangeNotes(g gpuRead, c ctrRead) []string {
+func rangeNotes(g gpuRead, c ctrRead, sv serveRead) []string {
 	var out []string
 	note := func(metric string, r query.Range, hint string) {
 		if r.Out == 0 {
@@ -81,6 +81,15 @@ func rangeNotes(g gpuRead, c ctrRead) []string {
 		note(cpuMetric, u.cpuRange, "")
 		for k := cfsPeriods; k < nCounterKinds; k++ {
 			note(ctrCounterMetrics[k], u.counterRanges[k], "")
+		}
+		u.mu.Unlock()
+	}
+	if u := sv.usage; u != nil {
+		u.mu.Lock()
+		for _, m := range serveMetrics {
+			if r := u.ranges[m.name]; r != nil {
+				note(m.name, *r, "")
+			}
 		}
 		u.mu.Unlock()
 	}
