@@ -30,7 +30,7 @@ type faultProxy struct {
 	*httptest.Server
 	drop      string
 	dropAll   string // every metric with this prefix (a whole exporter)
-	dieAfter  int64 // kube_* answers before dying; 0: never
+	dieAfter  int64  // kube_* answers before dying; 0: never
 	kubeSeen  atomic.Int64
 	dead      atomic.Bool
 	forwarder *httputil.ReverseProxy
