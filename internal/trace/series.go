@@ -55,14 +55,16 @@ func forEachSample(path string, check valueCheck, fn func(s sample) error) error
 		if err == io.EOF {
 			return nil
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
+			// FieldPos panics after a failed Read (no record to point
+			// into), so the line comes from the ParseError only.
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				return fmt.Errorf("%s line %d: %w", path, pe.Line, pe.Err)
 			}
-			return fmt.Errorf("%s line %d: %w", path, line, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
+		line, _ := r.FieldPos(0)
 		s, err := parseSample(rec, cols, check)
 		if err == nil {
 			s.line = line
