@@ -30,7 +30,7 @@ func FuzzReadOpenBNodes(f *testing.F) {
 			return
 		}
 		for _, n := range nodes {
-			if n.CPUMilli < 0 || n.MemoryMiB < 0 || n.GPUs < 0 {
+			if n.CPUMilli < 0 || n.MemoryMiB < 0 || n.GPUs < 0 || n.GPUs > maxOpenBGPUs {
 				t.Fatalf("negative capacity accepted: %+v", n)
 			}
 			if n.GPUs > 0 && n.Model == "" {
