@@ -163,11 +163,18 @@ func (r NodePoolRequest) Validate() error {
 	if r.GPUQuota < 0 {
 		p.add(fmt.Errorf("--gpu-quota: %d is negative", r.GPUQuota))
 	}
-	if kind, name, ok := strings.Cut(r.NodeClass, "/"); !ok || kind == "" || name == "" {
+	kind, name, ok := strings.Cut(r.NodeClass, "/")
+	if !ok || kind == "" || name == "" {
 		p.add(fmt.Errorf("--node-class %q: want Kind/name, e.g. EC2NodeClass/gpu or AKSNodeClass/default", r.NodeClass))
 	}
 	if r.NodeClassGroup == "" {
 		p.add(fmt.Errorf("--node-class-group: empty; e.g. karpenter.k8s.aws or karpenter.azure.com"))
+	}
+	if ok && kind != "" && name != "" && r.NodeClassGroup != "" {
+		// A name Kubernetes refuses was written into the NodePools.
+		if err := generate.CheckNodeClassRef(r.NodeClassGroup, kind, name); err != nil {
+			p.add(err)
+		}
 	}
 	return p.err()
 }
@@ -187,7 +194,7 @@ func (a *App) GenerateNodePools(ctx context.Context, req NodePoolRequest) (*Gene
 		NodeClassGroup: req.NodeClassGroup, NodeClassKind: kind, NodeClassName: name, ConsolidateAfter: "10m"})
 	files, err := generate.NodePools(pools)
 	if err != nil {
-		return nil, fmt.Errorf("generating: %w", err)
+		return nil, generateErr(err)
 	}
 	return &GenerateResult{Files: files, Notes: notes, Partial: in.partial}, nil
 }
@@ -223,11 +230,11 @@ func (a *App) GenerateSpot(ctx context.Context, req SpotRequest) (*GenerateResul
 	placements, pools := spotArtefacts(cands, req, limits)
 	files, notes, err := generate.SpotPlacements(placements)
 	if err != nil {
-		return nil, fmt.Errorf("generating: %w", err)
+		return nil, generateErr(err)
 	}
 	np, err := generate.NodePools(pools)
 	if err != nil {
-		return nil, fmt.Errorf("generating: %w", err)
+		return nil, generateErr(err)
 	}
 	return &GenerateResult{Files: append(files, np...), Notes: notes, Partial: in.partial}, nil
 }

@@ -363,3 +363,26 @@ func TestMetricsReference(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31 low item: missing TLS files exited 1 ("a bug"); they are an
+// input error (exit 3) naming the files.
+func TestMissingTLSFilesExit3(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opts := liveOptions("")
+	opts.TLSCertFile, opts.TLSKeyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	svc := small(t, opts, false).svc
+	h, err := svc.Handler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	err = svc.Serve(context.Background(), ln, h)
+	if app.KindOf(err) != app.Input || !strings.Contains(fmt.Sprint(err), opts.TLSCertFile) {
+		t.Errorf("Serve with missing TLS files: %v (kind %v), want an input error naming %s", err, app.KindOf(err), opts.TLSCertFile)
+	}
+}

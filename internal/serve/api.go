@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/app"
@@ -35,12 +37,19 @@ func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 			writeError(w, http.StatusServiceUnavailable, "not ready", errors.New("no result yet: the first cycle is still running (see /readyz)"))
 			return
 		}
-		key := rt.Path + "?" + r.URL.Query().Encode()
+		// url.URL.Query drops a pair it cannot decode without a word, so a
+		// bad percent-encoding would answer another question (issue 31).
+		vals, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			s.writeAppError(w, &app.Error{Kind: app.Usage, Err: fmt.Errorf("query string: %v (write a literal %% as %%25)", err)})
+			return
+		}
+		key := rt.Path + "?" + vals.Encode()
 		if c, ok := s.cache.get(st.Generation, key); ok {
 			write(w, c.body, c.contentType, c.partial)
 			return
 		}
-		a, err := fn(r.Context(), newQuery(r.URL.Query(), rt), st)
+		a, err := fn(r.Context(), newQuery(vals, rt), st)
 		if err != nil {
 			s.writeAppError(w, err)
 			return

@@ -97,7 +97,9 @@ func (s *Service) Serve(ctx context.Context, ln net.Listener, h http.Handler) er
 	if s.opts.TLSCertFile != "" {
 		kp, err := newKeyPair(s.opts.TLSCertFile, s.opts.TLSKeyFile)
 		if err != nil {
-			return err
+			// A missing or bad certificate is an input error (exit 3), not
+			// a bug (issue 31: it exited 1).
+			return &app.Error{Kind: app.Input, Err: err}
 		}
 		srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: kp.get}
 		ln = tls.NewListener(ln, srv.TLSConfig)
