@@ -87,3 +87,14 @@ func TestGenerateSpotQuotaInvalidNamesAreNotABug(t *testing.T) {
 		t.Errorf("quota for namespace Team_A: exit %d, stderr %q; want exit %d naming it", code, errOut, ExitInput)
 	}
 }
+
+func TestEngineerRate1e308IsRefused(t *testing.T) {
+	_, errOut, code := run(t, "advise", "--demo", "--engineer-rate", "1e308")
+	if code != ExitUsage || !strings.Contains(errOut, "above the maximum, 10000 $/hour") {
+		t.Errorf("--engineer-rate 1e308: exit %d, stderr %q; want exit %d", code, errOut, ExitUsage)
+	}
+	out, errOut, code := run(t, "advise", "--demo", "--engineer-rate", "10000", "-o", "json")
+	if code != ExitOK || strings.Contains(out, "Inf") || strings.Contains(out, "NaN") {
+		t.Errorf("--engineer-rate 10000: exit %d, stderr %q, or a non-finite figure", code, errOut)
+	}
+}
