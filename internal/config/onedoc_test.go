@@ -8,7 +8,7 @@ import (
 // Issue 31 low item: a second YAML document in --policy was ignored.
 func TestSecondYAMLDocumentInPolicyIsAnError(t *testing.T) {
 	t.Parallel()
-	one := "gpu:\n  idleThreshold: 0.1\n"
+	one := "gpu:\n  activityPercentile: 0.9\n"
 	if _, err := ParsePolicies("p.yaml", []byte(one+"---\n")); err != nil {
 		t.Errorf("a trailing empty document: %v", err)
 	}
