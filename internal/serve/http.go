@@ -74,17 +74,33 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// errNote carries a 5xx answer's error from the handler to the request's
+// log line (issue 31 M7: the line carried only the status).
+type errNote struct{ msg string }
+
+type errNoteKey struct{}
+
+func noteError(r *http.Request, msg string) {
+	if n, ok := r.Context().Value(errNoteKey{}).(*errNote); ok {
+		n.msg = msg
+	}
+}
+
 func (s *Service) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
+		note := &errNote{}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), errNoteKey{}, note)))
 		lvl := slog.LevelDebug
 		if sw.status >= 400 {
 			lvl = slog.LevelInfo
 		}
-		s.log.Log(r.Context(), lvl, "http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"seconds", time.Since(start).Seconds())
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", sw.status, "seconds", time.Since(start).Seconds()}
+		if note.msg != "" {
+			attrs = append(attrs, "err", note.msg)
+		}
+		s.log.Log(r.Context(), lvl, "http", attrs...)
 	})
 }
 
