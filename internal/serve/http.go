@@ -52,12 +52,44 @@ func (s *Service) Handler(gatherer prometheus.Gatherer) (http.Handler, error) {
 func (s *Service) routeHandler(rt route, gatherer prometheus.Gatherer, ui fs.FS) http.Handler {
 	switch rt.Path {
 	case "/metrics":
-		return promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{ErrorLog: slogPrinter{s.log}, MaxRequestsInFlight: 4,
-			Timeout: 30 * time.Second, EnableOpenMetrics: true})
+		// Concurrent scrapes share one Gather and wait their turn to be
+		// written: promhttp's MaxRequestsInFlight answered 503 at once to
+		// 83-85 % of 32 concurrent clients (issue 31).
+		return queued(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{ErrorLog: slogPrinter{s.log}, CoalesceGather: true,
+			Timeout: 30 * time.Second, EnableOpenMetrics: true}), MetricsInFlight, MetricsQueueWait)
 	case "/":
 		return uiHandler(ui)
 	}
 	return rt.handler(s, rt)
+}
+
+// MetricsInFlight scrapes of /metrics are written at once; more wait up
+// to MetricsQueueWait for a turn, then get a 503 with Retry-After (a
+// scrape is a few milliseconds to a few hundred at 10,000 GPUs, so a
+// queue of dozens drains well within the wait).
+const (
+	MetricsInFlight  = 8
+	MetricsQueueWait = 10 * time.Second
+)
+
+// queued lets n requests run at once and queues the rest for up to wait.
+func queued(h http.Handler, n int, wait time.Duration) http.Handler {
+	slots := make(chan struct{}, n)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case slots <- struct{}{}:
+		case <-t.C:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, fmt.Sprintf("%d scrapes in flight and none finished within %v: try again", n, wait), http.StatusServiceUnavailable)
+			return
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-slots }()
+		h.ServeHTTP(w, r)
+	})
 }
 
 type slogPrinter struct{ log *slog.Logger }
