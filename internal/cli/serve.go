@@ -71,6 +71,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.PodMetrics, "metrics-pods", false, "also export per-pod gauges (one series per pod: mind the cardinality)")
 	fs.StringVar(&s.BearerTokenFile, "auth-token-file", "", "require this bearer token (file, e.g. a mounted Secret) on the API and /metrics")
 	fs.StringVar(&s.BasicAuthFile, "auth-basic-file", "", "require basic auth: a file of user:password lines (e.g. a mounted Secret)")
+	fs.StringSliceVar(&s.AllowedHosts, "allow-host", nil, "on a loopback --listen: also answer to this Host name (a local reverse proxy's); others get 421, a DNS rebinding guard (repeatable)")
 	fs.StringVar(&s.TLSCertFile, "tls-cert-file", "", "serve HTTPS with this PEM certificate (reloaded when the file changes)")
 	fs.StringVar(&s.TLSKeyFile, "tls-key-file", "", "the certificate's PEM key")
 	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", s.ShutdownTimeout, "how long a graceful shutdown waits for requests in flight")

@@ -84,3 +84,54 @@ func TestDamagedHistoryFileFailsReadyz(t *testing.T) {
 		t.Errorf("the 500's log line lacks the error: %q", line)
 	}
 }
+
+// Issue 31 M9: no CSP, X-Frame-Options or nosniff headers, and no Host
+// check on a loopback serve (DNS rebinding against a workstation's
+// `serve --demo`).
+func TestSecurityHeadersAndHostCheck(t *testing.T) {
+	t.Parallel()
+	opts := liveOptions("")
+	opts.AllowedHosts = []string{"gpuwise.internal"}
+	in := small(t, opts, true)
+	do := func(path, host string) (int, http.Header) {
+		req, err := http.NewRequest("GET", in.srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := in.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header
+	}
+	for _, p := range []string{"/", "/api/v1/status", "/healthz", "/metrics", "/api/v1/nope"} {
+		_, h := do(p, "")
+		if h.Get("Content-Security-Policy") != serve.ContentSecurityPolicy || h.Get("X-Frame-Options") != "DENY" ||
+			h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("GET %s: security headers %v", p, h)
+		}
+	}
+	for host, want := range map[string]int{"": 200, "localhost:8080": 200, "LOCALHOST": 200, "127.0.0.2:9": 200, "[::1]:8080": 200,
+		"app.localhost": 200, "gpuwise.internal:443": 200, "evil.example": 421, "evil.example:8080": 421,
+		"127.0.0.1.evil.example": 421, "10.0.0.1": 421, "localhost.evil.example": 421} {
+		if code, _ := do("/api/v1/status", host); code != want {
+			t.Errorf("Host %q: %d, want %d", host, code, want)
+		}
+	}
+	if !strings.Contains(in.log.String(), `Host \"evil.example\" refused`) && !strings.Contains(in.log.String(), `Host "evil.example" refused`) {
+		t.Errorf("a refused Host is not logged with why: %s", in.log.String())
+	}
+
+	// Listening beyond loopback (in a cluster), any Host: the Service and
+	// Ingress names are not known; a NetworkPolicy and auth guard it.
+	opts = liveOptions("")
+	opts.Listen = ":0"
+	in = small(t, opts, true)
+	if code, _ := do("/api/v1/status", "gpuwise.gpuwise.svc:8080"); code != 200 {
+		t.Errorf("in-cluster listen, a Service Host: %d", code)
+	}
+}

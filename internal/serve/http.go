@@ -46,7 +46,7 @@ func (s *Service) Handler(gatherer prometheus.Gatherer) (http.Handler, error) {
 		}
 		mux.Handle(pattern, h)
 	}
-	return s.logRequests(mux), nil
+	return s.logRequests(s.secured(mux)), nil
 }
 
 func (s *Service) routeHandler(rt route, gatherer prometheus.Gatherer, ui fs.FS) http.Handler {

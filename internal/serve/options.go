@@ -65,6 +65,10 @@ type Options struct {
 	BasicAuthFile   string
 	TLSCertFile     string
 	TLSKeyFile      string
+	// AllowedHosts are Host names a loopback service answers to besides
+	// localhost and loopback addresses (a local reverse proxy's name);
+	// other Hosts get 421 (DNS rebinding guard, docs/serve.md).
+	AllowedHosts []string
 	// ShutdownTimeout bounds a graceful shutdown.
 	ShutdownTimeout time.Duration
 	// UI is served at / (nil: the embedded dashboard).
