@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,5 +98,64 @@ func TestEngineerRate1e308IsRefused(t *testing.T) {
 	out, errOut, code := run(t, "advise", "--demo", "--engineer-rate", "10000", "-o", "json")
 	if code != ExitOK || strings.Contains(out, "Inf") || strings.Contains(out, "NaN") {
 		t.Errorf("--engineer-rate 10000: exit %d, stderr %q, or a non-finite figure", code, errOut)
+	}
+}
+
+// Issue 31 low item: report-JSON inputs to diff were not validated.
+func TestReportJSONInputsToDiffNotValidated(t *testing.T) {
+	out, _, code := run(t, "demo", "-o", "json", "--by", "namespace")
+	if code != ExitOK {
+		t.Fatal("demo -o json failed")
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	os.WriteFile(good, []byte(out), 0o644)
+	if _, errOut, code := run(t, "diff", good, good, "--by", "namespace"); code != ExitOK {
+		t.Fatalf("diff of a report with itself: exit %d: %s", code, errOut)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	rows := doc["rows"].([]any)
+	row0 := func(d map[string]any) map[string]any { return d["rows"].([]any)[0].(map[string]any) }
+	tests := []struct {
+		name, want string
+		edit       func(d map[string]any) []byte
+	}{
+		{"unknown field", `unknown field "surprise"`, func(d map[string]any) []byte { d["surprise"] = 1; return nil }},
+		{"inverted window", "does not end after it starts", func(d map[string]any) []byte {
+			w := d["window"].(map[string]any)
+			w["start"], w["end"] = w["end"], w["start"]
+			return nil
+		}},
+		{"duplicate key", "listed twice", func(d map[string]any) []byte { d["rows"] = append(rows[:1:1], rows[0]); return nil }},
+		{"negative hours", "gpu_hours.allocated is -5", func(d map[string]any) []byte {
+			row0(d)["gpu_hours"].(map[string]any)["allocated"] = -5
+			return nil
+		}},
+		{"active above allocated", "active GPU-hours exceed", func(d map[string]any) []byte {
+			h := row0(d)["gpu_hours"].(map[string]any)
+			h["active"] = h["allocated"].(float64) + 100
+			return nil
+		}},
+		{"utilization above one", "gpu_utilization 2 is outside [0, 1]", func(d map[string]any) []byte { row0(d)["gpu_utilization"] = 2; return nil }},
+		{"trailing data", "data after the report", func(d map[string]any) []byte { b, _ := json.Marshal(d); return append(b, []byte(" {}")...) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d map[string]any
+			json.Unmarshal([]byte(out), &d)
+			b := tt.edit(d)
+			if b == nil {
+				b, _ = json.Marshal(d)
+			}
+			bad := filepath.Join(t.TempDir(), "bad.json")
+			os.WriteFile(bad, b, 0o644)
+			_, errOut, code := run(t, "diff", good, bad, "--by", "namespace")
+			if code != ExitInput || !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "bad.json") {
+				t.Errorf("exit %d, stderr %q; want exit %d naming the file and %q", code, errOut, ExitInput, tt.want)
+			}
+		})
 	}
 }
