@@ -65,8 +65,8 @@ func (s *Service) routeHandler(rt route, gatherer prometheus.Gatherer, ui fs.FS)
 
 // MetricsInFlight scrapes of /metrics are written at once; more wait up
 // to MetricsQueueWait for a turn, then get a 503 with Retry-After (a
-// scrape is a few milliseconds to a few hundred at 10,000 GPUs, so a
-// queue of dozens drains well within the wait).
+// scrape at 10,000 GPUs took 73-118 ms, docs/performance.md, so a queue
+// of dozens drains well within the wait).
 const (
 	MetricsInFlight  = 8
 	MetricsQueueWait = 10 * time.Second
