@@ -159,3 +159,14 @@ func TestReportJSONInputsToDiffNotValidated(t *testing.T) {
 		})
 	}
 }
+
+func TestReportCompareHistoryNonexistentCreatesNoDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nonexistent.db")
+	_, errOut, code := run(t, "report", "--compare", "7d", "--history", path)
+	if code != ExitInput || !strings.Contains(errOut, path+": no such file or directory") {
+		t.Errorf("exit %d, stderr %q; want exit %d naming the file", code, errOut, ExitInput)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("report --compare --history created %s", path)
+	}
+}
