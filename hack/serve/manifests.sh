@@ -21,8 +21,9 @@ mkdir -p "$(dirname "$out")"
 # (the chart generates one; plain manifests cannot):
 #   kubectl -n gpuwise create secret generic gpuwise-auth \
 #     --from-literal=token="$(head -c 36 /dev/urandom | base64)"
-# The NetworkPolicy lets in Prometheus (namespace monitoring) only: add the
-# namespaces that read the API to its first rule.
+# The NetworkPolicy lets in Prometheus (namespace monitoring) only: add a
+# from rule for the namespaces that read the API (or render the chart with
+# networkPolicy.allowNamespaces), and scrape /metrics with the token.
 apiVersion: v1
 kind: Namespace
 metadata:
