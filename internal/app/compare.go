@@ -121,7 +121,6 @@ func readReportFile(path string) (*cost.Report, bool, error) {
 	return r, true, nil
 }
 
-
 // OOMKills counts the pods' OOM kills per key of by (workload or
 // namespace); nil for other groupings, whose OOM kills are not counted.
 func OOMKills(s *cluster.Snapshot, by string) map[string]int {
