@@ -17,13 +17,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/serve/auth"
 )
 
 // Handler is the service's HTTP front end: every route of routes(), the
 // metrics of gatherer on /metrics, auth on all but the public routes, and
 // a log line per request (method, path, status, duration; never headers).
 func (s *Service) Handler(gatherer prometheus.Gatherer) (http.Handler, error) {
-	auth, err := loadAuth(s.opts)
+	guard, err := auth.Load(s.opts.BearerTokenFile, s.opts.BasicAuthFile)
 	if err != nil {
 		return nil, &app.Error{Kind: app.Input, Err: err}
 	}
@@ -37,8 +38,8 @@ func (s *Service) Handler(gatherer prometheus.Gatherer) (http.Handler, error) {
 		if rt.Path != "/metrics" {
 			h = compressed(h)
 		}
-		if auth != nil && !rt.Public {
-			h = auth.guard(h)
+		if guard != nil && !rt.Public {
+			h = guard.Guard(h)
 		}
 		pattern := rt.Method + " " + rt.Path
 		if rt.Path == "/" {
