@@ -69,3 +69,39 @@ func TestQuantizeIsNeverSummed(t *testing.T) {
 		t.Errorf("%d marked candidates; saving %s with the lever, %s without: want 1 and equal", found, with.Saving(), without.Saving())
 	}
 }
+
+// TestReclaimAloneIsNotCreditedWithPoolScaling: beside the notebook, a
+// training Job holds a second H100 node for the first half of the week
+// only, so the node pool scaling with demand alone saves that node's
+// second half. Reclaim on its own counts only what the reclaimed notebook
+// frees on top of that scaling — the same as reclaim after the autoscale
+// lever — and the two levers alone add up to the two together.
+func TestReclaimAloneIsNotCreditedWithPoolScaling(t *testing.T) {
+	t.Parallel()
+	s := func() *cluster.Prepared {
+		p := notebookIdle(t)
+		snap := *p.Snapshot
+		snap.Nodes = append(append([]cluster.Node(nil), snap.Nodes...), node("h2", h100x1, 1, "H100-80GB", 8, 64))
+		job := clustertest.Pod("train", "job-0").Owner("Job", "job").On("h2").Requests(1000, 8).
+			Life(clustertest.At(0), clustertest.At(weekHours/2)).Holds("h2/gpu0", 0.9, weekHours/2*3600).Obj()
+		job.Phase = "Succeeded"
+		snap.Pods = append(append([]cluster.Pod(nil), snap.Pods...), job)
+		return prepareTest(t, &snap)
+	}
+	alone := build(t, s(), options(LeverReclaim))
+	scaling := build(t, s(), options(LeverAutoscale))
+	both := build(t, s(), options(LeverAutoscale, LeverReclaim))
+	var after Cents
+	for _, lr := range both.Levers {
+		if lr.Name == LeverReclaim {
+			after = lr.saving
+		}
+	}
+	if scaling.Saving() <= 0 || alone.Saving() <= 0 {
+		t.Fatalf("pool scaling saves %s, reclaim alone %s: the fixture should give both money", scaling.Saving(), alone.Saving())
+	}
+	if alone.Saving() != after || alone.Saving()+scaling.Saving() != both.Saving() {
+		t.Errorf("reclaim alone saves %s, after autoscaling %s; autoscale alone %s, both %s: want reclaim alone = reclaim after autoscaling, and the two alone adding up to both",
+			alone.Saving(), after, scaling.Saving(), both.Saving())
+	}
+}
