@@ -1,11 +1,14 @@
 package ledger
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+	"github.com/gpuwise/gpuwise/internal/nodeprice"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // notebookIdle: a notebook (StatefulSet in "notebooks") on its own H100
@@ -103,5 +106,55 @@ func TestReclaimAloneIsNotCreditedWithPoolScaling(t *testing.T) {
 	if alone.Saving() != after || alone.Saving()+scaling.Saving() != both.Saving() {
 		t.Errorf("reclaim alone saves %s, after autoscaling %s; autoscale alone %s, both %s: want reclaim alone = reclaim after autoscaling, and the two alone adding up to both",
 			alone.Saving(), after, scaling.Saving(), both.Saving())
+	}
+}
+
+// TestQuantizeBoundAtTheGPUsOwnRate: the service's four H100s are on
+// $4/h nodes; four idle H100 nodes of a cheaper type ($1/h) are in the
+// cluster too. The bound prices the service's GPUs at the rate the report
+// charges them ($4/h: the GPU share of their own nodes' price), not the
+// fleet's mean ($2.50/h).
+func TestQuantizeBoundAtTheGPUsOwnRate(t *testing.T) {
+	t.Parallel()
+	const cheap = "test.h100cheap"
+	prices := pricing.NewCatalog(append(testEntries(), pricing.Entry{Cloud: "aws", Region: "us-east-1", InstanceType: cheap,
+		GPUModel: "H100-80GB", GPUCount: 1, VCPUs: 8, MemoryGiB: 64, OnDemandUSDPerHour: 1, OnDemandAsOf: "2026-01-21", Source: "test"}))
+	p := diurnalService(t)
+	s := *p.Snapshot
+	s.Hourly = &cluster.Hourly{IdleThreshold: s.Hourly.IdleThreshold, Workloads: append([]cluster.WorkloadHours(nil), s.Hourly.Workloads...)}
+	s.Hourly.Workloads[0].Server = cluster.ServerTriton
+	s.Pods = append([]cluster.Pod(nil), s.Pods...)
+	for i := range s.Pods {
+		s.Pods[i].GPUs = append([]cluster.Holding(nil), s.Pods[i].GPUs...)
+		s.Pods[i].GPUs[0].FramebufferMiB = gauge(6 * 1024)
+	}
+	s.Nodes = append([]cluster.Node(nil), s.Nodes...)
+	for i := range 4 {
+		s.Nodes = append(s.Nodes, node(fmt.Sprintf("cheap%d", i), cheap, 1, "H100-80GB", 8, 64))
+	}
+	l, err := Build(Input{Snapshot: prepareTest(t, &s), Prices: prices}, options(LeverQuantize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := prices.Price(nodeprice.Spec(&s.Nodes[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reason string
+	for _, nc := range l.NotCounted {
+		if nc.Lever == LeverQuantize {
+			reason = nc.Reason
+		}
+	}
+	// frees at most GPUs × (1 − slice share) × $/GPU-h × 730: the slice is
+	// in the reason ("(14% of the GPU)"); find it by trying the bound.
+	found := false
+	for _, frac := range []float64{1.0 / 7, 2.0 / 7, 3.0 / 7, 4.0 / 7} {
+		if strings.Contains(reason, "frees at most "+CentsOf(4*(1-frac)*own.GPUUSDPerHour*HoursPerMonth).String()+"/month") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("quantize reason %q: want the bound at the service's own $%.2f/GPU-h", reason, own.GPUUSDPerHour)
 	}
 }
