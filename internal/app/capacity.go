@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/config"
 	"github.com/gpuwise/gpuwise/internal/generate"
 )
@@ -221,6 +222,17 @@ func (a *App) GenerateSpot(ctx context.Context, req SpotRequest) (*GenerateResul
 		limits[np.Name+"-spot"] = np.GPULimit
 	}
 	placements, pools := spotArtefacts(cands, req, limits)
+	var limitNotes []string
+	for i := range pools {
+		if pools[i].GPULimit == 0 {
+			// No node of the model is alive at the window's end (issue 31,
+			// M8): the limit is the most GPUs its nodes had at once.
+			m := spotModel(cands, pools[i].Name)
+			pools[i].GPULimit = max(peakGPUs(in.snap.Snapshot, m), 1)
+			limitNotes = append(limitNotes, fmt.Sprintf("NodePool %s: no %s node is alive at the window's end (its nodes were deleted in the window): the GPU limit %d is the most %s GPUs alive at once in the window",
+				pools[i].Name, m, pools[i].GPULimit, m))
+		}
+	}
 	files, notes, err := generate.SpotPlacements(placements)
 	if err != nil {
 		return nil, fmt.Errorf("generating: %w", err)
@@ -229,7 +241,55 @@ func (a *App) GenerateSpot(ctx context.Context, req SpotRequest) (*GenerateResul
 	if err != nil {
 		return nil, fmt.Errorf("generating: %w", err)
 	}
-	return &GenerateResult{Files: append(files, np...), Notes: notes, Partial: in.partial}, nil
+	return &GenerateResult{Files: append(files, np...), Notes: append(notes, limitNotes...), Partial: in.partial}, nil
+}
+
+// spotModel is the GPU model of the candidates behind a spot pool name.
+func spotModel(cands []capacity.SpotWorkload, pool string) string {
+	for _, c := range cands {
+		if capacity.NodePoolName(c.Model)+"-spot" == pool {
+			return c.Model
+		}
+	}
+	return ""
+}
+
+// peakGPUs is the most GPUs of a model on nodes alive at once in the
+// window (node lives clipped to it).
+func peakGPUs(s *cluster.Snapshot, model string) int {
+	type ev struct {
+		at    time.Time
+		delta int
+	}
+	var evs []ev
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		if !n.HasGPUs() || n.GPUs[0].Model != model {
+			continue
+		}
+		start, end := n.Created, n.Deleted
+		if start.IsZero() || start.Before(s.Window.Start) {
+			start = s.Window.Start
+		}
+		if end.IsZero() || end.After(s.Window.End) {
+			end = s.Window.End
+		}
+		if end.After(start) {
+			evs = append(evs, ev{start, len(n.GPUs)}, ev{end, -len(n.GPUs)})
+		}
+	}
+	slices.SortFunc(evs, func(a, b ev) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.delta - b.delta // ends first: a node and its replacement of one instant do not overlap
+	})
+	level, peak := 0, 0
+	for _, e := range evs {
+		level += e.delta
+		peak = max(peak, level)
+	}
+	return peak
 }
 
 // spotArtefacts are the placements and the spot NodePools per GPU model.
