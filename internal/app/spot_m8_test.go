@@ -22,7 +22,7 @@ func TestM8GenerateSpotWhenThePoolsNodesWereDeleted(t *testing.T) {
 	w := clustertest.Window(48)
 	gone := clustertest.Node("train-a100-1").Resources(96, 1152).Instance("p4d.24xlarge", cluster.OnDemand).GPUs(8, "A100-40GB").
 		Life(w.Start, clustertest.At(40)).Obj()
-	gone.Labels = map[string]string{"topology.kubernetes.io/region": "us-east-1"}
+	gone.Cloud, gone.Region = "aws", "us-east-1"
 	pod := clustertest.Pod("train", "llm-worker-0").Owner("PyTorchJob", "llm").On("train-a100-1").Requests(4000, 64).
 		Holds("train-a100-1/gpu0", 0.9, 40*3600).Obj()
 	pod.CheckpointSeconds = 1800

@@ -193,9 +193,9 @@ func spotChange(pool string, ns []spotNode, obs capacity.SpotObserved, env *Env)
 			{Name: "spot_effective_usd_per_hour", Value: round2(eff), Unit: "USD/hour"}, {Name: "expected_rework", Value: round2(maxRework * 100), Unit: "%"},
 			{Name: "spot_interruptions_per_week", Value: round2(obs.PerWeek), Unit: "per week"},
 			{Name: "spot_interruptions_per_node_week", Value: round2(perNodeWeek(obs)), Unit: "per node per week"},
-			{Name: "spot_interruptions_widen_limit", Value: capacity.SpotWidenLimit, Unit: "per week"},
+			{Name: "spot_interruptions_widen_limit", Value: capacity.SpotWidenLimit, Unit: "per node per week"},
 		},
-		Artefacts: []Artefact{{Command: genSpot, Files: []string{spotNodePoolFile(ns[0].node.GPUModel)}}},
+		Artefacts: []Artefact{{Command: genSpot, Files: nodePoolFiles(env.Snapshot.Snapshot, names, ns[0].node.GPUModel, "-spot")}},
 	}
 	a.Confidence, a.ConfidenceReason = Medium, fmt.Sprintf("catalog spot price and an assumed interruption rate (%s); spot capacity for the instance type is not guaranteed", spotPolicy)
 	a.Risk, a.RiskReason = Medium, "interrupted jobs resume from their last checkpoint; recovery over 15 minutes or more than 3 interruptions a week means: do not widen"
@@ -207,9 +207,4 @@ func spotChange(pool string, ns []spotNode, obs capacity.SpotObserved, env *Env)
 			}
 		}
 	}}
-}
-
-// spotNodePoolFile is the spot NodePool generate spot writes for a model.
-func spotNodePoolFile(model string) string {
-	return "nodepool/" + capacity.NodePoolName(model) + "-spot.yaml"
 }
