@@ -119,7 +119,7 @@ func GPUNodePools(s *cluster.Snapshot, o NodePoolOptions) ([]NodePool, []string)
 		}
 		nc := classes[p.cloud]
 		out = append(out, NodePool{Name: name, InstanceTypes: p.types, CapacityTypes: preferSpot(p.capacities), GPULimit: limit,
-			Evidence: fmt.Sprintf("%s on %s: %d GPU(s) on %d node(s) of %d instance type(s) now; capacity %v", p.model, p.cloud, p.gpus, p.nodes, len(p.types), preferSpot(p.capacities)),
+			Evidence:         fmt.Sprintf("%s on %s: %d GPU(s) on %d node(s) of %d instance type(s) now; capacity %v", p.model, p.cloud, p.gpus, p.nodes, len(p.types), preferSpot(p.capacities)),
 			ConsolidateAfter: o.ConsolidateAfter, NodeClassGroup: nc.Group, NodeClassKind: nc.Kind, NodeClassName: nc.Name})
 	}
 	return out, notes
