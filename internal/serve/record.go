@@ -38,6 +38,7 @@ func (s *Service) record(ctx context.Context, inv *cluster.Snapshot, span *rolli
 	}
 	ok, err := s.store.Record(ctx, c)
 	if err != nil || !ok {
+		s.noteDamage(err)
 		return 0, err
 	}
 	t := s.totals.Clone()
