@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -21,21 +20,15 @@ type ClusterFile struct {
 
 // ParseClusterFile reads a --from value: FILE or NAME=FILE.
 func ParseClusterFile(s string) ClusterFile {
-	if name, path, ok := strings.Cut(s, "="); ok && name != "" && !strings.ContainsAny(name, `/\`) {
-		return ClusterFile{Name: name, Path: path}
-	}
-	return ClusterFile{Path: s}
+	name, path := cluster.ParseNamedFile(s)
+	return ClusterFile{Name: name, Path: path}
 }
 
 func (c ClusterFile) name() string {
 	if c.Name != "" {
 		return c.Name
 	}
-	base := filepath.Base(c.Path)
-	if i := strings.IndexByte(base, '.'); i > 0 {
-		base = base[:i]
-	}
-	return base
+	return cluster.FileClusterName(c.Path)
 }
 
 // readClusters reads every file and merges them into one snapshot: each

@@ -29,6 +29,22 @@ func OpenHistory(ctx context.Context, path string) (*History, error) {
 	return &History{st: st}, nil
 }
 
+// OpenExistingHistory opens a history another process may be writing, to
+// read it (report --compare --history): the file must exist and nothing
+// is locked (history.OpenExisting).
+func OpenExistingHistory(ctx context.Context, path string) (*History, error) {
+	st, err := history.OpenExisting(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return &History{st: st}, nil
+}
+
+// HistoryDamaged reports whether err says a history file is corrupt or
+// not a database (history.Damaged): no retry helps, the file must be
+// restored or replaced.
+func HistoryDamaged(err error) bool { return history.Damaged(err) }
+
 // Close closes the store.
 func (h *History) Close() error { return h.st.Close() }
 

@@ -12,8 +12,14 @@ import (
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
-// GPUTaintKey is the taint key GPU pools are expected to carry.
-const GPUTaintKey = "nvidia.com/gpu"
+// GPUTaintKey is the taint key GPU pools are expected to carry, and
+// GPUTaint the one spelling gpuwise writes everywhere (audit fixes,
+// generated NodePools, the plan): nvidia.com/gpu=true:NoSchedule.
+const (
+	GPUTaintKey   = "nvidia.com/gpu"
+	GPUTaintValue = "true"
+	GPUTaint      = GPUTaintKey + "=" + GPUTaintValue + ":NoSchedule"
+)
 
 // Options tune the rules.
 type Options struct {

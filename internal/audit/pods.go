@@ -60,7 +60,7 @@ func (a *auditor) nonGPUPod(p *cluster.Pod) *hit {
 		fix: patchCommand(p, map[string]any{"affinity": map[string]any{"nodeAffinity": map[string]any{
 			"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{"nodeSelectorTerms": []any{
 				map[string]any{"matchExpressions": []any{map[string]any{"key": "nvidia.com/gpu.present", "operator": "DoesNotExist"}}}}}}}}) +
-			fmt.Sprintf("\n# and keep others off: kubectl taint nodes %s %s=present:NoSchedule", n.Name, GPUTaintKey),
+			fmt.Sprintf("\n# and keep others off: kubectl taint nodes %s %s", n.Name, GPUTaint),
 	}
 	if p.Owner.Kind == "DaemonSet" {
 		h.severity = Info

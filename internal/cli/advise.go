@@ -38,7 +38,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 			"risk, prerequisites, evidence and the `gpuwise generate` command that carries it out; ranked by\n" +
 			"saving per engineer-hour and phased over 30/60/90 days, with FinOps metrics and red flags. The\n" +
 			"actions add up to before − after to the cent. Nothing is applied. Reference: docs/savings.md.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAdvise(cmd.Context(), o, e) },
 	}
 	o.recommendFlags.register(cmd.Flags())

@@ -55,7 +55,7 @@ func compareHistory(ctx context.Context, o *reportOptions, e *env, period, windo
 	if !ok {
 		return usageErrorf("by: the history holds namespace, workload, node and gpu-model, not %q", o.by)
 	}
-	h, err := app.OpenHistory(ctx, o.compare.history)
+	h, err := app.OpenExistingHistory(ctx, o.compare.history)
 	if err != nil {
 		return withCode(ExitInput, err)
 	}

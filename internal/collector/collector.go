@@ -33,6 +33,8 @@ type Collector struct {
 	stop  func()        // stops the sources
 	drop  func()        // removes a temporary history (see tempHistory)
 	onPub func(generation uint64)
+	// onRecordErr hears every recording's error (nil too).
+	onRecordErr func(error)
 
 	ringMu sync.RWMutex
 	ring   *rolling.Ring
@@ -52,14 +54,17 @@ type Collector struct {
 // Inventory and Usage replace the sources the options name (tests, other
 // front ends); nil means the options' own. OnPublish, when set, is called
 // with each published state's generation (the service forgets its cached
-// answers).
+// answers). OnRecordError, when set, hears the error (or nil) of every
+// attempt to record an interval in the history (the service marks a
+// damaged history not ready).
 type Deps struct {
-	App       *app.App
-	Log       *slog.Logger
-	Registry  prometheus.Registerer
-	Inventory Inventory
-	Usage     UsageReader
-	OnPublish func(generation uint64)
+	App           *app.App
+	Log           *slog.Logger
+	Registry      prometheus.Registerer
+	Inventory     Inventory
+	Usage         UsageReader
+	OnPublish     func(generation uint64)
+	OnRecordError func(error)
 }
 
 // New opens the history, connects the sources and, for --demo, records
@@ -78,6 +83,9 @@ func New(ctx context.Context, opts Options, d Deps) (*Collector, error) {
 	}
 	if s.onPub == nil {
 		s.onPub = func(uint64) {}
+	}
+	if s.onRecordErr = d.OnRecordError; s.onRecordErr == nil {
+		s.onRecordErr = func(error) {}
 	}
 	if err := s.openHistory(ctx); err != nil {
 		return nil, err

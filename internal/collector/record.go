@@ -41,6 +41,7 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 	}
 	ok, err := s.store.Record(ctx, c)
 	if err != nil || !ok {
+		s.onRecordErr(err) // the service notes a damaged history
 		return 0, err
 	}
 	t := s.totals.Clone()

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -16,3 +17,7 @@ func WindowSpan(s *Service, w cluster.Window) *rolling.Span { return s.coll.Wind
 func WindowHourly(ctx context.Context, s *Service, now time.Time, w cluster.Window) (*cluster.Hourly, error) {
 	return s.coll.WindowHourly(ctx, now, w)
 }
+
+// HistoryDB is the service's history database handle, for tests that
+// damage it under the running service.
+func HistoryDB(s *Service) *sql.DB { return s.coll.History().Store().DB() }

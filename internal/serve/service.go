@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -21,6 +22,9 @@ type Service struct {
 	coll  *collector.Collector
 	cache *resultCache
 	scrub *scrubber
+	// damaged is the error that showed the history file corrupt (nil
+	// while it is sound): /readyz fails with it (issue 31 M7).
+	damaged atomic.Pointer[string]
 }
 
 // The collector's ports and state, named here for the service's callers.
@@ -60,7 +64,7 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 	s.scrub = newScrubber(opts)
 	s.log = slog.New(scrubHandler{next: s.log.Handler(), s: s.scrub})
 	c, err := collector.New(ctx, opts.collector(), collector.Deps{App: d.App, Log: s.log, Registry: d.Registry,
-		Inventory: d.Inventory, Usage: d.Usage, OnPublish: s.cache.reset})
+		Inventory: d.Inventory, Usage: d.Usage, OnPublish: s.cache.reset, OnRecordError: s.noteDamage})
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,11 @@ function banner(text) {
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
-    if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
+    if (v === undefined || v === null || v === false) continue;
+    // A style attribute set with setAttribute is inline style, which the
+    // service's Content-Security-Policy refuses; the CSSOM is allowed.
+    if (k === "style") e.style.cssText = v;
+    else e.setAttribute(k, v === true ? "" : v);
   }
   for (const k of kids.flat()) {
     if (k !== undefined && k !== null) e.append(k instanceof Node ? k : String(k));
