@@ -1,0 +1,205 @@
+package billing
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// NodeLife is a node as matching needs it: its providerID and its life
+// (zero bounds: beyond the window).
+type NodeLife struct {
+	Name       string
+	ProviderID string
+	Created    time.Time
+	Deleted    time.Time
+	// GPUs is the node's physical GPU count: only GPU nodes are in the
+	// cost report's scope; a CPU node's bill is kept apart.
+	GPUs int
+}
+
+// Match is the bill folded onto one window and one cluster's nodes: what
+// each node was billed for the window's hours, and what no node claimed.
+type Match struct {
+	Bill          *Bill
+	Start, End    time.Time
+	nodes         map[string]*NodeBill
+	resourceUSD   map[*Resource]float64 // in-window cost per resource
+	attributedUSD map[*Resource]float64 // of which claimed by nodes
+	// fallback is the fallback rate the Pricer used for each partly
+	// billed node's unbilled hours.
+	mu       sync.Mutex
+	fallback map[string]float64
+}
+
+// NodeBill is one node's part of the bill in the window.
+type NodeBill struct {
+	Node       string
+	ResourceID string
+	// Hours is the node's life in the window; BilledHours the part of it
+	// that bill charges cover (their union, not their sum).
+	Hours, BilledHours float64
+	// USD is the effective (amortized) cost of the covered hours;
+	// CommittedUSD the part of it commitments covered.
+	USD, CommittedUSD float64
+	Spot              bool
+	GPU               bool
+	// Shared says the charge is a scale set's, shared between its nodes
+	// by node-hours.
+	Shared bool
+}
+
+// Rate is the node's effective hourly rate over its billed hours.
+func (n *NodeBill) Rate() float64 {
+	if n.BilledHours <= 0 {
+		return 0
+	}
+	return n.USD / n.BilledHours
+}
+
+type span struct{ from, to int64 }
+
+// Bind matches the bill's compute charges to nodes over [start, end).
+// A charge period's cost belongs to the time its nodes existed in it (an
+// instance billed for an hour it joined the cluster in is that node's for
+// the hour), shared by node-seconds when several nodes bill as one
+// resource (a scale set); the part in the window is the part of that
+// time inside the window. A charge no node existed for is unmatched, pro
+// rata to its overlap with the window.
+func (b *Bill) Bind(start, end time.Time, nodes []NodeLife) *Match {
+	m := &Match{Bill: b, Start: start, End: end, nodes: map[string]*NodeBill{},
+		resourceUSD: map[*Resource]float64{}, attributedUSD: map[*Resource]float64{}, fallback: map[string]float64{}}
+	w := span{start.Unix(), end.Unix()}
+	members := map[*Resource][]int{}
+	lives := make([]span, len(nodes))
+	nbs := make([]*NodeBill, len(nodes))
+	for i, n := range nodes {
+		lives[i] = span{lifeStart(n.Created, math.MinInt64), lifeStart(n.Deleted, math.MaxInt64)}
+		life := intersect(lives[i], w)
+		nb := &NodeBill{Node: n.Name, GPU: n.GPUs > 0, Hours: float64(max(life.to-life.from, 0)) / 3600}
+		nbs[i] = nb
+		m.nodes[n.Name] = nb
+		inst, group := nodeKeys(n.ProviderID)
+		r := b.resources[inst]
+		if r == nil && group != "" {
+			r = b.resources[group]
+		}
+		if r != nil {
+			members[r] = append(members[r], i)
+			nb.ResourceID, nb.Spot = r.ID, r.Spot
+		}
+	}
+	covered := make([][]span, len(nodes))
+	for _, r := range b.resources {
+		ms := members[r]
+		for _, j := range ms {
+			nbs[j].Shared = len(ms) > 1 || isScaleSet(r.ID)
+		}
+		var usd float64
+		for p, c := range r.charges {
+			ps := span{p.start, p.end}
+			var total int64
+			for _, j := range ms {
+				o := intersect(ps, lives[j])
+				total += max(o.to-o.from, 0)
+			}
+			if total == 0 {
+				usd += c.effective * overlapFrac(p, w)
+				continue
+			}
+			for _, j := range ms {
+				in := intersect(intersect(ps, lives[j]), w)
+				if in.to <= in.from {
+					continue
+				}
+				share := float64(in.to-in.from) / float64(total)
+				nbs[j].USD += c.effective * share
+				nbs[j].CommittedUSD += c.committed * share
+				usd += c.effective * share
+				m.attributedUSD[r] += c.effective * share
+				covered[j] = append(covered[j], in)
+			}
+		}
+		m.resourceUSD[r] = usd
+	}
+	for i := range nodes {
+		nbs[i].BilledHours = float64(unionLen(covered[i])) / 3600
+	}
+	return m
+}
+
+// isScaleSet says whether a resource id is an Azure scale set's (billed
+// for all its VMs).
+func isScaleSet(id string) bool {
+	l := strings.ToLower(id)
+	return strings.Contains(l, "/virtualmachinescalesets/") && !strings.Contains(l, "/virtualmachines/")
+}
+
+func lifeStart(t time.Time, def int64) int64 {
+	if t.IsZero() {
+		return def
+	}
+	return t.Unix()
+}
+
+func intersect(a, b span) span { return span{max(a.from, b.from), min(a.to, b.to)} }
+
+func overlapFrac(p period, w span) float64 {
+	in := intersect(span{p.start, p.end}, w)
+	if in.to <= in.from || p.end <= p.start {
+		return 0
+	}
+	return float64(in.to-in.from) / float64(p.end-p.start)
+}
+
+// unionLen is the length of the union of spans, in seconds.
+func unionLen(s []span) int64 {
+	sort.Slice(s, func(i, j int) bool { return s[i].from < s[j].from })
+	var total int64
+	var cur span
+	for i, x := range s {
+		if i == 0 || x.from > cur.to {
+			total += max(cur.to-cur.from, 0)
+			cur = x
+			continue
+		}
+		cur.to = max(cur.to, x.to)
+	}
+	if len(s) > 0 {
+		total += cur.to - cur.from
+	}
+	return total
+}
+
+// Node is the node's part of the bill; nil for a node not bound.
+func (m *Match) Node(name string) *NodeBill { return m.nodes[name] }
+
+// unusedUSD is the unused commitment cost in the window, by commitment.
+func (m *Match) unusedUSD() map[string]float64 {
+	out := map[string]float64{}
+	w := span{m.Start.Unix(), m.End.Unix()}
+	for id, ps := range m.Bill.unused {
+		for p, v := range ps {
+			if f := overlapFrac(p, w); f > 0 {
+				out[id] += v * f
+			}
+		}
+	}
+	return out
+}
+
+// splitUSD is the split cost allocation per namespace in the window.
+func (m *Match) splitUSD() map[string]float64 {
+	out := map[string]float64{}
+	w := span{m.Start.Unix(), m.End.Unix()}
+	for ns, ps := range m.Bill.split {
+		for p, v := range ps {
+			if f := overlapFrac(p, w); f > 0 {
+				out[ns] += v * f
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,221 @@
+package billing
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/pricing"
+)
+
+// fixture is a hand-written FOCUS 1.2-style export: hourly AWS rows
+// (on-demand, savings-plan amortized, a split hour, spot, one outside
+// the window), a daily Azure scale-set row in lower case, an unmatched
+// GPU instance, an unused commitment and a disk.
+const fixture = `ProviderName,ServiceName,ServiceCategory,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BillingPeriodStart,BilledCost,EffectiveCost,ListCost,ResourceId,ResourceType,PricingCategory,CommitmentDiscountId,CommitmentDiscountStatus,CommitmentDiscountType,x_UsageType,x_Extra
+AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,55.04,55.04,55.04,i-0aaa,instance,Standard,NULL,NULL,NULL,USE1-BoxUsage:p5.48xlarge,x
+AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T01:00:00Z,2026-11-01T02:00:00Z,2026-11-01T00:00:00Z,0,30,55.04,i-0aaa,instance,Committed,arn:aws:savingsplans::1:savingsplan/sp1,Used,Savings Plan,USE1-BoxUsage:p5.48xlarge,x
+AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01 02:00:00,2026-11-01 03:00:00,2026-11-01 00:00:00,0,20,36.69,i-0aaa,instance,Committed,arn:aws:savingsplans::1:savingsplan/sp1,used,Savings Plan,USE1-BoxUsage:p5.48xlarge,x
+AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T02:00:00Z,2026-11-01T03:00:00Z,2026-11-01T00:00:00Z,10,10,18.35,i-0aaa,instance,Standard,NULL,NULL,NULL,USE1-BoxUsage:p5.48xlarge,x
+AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T01:00:00Z,2026-11-01T02:00:00Z,2026-11-01T00:00:00Z,10,10,55.04,i-0bbb,instance,Dynamic,,,,USE1-SpotUsage:p5.48xlarge,x
+AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T02:00:00Z,2026-11-01T03:00:00Z,2026-11-01T00:00:00Z,10,10,55.04,i-0bbb,instance,Dynamic,,,,USE1-SpotUsage:p5.48xlarge,x
+AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T03:00:00Z,2026-11-01T04:00:00Z,2026-11-01T00:00:00Z,10,10,55.04,i-0bbb,instance,Dynamic,,,,USE1-SpotUsage:p5.48xlarge,x
+AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,32.77,32.77,32.77,i-0fff,instance,Standard,,,,USE1-BoxUsage:p4d.24xlarge,x
+AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,40,40,40,i-0ggg,instance,Standard,,,,USE1-BoxUsage:p5.48xlarge,x
+AWS,Savings Plans for AWS Compute usage,Compute,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,0,7.5,0,arn:aws:savingsplans::1:savingsplan/sp1,savings plan,Committed,arn:aws:savingsplans::1:savingsplan/sp1,Unused,Savings Plan,,x
+AWS,Amazon Elastic Compute Cloud,Storage,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,3,3,3,vol-1,volume,Standard,,,,USE1-EBS:VolumeUsage.gp3,x
+Microsoft,Virtual Machines,Compute,Usage,2026-11-01T00:00:00Z,2026-11-02T00:00:00Z,2026-11-01T00:00:00Z,240,240,300,/subscriptions/sub/resourcegroups/mc_rg/providers/microsoft.compute/virtualmachinescalesets/aks-gpu-1,Virtual machine scale set,Standard,,,,,x
+`
+
+var t0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+func at(h float64) time.Time { return t0.Add(time.Duration(h * float64(time.Hour))) }
+
+func fixtureNodes() []NodeLife {
+	vmss := "azure:///subscriptions/sub/resourceGroups/mc_rg/providers/Microsoft.Compute/virtualMachineScaleSets/AKS-GPU-1/virtualMachines/"
+	return []NodeLife{
+		{Name: "a", ProviderID: "aws:///us-east-1a/i-0aaa", GPUs: 8},
+		{Name: "b", ProviderID: "aws:///us-east-1a/i-0bbb", Created: at(1.5), GPUs: 8},
+		{Name: "c", ProviderID: vmss + "0", GPUs: 8},
+		{Name: "d", ProviderID: vmss + "1", Deleted: at(1), GPUs: 8},
+		{Name: "e", ProviderID: "aws:///us-east-1a/i-0eee", GPUs: 8},
+		{Name: "g", ProviderID: "aws:///us-east-1a/i-0ggg", GPUs: 8},
+		{Name: "sys", ProviderID: "aws:///us-east-1a/i-0sys"},
+	}
+}
+
+// flat prices every node at $50/h (the catalog stand-in).
+type flat struct{}
+
+func (flat) Price(n pricing.NodeSpec) (pricing.NodePrice, error) {
+	p := pricing.SplitPrice(50, n)
+	p.Source, p.Origin = "flat", pricing.OriginCatalog
+	return p, nil
+}
+
+func readFixture(t *testing.T) *Bill {
+	b := NewBill()
+	if err := b.Read("fixture.csv", strings.NewReader(fixture), DefaultLimits()); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func near(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-9 {
+		t.Errorf("%s = %.10f, want %.10f", what, got, want)
+	}
+}
+
+// Every figure below is worked out by hand from the fixture's rows.
+func TestMatchFixture(t *testing.T) {
+	b := readFixture(t)
+	m := b.Bind(t0, at(3), fixtureNodes())
+	// a: 55.04 + 30 (savings plan) + 20 + 10 (a split hour) over 3 h.
+	a := m.Node("a")
+	near(t, "a usd", a.USD, 115.04)
+	near(t, "a committed", a.CommittedUSD, 50)
+	near(t, "a billed hours", a.BilledHours, 3)
+	// b joined at 01:30: the 01:00 hour's $10 is all its own (partial
+	// hour); the 03:00 row is outside the window.
+	bb := m.Node("b")
+	near(t, "b usd", bb.USD, 20)
+	near(t, "b hours", bb.Hours, 1.5)
+	near(t, "b billed hours", bb.BilledHours, 1.5)
+	if !bb.Spot {
+		t.Error("b: spot not seen")
+	}
+	// c and d share the scale set's $240 day by node-hours: c 24 h, d 1 h
+	// (deleted 01:00) of 25; in the window c has 3 h, d 1 h.
+	near(t, "c usd", m.Node("c").USD, 240*3.0/25)
+	near(t, "d usd", m.Node("d").USD, 240*1.0/25)
+	if !m.Node("c").Shared || m.Node("c").ResourceID == "" {
+		t.Errorf("c: %+v", m.Node("c"))
+	}
+	if e := m.Node("e"); e.BilledHours != 0 || e.USD != 0 {
+		t.Errorf("e has no bill line: %+v", e)
+	}
+
+	pr := &Pricer{Fallback: flat{}, Match: m}
+	spec := func(name string) pricing.NodeSpec {
+		return pricing.NodeSpec{Name: name, GPUCount: 8, CPUCores: 192, MemoryGiB: 2048}
+	}
+	var costs []NodeCost
+	for _, n := range []string{"a", "b", "c", "d", "e", "g"} {
+		p, err := pr.Price(spec(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := p.GPUUSDPerHour*8 + p.CPUUSDPerCoreHour*192 + p.MemoryUSDPerGiBHour*2048
+		near(t, n+" split sum", sum, p.NodeUSDPerHour)
+		costs = append(costs, NodeCost{Node: n, Hours: m.Node(n).Hours, USDPerHour: p.NodeUSDPerHour, Priced: true,
+			PriceSource: p.Source, PriceOrigin: p.Origin, PriceAsOf: p.AsOf})
+	}
+	pa, _ := pr.Price(spec("a"))
+	near(t, "a rate", pa.NodeUSDPerHour, 115.04/3)
+	if pa.Origin != pricing.OriginBill || pa.AsOf != "2026-11-01" {
+		t.Errorf("a price %+v", pa)
+	}
+	// g: billed $40 for 1 of 3 h, the catalog's $50 for the other 2.
+	pg, _ := pr.Price(spec("g"))
+	near(t, "g rate", pg.NodeUSDPerHour, (40+50*2)/3.0)
+	pe, _ := pr.Price(spec("e"))
+	if pe.Origin != pricing.OriginCatalog || pe.NodeUSDPerHour != 50 {
+		t.Errorf("e (no bill) price %+v", pe)
+	}
+
+	rc := m.Reconcile(costs, nil, func(_, it string) bool { return strings.HasPrefix(it, "p") })
+	matched := 115.04 + 20 + 240*4.0/25 + 40
+	near(t, "matched", rc.MatchedUSD, matched)
+	near(t, "bill", rc.BillUSD, matched+32.77)
+	near(t, "unmatched", rc.UnmatchedBillUSD, 32.77)
+	near(t, "difference", rc.DifferenceUSD, 0)
+	near(t, "unbilled (e 3 h, g 2 h at $50)", rc.UnbilledNodeUSD, 150+100)
+	near(t, "gpuwise node", rc.GPUwiseNodeUSD, matched+250)
+	near(t, "committed", rc.CommittedUSD, 50)
+	near(t, "unused commitment", rc.UnusedCommitmentUSD, 7.5)
+	if len(rc.UnmatchedGPULines) != 1 || rc.UnmatchedGPULines[0].ResourceID != "i-0fff" || rc.UnmatchedGPULines[0].InstanceType != "p4d.24xlarge" {
+		t.Errorf("unmatched GPU lines %+v", rc.UnmatchedGPULines)
+	}
+	if strings.Join(rc.NodesWithoutBill, ",") != "e" {
+		t.Errorf("nodes without bill %v", rc.NodesWithoutBill)
+	}
+	// Property: the bill's window total is matched + CPU nodes + unmatched.
+	near(t, "bill = matched + cpu + unmatched", rc.BillUSD, rc.MatchedUSD+rc.CPUNodesUSD+rc.UnmatchedBillUSD)
+}
+
+// A charge outside every node's life is unmatched: pro rata to the window.
+func TestUnmatchedProRata(t *testing.T) {
+	b := readFixture(t)
+	m := b.Bind(at(0.5), at(1.5), nil)
+	rc := m.Reconcile(nil, nil, nil)
+	// a: half of hour 0 (27.52) + half of hour 1 (15); b: half of hour 1
+	// (5); f and g: half of hour 0; Azure: 1/24 of the day.
+	near(t, "bill", rc.BillUSD, 27.52+15+5+32.77/2+20+10)
+	near(t, "unmatched", rc.UnmatchedBillUSD, rc.BillUSD)
+}
+
+func TestReadErrors(t *testing.T) {
+	head := "ProviderName,ServiceName,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BillingPeriodStart,BilledCost,EffectiveCost,ListCost\n"
+	ok := "AWS,EC2,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,1,1,1\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"nan", head + ok + "AWS,EC2,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,NaN,1,1\n", "row 2, column BilledCost"},
+		{"inf", head + "AWS,EC2,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,1,+Inf,1\n", "row 1, column EffectiveCost"},
+		{"time", head + "AWS,EC2,Usage,yesterday,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,1,1,1\n", "row 1, column ChargePeriodStart"},
+		{"backwards", head + "AWS,EC2,Usage,2026-11-01T02:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,1,1,1\n", "column ChargePeriodEnd"},
+		{"missing", "ProviderName,BilledCost,EffectiveCost\nAWS,1,1\n", "missing required column(s) ListCost, ChargeCategory"},
+		{"unknown", "a,b\n1,2\n", "neither a FOCUS export"},
+		{"fields", head + "AWS,EC2\n", "row 1: 2 fields"},
+		{"negative list", "line_item_line_item_type,line_item_usage_start_date,line_item_usage_end_date,line_item_unblended_cost,line_item_product_code,bill_billing_period_start_date,pricing_public_on_demand_cost\nUsage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,1,AmazonEC2,2026-11-01T00:00:00Z,-4\n", "row 1, column pricing_public_on_demand_cost"},
+		{"empty", "", "empty file"},
+	} {
+		err := NewBill().Read("x.csv", strings.NewReader(c.in), DefaultLimits())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+		var re *RowError
+		var fe *FileError
+		if err != nil && !errors.As(err, &re) && !errors.As(err, &fe) {
+			t.Errorf("%s: %T is neither a RowError nor a FileError", c.name, err)
+		}
+	}
+	lim := DefaultLimits()
+	lim.MaxRows = 1
+	if err := NewBill().Read("x.csv", strings.NewReader(head+ok+ok), lim); err == nil || !strings.Contains(err.Error(), "row limit") {
+		t.Errorf("row limit: %v", err)
+	}
+	lim = DefaultLimits()
+	lim.MaxRecordBytes = 100
+	if err := NewBill().Read("x.csv", strings.NewReader(head+ok), lim); err == nil || !strings.Contains(err.Error(), "record limit") {
+		t.Errorf("record limit: %v", err)
+	}
+}
+
+func TestNodeKeys(t *testing.T) {
+	for _, c := range []struct{ pid, inst, group string }{
+		{"aws:///us-east-1a/i-0abc", "aws/i-0abc", ""},
+		{"aws:////i-0abc", "aws/i-0abc", ""},
+		{"aws:///us-east-1a/fargate-10.0.0.1", "", ""},
+		{"azure:///subscriptions/S/resourceGroups/mc_RG/providers/Microsoft.Compute/virtualMachines/VM1",
+			"azure//subscriptions/s/resourcegroups/mc_rg/providers/microsoft.compute/virtualmachines/vm1", ""},
+		{"gce://proj/us-central1-a/gke-node-1", "gcp/proj/us-central1-a/gke-node-1", ""},
+		{"kind://docker/kind/kind-worker", "", ""},
+	} {
+		i, g := nodeKeys(c.pid)
+		if i != c.inst || g != c.group {
+			t.Errorf("%s: %q %q, want %q %q", c.pid, i, g, c.inst, c.group)
+		}
+	}
+	for id, want := range map[string]string{
+		"i-0abc": "aws/i-0abc", "arn:aws:ec2:us-east-1:1:instance/i-0abc": "aws/i-0abc",
+		"//compute.googleapis.com/projects/proj/zones/us-central1-a/instances/gke-node-1": "gcp/proj/us-central1-a/gke-node-1",
+		"/subscriptions/s/resourcegroups/rg/providers/microsoft.compute/disks/d": "",
+	} {
+		if got := resourceKey("", id); got != want {
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
+	}
+}
