@@ -1,10 +1,7 @@
 package billing
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"time"
@@ -74,28 +71,12 @@ func NewBill() *Bill {
 		unused: map[string]map[period]float64{}, split: map[string]map[period]float64{}}
 }
 
-// Read reads one export (FOCUS or CUR 2.0; CSV, gzip CSV or Parquet,
-// told apart by content) into the bill.
-func (b *Bill) Read(name string, r io.Reader, lim Limits) error {
-	br := bufio.NewReaderSize(r, 1<<16)
-	head, _ := br.Peek(4)
-	var f Format
-	var n int64
-	var err error
-	if bytes.Equal(head, parquetMagic) {
-		f, n, err = readParquet(name, br, lim, b.add)
-	} else {
-		f, n, err = readCSV(name, br, lim, b.add)
-	}
-	if err != nil {
-		return err
-	}
-	b.Files = append(b.Files, FileInfo{Name: name, Format: f, Rows: n})
-	return nil
-}
+// AddFile records one export read (internal/billing/export reads them).
+func (b *Bill) AddFile(f FileInfo) { b.Files = append(b.Files, f) }
 
-// add folds one row in.
-func (b *Bill) add(r *Row) error {
+// Add folds one row in; the readers call it for every row, so that the
+// bill holds sums, never rows.
+func (b *Bill) Add(r *Row) error {
 	t := b.Totals[TotalKey{r.Provider, r.ServiceName}]
 	if t == nil {
 		t = &Total{}

@@ -49,6 +49,9 @@ type NodeBill struct {
 	// Shared says the charge is a scale set's, shared between its nodes
 	// by node-hours.
 	Shared bool
+	// Matchable says the node's providerID names a cloud instance a bill
+	// can charge.
+	Matchable bool
 }
 
 // Rate is the node's effective hourly rate over its billed hours.
@@ -82,6 +85,7 @@ func (b *Bill) Bind(start, end time.Time, nodes []NodeLife) *Match {
 		nbs[i] = nb
 		m.nodes[n.Name] = nb
 		inst, group := nodeKeys(n.ProviderID)
+		nb.Matchable = inst != ""
 		r := b.resources[inst]
 		if r == nil && group != "" {
 			r = b.resources[group]

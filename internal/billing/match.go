@@ -89,3 +89,8 @@ func nodeKeys(providerID string) (instance, group string) {
 	}
 	return "", ""
 }
+
+// Matchable says whether a bill resource id is one a node's providerID
+// can match: an instance, a VM or a scale set (not a disk, a volume, a
+// managed cluster's fee).
+func Matchable(resourceID string) bool { return resourceKey("", resourceID) != "" }

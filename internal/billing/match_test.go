@@ -1,41 +1,29 @@
-package billing
+package billing_test
 
 import (
-	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpuwise/gpuwise/internal/billing"
+	"github.com/gpuwise/gpuwise/internal/billing/export"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
-// fixture is a hand-written FOCUS 1.2-style export: hourly AWS rows
+// testdata/fixture.csv is a hand-written FOCUS 1.2-style export: hourly AWS rows
 // (on-demand, savings-plan amortized, a split hour, spot, one outside
 // the window), a daily Azure scale-set row in lower case, an unmatched
 // GPU instance, an unused commitment and a disk.
-const fixture = `ProviderName,ServiceName,ServiceCategory,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BillingPeriodStart,BilledCost,EffectiveCost,ListCost,ResourceId,ResourceType,PricingCategory,CommitmentDiscountId,CommitmentDiscountStatus,CommitmentDiscountType,x_UsageType,x_Extra
-AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,55.04,55.04,55.04,i-0aaa,instance,Standard,NULL,NULL,NULL,USE1-BoxUsage:p5.48xlarge,x
-AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T01:00:00Z,2026-11-01T02:00:00Z,2026-11-01T00:00:00Z,0,30,55.04,i-0aaa,instance,Committed,arn:aws:savingsplans::1:savingsplan/sp1,Used,Savings Plan,USE1-BoxUsage:p5.48xlarge,x
-AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01 02:00:00,2026-11-01 03:00:00,2026-11-01 00:00:00,0,20,36.69,i-0aaa,instance,Committed,arn:aws:savingsplans::1:savingsplan/sp1,used,Savings Plan,USE1-BoxUsage:p5.48xlarge,x
-AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T02:00:00Z,2026-11-01T03:00:00Z,2026-11-01T00:00:00Z,10,10,18.35,i-0aaa,instance,Standard,NULL,NULL,NULL,USE1-BoxUsage:p5.48xlarge,x
-AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T01:00:00Z,2026-11-01T02:00:00Z,2026-11-01T00:00:00Z,10,10,55.04,i-0bbb,instance,Dynamic,,,,USE1-SpotUsage:p5.48xlarge,x
-AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T02:00:00Z,2026-11-01T03:00:00Z,2026-11-01T00:00:00Z,10,10,55.04,i-0bbb,instance,Dynamic,,,,USE1-SpotUsage:p5.48xlarge,x
-AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T03:00:00Z,2026-11-01T04:00:00Z,2026-11-01T00:00:00Z,10,10,55.04,i-0bbb,instance,Dynamic,,,,USE1-SpotUsage:p5.48xlarge,x
-AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,32.77,32.77,32.77,i-0fff,instance,Standard,,,,USE1-BoxUsage:p4d.24xlarge,x
-AWS,Amazon Elastic Compute Cloud,Compute,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,40,40,40,i-0ggg,instance,Standard,,,,USE1-BoxUsage:p5.48xlarge,x
-AWS,Savings Plans for AWS Compute usage,Compute,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,0,7.5,0,arn:aws:savingsplans::1:savingsplan/sp1,savings plan,Committed,arn:aws:savingsplans::1:savingsplan/sp1,Unused,Savings Plan,,x
-AWS,Amazon Elastic Compute Cloud,Storage,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,3,3,3,vol-1,volume,Standard,,,,USE1-EBS:VolumeUsage.gp3,x
-Microsoft,Virtual Machines,Compute,Usage,2026-11-01T00:00:00Z,2026-11-02T00:00:00Z,2026-11-01T00:00:00Z,240,240,300,/subscriptions/sub/resourcegroups/mc_rg/providers/microsoft.compute/virtualmachinescalesets/aks-gpu-1,Virtual machine scale set,Standard,,,,,x
-`
 
 var t0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 
 func at(h float64) time.Time { return t0.Add(time.Duration(h * float64(time.Hour))) }
 
-func fixtureNodes() []NodeLife {
+func fixtureNodes() []billing.NodeLife {
 	vmss := "azure:///subscriptions/sub/resourceGroups/mc_rg/providers/Microsoft.Compute/virtualMachineScaleSets/AKS-GPU-1/virtualMachines/"
-	return []NodeLife{
+	return []billing.NodeLife{
 		{Name: "a", ProviderID: "aws:///us-east-1a/i-0aaa", GPUs: 8},
 		{Name: "b", ProviderID: "aws:///us-east-1a/i-0bbb", Created: at(1.5), GPUs: 8},
 		{Name: "c", ProviderID: vmss + "0", GPUs: 8},
@@ -55,9 +43,14 @@ func (flat) Price(n pricing.NodeSpec) (pricing.NodePrice, error) {
 	return p, nil
 }
 
-func readFixture(t *testing.T) *Bill {
-	b := NewBill()
-	if err := b.Read("fixture.csv", strings.NewReader(fixture), DefaultLimits()); err != nil {
+func readFixture(t *testing.T) *billing.Bill {
+	f, err := os.Open("testdata/fixture.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := billing.NewBill()
+	if err := export.Read(b, "fixture.csv", f, export.DefaultLimits()); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -99,11 +92,11 @@ func TestMatchFixture(t *testing.T) {
 		t.Errorf("e has no bill line: %+v", e)
 	}
 
-	pr := &Pricer{Fallback: flat{}, Match: m}
+	pr := &billing.Pricer{Fallback: flat{}, Match: m}
 	spec := func(name string) pricing.NodeSpec {
 		return pricing.NodeSpec{Name: name, GPUCount: 8, CPUCores: 192, MemoryGiB: 2048}
 	}
-	var costs []NodeCost
+	var costs []billing.NodeCost
 	for _, n := range []string{"a", "b", "c", "d", "e", "g"} {
 		p, err := pr.Price(spec(n))
 		if err != nil {
@@ -111,7 +104,7 @@ func TestMatchFixture(t *testing.T) {
 		}
 		sum := p.GPUUSDPerHour*8 + p.CPUUSDPerCoreHour*192 + p.MemoryUSDPerGiBHour*2048
 		near(t, n+" split sum", sum, p.NodeUSDPerHour)
-		costs = append(costs, NodeCost{Node: n, Hours: m.Node(n).Hours, USDPerHour: p.NodeUSDPerHour, Priced: true,
+		costs = append(costs, billing.NodeCost{Node: n, Hours: m.Node(n).Hours, USDPerHour: p.NodeUSDPerHour, Priced: true,
 			PriceSource: p.Source, PriceOrigin: p.Origin, PriceAsOf: p.AsOf})
 	}
 	pa, _ := pr.Price(spec("a"))
@@ -156,66 +149,4 @@ func TestUnmatchedProRata(t *testing.T) {
 	// (5); f and g: half of hour 0; Azure: 1/24 of the day.
 	near(t, "bill", rc.BillUSD, 27.52+15+5+32.77/2+20+10)
 	near(t, "unmatched", rc.UnmatchedBillUSD, rc.BillUSD)
-}
-
-func TestReadErrors(t *testing.T) {
-	head := "ProviderName,ServiceName,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BillingPeriodStart,BilledCost,EffectiveCost,ListCost\n"
-	ok := "AWS,EC2,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,1,1,1\n"
-	for _, c := range []struct{ name, in, want string }{
-		{"nan", head + ok + "AWS,EC2,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,NaN,1,1\n", "row 2, column BilledCost"},
-		{"inf", head + "AWS,EC2,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,1,+Inf,1\n", "row 1, column EffectiveCost"},
-		{"time", head + "AWS,EC2,Usage,yesterday,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,1,1,1\n", "row 1, column ChargePeriodStart"},
-		{"backwards", head + "AWS,EC2,Usage,2026-11-01T02:00:00Z,2026-11-01T01:00:00Z,2026-11-01T00:00:00Z,1,1,1\n", "column ChargePeriodEnd"},
-		{"missing", "ProviderName,BilledCost,EffectiveCost\nAWS,1,1\n", "missing required column(s) ListCost, ChargeCategory"},
-		{"unknown", "a,b\n1,2\n", "neither a FOCUS export"},
-		{"fields", head + "AWS,EC2\n", "row 1: 2 fields"},
-		{"negative list", "line_item_line_item_type,line_item_usage_start_date,line_item_usage_end_date,line_item_unblended_cost,line_item_product_code,bill_billing_period_start_date,pricing_public_on_demand_cost\nUsage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,1,AmazonEC2,2026-11-01T00:00:00Z,-4\n", "row 1, column pricing_public_on_demand_cost"},
-		{"empty", "", "empty file"},
-	} {
-		err := NewBill().Read("x.csv", strings.NewReader(c.in), DefaultLimits())
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
-		}
-		var re *RowError
-		var fe *FileError
-		if err != nil && !errors.As(err, &re) && !errors.As(err, &fe) {
-			t.Errorf("%s: %T is neither a RowError nor a FileError", c.name, err)
-		}
-	}
-	lim := DefaultLimits()
-	lim.MaxRows = 1
-	if err := NewBill().Read("x.csv", strings.NewReader(head+ok+ok), lim); err == nil || !strings.Contains(err.Error(), "row limit") {
-		t.Errorf("row limit: %v", err)
-	}
-	lim = DefaultLimits()
-	lim.MaxRecordBytes = 100
-	if err := NewBill().Read("x.csv", strings.NewReader(head+ok), lim); err == nil || !strings.Contains(err.Error(), "record limit") {
-		t.Errorf("record limit: %v", err)
-	}
-}
-
-func TestNodeKeys(t *testing.T) {
-	for _, c := range []struct{ pid, inst, group string }{
-		{"aws:///us-east-1a/i-0abc", "aws/i-0abc", ""},
-		{"aws:////i-0abc", "aws/i-0abc", ""},
-		{"aws:///us-east-1a/fargate-10.0.0.1", "", ""},
-		{"azure:///subscriptions/S/resourceGroups/mc_RG/providers/Microsoft.Compute/virtualMachines/VM1",
-			"azure//subscriptions/s/resourcegroups/mc_rg/providers/microsoft.compute/virtualmachines/vm1", ""},
-		{"gce://proj/us-central1-a/gke-node-1", "gcp/proj/us-central1-a/gke-node-1", ""},
-		{"kind://docker/kind/kind-worker", "", ""},
-	} {
-		i, g := nodeKeys(c.pid)
-		if i != c.inst || g != c.group {
-			t.Errorf("%s: %q %q, want %q %q", c.pid, i, g, c.inst, c.group)
-		}
-	}
-	for id, want := range map[string]string{
-		"i-0abc": "aws/i-0abc", "arn:aws:ec2:us-east-1:1:instance/i-0abc": "aws/i-0abc",
-		"//compute.googleapis.com/projects/proj/zones/us-central1-a/instances/gke-node-1": "gcp/proj/us-central1-a/gke-node-1",
-		"/subscriptions/s/resourcegroups/rg/providers/microsoft.compute/disks/d": "",
-	} {
-		if got := resourceKey("", id); got != want {
-			t.Errorf("%s: %q, want %q", id, got, want)
-		}
-	}
 }

@@ -42,8 +42,11 @@ type Reconciliation struct {
 	// (nodes without a bill line, hours the bill does not cover).
 	GPUwiseNodeUSD  float64 `json:"gpuwise_node_usd"`
 	UnbilledNodeUSD float64 `json:"unbilled_node_usd"`
-	// NodesWithoutBill are GPU nodes no bill line covers.
-	NodesWithoutBill []string `json:"nodes_without_bill"`
+	// NodesWithoutBill are GPU nodes no bill line covers;
+	// NodesWithoutProviderID those of them with no cloud providerID to
+	// match (on-prem, kind): never on a cloud bill.
+	NodesWithoutBill       []string `json:"nodes_without_bill"`
+	NodesWithoutProviderID []string `json:"nodes_without_provider_id"`
 	// UnmatchedGPULines are billed resources with GPU instance types that
 	// no node of the cluster claims: nodes that left, another cluster.
 	UnmatchedGPULines []UnmatchedLine `json:"unmatched_gpu_lines"`
@@ -108,7 +111,7 @@ type IsGPU func(provider, instanceType string) bool
 // Reconcile sets the match against the cost engine's node costs.
 // nsCost is gpuwise's cost per namespace (for the split comparison).
 func (m *Match) Reconcile(costs []NodeCost, nsCost map[string]float64, isGPU IsGPU) *Reconciliation {
-	rc := &Reconciliation{Files: m.Bill.Files, NodesWithoutBill: []string{}, UnmatchedGPULines: []UnmatchedLine{}, Nodes: []NodeReconciled{}}
+	rc := &Reconciliation{Files: m.Bill.Files, NodesWithoutBill: []string{}, NodesWithoutProviderID: []string{}, UnmatchedGPULines: []UnmatchedLine{}, Nodes: []NodeReconciled{}}
 	for _, usd := range m.resourceUSD {
 		rc.BillUSD += usd
 	}
@@ -144,6 +147,9 @@ func (m *Match) Reconcile(costs []NodeCost, nsCost map[string]float64, isGPU IsG
 		}
 		if nb.BilledHours <= 0 {
 			rc.NodesWithoutBill = append(rc.NodesWithoutBill, name)
+			if !nb.Matchable {
+				rc.NodesWithoutProviderID = append(rc.NodesWithoutProviderID, name)
+			}
 		}
 		rc.Nodes = append(rc.Nodes, NodeReconciled{Node: name, ResourceID: nb.ResourceID, Hours: c.Hours, BilledHours: nb.BilledHours,
 			BillUSD: nb.USD, GPUwiseUSD: gw, PriceSource: c.PriceSource, PriceOrigin: c.PriceOrigin, PriceAsOf: c.PriceAsOf,
@@ -162,9 +168,6 @@ func (m *Match) Reconcile(costs []NodeCost, nsCost map[string]float64, isGPU IsG
 			rc.UnmatchedOtherUSD += left
 		}
 	}
-	// The cluster's CPU nodes' bill is matched too, but out of scope.
-	rc.UnmatchedBillUSD -= rc.CPUNodesUSD
-	rc.UnmatchedOtherUSD -= rc.CPUNodesUSD
 	if rc.MatchedUSD > 0 {
 		v := rc.CommittedUSD / rc.MatchedUSD
 		rc.CommitmentCoverage = &v
@@ -189,6 +192,7 @@ func (m *Match) Reconcile(costs []NodeCost, nsCost map[string]float64, isGPU IsG
 			"in its own rows (unless --idle-share), so namespaces that hold GPUs idle cost more in gpuwise and CPU-heavy ones more in AWS's split"
 	}
 	sort.Strings(rc.NodesWithoutBill)
+	sort.Strings(rc.NodesWithoutProviderID)
 	sort.Slice(rc.Nodes, func(i, j int) bool { return rc.Nodes[i].Node < rc.Nodes[j].Node })
 	sort.Slice(rc.UnmatchedGPULines, func(i, j int) bool {
 		a, b := rc.UnmatchedGPULines[i], rc.UnmatchedGPULines[j]

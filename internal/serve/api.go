@@ -107,7 +107,7 @@ func writeError(w http.ResponseWriter, status int, kind string, err error) {
 // snapshot, the window asked for (checked by the use case) and the
 // service's prices.
 func (s *Service) data(q *query, st *State) app.Data {
-	return app.Data{Source: app.Source{Snapshot: st.Snapshot}, Window: q.window(), PricesFile: s.opts.PricesFile}
+	return app.Data{Source: app.Source{Snapshot: st.Snapshot}, Window: q.window(), Prices: st.Prices}
 }
 
 // rendered renders into an answer.

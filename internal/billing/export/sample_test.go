@@ -1,6 +1,8 @@
-package billing
+package export
 
 import (
+	"github.com/gpuwise/gpuwise/internal/billing"
+
 	"encoding/csv"
 	"math"
 	"os"
@@ -24,12 +26,12 @@ func TestSampleFOCUS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	b := NewBill()
-	if err := b.Read("focus_1.0_sample.csv", f, DefaultLimits()); err != nil {
+	b := billing.NewBill()
+	if err := Read(b, "focus_1.0_sample.csv", f, DefaultLimits()); err != nil {
 		t.Fatal(err)
 	}
 	in := b.Inspect(nil)
-	if in.Rows != 1000 || len(b.Files) != 1 || b.Files[0].Format != FOCUS {
+	if in.Rows != 1000 || len(b.Files) != 1 || b.Files[0].Format != billing.FOCUS {
 		t.Fatalf("rows %d, files %+v", in.Rows, b.Files)
 	}
 	want := independentSums(t)

@@ -1,6 +1,8 @@
-package billing
+package export
 
 import (
+	"github.com/gpuwise/gpuwise/internal/billing"
+
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -27,6 +29,27 @@ func DefaultLimits() Limits {
 	return Limits{MaxRows: 200_000_000, MaxBytes: 64 << 30, MaxRecordBytes: 1 << 20}
 }
 
+// Read reads one export (FOCUS or CUR 2.0; CSV, gzip CSV or Parquet,
+// told apart by content) into b. A bad value is a *RowError naming the
+// row and the column; a bad file a *FileError.
+func Read(b *billing.Bill, name string, r io.Reader, lim Limits) error {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(4)
+	var f billing.Format
+	var n int64
+	var err error
+	if bytes.Equal(head, parquetMagic) {
+		f, n, err = readParquet(name, br, lim, b.Add)
+	} else {
+		f, n, err = readCSV(name, br, lim, b.Add)
+	}
+	if err != nil {
+		return err
+	}
+	b.AddFile(billing.FileInfo{Name: name, Format: f, Rows: n})
+	return nil
+}
+
 // gzipMagic and parquetMagic open gzip and Parquet files.
 var (
 	gzipMagic    = []byte{0x1f, 0x8b}
@@ -35,7 +58,7 @@ var (
 
 // readCSV streams a FOCUS or CUR 2.0 CSV (gzip or plain) from r, calling
 // fn for every data row.
-func readCSV(name string, r io.Reader, lim Limits, fn func(*Row) error) (Format, int64, error) {
+func readCSV(name string, r io.Reader, lim Limits, fn func(*billing.Row) error) (billing.Format, int64, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if head, _ := br.Peek(2); bytes.Equal(head, gzipMagic) {
 		zr, err := gzip.NewReader(br)
@@ -91,7 +114,7 @@ func readCSV(name string, r io.Reader, lim Limits, fn func(*Row) error) (Format,
 			return sc.format, n, &RowError{File: name, Row: n, Err: fmt.Errorf("%d fields, the header has %d", len(rec), len(header))}
 		}
 		c.rec = rec
-		var row Row
+		var row billing.Row
 		if col, err := sc.build(c, &row); err != nil {
 			return sc.format, n, &RowError{File: name, Row: n, Column: col, Err: err}
 		}

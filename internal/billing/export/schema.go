@@ -1,6 +1,8 @@
-package billing
+package export
 
 import (
+	"github.com/gpuwise/gpuwise/internal/billing"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,10 +20,10 @@ type cells interface {
 // schema is one export format: the columns it needs and how a row of
 // cells becomes a Row.
 type schema struct {
-	format   Format
+	format   billing.Format
 	required []string
 	optional []string
-	build    func(c cells, r *Row) (column string, err error)
+	build    func(c cells, r *billing.Row) (column string, err error)
 }
 
 func (s *schema) columns() []string {
@@ -43,7 +45,7 @@ func (s *schema) missing(has func(string) bool) error {
 }
 
 func (s *schema) name() string {
-	if s.format == CUR2 {
+	if s.format == billing.CUR2 {
 		return "AWS CUR 2.0"
 	}
 	return "FOCUS"
@@ -61,7 +63,7 @@ func detect(has func(string) bool) (*schema, error) {
 }
 
 var focusSchema = schema{
-	format: FOCUS,
+	format: billing.FOCUS,
 	required: []string{"BilledCost", "EffectiveCost", "ListCost", "ChargeCategory", "ChargePeriodStart",
 		"ChargePeriodEnd", "BillingPeriodStart", "ProviderName", "ServiceName"},
 	optional: []string{"ResourceId", "ResourceType", "ServiceCategory", "CommitmentDiscountId",
@@ -71,7 +73,7 @@ var focusSchema = schema{
 
 // money columns FOCUS allows negative (credits, corrections): all of them
 // (a Credit row's BilledCost is negative), so only finiteness is checked.
-func buildFOCUS(c cells, r *Row) (string, error) {
+func buildFOCUS(c cells, r *billing.Row) (string, error) {
 	var err error
 	for _, m := range []struct {
 		col string
@@ -101,7 +103,7 @@ func buildFOCUS(c cells, r *Row) (string, error) {
 	r.ResourceType = nullable(c.get("ResourceType"))
 	r.Region = nullable(c.get("RegionId"))
 	r.CommitmentID = nullable(c.get("CommitmentDiscountId"))
-	r.CommitmentStatus = canonical(nullable(c.get("CommitmentDiscountStatus")), CommitmentUsed, CommitmentUnused)
+	r.CommitmentStatus = canonical(nullable(c.get("CommitmentDiscountStatus")), billing.CommitmentUsed, billing.CommitmentUnused)
 	r.CommitmentType = nullable(c.get("CommitmentDiscountType"))
 	usageType := nullable(c.get("x_UsageType"))
 	if usageType == "" {
@@ -109,7 +111,7 @@ func buildFOCUS(c cells, r *Row) (string, error) {
 	}
 	r.InstanceType = instanceTypeOfUsage(usageType)
 	r.Spot = strings.EqualFold(nullable(c.get("PricingCategory")), "Dynamic") || strings.Contains(usageType, "SpotUsage")
-	r.Compute = r.ChargeCategory == "Usage" && resourceKey(r.Provider, r.ResourceID) != "" && r.CommitmentStatus != CommitmentUnused &&
+	r.Compute = r.ChargeCategory == "Usage" && billing.Matchable(r.ResourceID) && r.CommitmentStatus != billing.CommitmentUnused &&
 		strings.EqualFold(r.ServiceCategory, "Compute") && computeUsage(usageType)
 	return checkRow(r)
 }
@@ -135,7 +137,7 @@ func nullable(s string) string {
 }
 
 var curSchema = schema{
-	format: CUR2,
+	format: billing.CUR2,
 	required: []string{"line_item_line_item_type", "line_item_usage_start_date", "line_item_usage_end_date",
 		"line_item_unblended_cost", "line_item_product_code", "bill_billing_period_start_date"},
 	optional: []string{"line_item_resource_id", "line_item_usage_type", "line_item_operation", "product_instance_type",
@@ -149,7 +151,7 @@ var curSchema = schema{
 	build: buildCUR,
 }
 
-func buildCUR(c cells, r *Row) (string, error) {
+func buildCUR(c cells, r *billing.Row) (string, error) {
 	money := func(col string) (float64, error) { return parseMoney(c.get(col), false) }
 	var err error
 	typ := nullable(c.get("line_item_line_item_type"))
@@ -193,12 +195,12 @@ func buildCUR(c cells, r *Row) (string, error) {
 		if r.EffectiveCost, err = money("savings_plan_savings_plan_effective_cost"); err != nil {
 			return "savings_plan_savings_plan_effective_cost", err
 		}
-		r.CommitmentID, r.CommitmentStatus, r.CommitmentType = nullable(c.get("savings_plan_savings_plan_a_r_n")), CommitmentUsed, "Savings Plan"
+		r.CommitmentID, r.CommitmentStatus, r.CommitmentType = nullable(c.get("savings_plan_savings_plan_a_r_n")), billing.CommitmentUsed, "Savings Plan"
 	case "DiscountedUsage":
 		if r.EffectiveCost, err = money("reservation_effective_cost"); err != nil {
 			return "reservation_effective_cost", err
 		}
-		r.CommitmentID, r.CommitmentStatus, r.CommitmentType = nullable(c.get("reservation_reservation_a_r_n")), CommitmentUsed, "Reserved Instance"
+		r.CommitmentID, r.CommitmentStatus, r.CommitmentType = nullable(c.get("reservation_reservation_a_r_n")), billing.CommitmentUsed, "Reserved Instance"
 	case "SavingsPlanNegation", "SavingsPlanUpfrontFee":
 		r.EffectiveCost = 0
 		r.ChargeCategory = "Purchase"
@@ -212,7 +214,7 @@ func buildCUR(c cells, r *Row) (string, error) {
 			return "savings_plan_used_commitment", err
 		}
 		r.EffectiveCost = total - used
-		r.CommitmentID, r.CommitmentStatus, r.CommitmentType = nullable(c.get("savings_plan_savings_plan_a_r_n")), CommitmentUnused, "Savings Plan"
+		r.CommitmentID, r.CommitmentStatus, r.CommitmentType = nullable(c.get("savings_plan_savings_plan_a_r_n")), billing.CommitmentUnused, "Savings Plan"
 		if r.CommitmentID == "" {
 			r.CommitmentID = r.ResourceID
 		}
@@ -226,7 +228,7 @@ func buildCUR(c cells, r *Row) (string, error) {
 			return "reservation_unused_recurring_fee", err
 		}
 		r.EffectiveCost = up + rec
-		r.CommitmentID, r.CommitmentStatus, r.CommitmentType = nullable(c.get("reservation_reservation_a_r_n")), CommitmentUnused, "Reserved Instance"
+		r.CommitmentID, r.CommitmentStatus, r.CommitmentType = nullable(c.get("reservation_reservation_a_r_n")), billing.CommitmentUnused, "Reserved Instance"
 		if r.CommitmentID == "" {
 			r.CommitmentID = r.ResourceID
 		}

@@ -1,6 +1,10 @@
-package billing
+package export
 
 import (
+	"github.com/gpuwise/gpuwise/internal/billing"
+	"math"
+	"time"
+
 	"bytes"
 	"compress/gzip"
 	"strings"
@@ -26,14 +30,14 @@ func TestCURFixture(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte(curFixture))
 	zw.Close()
-	b := NewBill()
-	if err := b.Read("cur.csv.gz", &gz, DefaultLimits()); err != nil {
+	b := billing.NewBill()
+	if err := Read(b, "cur.csv.gz", &gz, DefaultLimits()); err != nil {
 		t.Fatal(err)
 	}
-	if b.Files[0].Format != CUR2 || b.Files[0].Rows != 7 {
+	if b.Files[0].Format != billing.CUR2 || b.Files[0].Rows != 7 {
 		t.Fatalf("files %+v", b.Files)
 	}
-	m := b.Bind(t0, at(2), []NodeLife{{Name: "a", ProviderID: "aws:///us-east-1a/i-0aaa", GPUs: 8},
+	m := b.Bind(t0, at(2), []billing.NodeLife{{Name: "a", ProviderID: "aws:///us-east-1a/i-0aaa", GPUs: 8},
 		{Name: "b", ProviderID: "aws:///us-east-1a/i-0bbb", GPUs: 1}})
 	near(t, "a", m.Node("a").USD, 55.04+30)
 	near(t, "a committed", m.Node("a").CommittedUSD, 30)
@@ -46,11 +50,22 @@ func TestCURFixture(t *testing.T) {
 	if len(rc.Split) != 2 || rc.Split[0].Namespace != "team-a" || rc.Split[0].AWSUSD != 25 || rc.Split[0].GPUwiseUSD != 22 || rc.SplitNote == "" {
 		t.Errorf("split %+v", rc.Split)
 	}
-	if r := b.resources["aws/i-0aaa"]; r == nil || r.InstanceType != "p5.48xlarge" {
-		t.Errorf("instance type of i-0aaa: %+v", r)
+	if rs := b.Resources(); len(rs) != 2 || rs[0].ID != "i-0aaa" || rs[0].InstanceType != "p5.48xlarge" {
+		t.Errorf("resources %+v", rs)
 	}
 	in := b.Inspect(func(_, it string) bool { return strings.HasPrefix(it, "p5") })
 	if len(in.GPUInstances) != 1 || in.GPUInstances[0].Hours != 2 {
 		t.Errorf("gpu instances %+v", in.GPUInstances)
+	}
+}
+
+var t0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+func at(h float64) time.Time { return t0.Add(time.Duration(h * float64(time.Hour))) }
+
+func near(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-9 {
+		t.Errorf("%s = %.10f, want %.10f", what, got, want)
 	}
 }
