@@ -18,6 +18,8 @@ import (
 // case: the embedded catalog, the user's overrides over it, and the cloud
 // bill whose effective rates price the node-hours it covers. Immutable.
 type Prices struct {
+	// given says the user named price files (overrides or a bill).
+	given   bool
 	catalog *pricing.Catalog
 	bill    *billing.Bill // nil: no bill
 	err     error         // a load that failed: every use case fails with it
@@ -32,7 +34,7 @@ func LoadPrices(overrides string, bills []string) (*Prices, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Prices{catalog: c}
+	p := &Prices{catalog: c, given: overrides != "" || len(bills) > 0}
 	if len(bills) == 0 {
 		return p, nil
 	}
@@ -51,7 +53,7 @@ func LoadPrices(overrides string, bills []string) (*Prices, error) {
 func MustLoadPrices(overrides string, bills []string) *Prices {
 	p, err := LoadPrices(overrides, bills)
 	if err != nil {
-		return &Prices{err: err}
+		return &Prices{err: err, given: true}
 	}
 	return p
 }
@@ -216,4 +218,12 @@ func (a *App) InspectBill(paths []string) (*billing.Inspection, error) {
 	}
 	cat := pricing.Embedded()
 	return b.Inspect(func(provider, it string) bool { return cat.GPUInstanceType(billing.Cloud(provider), it) }), nil
+}
+
+// pricesNothing refuses price files for a use case that prices nothing
+// (the Karpenter and reclaim artefacts): a flag it cannot honour.
+func (in Data) pricesNothing(p *problems) {
+	if in.Prices != nil && in.Prices.given {
+		p.add(errors.New("prices, bill: this command prices nothing (its output has no dollars); drop --prices and --bill"))
+	}
 }
