@@ -46,7 +46,7 @@ var layers = map[string]layer{
 	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd, "internal/progress": frontEnd,
 	"internal/serve": frontEnd, "internal/exporter": frontEnd, "internal/history": frontEnd, "internal/dashboard": frontEnd, "internal/grafana": frontEnd,
 	"internal/packbench":           lab,
-	"internal/cluster/clustertest": support, "internal/proctest": support, "internal/shareddata": support, "internal/archtest": support,
+	"internal/cluster/clustertest": support, "internal/billing/billingtest": support, "internal/proctest": support, "internal/shareddata": support, "internal/archtest": support,
 	"cmd": main_, "hack": main_, "test": main_,
 }
 

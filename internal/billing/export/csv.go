@@ -1,8 +1,6 @@
 package export
 
 import (
-	"github.com/gpuwise/gpuwise/internal/billing"
-
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -11,6 +9,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/parquet"
+
+	"github.com/gpuwise/gpuwise/internal/billing"
 )
 
 // Limits bound what reading one export may cost.
@@ -32,15 +34,23 @@ func DefaultLimits() Limits {
 // Read reads one export (FOCUS or CUR 2.0; CSV, gzip CSV or Parquet,
 // told apart by content) into b. A bad value is a *RowError naming the
 // row and the column; a bad file a *FileError.
+//
+// Parquet needs random access (its footer holds the schema): r must then
+// be a file (io.ReaderAt and io.Seeker), as os.File and bytes.Reader are.
 func Read(b *billing.Bill, name string, r io.Reader, lim Limits) error {
-	br := bufio.NewReaderSize(r, 1<<16)
-	head, _ := br.Peek(4)
 	var f billing.Format
 	var n int64
 	var err error
-	if bytes.Equal(head, parquetMagic) {
-		f, n, err = readParquet(name, br, lim, b.Add)
+	if ra, ok := r.(parquet.ReaderAtSeeker); ok && isParquet(ra) {
+		if size, serr := ra.Seek(0, io.SeekEnd); serr == nil && lim.MaxBytes > 0 && size > lim.MaxBytes {
+			return &FileError{name, fmt.Errorf("%d bytes, more than %d (the size limit)", size, lim.MaxBytes)}
+		}
+		f, n, err = readParquet(name, ra, lim, b.Add)
 	} else {
+		br := bufio.NewReaderSize(r, 1<<16)
+		if head, _ := br.Peek(4); bytes.Equal(head, parquetMagic) {
+			return &FileError{name, errors.New("a Parquet file must be read from a file, not a stream")}
+		}
 		f, n, err = readCSV(name, br, lim, b.Add)
 	}
 	if err != nil {
@@ -48,6 +58,13 @@ func Read(b *billing.Bill, name string, r io.Reader, lim Limits) error {
 	}
 	b.AddFile(billing.FileInfo{Name: name, Format: f, Rows: n})
 	return nil
+}
+
+// isParquet says whether ra starts with Parquet's magic bytes.
+func isParquet(ra io.ReaderAt) bool {
+	head := make([]byte, 4)
+	k, _ := ra.ReadAt(head, 0)
+	return k == 4 && bytes.Equal(head, parquetMagic)
 }
 
 // gzipMagic and parquetMagic open gzip and Parquet files.

@@ -2,6 +2,7 @@ package export
 
 import (
 	"github.com/gpuwise/gpuwise/internal/billing"
+	"github.com/gpuwise/gpuwise/internal/billing/billingtest"
 	"os"
 
 	"bytes"
@@ -25,6 +26,11 @@ func FuzzRead(f *testing.F) {
 	zw.Close()
 	f.Add(gz.Bytes())
 	f.Add([]byte("PAR1garbage"))
+	var pq bytes.Buffer
+	if err := billingtest.ParquetFromCSV(&pq, bytes.NewReader(fixture)); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(pq.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lim := DefaultLimits()
 		lim.MaxBytes, lim.MaxRows = 1<<20, 10000

@@ -56,8 +56,13 @@ func parseMoney(s string, nonNegative bool) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a decimal number", truncate(s))
 	}
+	return checkMoney(v, nonNegative)
+}
+
+// checkMoney refuses NaN, infinities and (when nonNegative) negatives.
+func checkMoney(v float64, nonNegative bool) (float64, error) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a finite number", truncate(s))
+		return 0, fmt.Errorf("%v is not a finite number", v)
 	}
 	if nonNegative && v < 0 {
 		return 0, fmt.Errorf("%v is negative, which this column cannot be", v)

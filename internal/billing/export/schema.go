@@ -1,13 +1,13 @@
 package export
 
 import (
-	"github.com/gpuwise/gpuwise/internal/billing"
-
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gpuwise/gpuwise/internal/billing"
 )
 
 // cells gives a row's value by column name ("" for a column the file
@@ -79,7 +79,7 @@ func buildFOCUS(c cells, r *billing.Row) (string, error) {
 		col string
 		dst *float64
 	}{{"BilledCost", &r.BilledCost}, {"EffectiveCost", &r.EffectiveCost}, {"ListCost", &r.ListCost}} {
-		if *m.dst, err = parseMoney(c.get(m.col), false); err != nil {
+		if *m.dst, err = cellMoney(c, m.col, false); err != nil {
 			return m.col, err
 		}
 	}
@@ -87,11 +87,7 @@ func buildFOCUS(c cells, r *billing.Row) (string, error) {
 		col string
 		dst *timeT
 	}{{"ChargePeriodStart", &r.Start}, {"ChargePeriodEnd", &r.End}, {"BillingPeriodStart", &r.BillingPeriod}} {
-		v := c.get(t.col)
-		if isNull(v) {
-			continue
-		}
-		if *t.dst, err = parseTime(v); err != nil {
+		if *t.dst, err = cellTime(c, t.col); err != nil {
 			return t.col, err
 		}
 	}
@@ -152,24 +148,20 @@ var curSchema = schema{
 }
 
 func buildCUR(c cells, r *billing.Row) (string, error) {
-	money := func(col string) (float64, error) { return parseMoney(c.get(col), false) }
+	money := func(col string) (float64, error) { return cellMoney(c, col, false) }
 	var err error
 	typ := nullable(c.get("line_item_line_item_type"))
 	if r.BilledCost, err = money("line_item_unblended_cost"); err != nil {
 		return "line_item_unblended_cost", err
 	}
-	if r.ListCost, err = parseMoney(c.get("pricing_public_on_demand_cost"), true); err != nil {
+	if r.ListCost, err = cellMoney(c, "pricing_public_on_demand_cost", true); err != nil {
 		return "pricing_public_on_demand_cost", err
 	}
 	for _, t := range []struct {
 		col string
 		dst *timeT
 	}{{"line_item_usage_start_date", &r.Start}, {"line_item_usage_end_date", &r.End}, {"bill_billing_period_start_date", &r.BillingPeriod}} {
-		v := c.get(t.col)
-		if isNull(v) {
-			continue
-		}
-		if *t.dst, err = parseTime(v); err != nil {
+		if *t.dst, err = cellTime(c, t.col); err != nil {
 			return t.col, err
 		}
 	}
@@ -298,4 +290,36 @@ func namespaceOfPodARN(arn string) string {
 		return ""
 	}
 	return parts[1]
+}
+
+// typedCells are cells that hold numbers and timestamps as such
+// (Parquet): read without a round trip through text.
+type typedCells interface {
+	float(col string) (float64, bool)
+	time(col string) (time.Time, bool)
+}
+
+// cellMoney reads a cost column: typed when the file has it typed, else
+// parsed (null is 0).
+func cellMoney(c cells, col string, nonNegative bool) (float64, error) {
+	if t, ok := c.(typedCells); ok {
+		if v, ok := t.float(col); ok {
+			return checkMoney(v, nonNegative)
+		}
+	}
+	return parseMoney(c.get(col), nonNegative)
+}
+
+// cellTime reads a timestamp column; null is the zero time.
+func cellTime(c cells, col string) (time.Time, error) {
+	if t, ok := c.(typedCells); ok {
+		if v, ok := t.time(col); ok {
+			return v, nil
+		}
+	}
+	v := c.get(col)
+	if isNull(v) {
+		return time.Time{}, nil
+	}
+	return parseTime(v)
 }
