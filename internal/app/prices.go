@@ -150,7 +150,8 @@ func (p *Prices) forSnapshot(s *cluster.Snapshot) (*nodePrices, error) {
 	lives := make([]billing.NodeLife, len(s.Nodes))
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
-		lives[i] = billing.NodeLife{Name: n.Name, ProviderID: n.ProviderID, Created: n.Created, Deleted: n.Deleted, GPUs: len(n.GPUs)}
+		lives[i] = billing.NodeLife{Name: n.Name, ProviderID: n.ProviderID, Created: n.Created, Deleted: n.Deleted, GPUs: len(n.GPUs),
+			InstanceType: n.InstanceType, Capacity: n.Capacity}
 	}
 	m := p.bill.Bind(s.Window.Start, s.Window.End, lives)
 	np.bill = &billing.Pricer{Fallback: np.Catalog, Match: m}

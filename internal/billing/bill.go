@@ -2,6 +2,7 @@ package billing
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -55,14 +56,47 @@ type Resource struct {
 	Spot         bool
 	// Commitment names the commitment that covered any of its charges.
 	Commitment string
-	charges    map[period]*charge
+	// runs are its charges: each a run of equal, back-to-back charge
+	// periods with equal costs (an instance's steady hourly rate is one
+	// run for the month), so that memory grows with rate changes, not
+	// with rows. Runs may overlap (two rows for one hour: a commitment's
+	// part and the on-demand rest); each period of each run is a charge.
+	runs []run
 }
 
 type period struct{ start, end int64 } // unix seconds, [start, end)
 
-type charge struct {
-	effective, billed, list float64
-	committed               float64 // effective cost of commitment-covered rows
+// run is n back-to-back charge periods of step seconds from start, each
+// with the effective cost eff, of which committed was covered by a
+// commitment.
+type run struct {
+	start          int64
+	step, n        int32
+	eff, committed float64
+}
+
+func (r *run) end() int64 { return r.start + int64(r.step)*int64(r.n) }
+
+// addCharge adds one row's charge, extending one of the last two runs
+// when it continues it.
+func (res *Resource) addCharge(p period, eff, committed float64) {
+	step := p.end - p.start
+	for k := len(res.runs) - 1; k >= max(len(res.runs)-2, 0); k-- {
+		r := &res.runs[k]
+		if int64(r.step) == step && r.end() == p.start && r.eff == eff && r.committed == committed && r.n < math.MaxInt32 {
+			r.n++
+			return
+		}
+	}
+	if step > math.MaxInt32 {
+		// A charge period over 68 years: kept as runs of whole steps is
+		// impossible; split it into equal parts (never happens in exports).
+		half := period{p.start, p.start + step/2}
+		res.addCharge(half, eff/2, committed/2)
+		res.addCharge(period{half.end, p.end}, eff-eff/2, committed-committed/2)
+		return
+	}
+	res.runs = append(res.runs, run{start: p.start, step: int32(step), n: 1, eff: eff, committed: committed})
 }
 
 // NewBill returns an empty bill to Read exports into.
@@ -119,27 +153,21 @@ func (b *Bill) Add(r *Row) error {
 		}
 		res := b.resources[key]
 		if res == nil {
-			res = &Resource{Provider: r.Provider, ID: r.ResourceID, Type: r.ResourceType, Region: r.Region, charges: map[period]*charge{}}
+			res = &Resource{Provider: r.Provider, ID: r.ResourceID, Type: r.ResourceType, Region: r.Region}
 			b.resources[key] = res
 		}
 		if res.InstanceType == "" {
 			res.InstanceType = r.InstanceType
 		}
 		res.Spot = res.Spot || r.Spot
-		c := res.charges[p]
-		if c == nil {
-			c = &charge{}
-			res.charges[p] = c
-		}
-		c.effective += r.EffectiveCost
-		c.billed += r.BilledCost
-		c.list += r.ListCost
+		var committed float64
 		if r.CommitmentStatus == CommitmentUsed {
-			c.committed += r.EffectiveCost
+			committed = r.EffectiveCost
 			if res.Commitment == "" {
 				res.Commitment = r.CommitmentID
 			}
 		}
+		res.addCharge(p, r.EffectiveCost, committed)
 	}
 	return nil
 }

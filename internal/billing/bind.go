@@ -18,6 +18,11 @@ type NodeLife struct {
 	// GPUs is the node's physical GPU count: only GPU nodes are in the
 	// cost report's scope; a CPU node's bill is kept apart.
 	GPUs int
+	// InstanceType and Capacity are how the node runs: the bill's rate
+	// prices only that (a what-if on other capacity is the fallback's, or
+	// the bill's rate of other nodes run that way).
+	InstanceType string
+	Capacity     string
 }
 
 // Match is the bill folded onto one window and one cluster's nodes: what
@@ -46,6 +51,8 @@ type NodeBill struct {
 	USD, CommittedUSD float64
 	Spot              bool
 	GPU               bool
+	InstanceType      string
+	Capacity          string
 	// Shared says the charge is a scale set's, shared between its nodes
 	// by node-hours.
 	Shared bool
@@ -81,7 +88,8 @@ func (b *Bill) Bind(start, end time.Time, nodes []NodeLife) *Match {
 	for i, n := range nodes {
 		lives[i] = span{lifeStart(n.Created, math.MinInt64), lifeStart(n.Deleted, math.MaxInt64)}
 		life := intersect(lives[i], w)
-		nb := &NodeBill{Node: n.Name, GPU: n.GPUs > 0, Hours: float64(max(life.to-life.from, 0)) / 3600}
+		nb := &NodeBill{Node: n.Name, GPU: n.GPUs > 0, Hours: float64(max(life.to-life.from, 0)) / 3600,
+			InstanceType: n.InstanceType, Capacity: n.Capacity}
 		nbs[i] = nb
 		m.nodes[n.Name] = nb
 		inst, group := nodeKeys(n.ProviderID)
@@ -102,28 +110,41 @@ func (b *Bill) Bind(start, end time.Time, nodes []NodeLife) *Match {
 			nbs[j].Shared = len(ms) > 1 || isScaleSet(r.ID)
 		}
 		var usd float64
-		for p, c := range r.charges {
-			ps := span{p.start, p.end}
-			var total int64
-			for _, j := range ms {
-				o := intersect(ps, lives[j])
-				total += max(o.to-o.from, 0)
-			}
-			if total == 0 {
-				usd += c.effective * overlapFrac(p, w)
+		for ri := range r.runs {
+			c := &r.runs[ri]
+			if len(ms) == 0 {
+				// Unclaimed: pro rata to the window, for the whole run at once.
+				in := intersect(span{c.start, c.end()}, w)
+				usd += c.eff * float64(max(in.to-in.from, 0)) / float64(c.step)
 				continue
 			}
-			for _, j := range ms {
-				in := intersect(intersect(ps, lives[j]), w)
-				if in.to <= in.from {
+			// The run's periods that overlap the window, one charge each.
+			step := int64(c.step)
+			first := max((w.from-c.start)/step, 0)
+			last := min((w.to-c.start+step-1)/step, int64(c.n))
+			for k := first; k < last; k++ {
+				ps := span{c.start + k*step, c.start + (k+1)*step}
+				var total int64
+				for _, j := range ms {
+					o := intersect(ps, lives[j])
+					total += max(o.to-o.from, 0)
+				}
+				if total == 0 {
+					usd += c.eff * overlapFrac(period{ps.from, ps.to}, w)
 					continue
 				}
-				share := float64(in.to-in.from) / float64(total)
-				nbs[j].USD += c.effective * share
-				nbs[j].CommittedUSD += c.committed * share
-				usd += c.effective * share
-				m.attributedUSD[r] += c.effective * share
-				covered[j] = append(covered[j], in)
+				for _, j := range ms {
+					in := intersect(intersect(ps, lives[j]), w)
+					if in.to <= in.from {
+						continue
+					}
+					share := float64(in.to-in.from) / float64(total)
+					nbs[j].USD += c.eff * share
+					nbs[j].CommittedUSD += c.committed * share
+					usd += c.eff * share
+					m.attributedUSD[r] += c.eff * share
+					covered[j] = addSpan(covered[j], in)
+				}
 			}
 		}
 		m.resourceUSD[r] = usd
@@ -206,4 +227,31 @@ func (m *Match) splitUSD() map[string]float64 {
 		}
 	}
 	return out
+}
+
+// SpotRate is the bill's effective spot rate for an instance type: the
+// billed spot cost of the cluster's spot nodes of that type over their
+// billed hours; ok is false when none ran on spot in the window.
+func (m *Match) SpotRate(instanceType string) (usdPerHour, hours float64, ok bool) {
+	var usd float64
+	for _, nb := range m.nodes {
+		if nb.Spot && nb.BilledHours > 0 && strings.EqualFold(nb.InstanceType, instanceType) {
+			usd += nb.USD
+			hours += nb.BilledHours
+		}
+	}
+	if hours <= 0 {
+		return 0, 0, false
+	}
+	return usd / hours, hours, true
+}
+
+// addSpan appends x, extending the last span when x continues it, so
+// that a node's covered hours stay a short list.
+func addSpan(s []span, x span) []span {
+	if n := len(s); n > 0 && s[n-1].to == x.from {
+		s[n-1].to = x.to
+		return s
+	}
+	return append(s, x)
 }

@@ -91,9 +91,9 @@ func (b *Bill) Inspect(isGPU IsGPU) *Inspection {
 		}
 		g := GPUInstance{ResourceID: r.ID, Provider: r.Provider, InstanceType: r.InstanceType, Spot: r.Spot, Commitment: r.Commitment}
 		var spans []span
-		for p, c := range r.charges {
-			g.EffectiveCost += c.effective
-			spans = append(spans, span{p.start, p.end})
+		for _, c := range r.runs {
+			g.EffectiveCost += c.eff * float64(c.n)
+			spans = append(spans, span{c.start, c.end()})
 		}
 		g.Hours = float64(unionLen(spans)) / 3600
 		in.GPUInstances = append(in.GPUInstances, g)

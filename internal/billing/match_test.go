@@ -24,8 +24,8 @@ func at(h float64) time.Time { return t0.Add(time.Duration(h * float64(time.Hour
 func fixtureNodes() []billing.NodeLife {
 	vmss := "azure:///subscriptions/sub/resourceGroups/mc_rg/providers/Microsoft.Compute/virtualMachineScaleSets/AKS-GPU-1/virtualMachines/"
 	return []billing.NodeLife{
-		{Name: "a", ProviderID: "aws:///us-east-1a/i-0aaa", GPUs: 8},
-		{Name: "b", ProviderID: "aws:///us-east-1a/i-0bbb", Created: at(1.5), GPUs: 8},
+		{Name: "a", ProviderID: "aws:///us-east-1a/i-0aaa", GPUs: 8, InstanceType: "p5.48xlarge", Capacity: "on-demand"},
+		{Name: "b", ProviderID: "aws:///us-east-1a/i-0bbb", Created: at(1.5), GPUs: 8, InstanceType: "p5.48xlarge", Capacity: "spot"},
 		{Name: "c", ProviderID: vmss + "0", GPUs: 8},
 		{Name: "d", ProviderID: vmss + "1", Deleted: at(1), GPUs: 8},
 		{Name: "e", ProviderID: "aws:///us-east-1a/i-0eee", GPUs: 8},
@@ -115,6 +115,22 @@ func TestMatchFixture(t *testing.T) {
 	// g: billed $40 for 1 of 3 h, the catalog's $50 for the other 2.
 	pg, _ := pr.Price(spec("g"))
 	near(t, "g rate", pg.NodeUSDPerHour, (40+50*2)/3.0)
+	// A what-if: a on spot is not a's on-demand bill but the bill's spot
+	// rate of p5.48xlarge (b: $20 over 1.5 h); a on-demand is its own.
+	what := spec("a")
+	what.InstanceType, what.Capacity = "p5.48xlarge", pricing.Spot
+	ps, _ := pr.Price(what)
+	near(t, "a on spot", ps.NodeUSDPerHour, 20/1.5)
+	if ps.Origin != pricing.OriginBill || !strings.Contains(ps.Source, "spot") {
+		t.Errorf("a on spot: %+v", ps)
+	}
+	what.Capacity = pricing.OnDemand
+	pod, _ := pr.Price(what)
+	near(t, "a on demand", pod.NodeUSDPerHour, 115.04/3)
+	what.InstanceType = "p4d.24xlarge"
+	if p4, _ := pr.Price(what); p4.Origin != pricing.OriginCatalog {
+		t.Errorf("a as another type priced from its bill: %+v", p4)
+	}
 	pe, _ := pr.Price(spec("e"))
 	if pe.Origin != pricing.OriginCatalog || pe.NodeUSDPerHour != 50 {
 		t.Errorf("e (no bill) price %+v", pe)

@@ -2,6 +2,7 @@ package billing
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/pricing"
@@ -19,7 +20,23 @@ type Pricer struct {
 func (p *Pricer) Price(n pricing.NodeSpec) (pricing.NodePrice, error) {
 	fb, fbErr := p.Fallback.Price(n)
 	nb := p.Match.Node(n.Name)
+	if nb != nil && !runsAs(nb, n) {
+		nb = nil // a what-if: the node on other capacity or another type
+	}
 	if nb == nil || nb.BilledHours <= 0 || nb.Hours <= 0 {
+		if n.Capacity == pricing.Spot {
+			if rate, hours, ok := p.Match.SpotRate(n.InstanceType); ok {
+				var sp pricing.NodePrice
+				if fbErr == nil {
+					sp = pricing.Rescale(fb, rate)
+				} else {
+					sp = pricing.SplitPrice(rate, n)
+				}
+				sp.Source = fmt.Sprintf("%s spot effective rate of %s ($%.4f/h over %.1f billed h)", p.Match.Bill.Describe(), n.InstanceType, rate, hours)
+				sp.Origin, sp.AsOf = pricing.OriginBill, p.asOf()
+				return sp, nil
+			}
+		}
 		return fb, fbErr
 	}
 	uncovered := max(nb.Hours-nb.BilledHours, 0)
@@ -57,5 +74,11 @@ func (p *Pricer) asOf() string {
 	return end.Add(-time.Second).UTC().Format(time.DateOnly)
 }
 
-// Offers etc. are the fallback's; the app wraps the catalog around this
-// Pricer so that every engine sees one price source.
+// runsAs says whether a spec is the bound node as it runs (its own
+// instance type and capacity), not a what-if on it.
+func runsAs(nb *NodeBill, n pricing.NodeSpec) bool {
+	if nb.InstanceType != "" && n.InstanceType != "" && !strings.EqualFold(nb.InstanceType, n.InstanceType) {
+		return false
+	}
+	return nb.Capacity == "" || n.Capacity == "" || string(n.Capacity) == nb.Capacity
+}
