@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"os"
 	"time"
-
-	"github.com/gpuwise/gpuwise/internal/billing/billingtest"
 )
 
 func main() {
@@ -30,12 +28,12 @@ func main() {
 		os.Exit(1)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	g := billingtest.Generated{Rows: *rows, Resources: *resources, Start: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), USDPerHour: 35.776}
+	g := generated{Rows: *rows, Resources: *resources, Start: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), USDPerHour: 35.776}
 	switch *format {
 	case "parquet":
-		err = billingtest.WriteFOCUSParquet(w, g)
+		err = writeFOCUSParquet(w, g)
 	case "csv":
-		err = billingtest.WriteFOCUSCSV(w, g)
+		err = writeFOCUSCSV(w, g)
 	default:
 		err = fmt.Errorf("format %q is not parquet or csv", *format)
 	}

@@ -137,6 +137,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 			return nil, err
 		}
 		o := s.renderOptions().WithAnalyses(res.Ledger, res.IdleCauses)
+		o.Reconciliation = res.Reconciliation
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
 	})
 }

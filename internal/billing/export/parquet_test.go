@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -57,9 +58,16 @@ func TestParquetReadsAsCSV(t *testing.T) {
 }
 
 func TestParquetGeneratedAndCorrupt(t *testing.T) {
-	g := billingtest.Generated{Rows: 100_000, Resources: 1000, Start: t0, USDPerHour: 2.5}
+	// 100,000 hourly rows of 1,000 instances at $2.50.
+	var text strings.Builder
+	text.WriteString("ProviderName,ServiceName,ServiceCategory,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BillingPeriodStart,BilledCost,EffectiveCost,ListCost,ResourceId\n")
+	for i := 0; i < 100_000; i++ {
+		s := t0.Add(time.Duration(i/1000) * time.Hour)
+		fmt.Fprintf(&text, "AWS,EC2,Compute,Usage,%s,%s,%s,2.5,2.5,2.5,%s\n", s.Format(time.RFC3339), s.Add(time.Hour).Format(time.RFC3339),
+			t0.Format(time.RFC3339), instanceID(i%1000))
+	}
 	var pq bytes.Buffer
-	if err := billingtest.WriteFOCUSParquet(&pq, g); err != nil {
+	if err := billingtest.ParquetFromCSV(&pq, strings.NewReader(text.String())); err != nil {
 		t.Fatal(err)
 	}
 	b := billing.NewBill()
@@ -71,7 +79,7 @@ func TestParquetGeneratedAndCorrupt(t *testing.T) {
 		t.Fatalf("rows %d, resources %d", in.Rows, in.ComputeResources)
 	}
 	near(t, "effective", in.Providers[0].EffectiveCost, 2.5*100_000)
-	m := b.Bind(t0, t0.Add(100*time.Hour), []billing.NodeLife{{Name: "n", ProviderID: "aws:///z/" + billingtest.InstanceID(7), GPUs: 8}})
+	m := b.Bind(t0, t0.Add(100*time.Hour), []billing.NodeLife{{Name: "n", ProviderID: "aws:///z/" + instanceID(7), GPUs: 8}})
 	near(t, "node", m.Node("n").USD, 2.5*100)
 	lim := DefaultLimits()
 	lim.MaxRows = 10
@@ -86,3 +94,5 @@ func TestParquetGeneratedAndCorrupt(t *testing.T) {
 		t.Errorf("stream: %v", err)
 	}
 }
+
+func instanceID(i int) string { return fmt.Sprintf("i-0bench%011d", i) }
