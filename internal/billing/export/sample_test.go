@@ -12,7 +12,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/shareddata"
 )
 
-const sampleFile = "../../../shared/data/focus/focus_1.0_sample.csv"
+const sampleFile = "../../../../shared/data/focus/focus_1.0_sample.csv"
 
 // The real FOCUS 1.0 sample (NULL and empty nulls, timestamps without T/Z,
 // an un-prefixed Id column, enum case drift) reads end to end: row counts
