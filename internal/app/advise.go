@@ -52,7 +52,11 @@ func (r AdviseRequest) Validate() error {
 // AdviseResult is the savings ledger and the snapshot it models; Partial
 // as in ReportResult.
 type AdviseResult struct {
+	// Ledger is the savings ledger of one cluster's snapshot; nil when
+	// the snapshot merges several clusters, whose own ledgers are in
+	// Clusters (their savings add up; none is shared between them).
 	Ledger   *ledger.Ledger
+	Clusters []ClusterLedger
 	Snapshot *cluster.Prepared
 	Partial  error
 }
@@ -75,6 +79,13 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	}
 	opts.Autoscale, opts.Commit, opts.Reclaim = pols.Autoscale, pols.Commit, pols.Reclaim
 	a.progress.phase("building the savings ledger")
+	if len(clusterNames(rr.Snapshot.Snapshot)) > 1 {
+		cl, err := perCluster(rr.Snapshot, rr.Policy, req.Prices, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &AdviseResult{Clusters: cl, Snapshot: rr.Snapshot, Partial: rr.Partial}, nil
+	}
 	l, err := ledger.Build(ledger.Input{Snapshot: rr.Snapshot, Prices: catalog, Recs: rr.Result}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("building the savings ledger: %w", err)

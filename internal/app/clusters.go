@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,11 +64,36 @@ func readClusters(files []ClusterFile, maxBytes int64, window time.Duration) (*c
 			out.Notes = append(out.Notes, fmt.Sprintf("cluster %s covers %s, not the same window as the others: its nodes count only for their own window", name, s.Window))
 		}
 		out.Window = union(out.Window, s.Window)
+		addHourly(out, name, s, i == 0)
 		addCluster(out, name, s)
 		sources = append(sources, name+": "+s.Source)
 	}
 	out.Source = strings.Join(sources, "; ")
+	if out.Hourly != nil {
+		slices.SortFunc(out.Hourly.Workloads, func(a, b cluster.WorkloadHours) int { return strings.Compare(a.Workload, b.Workload) })
+	}
 	return out, nil
+}
+
+// addHourly adds s's hourly series under name (workload keys prefixed as
+// addCluster prefixes namespaces) while every cluster so far has them over
+// the same window and idle threshold; otherwise the merged snapshot has
+// none, and a note says why.
+func addHourly(out *cluster.Snapshot, name string, s *cluster.Snapshot, first bool) {
+	switch {
+	case first && s.Hourly != nil:
+		out.Hourly = &cluster.Hourly{IdleThreshold: s.Hourly.IdleThreshold}
+	case first || out.Hourly == nil:
+		return
+	case s.Hourly == nil || s.Window != out.Window || s.Hourly.IdleThreshold != out.Hourly.IdleThreshold:
+		out.Hourly = nil
+		out.Notes = append(out.Notes, fmt.Sprintf("cluster %s has no hourly series over the same window as the others: the merged snapshot has none (the levers that need them count nothing)", name))
+		return
+	}
+	for _, w := range s.Hourly.Workloads {
+		w.Workload = name + "/" + w.Workload
+		out.Hourly.Workloads = append(out.Hourly.Workloads, w)
+	}
 }
 
 func union(a, b cluster.Window) cluster.Window {
@@ -119,4 +145,10 @@ func addCluster(out *cluster.Snapshot, name string, s *cluster.Snapshot) {
 	for _, note := range s.Notes {
 		out.Notes = append(out.Notes, name+": "+note)
 	}
+	for _, f := range s.Unknown { // unknown in one cluster: not decided for the merged one
+		if out.Knows(f) {
+			out.Unknown = append(out.Unknown, f)
+		}
+	}
+	slices.Sort(out.Unknown)
 }

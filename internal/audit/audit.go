@@ -61,6 +61,7 @@ type auditor struct {
 	unpriced map[string]bool // nodes whose missing price is noted
 	kinds    map[string]cluster.UnitKind
 	notes    []string
+	unknown  map[string]*undecidedRule // rules left undecided (unknown.go)
 }
 
 // Run checks every rule against s. Findings come back sorted by
@@ -78,8 +79,9 @@ func Run(s *cluster.Prepared, o Options) *Result {
 	if fs == nil {
 		fs = []Finding{}
 	}
-	notes := append(append([]string{}, s.Notes...), a.notes...)
-	return &Result{Source: s.Source, Findings: fs, Summary: summarize(fs), Notes: notes}
+	undecided, unknownNotes := a.undecidedList()
+	notes := append(append(append([]string{}, s.Notes...), a.notes...), unknownNotes...)
+	return &Result{Source: s.Source, Findings: fs, Summary: summarize(fs), Notes: notes, Undecided: undecided}
 }
 
 // sortFindings orders findings worst first, then by money at stake (most

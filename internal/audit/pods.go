@@ -171,6 +171,9 @@ func (a *auditor) noToleration(p *cluster.Pod) *hit {
 		}
 		names = append(names, t.Key+"="+t.Value+":"+t.Effect)
 	}
+	if a.undecided(RuleNoToleration, p) {
+		return nil
+	}
 	h := &hit{severity: Warning,
 		message:  "GPU pods without the GPU toleration: they can only land on untainted GPU nodes",
 		evidence: []string{"GPU pool taints: " + strings.Join(names, ", "), "phase " + orNone(p.Phase) + ", node " + orNone(p.Node)},
@@ -203,6 +206,9 @@ func (a *auditor) noModelAffinity(p *cluster.Pod) *hit {
 		if len(p.NodeSelector[k]) > 0 {
 			return nil
 		}
+	}
+	if a.undecided(RuleNoModelAffinity, p) {
+		return nil
 	}
 	product := "<product>"
 	if n := a.s.Index.Nodes[p.Node]; n != nil && n.Labels["nvidia.com/gpu.product"] != "" {

@@ -127,6 +127,9 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 		req.Cost.IdleThreshold = q.float("idle-threshold", req.Cost.IdleThreshold)
 		req.Report.By = q.str("by", req.Report.By)
 		req.Report.TopN = q.int("top", req.Report.TopN)
+		lowUtil, err := cost.ParseLowUtil(q.str("low-util", ""))
+		q.add(err)
+		req.Report.LowUtil = lowUtil
 		f := q.format(render.Formats)
 		q.add(req.Validate())
 		if err := q.err(); err != nil {

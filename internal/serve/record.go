@@ -42,7 +42,7 @@ func (s *Service) record(ctx context.Context, inv *cluster.Snapshot, span *rolli
 	}
 	t := s.totals.Clone()
 	t.AddWorkloads(values(bd.Reports["workload"], secs, oom["workload"]))
-	t.AddModels(values(bd.Reports["gpu-model"], secs, nil))
+	t.AddModels(exporter.ModelValues(bd.Reports["gpu-model"], secs))
 	s.totals = t
 	return 1, nil
 }
