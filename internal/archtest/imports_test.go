@@ -39,14 +39,14 @@ const (
 var layers = map[string]layer{
 	"internal/cluster": core, "internal/usage": core, "internal/pricing": core, "internal/nodeprice": core,
 	"internal/gpushape": core, "internal/config": config, "internal/rolling": core,
-	"internal/cost": engine, "internal/audit": engine, "internal/inventory": engine, "internal/rightsize": engine, "internal/packing": engine,
+	"internal/cost": engine, "internal/billing": engine, "internal/audit": engine, "internal/inventory": engine, "internal/rightsize": engine, "internal/packing": engine,
 	"internal/idlecause": engine, "internal/capacity": engine, "internal/ledger": engine, "internal/compare": engine, "internal/policy": engine, "internal/quota": engine,
-	"internal/kube": adapter, "internal/prom": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
+	"internal/kube": adapter, "internal/prom": adapter, "internal/billing/export": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/app": useCase,
 	"internal/cli": frontEnd, "internal/render": frontEnd, "internal/generate": frontEnd, "internal/progress": frontEnd,
 	"internal/serve": frontEnd, "internal/exporter": frontEnd, "internal/history": frontEnd, "internal/dashboard": frontEnd, "internal/grafana": frontEnd,
 	"internal/packbench":           lab,
-	"internal/cluster/clustertest": support, "internal/proctest": support, "internal/shareddata": support, "internal/archtest": support,
+	"internal/cluster/clustertest": support, "internal/billing/billingtest": support, "internal/proctest": support, "internal/shareddata": support, "internal/archtest": support,
 	"cmd": main_, "hack": main_, "test": main_,
 }
 

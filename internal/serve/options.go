@@ -50,9 +50,11 @@ type Options struct {
 	HistoryPath     string
 	HourlyRetention time.Duration
 	DailyRetention  time.Duration
-	// PricesFile and PolicyFile are the price overrides and the
-	// recommendation policy, as the CLI reads them.
-	PricesFile string
+	// Prices are the loaded prices (app.LoadPrices: the catalog, the
+	// overrides, a cloud bill), loaded once by the front end; SetPrices
+	// swaps them (SIGHUP). PolicyFile is the recommendation policy, as
+	// the CLI reads it.
+	Prices     *app.Prices
 	PolicyFile string
 	// MaxWorkloads caps the workloads exported by name (the rest sum into
 	// __other__ per namespace); PodMetrics adds per-pod gauges.

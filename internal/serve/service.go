@@ -41,10 +41,11 @@ type Service struct {
 	cursor    time.Time        // end of the usage read so far
 	recorded  time.Time        // end of the last cycle in the history
 
-	state atomic.Pointer[State]
-	gen   atomic.Uint64
-	cache *resultCache
-	scrub *scrubber
+	state  atomic.Pointer[State]
+	prices atomic.Pointer[app.Prices] // swapped whole by SetPrices
+	gen    atomic.Uint64
+	cache  *resultCache
+	scrub  *scrubber
 	// damaged is the error that showed the history file corrupt (nil
 	// while it is sound): /readyz fails with it (issue 31 M7).
 	damaged atomic.Pointer[string]
@@ -78,6 +79,7 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.prices.Store(opts.Prices)
 	s.scrub = newScrubber(opts)
 	s.log = slog.New(scrubHandler{next: s.log.Handler(), s: s.scrub})
 	if err := s.openHistory(ctx); err != nil {
@@ -261,3 +263,8 @@ type cycleResult struct {
 func (c cycleResult) String() string {
 	return fmt.Sprintf("window end %s, %d reads, %d recorded", c.windowEnd, c.reads, c.recorded)
 }
+
+// SetPrices swaps the prices the next cycle and later requests use (the
+// front end reloads them on SIGHUP): atomically, so that a cycle never
+// mixes two price sets.
+func (s *Service) SetPrices(p *app.Prices) { s.prices.Store(p) }
