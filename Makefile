@@ -4,7 +4,7 @@ PKGS    := ./...
 BENCH   ?= .
 BENCHTIME ?= 1x
 
-.PHONY: all build install uninstall test unit smoke integration lint demo bench fuzz tidy-check clean manifests help
+.PHONY: all build install uninstall test unit smoke integration lint demo bench bench-bill fuzz tidy-check clean manifests help
 
 ## all: the default target: build.
 all: build
@@ -69,6 +69,13 @@ smoke:
 	  if [ $$rc -ne 0 ]; then echo "smoke: make install did not give a working gpuwise and kubectl-gpuwise"; exit 1; fi
 	$(GO) run ./cmd/gpuwise advise --demo > /dev/null
 	$(GO) run ./cmd/gpuwise advise --demo -o json | $(GO) run ./hack/checkledger
+	@d=$$(mktemp -d) && \
+	  $(GO) run ./cmd/gpuwise demo --save $$d/demo.snap --save-bill $$d/bill.csv > /dev/null && \
+	  $(GO) run ./cmd/gpuwise report --from $$d/demo.snap --bill $$d/bill.csv -o json | $(GO) run ./hack/checkbill && \
+	  $(GO) run ./cmd/gpuwise demo --save-bill $$d/cur.csv --bill-format cur2 -o json > /dev/null && \
+	  $(GO) run ./cmd/gpuwise report --from $$d/demo.snap --bill $$d/cur.csv -o json | $(GO) run ./hack/checkbill && \
+	  $(GO) run ./cmd/gpuwise bill inspect $$d/bill.csv $$d/cur.csv > /dev/null; rc=$$?; rm -rf $$d; \
+	  if [ $$rc -ne 0 ]; then echo "smoke: demo --save-bill, report --bill or bill inspect failed"; exit 1; fi
 	@if [ -d ../shared/data/genai2026 ]; then \
 	  $(GO) run ./cmd/gpuwise-lab replay-genai --dir ../shared/data/genai2026 -o json | $(GO) run ./hack/checkreport; \
 	else echo "smoke: ../shared/data/genai2026 not found; trace replay not checked"; exit 1; fi
@@ -106,6 +113,21 @@ bench:
 ## fails on a crasher or on fewer than FUZZ_MIN_EXECS (10000) executions.
 fuzz:
 	GO='$(GO)' hack/fuzz.sh
+
+## bench-bill: read and match a generated 10 M-row FOCUS Parquet export
+## and a 1 M-row CSV one (docs/performance.md): CPU seconds and max RSS
+## of `gpuwise report --demo --bill FILE`, by /usr/bin/time.
+BENCH_BILL_DIR ?= /tmp/gpuwise-bench-bill
+bench-bill:
+	mkdir -p $(BENCH_BILL_DIR)
+	$(GO) build -o $(BENCH_BILL_DIR)/gpuwise ./cmd/gpuwise
+	test -s $(BENCH_BILL_DIR)/focus-10m.parquet || $(GO) run ./hack/billbench -rows 10000000 -o $(BENCH_BILL_DIR)/focus-10m.parquet
+	test -s $(BENCH_BILL_DIR)/focus-1m.csv || $(GO) run ./hack/billbench -rows 1000000 -format csv -o $(BENCH_BILL_DIR)/focus-1m.csv
+	@uptime
+	@for f in focus-10m.parquet focus-1m.csv; do \
+	  /usr/bin/time -f "$$f: %U s user, %S s system, %e s wall, %M KiB max RSS" \
+	    $(BENCH_BILL_DIR)/gpuwise report --demo --bill $(BENCH_BILL_DIR)/$$f -o json > /dev/null || exit 1; \
+	done
 
 ## clean: remove bin/.
 clean:

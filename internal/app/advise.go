@@ -86,7 +86,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	opts.Autoscale, opts.Commit, opts.Reclaim = pols.Autoscale, pols.Commit, pols.Reclaim
 	a.progress.phase("building the savings ledger")
 	if len(clusterNames(rr.Snapshot.Snapshot)) > 1 {
-		cl, err := perCluster(rr.Snapshot, rr.Policy, catalog, opts)
+		cl, err := perCluster(rr.Snapshot, rr.Policy, req.Prices, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -26,9 +26,9 @@ type Data struct {
 	// Source). A snapshot file holds usage summaries for its own window
 	// only, so with File a non-zero Window must equal it.
 	Window time.Duration
-	// PricesFile is a price override file (YAML or CSV: negotiated,
-	// reserved or on-prem prices); empty means the embedded catalog.
-	PricesFile string
+	// Prices are the loaded prices (LoadPrices: the catalog, the user's
+	// overrides, a cloud bill); nil means the embedded catalog alone.
+	Prices *Prices
 }
 
 // problems gathers every problem of a request, so that one usage error

@@ -108,7 +108,7 @@ func TestErrorKinds(t *testing.T) {
 		return r
 	}
 	withPrices := demoReport()
-	withPrices.PricesFile = prices
+	withPrices.Prices = MustLoadPrices(prices, nil)
 	unwritable := demoReport()
 	unwritable.SaveSnapshot = filepath.Join(dir, "missing-dir", "snap.json.gz")
 	tests := []struct {

@@ -13,7 +13,7 @@ import (
 type AuditRequest struct {
 	Data
 	// Audit are the rule settings; its Prices is ignored (the use case
-	// prices with the embedded catalog and PricesFile).
+	// prices with Data.Prices).
 	Audit audit.Options
 	// AdmissionFile is the admission-policy settings (docs/policy.md) the
 	// admission section evaluates; empty means the defaults.
@@ -52,11 +52,14 @@ func (a *App) Audit(ctx context.Context, req AuditRequest) (*AuditResult, error)
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	catalog, err := loadPrices(req.PricesFile)
-	if err != nil {
+	if err := req.Prices.check(); err != nil {
 		return nil, err
 	}
 	in, err := a.load(ctx, req.Source, req.Window, liveAuditWindow)
+	if err != nil {
+		return nil, err
+	}
+	catalog, err := req.Prices.forSnapshot(in.snap.Snapshot)
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,7 @@ const DefaultPrometheusAddress = "http://prometheus-operated.monitoring:9090"
 func (r AutoscalingRequest) Validate() error {
 	var p problems
 	r.Data.validate(&p)
+	r.Data.pricesNothing(&p)
 	r.Autoscale.validate(&p)
 	if !r.HPA && !strings.HasPrefix(r.PrometheusAddress, "http://") && !strings.HasPrefix(r.PrometheusAddress, "https://") {
 		p.add(fmt.Errorf("--prometheus-address %q: want the http:// or https:// URL KEDA reaches Prometheus at", r.PrometheusAddress))
@@ -161,6 +162,7 @@ const (
 func (r NodePoolRequest) Validate() error {
 	var p problems
 	r.Data.validate(&p)
+	r.Data.pricesNothing(&p)
 	if r.GPUQuota < 0 {
 		p.add(fmt.Errorf("--gpu-quota: %d is negative", r.GPUQuota))
 	}
@@ -382,6 +384,7 @@ type ReclaimRequest struct {
 func (r ReclaimRequest) Validate() error {
 	var p problems
 	r.Data.validate(&p)
+	r.Data.pricesNothing(&p)
 	return p.err()
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/ledger"
-	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -100,13 +99,18 @@ func splitCluster(s *cluster.Snapshot, name string) *cluster.Snapshot {
 }
 
 // perCluster builds each cluster's own ledger from a merged snapshot:
-// right-sized and planned on that cluster alone.
-func perCluster(s *cluster.Prepared, pol rightsize.Policy, catalog *pricing.Catalog, opts ledger.Options) ([]ClusterLedger, error) {
+// right-sized and planned on that cluster alone, the prices (a bill)
+// bound to that cluster's own nodes.
+func perCluster(s *cluster.Prepared, pol rightsize.Policy, prices *Prices, opts ledger.Options) ([]ClusterLedger, error) {
 	var out []ClusterLedger
 	for _, name := range clusterNames(s.Snapshot) {
 		prep, err := Prepare(splitCluster(s.Snapshot, name))
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", name, err)
+		}
+		catalog, err := prices.forSnapshot(prep.Snapshot)
+		if err != nil {
+			return nil, err
 		}
 		recs, err := rightsize.Recommend(prep, pol, catalog)
 		if err != nil {

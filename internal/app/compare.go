@@ -41,9 +41,9 @@ type DiffRequest struct {
 	Before, After string
 	// By groups snapshots' rows; a report file must have been grouped the
 	// same way.
-	By         string
-	Cost       cost.Options
-	PricesFile string
+	By     string
+	Cost   cost.Options
+	Prices *Prices
 }
 
 // DefaultDiffRequest compares by workload with the default allocation.
@@ -93,7 +93,7 @@ func (a *App) side(ctx context.Context, req DiffRequest, path string) (compare.S
 		return compare.Side{Label: path, Window: r.Window, Keys: ReportFigures(r, nil)}, nil
 	}
 	br := DefaultBreakdownRequest()
-	br.Source, br.By, br.Cost, br.PricesFile = Source{File: path}, []string{req.By}, req.Cost, req.PricesFile
+	br.Source, br.By, br.Cost, br.Prices = Source{File: path}, []string{req.By}, req.Cost, req.Prices
 	res, err := a.Breakdown(ctx, br)
 	if err != nil {
 		return compare.Side{}, err

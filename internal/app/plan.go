@@ -6,7 +6,6 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/packing"
-	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // PlanRequest asks for a consolidation plan.
@@ -44,7 +43,7 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
 		return nil, err
 	}
 	res := &PlanResult{}
-	var catalog *pricing.Catalog
+	var catalog *nodePrices
 	var recs *packing.Recommendations
 	if req.Shapes == packing.RecommendedShapes {
 		rr, c, err := a.recommend(ctx, req.RecommendRequest)
@@ -53,11 +52,14 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
 		}
 		res.Recommendations, res.Snapshot, res.Partial, catalog, recs = rr, rr.Snapshot, rr.Partial, c, ledger.PackingRecommendations(rr.Result)
 	} else {
-		c, err := loadPrices(req.PricesFile)
-		if err != nil {
+		if err := req.Prices.check(); err != nil {
 			return nil, err
 		}
 		in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+		if err != nil {
+			return nil, err
+		}
+		c, err := req.Prices.forSnapshot(in.snap.Snapshot)
 		if err != nil {
 			return nil, err
 		}

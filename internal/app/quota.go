@@ -45,11 +45,14 @@ func (a *App) GenerateQuota(ctx context.Context, req QuotaRequest) (*QuotaResult
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	catalog, err := loadPrices(req.PricesFile)
-	if err != nil {
+	if err := req.Prices.check(); err != nil {
 		return nil, err
 	}
 	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, err
+	}
+	catalog, err := req.Prices.forSnapshot(in.snap.Snapshot)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/config"
 	"github.com/gpuwise/gpuwise/internal/ledger"
-	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -65,7 +64,7 @@ func (a *App) Recommend(ctx context.Context, req RecommendRequest) (*RecommendRe
 }
 
 // recommend also returns the prices, for use cases that go on to plan.
-func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendResult, *pricing.Catalog, error) {
+func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendResult, *nodePrices, error) {
 	if err := req.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -74,11 +73,14 @@ func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendRe
 		return nil, nil, err
 	}
 	pol := pols.Rightsize
-	catalog, err := loadPrices(req.PricesFile)
-	if err != nil {
+	if err := req.Prices.check(); err != nil {
 		return nil, nil, err
 	}
 	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	if err != nil {
+		return nil, nil, err
+	}
+	catalog, err := req.Prices.forSnapshot(in.snap.Snapshot)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,23 +5,30 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpuwise/gpuwise/internal/billing"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/idlecause"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
+	"github.com/gpuwise/gpuwise/internal/sim"
 )
 
 // ReportRequest asks for the cost report.
 type ReportRequest struct {
 	Data
 	// Cost are the allocation settings; its Prices is ignored (the use
-	// case prices with the embedded catalog and PricesFile).
+	// case prices with Data.Prices).
 	Cost   cost.Options
 	Report cost.ReportOptions
 	// SaveSnapshot, when set, also writes the snapshot there.
 	SaveSnapshot string
+	// SaveBill, when set, also writes the simulated cluster's billing
+	// export there (a demo source only), in BillFormat: "focus"
+	// (default) or "cur2".
+	SaveBill   string
+	BillFormat string
 }
 
 // DefaultReportRequest is the report with every default.
@@ -37,6 +44,12 @@ func (r ReportRequest) Validate() error {
 	opts.Prices = noPrices{}
 	p.add(opts.Validate())
 	p.add(r.Report.Validate())
+	if r.SaveBill != "" && r.Source.Demo == nil {
+		p.add(fmt.Errorf("save-bill: only the simulated cluster has a bill to write (demo)"))
+	}
+	if r.BillFormat != "" && r.BillFormat != sim.BillFOCUS && r.BillFormat != sim.BillCUR2 {
+		p.add(fmt.Errorf("bill-format: %q is not focus or cur2", r.BillFormat))
+	}
 	return p.err()
 }
 
@@ -68,6 +81,9 @@ type ReportResult struct {
 	// Partial, when set, says what could not be read: the report is still
 	// complete for what was.
 	Partial error
+	// Reconciliation is the bill against the report's node cost; nil
+	// without --bill.
+	Reconciliation *billing.Reconciliation
 }
 
 // liveReportWindow is the live cluster's default window for reports.
@@ -78,17 +94,26 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	catalog, err := loadPrices(req.PricesFile)
-	if err != nil {
+	if err := req.Prices.check(); err != nil {
 		return nil, err
 	}
 	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
 	if err != nil {
 		return nil, err
 	}
+	catalog, err := req.Prices.forSnapshot(in.snap.Snapshot)
+	if err != nil {
+		return nil, err
+	}
 	if req.SaveSnapshot != "" {
 		a.progress.phase("writing snapshot " + req.SaveSnapshot)
 		if err := SaveSnapshot(req.SaveSnapshot, in.snap.Snapshot); err != nil {
+			return nil, err
+		}
+	}
+	if req.SaveBill != "" {
+		a.progress.phase("writing bill " + req.SaveBill)
+		if err := saveBill(req.SaveBill, in.snap.Snapshot, req.Prices.Catalog(), req.BillFormat); err != nil {
 			return nil, err
 		}
 	}
@@ -137,7 +162,7 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 
 // allocate allocates the snapshot's cost and explains its idle GPUs: the
 // report without its savings ledger.
-func allocate(in *loaded, req ReportRequest, catalog *pricing.Catalog) (*ReportResult, *cost.Allocation, error) {
+func allocate(in *loaded, req ReportRequest, catalog *nodePrices) (*ReportResult, *cost.Allocation, error) {
 	opts := req.Cost
 	opts.Prices = catalog
 	alloc, err := cost.Allocate(in.snap, opts)
@@ -152,7 +177,7 @@ func allocate(in *loaded, req ReportRequest, catalog *pricing.Catalog) (*ReportR
 	if err != nil {
 		return nil, nil, err
 	}
-	return &ReportResult{Report: r, IdleCauses: why, Snapshot: in.snap, Partial: in.partial}, alloc, nil
+	return &ReportResult{Report: r, IdleCauses: why, Snapshot: in.snap, Partial: in.partial, Reconciliation: reconcile(catalog, alloc)}, alloc, nil
 }
 
 // rightsizing is the ledger's right-sizing, run beside the cost

@@ -12,8 +12,10 @@ import (
 type demoOptions struct {
 	reportFlags
 	dataFlags
-	demo app.DemoSource
-	save string
+	demo       app.DemoSource
+	save       string
+	saveBill   string
+	billFormat string
 }
 
 func newDemoCmd(e *env) *cobra.Command {
@@ -33,13 +35,16 @@ func newDemoCmd(e *env) *cobra.Command {
 	cmd.Flags().Uint64Var(&o.demo.Seed, "seed", def.Seed, "simulation seed")
 	cmd.Flags().IntVar(&o.demo.Scale, "scale", def.Scale, "cluster size multiplier")
 	cmd.Flags().StringVar(&o.save, "save", "", "also write the simulated snapshot to this file (a gpuwise snapshot, for --from)")
+	cmd.Flags().StringVar(&o.saveBill, "save-bill", "", "also write the simulated nodes' billing export to this `FILE` (for report --from SNAP --bill FILE)")
+	cmd.Flags().StringVar(&o.billFormat, "bill-format", "focus", "--save-bill's schema: focus (FOCUS 1.2 columns, AWS and Azure) or cur2 (AWS CUR 2.0, AWS rows only)")
 	return cmd
 }
 
 func runDemo(ctx context.Context, o *demoOptions, e *env) error {
 	var p flagProblems
 	demo := o.demo
-	req := app.ReportRequest{Data: o.dataFlags.data(&p, app.Source{Demo: &demo}), SaveSnapshot: o.save}
+	req := app.ReportRequest{Data: o.dataFlags.data(&p, app.Source{Demo: &demo}), SaveSnapshot: o.save,
+		SaveBill: o.saveBill, BillFormat: o.billFormat}
 	var format render.Format
 	req.Cost, req.Report, format = o.reportFlags.options(&p)
 	if err := p.check(req.Validate); err != nil {

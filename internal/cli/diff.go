@@ -15,6 +15,7 @@ type diffOptions struct {
 	by        string
 	idleShare string
 	prices    string
+	bills     []string
 }
 
 func newDiffCmd(e *env) *cobra.Command {
@@ -41,13 +42,14 @@ func newDiffCmd(e *env) *cobra.Command {
 	fs.StringVar(&o.by, "by", def.By, "group snapshots' rows by namespace, workload, pod, node, gpu-model, capacity-type, cluster or label:KEY")
 	fs.StringVar(&o.idleShare, "idle-share", string(def.Cost.IdleShare), "where unallocated cost goes: none, node, cluster")
 	fs.StringVar(&o.prices, "prices", "", "price override file (YAML or CSV), for snapshots")
+	registerBill(fs, &o.bills)
 	return cmd
 }
 
 func runDiff(ctx context.Context, o *diffOptions, e *env, args []string) error {
 	var p flagProblems
 	req := app.DefaultDiffRequest()
-	req.Before, req.After, req.By, req.PricesFile = args[0], args[1], o.by, o.prices
+	req.Before, req.After, req.By, req.Prices = args[0], args[1], o.by, app.MustLoadPrices(o.prices, o.bills)
 	req.Cost.IdleShare = cost.IdleShare(o.idleShare)
 	format := o.output.parse(&p)
 	if err := p.check(req.Validate); err != nil {

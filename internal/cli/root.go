@@ -124,7 +124,7 @@ func newCommand(s Streams) (*cobra.Command, *env) {
 	root.AddCommand(newDemoCmd(e), newReportCmd(e))
 	root.AddCommand(newAuditCmd(e), newCollectCmd(e))
 	root.AddCommand(newPlanCmd(e), newAdviseCmd(e))
-	root.AddCommand(newInventoryCmd(e))
+	root.AddCommand(newInventoryCmd(e), newBillCmd(e))
 	root.AddCommand(newRecommendCmd(e), newGenerateCmd(e))
 	root.AddCommand(newServeCmd(e), newDiffCmd(e))
 	rename(root, s.name())

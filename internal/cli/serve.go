@@ -29,6 +29,9 @@ type serveOptions struct {
 	logFormat string
 	logLevel  string
 	memRatio  float64
+	// prices and bills are loaded at start and again on SIGHUP.
+	prices string
+	bills  []string
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -65,7 +68,8 @@ func (o *serveOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.HistoryPath, "history", "", "history database file on a volume (default: a temporary file, removed on exit)")
 	fs.Var(daysValue{&s.HourlyRetention}, "history-hourly-retention", "how long hourly rows are kept")
 	fs.Var(daysValue{&s.DailyRetention}, "history-daily-retention", "how long daily rows are kept")
-	fs.StringVar(&s.PricesFile, "prices", "", "price override file (YAML or CSV)")
+	fs.StringVar(&o.prices, "prices", "", "price override file (YAML or CSV); reloaded with --bill on SIGHUP")
+	registerBill(fs, &o.bills)
 	fs.StringVar(&s.PolicyFile, "policy", "", "recommendation policy file for /api/v1/recommend and /plan")
 	fs.IntVar(&s.MaxWorkloads, "metrics-max-workloads", s.MaxWorkloads, "workloads exported by name on /metrics; the rest sum into workload=\"__other__\" per namespace (0: no limit)")
 	fs.BoolVar(&s.PodMetrics, "metrics-pods", false, "also export per-pod gauges (one series per pod: mind the cardinality)")
@@ -135,11 +139,17 @@ func runServe(ctx context.Context, o *serveOptions, e *env) error {
 	reg := prometheus.NewRegistry()
 	labelled := prometheus.WrapRegistererWith(prometheus.Labels{"cluster": opts.Cluster}, reg)
 	labelled.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	prices, err := app.LoadPrices(o.prices, o.bills)
+	if err != nil {
+		return err
+	}
+	opts.Prices = prices
 	svc, err := serve.New(ctx, opts, serve.Deps{App: e.app, Log: log, Registry: labelled})
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
+	go reloadPrices(ctx, o, svc, log)
 	h, err := svc.Handler(reg)
 	if err != nil {
 		return err
@@ -153,4 +163,27 @@ func runServe(ctx context.Context, o *serveOptions, e *env) error {
 		return err
 	}
 	return nil
+}
+
+// reloadPrices reloads the price overrides and the bill on SIGHUP and
+// swaps them into the service whole; a reload that fails keeps the
+// prices in use and says why.
+func reloadPrices(ctx context.Context, o *serveOptions, svc *serve.Service, log *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			p, err := app.LoadPrices(o.prices, o.bills)
+			if err != nil {
+				log.Error("reloading prices failed: keeping the prices in use", "err", err)
+				continue
+			}
+			svc.SetPrices(p)
+			log.Info("prices reloaded", "prices", o.prices, "bills", len(o.bills))
+		}
+	}
 }

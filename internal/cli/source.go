@@ -9,21 +9,30 @@ import (
 	"github.com/gpuwise/gpuwise/internal/app"
 )
 
-// dataFlags are what every analysis reads besides its source: the window
-// and the price overrides.
+// dataFlags are what every analysis reads besides its source: the window,
+// the price overrides and the cloud bill.
 type dataFlags struct {
 	window string
 	prices string
+	bills  []string
 }
 
 func (f *dataFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.window, "window", "", "analysis window, e.g. 7d or 36h")
 	fs.StringVar(&f.prices, "prices", "", "price override file (YAML or CSV): negotiated or on-prem prices")
+	registerBill(fs, &f.bills)
 }
 
-// data is the request's data selection for src.
+// registerBill adds --bill: the one spelling every pricing command uses.
+func registerBill(fs *pflag.FlagSet, bills *[]string) {
+	fs.StringSliceVar(bills, "bill", nil, "cloud billing export `FILE`s (FOCUS 1.0-1.2 or AWS CUR 2.0; CSV, gzip CSV or Parquet; repeat or comma-separate): "+
+		"node-hours the bill covers are priced at its effective (amortized) rates, the catalog prices the rest")
+}
+
+// data is the request's data selection for src, its prices loaded once
+// for the command (a file that cannot be read fails the use case, exit 3).
 func (f *dataFlags) data(p *flagProblems, src app.Source) app.Data {
-	return app.Data{Source: src, Window: parseWindow(p, f.window), PricesFile: f.prices}
+	return app.Data{Source: src, Window: parseWindow(p, f.window), Prices: app.MustLoadPrices(f.prices, f.bills)}
 }
 
 // sourceFlags choose where an analysis command reads its snapshot: a file

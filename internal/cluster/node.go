@@ -42,6 +42,11 @@ type Node struct {
 	// the source can tell (NodeSpotInterrupted, NodeScaledDown); empty
 	// when it cannot. See Interruptions.
 	EndReason string `json:"end_reason,omitempty"`
+	// ProviderID is the node's spec.providerID ("aws:///us-east-1a/i-…",
+	// "azure:///subscriptions/…", "gce://project/zone/name"): the key a
+	// cloud bill's resource id is matched on. Empty when the source has
+	// none (on-prem, older snapshots).
+	ProviderID string `json:"provider_id,omitempty"`
 }
 
 // Taint is a node taint.

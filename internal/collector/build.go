@@ -21,21 +21,21 @@ func (s *Collector) build(ctx context.Context, inv *cluster.Snapshot, w cluster.
 
 // results runs the default use cases on a window's snapshot.
 func (s *Collector) results(ctx context.Context, mem *app.InMemory, now time.Time) (*State, error) {
-	src := app.Source{Snapshot: mem}
+	src, prices := app.Source{Snapshot: mem}, s.prices.Load()
 	rep := app.DefaultReportRequest()
-	rep.Source, rep.PricesFile = src, s.opts.PricesFile
+	rep.Source, rep.Prices = src, prices
 	rr, err := s.app.Report(ctx, rep)
 	if err != nil {
 		return nil, err
 	}
 	aud := app.DefaultAuditRequest()
-	aud.Source, aud.PricesFile = src, s.opts.PricesFile
+	aud.Source, aud.Prices = src, prices
 	ar, err := s.app.Audit(ctx, aud)
 	if err != nil {
 		return nil, err
 	}
 	br := app.DefaultBreakdownRequest()
-	br.Source, br.PricesFile, br.By = src, s.opts.PricesFile, []string{"gpu-model"}
+	br.Source, br.Prices, br.By = src, prices, []string{"gpu-model"}
 	if s.opts.PodMetrics {
 		br.By = append(br.By, "pod")
 	}
@@ -46,6 +46,6 @@ func (s *Collector) results(ctx context.Context, mem *app.InMemory, now time.Tim
 	w := mem.Prepared.Window
 	f := &exporter.Frame{Totals: s.totals, Window: w, Partial: mem.Partial != nil, Report: rr.Report,
 		GPUModels: bd.Reports["gpu-model"], Pods: bd.Reports["pod"], Audit: ar.Result, Ledger: rr.Ledger,
-		Fleet: exporter.NewFleet(mem.Prepared.Snapshot.Nodes, w)}
-	return &State{Built: now, Checked: now, Window: w, Snapshot: mem, Report: rr, Audit: ar, Frame: f}, nil
+		Fleet: exporter.NewFleet(mem.Prepared.Snapshot.Nodes, w), Reconciliation: rr.Reconciliation}
+	return &State{Built: now, Checked: now, Window: w, Snapshot: mem, Report: rr, Audit: ar, Frame: f, Prices: prices}, nil
 }

@@ -45,8 +45,9 @@ type Collector struct {
 	cursor    time.Time        // end of the usage read so far
 	recorded  time.Time        // end of the last cycle in the history
 
-	state atomic.Pointer[State]
-	gen   atomic.Uint64
+	state  atomic.Pointer[State]
+	prices atomic.Pointer[app.Prices] // swapped whole by SetPrices
+	gen    atomic.Uint64
 }
 
 // Deps are what a Collector is built with besides its options: the use
@@ -84,6 +85,7 @@ func New(ctx context.Context, opts Options, d Deps) (*Collector, error) {
 	if s.onPub == nil {
 		s.onPub = func(uint64) {}
 	}
+	s.prices.Store(opts.Prices)
 	if s.onRecordErr = d.OnRecordError; s.onRecordErr == nil {
 		s.onRecordErr = func(error) {}
 	}
@@ -213,6 +215,10 @@ func (s *Collector) Mode() string {
 	}
 	return "inventory " + s.opts.Inventory + ", usage prometheus"
 }
+
+// SetPrices swaps the prices the next cycle uses: atomically, and read
+// once per cycle step, so that a cycle never mixes two price sets.
+func (s *Collector) SetPrices(p *app.Prices) { s.prices.Store(p) }
 
 // State is the published state, nil before the first cycle finished.
 func (s *Collector) State() *State { return s.state.Load() }

@@ -37,8 +37,8 @@ type Options struct {
 	// HistoryPath is the history database ("": a temporary file, removed
 	// on Close).
 	HistoryPath string
-	// PricesFile is the price overrides, as the CLI reads them.
-	PricesFile string
+	// Prices are the loaded prices (app.LoadPrices), swapped by SetPrices.
+	Prices *app.Prices
 	// MaxWorkloads caps the workloads the counters export by name;
 	// PodMetrics adds the per-pod breakdown to the metrics frame.
 	MaxWorkloads int

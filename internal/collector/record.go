@@ -24,7 +24,7 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 		return 0, err
 	}
 	req := app.DefaultBreakdownRequest()
-	req.Source, req.PricesFile = app.Source{Snapshot: &app.InMemory{Prepared: prep}}, s.opts.PricesFile
+	req.Source, req.Prices = app.Source{Snapshot: &app.InMemory{Prepared: prep}}, s.prices.Load()
 	bd, err := s.app.Breakdown(ctx, req)
 	if err != nil {
 		return 0, fmt.Errorf("costing %s: %w", span.Window, err)

@@ -26,6 +26,10 @@ type State struct {
 	Report *app.ReportResult
 	Audit  *app.AuditResult
 	Frame  *exporter.Frame
+	// Prices are the prices the results were computed with (one set per
+	// cycle, even when a reload lands mid-cycle); API requests on this
+	// state use them too.
+	Prices *app.Prices
 	// Stale, when set, is why the results are older than the last cycle.
 	Stale error
 }

@@ -122,7 +122,11 @@ func nonGPUPodsOnGPUNodes(a *Allocation) (int, float64) {
 func priceSources(a *Allocation) []string {
 	seen := map[string]bool{}
 	for _, p := range a.Prices {
-		if p.AsOf != "" {
+		switch {
+		case p.AsOf == "":
+		case p.Origin == pricing.OriginBill:
+			seen["bill charges up to "+p.AsOf+" (effective rates)"] = true
+		default:
 			seen["catalog as of "+p.AsOf] = true
 		}
 	}

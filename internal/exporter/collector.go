@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gpuwise/gpuwise/internal/audit"
+	"github.com/gpuwise/gpuwise/internal/billing"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/ledger"
@@ -36,6 +37,9 @@ type Frame struct {
 	// Ledger is the savings ledger on the window (gpuwise advise, every
 	// lever, the default policy); nil when it could not be built.
 	Ledger *ledger.Ledger
+	// Reconciliation is the bill against the window's node cost (serve
+	// --bill); nil without a bill.
+	Reconciliation *billing.Reconciliation
 }
 
 // Collector emits the metrics of the latest Frame. Scrapes never wait on
@@ -94,6 +98,16 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if f.Pods != nil {
 		e.pods(f.Pods)
+	}
+	if rc := f.Reconciliation; rc != nil {
+		for _, k := range []struct {
+			kind string
+			v    float64
+		}{{"bill", rc.BillUSD}, {"matched", rc.MatchedUSD}, {"cpu_nodes", rc.CPUNodesUSD}, {"unmatched", rc.UnmatchedBillUSD},
+			{"unbilled_nodes", rc.UnbilledNodeUSD}, {"unused_commitment", rc.UnusedCommitmentUSD}} {
+			e.emit(&BillUSD, k.v, k.kind)
+		}
+		e.emit(&BillUnmatchedGPUInstances, float64(len(rc.UnmatchedGPULines)))
 	}
 }
 

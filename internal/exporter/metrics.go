@@ -86,6 +86,12 @@ var (
 		"The savings ledger's monthly dollars by lever (docs/savings.md: rightsize, shape, consolidate, autoscale, reclaim, spot, commit; region when given a data size; quantize counts nothing, its candidates are upper bounds); they add up to gpuwise_window_savings_usd_per_month.",
 		[]string{"lever"}, "one per lever that ran (8, 9 with region)"}
 
+	BillUSD = Metric{"gpuwise_window_bill_usd", gauge,
+		"With serve --bill: the bill's compute charges in the window (amortized), by kind: bill (all of them), matched (charged to the cluster's GPU nodes; gpuwise prices those node-hours from the bill), cpu_nodes (the cluster's CPU-only nodes), unmatched (no node of the cluster: nodes that left, another cluster), unbilled_nodes (gpuwise's cost of GPU node-hours no bill line covers, catalog-priced), unused_commitment.",
+		[]string{"kind"}, "6 (with --bill)"}
+	BillUnmatchedGPUInstances = Metric{"gpuwise_window_bill_unmatched_gpu_instances", gauge,
+		"With serve --bill: billed GPU instances in the window that no node of the cluster claims.", nil, "1 (with --bill)"}
+
 	PodGPUAllocated = Metric{"gpuwise_window_pod_gpu_allocated_seconds", gauge,
 		"GPU-seconds the pod held in the window (only with --metrics-pods).", []string{"namespace", "pod"}, "one per pod (opt-in)"}
 	PodUtilization = Metric{"gpuwise_window_pod_gpu_utilization_ratio", gauge,
@@ -101,6 +107,7 @@ var Families = []*Metric{
 	&UnallocatedHours, &UnallocatedCost,
 	&WindowSeconds, &WindowEnd, &Partial, &GPUs, &NamespaceUtilization, &NamespaceCost, &NamespaceIdleCost,
 	&Utilization, &Coverage, &WindowCost, &IdleCost, &Findings, &FindingsUSD, &FleetGPUs, &SpotNodesEnded, &Savings, &LeverSavings,
+	&BillUSD, &BillUnmatchedGPUInstances,
 	&PodGPUAllocated, &PodUtilization, &PodCost,
 }
 

@@ -36,6 +36,7 @@ func convertNode(n *corev1.Node) (out cluster.Node, pools map[string][]string, n
 		InstanceType: first(n.Labels, labelInstance, labelInstanceBeta),
 		Capacity:     capacityOf(n.Labels),
 		Created:      n.CreationTimestamp.Time,
+		ProviderID:   n.Spec.ProviderID,
 	}
 	for _, t := range n.Spec.Taints {
 		out.Taints = append(out.Taints, cluster.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})

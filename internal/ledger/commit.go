@@ -3,6 +3,8 @@ package ledger
 import (
 	"fmt"
 
+	"github.com/gpuwise/gpuwise/internal/cluster"
+
 	"github.com/gpuwise/gpuwise/internal/capacity"
 )
 
@@ -51,6 +53,9 @@ func (commitLever) Propose(m *Model, env *Env) (Proposal, error) {
 		Artefacts: []Artefact{},
 	}
 	a.Confidence, a.ConfidenceReason = commitConfidence(env.Snapshot.Window.Hours())
+	if d := priceDates(env, func(n *cluster.Node) bool { return n.Capacity != cluster.Spot }); d != "" {
+		a.ConfidenceReason += fmt.Sprintf("; the on-demand use is priced at the nodes' rates (%s) and the discount is the policy's %.0f%%, not a quote", d, one.Discount*100)
+	}
 	a.Risk, a.RiskReason = Medium, fmt.Sprintf("%s/month is owed for the term whatever the use; below %.0f%% use of the commitment it costs more than on demand", CentsOf(owed), one.BreakEven*100)
 	level, disc := one.LevelUSDPerHour, one.Discount
 	prop.Changes = []Change{{Action: a, Apply: func(m *Model) {

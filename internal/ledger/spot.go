@@ -87,6 +87,9 @@ type spotCandidate struct {
 type spotNode struct {
 	spotCandidate
 	spotUSD, effectiveUSD, rework, rate float64
+	// spotDate and nodeDate say where the spot price and the node's own
+	// price came from, and their dates (the confidence names both).
+	spotDate, nodeDate string
 }
 
 // spotCandidates finds the candidates; training nodes that do not qualify
@@ -163,7 +166,9 @@ func spotPrice(env *Env, s *cluster.Snapshot, c spotCandidate, obs capacity.Spot
 	if eff >= c.node.USDPerHour {
 		return spotNode{}, "spot with the expected rework costs no less than on-demand"
 	}
-	return spotNode{spotCandidate: c, spotUSD: np.NodeUSDPerHour, effectiveUSD: eff, rework: rework, rate: rate}, ""
+	cur, _ := env.Prices.Price(nodeprice.Spec(c.cluster))
+	return spotNode{spotCandidate: c, spotUSD: np.NodeUSDPerHour, effectiveUSD: eff, rework: rework, rate: rate,
+		spotDate: priceDate(np), nodeDate: priceDate(cur)}, ""
 }
 
 // spotChange moves a pool's candidates to spot.
@@ -171,7 +176,14 @@ func spotChange(pool string, ns []spotNode, obs capacity.SpotObserved, env *Env)
 	slices.SortFunc(ns, func(a, b spotNode) int { return cmp.Compare(a.node.Name, b.node.Name) })
 	var names, wls []string
 	var od, eff, maxRework, rate float64
+	var spotDates, nodeDates []string
 	for _, n := range ns {
+		if !slices.Contains(spotDates, n.spotDate) {
+			spotDates = append(spotDates, n.spotDate)
+		}
+		if !slices.Contains(nodeDates, n.nodeDate) {
+			nodeDates = append(nodeDates, n.nodeDate)
+		}
 		names = append(names, n.node.Name)
 		od, eff = od+n.node.USDPerHour, eff+n.effectiveUSD
 		maxRework, rate = max(maxRework, n.rework), max(rate, n.rate)
@@ -197,7 +209,10 @@ func spotChange(pool string, ns []spotNode, obs capacity.SpotObserved, env *Env)
 		},
 		Artefacts: []Artefact{{Command: genSpot, Files: nodePoolFiles(env.Snapshot.Snapshot, names, ns[0].node.GPUModel, "-spot")}},
 	}
-	a.Confidence, a.ConfidenceReason = Medium, fmt.Sprintf("catalog spot price and an assumed interruption rate (%s); spot capacity for the instance type is not guaranteed", spotPolicy)
+	slices.Sort(spotDates)
+	slices.Sort(nodeDates)
+	a.Confidence, a.ConfidenceReason = Medium, fmt.Sprintf("compares the spot price (%s) with the nodes' price (%s), with an assumed interruption rate (%s); spot capacity for the instance type is not guaranteed",
+		strings.Join(spotDates, "; "), strings.Join(nodeDates, "; "), spotPolicy)
 	a.Risk, a.RiskReason = Medium, "interrupted jobs resume from their last checkpoint; recovery over 15 minutes or more than 3 interruptions a week means: do not widen"
 	_ = env
 	return Change{Action: a, Apply: func(m *Model) {

@@ -28,12 +28,22 @@ type entryKey struct{ cloud, region, instanceType string }
 //go:embed data/catalog.csv
 var embeddedCSV []byte
 
+// embeddedGCP is the GCP GPU instances (A2, A3), hand-copied with their
+// source and as-of date (docs/pricing.md); gencatalog does not write it.
+//
+//go:embed data/gcp.csv
+var embeddedGCP []byte
+
 var embedded = sync.OnceValue(func() *Catalog {
 	entries, err := parseCatalogCSV(embeddedCSV)
 	if err != nil {
 		return &Catalog{loadErr: fmt.Errorf("loading embedded catalog: %w", err)}
 	}
-	return NewCatalog(entries)
+	gcp, err := parseCatalogCSV(embeddedGCP)
+	if err != nil {
+		return &Catalog{loadErr: fmt.Errorf("loading embedded GCP catalog: %w", err)}
+	}
+	return NewCatalog(append(entries, gcp...))
 })
 
 // Embedded returns the catalog built into the binary, parsed once.

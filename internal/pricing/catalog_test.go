@@ -13,7 +13,9 @@ func TestEmbeddedLoads(t *testing.T) {
 	if c.loadErr != nil {
 		t.Fatal(c.loadErr)
 	}
-	if got, want := len(c.entries), 1733; got != want {
+	// 1,733 rows from ../shared/data/prices (AWS 941, Azure 792) and 27
+	// GCP rows (data/gcp.csv: 10 A2/A3 types in up to 3 regions).
+	if got, want := len(c.entries), 1733+27; got != want {
 		t.Errorf("embedded catalog has %d rows, want %d", got, want)
 	}
 	for _, e := range c.entries {
@@ -40,8 +42,8 @@ func TestLookup(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Lookup mismatch (-want +got):\n%s", diff)
 	}
-	if _, ok := Embedded().Lookup("gcp", "us-central1", "a2-highgpu-1g"); ok {
-		t.Error("found a GCP row; the catalog has none")
+	if _, ok := Embedded().Lookup("oci", "us-ashburn-1", "BM.GPU.H100.8"); ok {
+		t.Error("found an OCI row; the catalog has none")
 	}
 }
 
@@ -53,6 +55,8 @@ func TestSources(t *testing.T) {
 		{Cloud: "aws", Price: "spot", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 672, Note: caveats["aws spot"]},
 		{Cloud: "azure", Price: "on-demand", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 792},
 		{Cloud: "azure", Price: "spot", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 769, Note: caveats["azure spot"]},
+		{Cloud: "gcp", Price: "on-demand", AsOf: "2025-03-06", Source: "Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml", Rows: 27},
+		{Cloud: "gcp", Price: "spot", AsOf: "2025-03-06", Source: "Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml", Rows: 27},
 	}
 	if diff := cmp.Diff(want, Embedded().Sources()); diff != "" {
 		t.Errorf("Sources mismatch (-want +got):\n%s", diff)
@@ -136,5 +140,29 @@ func TestNewCatalogLaterRowWins(t *testing.T) {
 	got, _ := NewCatalog([]Entry{row, row2}).Lookup("aws", "r", "t")
 	if got.OnDemandUSDPerHour != 2 {
 		t.Errorf("price = %v, want the later row's 2", got.OnDemandUSDPerHour)
+	}
+}
+
+// GCP's A2 and A3 GPU instances price from the embedded catalog with
+// their source's date (docs/pricing.md), on demand and spot.
+func TestEmbeddedGCP(t *testing.T) {
+	c := Embedded()
+	for _, tt := range []struct {
+		it       string
+		gpus     int
+		od, spot float64
+	}{{"a2-highgpu-1g", 1, 3.673385, 1.293355}, {"a3-highgpu-8g", 8, 88.4899999025753, 35.3957496986301}} {
+		n := NodeSpec{Name: "g", Cloud: "gcp", Region: "us-central1", InstanceType: tt.it, Capacity: OnDemand, GPUCount: tt.gpus, CPUCores: 12, MemoryGiB: 85}
+		p, err := c.Price(n)
+		if err != nil || p.NodeUSDPerHour != tt.od || p.AsOf != "2025-03-06" {
+			t.Errorf("%s on demand: %+v, %v", tt.it, p, err)
+		}
+		n.Capacity = Spot
+		if p, err := c.Price(n); err != nil || p.NodeUSDPerHour != tt.spot {
+			t.Errorf("%s spot: %+v, %v", tt.it, p, err)
+		}
+	}
+	if !c.GPUInstanceType("gcp", "a3-highgpu-8g") || c.GPUInstanceType("gcp", "n2-standard-8") {
+		t.Error("GPUInstanceType on GCP")
 	}
 }

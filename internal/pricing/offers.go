@@ -37,3 +37,16 @@ func OfferSpec(e Entry, capacity CapacityType) NodeSpec {
 		MemoryGiB:    e.MemoryGiB,
 	}
 }
+
+// GPUInstanceType says whether any catalog row of the cloud names the
+// instance type with GPUs (in any region): how a bill line is told to be
+// GPU capacity.
+func (c *Catalog) GPUInstanceType(cloud, instanceType string) bool {
+	cloud, it := normalizeName(cloud), normalizeName(instanceType)
+	for k, e := range c.entries {
+		if k.cloud == cloud && k.instanceType == it && e.GPUCount > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -147,9 +147,9 @@ func TestPriceUnpriced(t *testing.T) {
 			"p5.48xlarge, " + fix,
 	}, {
 		name: "cloud without catalog prices",
-		node: node("a2").cloud("gcp", "us-central1", "a2-highgpu-1g").spec(),
-		want: `node a2 is unpriced: the catalog has no prices for cloud "gcp" (it covers aws, azure); ` +
-			"add an override for instance type a2-highgpu-1g, " + fix,
+		node: node("a2").cloud("oci", "us-ashburn-1", "BM.GPU.H100.8").spec(),
+		want: `node a2 is unpriced: the catalog has no prices for cloud "oci" (it covers aws, azure, gcp); ` +
+			"add an override for instance type BM.GPU.H100.8, " + fix,
 	}, {
 		name: "on-prem node without an override",
 		node: node("dgx").gpus(8, "A100-80GB").spec(),

@@ -68,3 +68,18 @@ func componentPrice(gpu, cpu, mem float64, n NodeSpec) NodePrice {
 		MemoryUSDPerGiBHour: mem,
 	}
 }
+
+// SplitPrice prices a node at price per hour split by its own reference
+// fractions: for a price that comes from outside the catalog (a bill's
+// effective rate) when no catalog price is there to reuse.
+func SplitPrice(price float64, n NodeSpec) NodePrice { return splitPrice(price, price, n) }
+
+// Rescale is p at another node price, keeping p's split fractions.
+func Rescale(p NodePrice, price float64) NodePrice {
+	if p.NodeUSDPerHour <= 0 {
+		return NodePrice{NodeUSDPerHour: price}
+	}
+	f := price / p.NodeUSDPerHour
+	return NodePrice{NodeUSDPerHour: price, GPUUSDPerHour: p.GPUUSDPerHour * f,
+		CPUUSDPerCoreHour: p.CPUUSDPerCoreHour * f, MemoryUSDPerGiBHour: p.MemoryUSDPerGiBHour * f}
+}

@@ -56,6 +56,9 @@ const (
 	OriginCatalog  = "catalog"
 	OriginOverride = "override"
 	OriginDiscount = "catalog-discount"
+	// OriginBill: the effective (amortized) rate a cloud bill charged for
+	// the node's hours (internal/billing).
+	OriginBill = "bill"
 )
 
 // Entry is one raw catalog row: an instance type's list prices in a region.

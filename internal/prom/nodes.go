@@ -71,7 +71,7 @@ func buildNodes(nl nodeList, nf map[string]*facts, labels map[string]map[string]
 	sort.Strings(names)
 	byNode := make(map[string]*cluster.Node, len(names))
 	for _, name := range names {
-		byNode[name] = &cluster.Node{Name: name, Cloud: cloudOf(nl[name]), Labels: labels[name]}
+		byNode[name] = &cluster.Node{Name: name, Cloud: cloudOf(nl[name]), ProviderID: nl[name], Labels: labels[name]}
 	}
 	applyNodeFacts(nf, byNode)
 	gpus := inventoryByNode(inventory)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpuwise/gpuwise/internal/billing"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/idlecause"
 	"github.com/gpuwise/gpuwise/internal/ledger"
@@ -77,6 +78,10 @@ type Options struct {
 	// in the human formats, an "idle_causes" object in JSON and YAML. CSV
 	// has no place for it.
 	IdleCauses *idlecause.Result
+	// Reconciliation, when set (report --bill), adds the bill against the
+	// node cost: a section in the table formats, a "reconciliation"
+	// object in JSON and YAML. CSV has no place for it.
+	Reconciliation *billing.Reconciliation
 }
 
 // Savings summarises the savings ledger of the same snapshot and prices
@@ -130,8 +135,8 @@ func Report(w io.Writer, r *cost.Report, f Format, o Options) error {
 	}
 	return write(w, "report", f, o, writers{
 		Table:    func(w io.Writer) error { return writeTable(w, r, o) },
-		JSON:     func(w io.Writer) error { return writeJSON(w, r, o.Savings, o.IdleCauses) },
-		YAML:     func(w io.Writer) error { return encodeYAML(w, reportValue(r, o.Savings, o.IdleCauses)) },
+		JSON:     func(w io.Writer) error { return encodeJSON(w, reportValue(r, o)) },
+		YAML:     func(w io.Writer) error { return encodeYAML(w, reportValue(r, o)) },
 		CSV:      func(w io.Writer) error { return writeCSV(w, r) },
 		Markdown: func(w io.Writer) error { return writeMarkdown(w, r, o) },
 		HTML:     func(w io.Writer) error { return writeHTML(w, r, o) },

@@ -5,28 +5,26 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/gpuwise/gpuwise/internal/billing"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/idlecause"
 )
 
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
-func writeJSON(w io.Writer, r *cost.Report, sav *Savings, why *idlecause.Result) error {
-	return encodeJSON(w, reportValue(r, sav, why))
-}
-
 // reportValue is what the report's JSON and YAML encode: the report's
-// fields, then "savings" when the savings ledger was built and
-// "idle_causes" when there are any.
-func reportValue(r *cost.Report, sav *Savings, why *idlecause.Result) any {
-	if sav == nil && why == nil {
+// fields, then "savings" when the savings ledger was built,
+// "idle_causes" when there are any and "reconciliation" with a bill.
+func reportValue(r *cost.Report, o Options) any {
+	if o.Savings == nil && o.IdleCauses == nil && o.Reconciliation == nil {
 		return r
 	}
 	return struct {
 		*cost.Report
-		Savings    *Savings          `json:"savings,omitempty"`
-		IdleCauses *idlecause.Result `json:"idle_causes,omitempty"`
-	}{r, sav, why}
+		Savings        *Savings                `json:"savings,omitempty"`
+		IdleCauses     *idlecause.Result       `json:"idle_causes,omitempty"`
+		Reconciliation *billing.Reconciliation `json:"reconciliation,omitempty"`
+	}{r, o.Savings, o.IdleCauses, o.Reconciliation}
 }
 
 // csvHeader names the CSV columns; their order is part of the stable format.

@@ -57,6 +57,7 @@ func writeTable(w io.Writer, r *cost.Report, o Options) error {
 	for _, g := range fitWhy(whyGrids(o.IdleCauses), o.IdleCauses, o.Width) {
 		writeGrid(&b, g, o.Width, p)
 	}
+	writeReconciliation(&b, o.Reconciliation, p)
 	writeNotes(&b, r, p)
 	_, err := w.Write(trimLines(b.Bytes()))
 	return err

@@ -119,7 +119,7 @@ func writeError(w http.ResponseWriter, status int, kind string, err error) {
 // snapshot, the window asked for (checked by the use case) and the
 // service's prices.
 func (s *Service) data(q *query, st *State) app.Data {
-	return app.Data{Source: app.Source{Snapshot: st.Snapshot}, Window: q.window(), PricesFile: s.opts.PricesFile}
+	return app.Data{Source: app.Source{Snapshot: st.Snapshot}, Window: q.window(), Prices: st.Prices}
 }
 
 // rendered renders into an answer.
@@ -152,6 +152,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 			return nil, err
 		}
 		o := s.renderOptions().WithAnalyses(res.Ledger, res.IdleCauses)
+		o.Reconciliation = res.Reconciliation
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
 	})
 }

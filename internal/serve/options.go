@@ -51,9 +51,11 @@ type Options struct {
 	HistoryPath     string
 	HourlyRetention time.Duration
 	DailyRetention  time.Duration
-	// PricesFile and PolicyFile are the price overrides and the
-	// recommendation policy, as the CLI reads them.
-	PricesFile string
+	// Prices are the loaded prices (app.LoadPrices: the catalog, the
+	// overrides, a cloud bill), loaded once by the front end; SetPrices
+	// swaps them (SIGHUP). PolicyFile is the recommendation policy, as
+	// the CLI reads it.
+	Prices     *app.Prices
 	PolicyFile string
 	// MaxWorkloads caps the workloads exported by name (the rest sum into
 	// __other__ per namespace); PodMetrics adds per-pod gauges.
@@ -150,7 +152,7 @@ func (o Options) validateTimes() []error {
 // collector is the part of o the cycle runs with.
 func (o Options) collector() collector.Options {
 	return collector.Options{Cluster: o.Cluster, Demo: o.Demo, Prometheus: o.Prometheus, Inventory: o.Inventory, Kube: o.Kube,
-		Window: o.Window, Interval: o.Interval, Lag: o.Lag, HistoryPath: o.HistoryPath, PricesFile: o.PricesFile,
+		Window: o.Window, Interval: o.Interval, Lag: o.Lag, HistoryPath: o.HistoryPath, Prices: o.Prices,
 		MaxWorkloads: o.MaxWorkloads, PodMetrics: o.PodMetrics, Version: o.Version}
 }
 

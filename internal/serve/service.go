@@ -103,3 +103,8 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// SetPrices swaps the prices the next cycle and later requests use (the
+// front end reloads them on SIGHUP): atomically, so that a cycle never
+// mixes two price sets (collector.Collector.SetPrices).
+func (s *Service) SetPrices(p *app.Prices) { s.coll.SetPrices(p) }

@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strconv"
+	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
@@ -70,6 +72,7 @@ func (c *cell) addNode(s nodeSpec) *cluster.Node {
 	}
 	if s.inst.cloud != "" {
 		n.Zone = c.zone(s.inst)
+		n.ProviderID = ProviderID(n)
 	}
 	if s.deleted > 0 {
 		n.Deleted, n.EndReason = c.at(s.deleted), s.endReason
@@ -176,4 +179,20 @@ func migLabels(l map[string]string, layout [][]string) {
 	for prof, n := range counts {
 		l["nvidia.com/mig-"+prof+".count"] = strconv.Itoa(n)
 	}
+}
+
+// ProviderID is a simulated node's spec.providerID, unique per node name:
+// an AWS instance id from the name's FNV-1a hash, or an AKS scale-set VM
+// (the resource group lower-cased, as the Azure cloud provider writes it).
+func ProviderID(n *cluster.Node) string {
+	h := fnv.New64a()
+	h.Write([]byte(n.Name))
+	switch n.Cloud {
+	case "aws":
+		return fmt.Sprintf("aws:///%s/i-0%016x", n.Zone, h.Sum64())
+	case "azure":
+		return fmt.Sprintf("azure:///subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/mc_gpuwise-sim_eastus/providers/Microsoft.Compute/virtualMachineScaleSets/aks-%s-%s/virtualMachines/%d",
+			strings.ToLower(n.InstanceType), n.Capacity, h.Sum64()%1000000)
+	}
+	return ""
 }

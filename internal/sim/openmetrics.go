@@ -264,6 +264,9 @@ func heldAt(ivs [][2]int64, t int64) bool {
 
 // providerID is the node's spec.providerID as the cloud sets it.
 func providerID(n *cluster.Node) string {
+	if n.ProviderID != "" {
+		return n.ProviderID
+	}
 	switch n.Cloud {
 	case "aws":
 		return "aws:///" + n.Zone + "/i-" + strconv.FormatUint(uint64(len(n.Name))*0x9e3779b9, 16)

@@ -60,7 +60,7 @@ func longestString(s *cluster.Snapshot) int {
 }
 
 func nodeLongest(n *cluster.Node) int {
-	m := maxLen(n.Name, n.Cloud, n.Region, n.Zone, n.InstanceType, n.Capacity, n.GPUModel, n.MIGStrategy)
+	m := maxLen(n.Name, n.Cloud, n.Region, n.Zone, n.InstanceType, n.Capacity, n.GPUModel, n.MIGStrategy, n.ProviderID)
 	m = max(m, mapLongest(n.Labels))
 	for _, t := range n.Taints {
 		m = max(m, maxLen(t.Key, t.Value, t.Effect))

@@ -3,11 +3,12 @@
 // `gpuwise demo --save` write it and every analysis command reads it with
 // --from.
 //
-// Version 3 (written) is framed binary: per-frame string tables, varints,
+// Version 4 (written) is framed binary: per-frame string tables, varints,
 // the accumulators' exact state (usage.ActivityState, usage.GaugeState),
 // the hourly series as float32 bits (hourly.go), zstd per frame, a
 // CRC-32C and an index in every frame header; frames are encoded and
-// decoded on every core. Version 2 (the same without hourly series, end
+// decoded on every core; nodes carry their provider IDs. Version 3 (the
+// same without provider IDs), version 2 (the same without hourly series, end
 // reasons and checkpoint hints; its early files also without the partial
 // list) and version 1 (gzip JSON) are still read.
 // A file is read to its end: corrupt, truncated or trailing data, unknown

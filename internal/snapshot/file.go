@@ -11,11 +11,12 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
-// Version is the format version this build writes: 3, the framed binary
-// format (frame.go) with the hourly series, interruptions and checkpoint
-// hints. Version 2 (the same without them) and version 1 (gzip or plain
+// Version is the format version this build writes: 4, the framed binary
+// format (frame.go) with the hourly series, interruptions, checkpoint
+// hints and the nodes' provider IDs (matched against cloud bills).
+// Version 3 (the same without provider IDs), version 2 (the same without them) and version 1 (gzip or plain
 // JSON) are still read.
-const Version = 3
+const Version = 4
 
 // Kind marks a gpuwise snapshot: the "kind" of a version 1 JSON document
 // and the first 16 bytes of a version 2 file.

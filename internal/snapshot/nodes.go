@@ -35,7 +35,8 @@ func (e *encoder) node(n *cluster.Node) {
 	e.time(n.Created)
 	e.time(n.Deleted)
 	e.varint(int64(n.Pods))
-	e.str(n.EndReason) // version 3
+	e.str(n.EndReason)  // version 3
+	e.str(n.ProviderID) // version 4
 }
 
 func (d *decoder) node(n *cluster.Node) {
@@ -63,6 +64,9 @@ func (d *decoder) node(n *cluster.Node) {
 	}
 	if d.version >= 3 {
 		n.EndReason = d.str()
+	}
+	if d.version >= 4 {
+		n.ProviderID = d.str()
 	}
 }
 

@@ -17,7 +17,7 @@ const (
 	podsPerFrame  = 1024
 )
 
-// Write encodes s to w in the current format (version 3).
+// Write encodes s to w in the current format (version 4).
 func Write(w io.Writer, s *cluster.Snapshot) error {
 	head := binary.AppendUvarint([]byte(Kind), Version)
 	if _, err := w.Write(head); err != nil {

@@ -427,6 +427,7 @@ async function idle(main) {
   const ic = r.idle_causes;
   const causeOf = new Map(((ic && ic.workloads) || []).map((w, j) => [w.workload, { w, j }]));
   main.append(causePanel(src, r));
+  if (r.reconciliation) main.append(billPanel(src, r));
   const cols = [
     { key: "key", label: "Workload" },
     { key: "pods", label: "Pods", unit: "int" },
@@ -491,6 +492,29 @@ function causePanel(src, r) {
       " of GPU time allocated but idle, split by what the workload's CPU, memory and PCIe series showed in each idle hour."),
     bar, tbl,
     (ic.notes || []).length ? el("ul", { class: "notes muted" }, ic.notes.map((n) => el("li", {}, n))) : null);
+}
+
+// billPanel is "Bill reconciliation" (serve --bill): the bill's compute
+// charges in the window against the report's node cost, and the GPU
+// capacity billed that no node of the cluster claims (the report's
+// reconciliation).
+function billPanel(src, r) {
+  const rc = r.reconciliation;
+  const lines = el("ul", { class: "notes" },
+    el("li", {}, "Bill: ", num(src, r, "reconciliation.bill_usd", "usd"), " of compute charges in the window (amortized)."),
+    el("li", {}, "Matched to GPU nodes: ", num(src, r, "reconciliation.matched_usd", "usd"), "; gpuwise prices those node-hours at ",
+      num(src, r, "reconciliation.gpuwise_matched_usd", "usd"), " (difference ", num(src, r, "reconciliation.difference_usd", "usd"), ")."),
+    el("li", {}, "Unmatched: ", num(src, r, "reconciliation.unmatched_bill_usd", "usd"), " (no node of this cluster); CPU-only nodes: ",
+      num(src, r, "reconciliation.cpu_nodes_usd", "usd"), "."),
+    el("li", {}, "Not on the bill: ", num(src, r, "reconciliation.unbilled_node_usd", "usd"), " of node cost at catalog prices (",
+      String((rc.nodes_without_bill || []).length), " GPU nodes without a bill line)."),
+    el("li", {}, "Unused commitment in the window: ", num(src, r, "reconciliation.unused_commitment_usd", "usd"), "."));
+  const tbl = table(src, r, "reconciliation.unmatched_gpu_lines", [
+    { key: "resource_id", label: "Billed instance" }, { key: "provider", label: "Provider" },
+    { key: "instance_type", label: "Instance type" }, { key: "usd", label: "$ in the window", unit: "usd" },
+  ], { sort: "usd", prefix: "bill-", unfiltered: true });
+  return el("section", { id: "bill" }, el("h2", {}, "Bill reconciliation"), lines,
+    el("h3", {}, "GPU capacity billed but not in the cluster"), tbl);
 }
 
 // mainCause is the leaderboard's cause cell: the workload's main cause,
