@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 )
 
@@ -63,7 +64,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	rr, catalog, err := a.recommend(ctx, req.RecommendRequest)
+	rr, an, err := a.recommend(ctx, req.RecommendRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	}
 	opts.Autoscale, opts.Commit, opts.Reclaim = pols.Autoscale, pols.Commit, pols.Reclaim
 	a.progress.phase("building the savings ledger")
-	l, err := ledger.Build(ledger.Input{Snapshot: rr.Snapshot, Prices: catalog, Recs: rr.Result}, opts)
+	l, err := an.Ledger(opts, cost.DefaultOptions(nil))
 	if err != nil {
 		return nil, fmt.Errorf("building the savings ledger: %w", err)
 	}

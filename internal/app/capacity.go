@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -214,13 +213,9 @@ func (a *App) GenerateSpot(ctx context.Context, req SpotRequest) (*GenerateResul
 	if err != nil {
 		return nil, err
 	}
-	cands := capacity.SpotCandidates(in.snap.Snapshot)
-	limits := map[string]int{}
-	all, _ := generate.GPUNodePools(in.snap.Snapshot, generate.NodePoolOptions{})
-	for _, np := range all {
-		limits[np.Name+"-spot"] = np.GPULimit
-	}
-	placements, pools := spotArtefacts(cands, req, limits)
+	kind, name, _ := strings.Cut(req.NodeClass, "/")
+	placements, pools := generate.Spot(in.snap.Snapshot, capacity.SpotCandidates(in.snap.Snapshot),
+		generate.SpotOptions{NodeClassGroup: req.NodeClassGroup, NodeClassKind: kind, NodeClassName: name})
 	files, notes, err := generate.SpotPlacements(placements)
 	if err != nil {
 		return nil, fmt.Errorf("generating: %w", err)
@@ -230,40 +225,6 @@ func (a *App) GenerateSpot(ctx context.Context, req SpotRequest) (*GenerateResul
 		return nil, fmt.Errorf("generating: %w", err)
 	}
 	return &GenerateResult{Files: append(files, np...), Notes: notes, Partial: in.partial}, nil
-}
-
-// spotArtefacts are the placements and the spot NodePools per GPU model.
-// limits are today's GPUs of each model, by spot pool name.
-func spotArtefacts(cands []capacity.SpotWorkload, req SpotRequest, limits map[string]int) ([]generate.SpotPlacement, []generate.NodePool) {
-	kind, name, _ := strings.Cut(req.NodeClass, "/")
-	var out []generate.SpotPlacement
-	pools := map[string]*generate.NodePool{}
-	var models []string
-	for _, c := range cands {
-		out = append(out, generate.SpotPlacement{Kind: c.Kind, Namespace: c.Namespace, Name: c.Name,
-			Evidence: fmt.Sprintf("checkpoints every %v (%s): an interruption loses about %v plus the restart", c.Checkpoint, capacity.SpotRestart, c.Checkpoint/2)})
-		np := pools[c.Model]
-		if np == nil {
-			np = &generate.NodePool{Name: capacity.NodePoolName(c.Model) + "-spot", CapacityTypes: []string{"spot", "on-demand"}, Weight: 100,
-				ConsolidateAfter: "10m", NodeClassGroup: req.NodeClassGroup, NodeClassKind: kind, NodeClassName: name}
-			pools[c.Model], models = np, append(models, c.Model)
-		}
-		for _, it := range c.InstanceTypes {
-			if !slices.Contains(np.InstanceTypes, it) {
-				np.InstanceTypes = append(np.InstanceTypes, it)
-			}
-		}
-	}
-	slices.Sort(models)
-	var nps []generate.NodePool
-	for _, m := range models {
-		np := pools[m]
-		slices.Sort(np.InstanceTypes)
-		np.GPULimit = limits[np.Name]
-		np.Evidence = fmt.Sprintf("%s training on spot, on-demand when no spot capacity is left (Karpenter tries spot first)", m)
-		nps = append(nps, *np)
-	}
-	return out, nps
 }
 
 // ReclaimRequest asks for idle-reclaim suggestions.
@@ -304,12 +265,7 @@ func (a *App) GenerateReclaim(ctx context.Context, req ReclaimRequest) (*Generat
 	if err != nil {
 		return nil, withKind(Input, err)
 	}
-	var rs []generate.Reclaim
-	for _, id := range idles {
-		rs = append(rs, generate.Reclaim{Kind: id.Kind, Namespace: id.Namespace, Name: id.Name, IdleMinutes: pol.MinIdleHours * 60,
-			Evidence: fmt.Sprintf("%d stretch(es) of %d h or more below %.0f%% GPU activity, %.0f h in all (longest %d h): %.0f of %.0f GPU-hours held in the window",
-				id.Stretches, pol.MinIdleHours, pol.MaxActivity*100, id.IdleHours, id.Longest, id.IdleGPUHours, id.HeldGPUHours)})
-	}
+	rs := generate.Reclaimed(idles, pol)
 	files, err := generate.Reclaims(rs)
 	if err != nil {
 		return nil, fmt.Errorf("generating: %w", err)

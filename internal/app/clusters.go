@@ -1,8 +1,6 @@
 package app
 
 import (
-	"fmt"
-	"maps"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,17 +35,13 @@ func (c ClusterFile) name() string {
 	return base
 }
 
-// readClusters reads every file and merges them into one snapshot: each
-// cluster's nodes and namespaces are prefixed with its name ("prod/ml"),
-// its nodes labelled with cluster.ClusterLabel (--by cluster groups by
-// it), and its nodes' lives clipped to its own window, so that a node is
-// billed only for the time its snapshot covers. The window is the union;
-// a note says when the files' windows differ.
+// readClusters reads every file and merges them into one snapshot
+// (cluster.Merger: names prefixed, nodes labelled and clipped to their
+// own window).
 func readClusters(files []ClusterFile, maxBytes int64, window time.Duration) (*cluster.Snapshot, error) {
-	out := &cluster.Snapshot{}
+	var m cluster.Merger
 	seen := map[string]string{}
-	var sources []string
-	for i, f := range files {
+	for _, f := range files {
 		name := f.name()
 		if prev, ok := seen[name]; ok {
 			return nil, usageErrorf("from: %s and %s both name cluster %q; name them: --from NAME=FILE", prev, f.Path, name)
@@ -57,66 +51,9 @@ func readClusters(files []ClusterFile, maxBytes int64, window time.Duration) (*c
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			out.Window, out.ActivityMetric = s.Window, s.ActivityMetric
-		} else if s.Window != out.Window {
-			out.Notes = append(out.Notes, fmt.Sprintf("cluster %s covers %s, not the same window as the others: its nodes count only for their own window", name, s.Window))
+		if err := m.Add(name, s); err != nil {
+			return nil, usageErrorf("from: %v", err)
 		}
-		out.Window = union(out.Window, s.Window)
-		addCluster(out, name, s)
-		sources = append(sources, name+": "+s.Source)
 	}
-	out.Source = strings.Join(sources, "; ")
-	return out, nil
-}
-
-func union(a, b cluster.Window) cluster.Window {
-	if b.Start.Before(a.Start) {
-		a.Start = b.Start
-	}
-	if b.End.After(a.End) {
-		a.End = b.End
-	}
-	return a
-}
-
-// addCluster appends s's nodes and pods to out under name.
-func addCluster(out *cluster.Snapshot, name string, s *cluster.Snapshot) {
-	px := func(v string) string { return name + "/" + v }
-	for _, n := range s.Nodes {
-		n.Name = px(n.Name)
-		n.Labels = maps.Clone(n.Labels)
-		if n.Labels == nil {
-			n.Labels = map[string]string{}
-		}
-		n.Labels[cluster.ClusterLabel] = name
-		if n.Created.Before(s.Window.Start) {
-			n.Created = s.Window.Start
-		}
-		if n.Deleted.IsZero() || n.Deleted.After(s.Window.End) {
-			n.Deleted = s.Window.End
-		}
-		n.GPUs = append([]cluster.GPU(nil), n.GPUs...)
-		for j := range n.GPUs {
-			n.GPUs[j].Units = append([]cluster.Unit(nil), n.GPUs[j].Units...)
-			for k := range n.GPUs[j].Units {
-				n.GPUs[j].Units[k].ID = px(n.GPUs[j].Units[k].ID)
-			}
-		}
-		out.Nodes = append(out.Nodes, n)
-	}
-	for _, p := range s.Pods {
-		p.Namespace = px(p.Namespace)
-		if p.Node != "" {
-			p.Node = px(p.Node)
-		}
-		p.GPUs = append([]cluster.Holding(nil), p.GPUs...)
-		for j := range p.GPUs {
-			p.GPUs[j].UnitID = px(p.GPUs[j].UnitID)
-		}
-		out.Pods = append(out.Pods, p)
-	}
-	for _, note := range s.Notes {
-		out.Notes = append(out.Notes, name+": "+note)
-	}
+	return m.Snapshot(), nil
 }
