@@ -46,19 +46,27 @@ func TestGenerateUseCases(t *testing.T) {
 		noFiles bool
 		wantErr string
 	}{
-		{name: "resources", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GenerateResources(ctx, recs(demo)) },
+		{name: "resources", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
+			return a.GenerateResources(ctx, recs(demo))
+		},
 			files: []string{"patches/"}, notes: []string{"a PyTorchJob cannot be patched in place"}},
 		{name: "vpa", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GenerateVPA(ctx, recs(demo)) },
 			files: []string{"vpa/"}, notes: []string{"a VPA cannot target a PyTorchJob"}},
-		{name: "time-slicing", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GenerateTimeSlicing(ctx, recs(demo)) },
+		{name: "time-slicing", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
+			return a.GenerateTimeSlicing(ctx, recs(demo))
+		},
 			files: []string{"time-slicing/configmap.yaml", "time-slicing/apply.sh"}},
 		{name: "mig", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GenerateMIG(ctx, plan(demo)) },
 			files: []string{"mig-parted/configmap.yaml", "mig-parted/apply.sh"}, notes: []string{"the consolidation plan's MIG layouts"}},
 		{name: "plan", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GeneratePlan(ctx, plan(demo)) },
 			files: []string{"mig-parted/configmap.yaml", "time-slicing/configmap.yaml"}, notes: []string{"gpuwise generate resources"}},
-		{name: "keda", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GenerateAutoscaling(ctx, scaling(demo, false)) },
+		{name: "keda", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
+			return a.GenerateAutoscaling(ctx, scaling(demo, false))
+		},
 			files: []string{"keda/inference/chat-llm.yaml"}, notes: []string{"not scaled"}},
-		{name: "hpa", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GenerateAutoscaling(ctx, scaling(demo, true)) },
+		{name: "hpa", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
+			return a.GenerateAutoscaling(ctx, scaling(demo, true))
+		},
 			files: []string{"hpa/inference/chat-llm.yaml"}},
 		{name: "autoscaling without hourly series", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
 			return a.GenerateAutoscaling(ctx, scaling(fixture, false))
@@ -74,7 +82,9 @@ func TestGenerateUseCases(t *testing.T) {
 		{name: "node pools: a bad node class", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
 			return a.GenerateNodePools(ctx, NodePoolRequest{Data: Data{Source: fixture}, NodeClass: "gpu", NodeClassGroup: DefaultNodeClassGroup, GPUQuota: -1})
 		}, wantErr: "--node-class \"gpu\""},
-		{name: "spot: a checkpointed job", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GenerateSpot(ctx, spot(checkpointed)) },
+		{name: "spot: a checkpointed job", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
+			return a.GenerateSpot(ctx, spot(checkpointed))
+		},
 			files: []string{"spot/README.yaml", "nodepool/gpu-a100-40gb-spot.yaml"}, notes: []string{"Job ml/train: not patched"}},
 		{name: "spot: nothing checkpoints", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GenerateSpot(ctx, spot(fixture)) },
 			noFiles: true},
