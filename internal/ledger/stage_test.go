@@ -105,7 +105,7 @@ func TestOneWorkerBuildsTheSameLedger(t *testing.T) {
 type stubHourly struct{}
 
 func (stubHourly) GPUActivity() (map[string][]float64, bool) { return nil, false }
-func (stubHourly) OOMKills() ([]int, bool)                    { return nil, false }
+func (stubHourly) OOMKills() ([]int, bool)                   { return nil, false }
 
 type stubCounters struct{}
 
