@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
@@ -19,7 +20,9 @@ import (
 // ledgers, each computed once, on first use, per set of options, and
 // shared by every use case that asks — one command's, or every handler of
 // the service within a cycle (InMemory.Analysis). It is safe for
-// concurrent use: a result asked for twice at once is computed once.
+// concurrent use: a result asked for twice at once is computed once. A
+// shared analysis keeps its results weakly (memo): as long as someone
+// holds them.
 //
 // Ownership. The snapshot is read-only to everything but its owner. An
 // analysis that read the snapshot itself (a file, Prometheus, the
@@ -40,36 +43,64 @@ type Analysis struct {
 	progress Progress
 
 	mu       sync.Mutex
-	allocs   map[string]*memo[*cost.Allocation]
-	reports  map[string]*memo[*cost.Report]
-	recs     map[string]*memo[*rightsize.Result]
-	idle     map[string]*memo[*idlecause.Result]
-	ledgers  map[string]*memo[*ledger.Ledger]
+	allocs   map[string]*memo[cost.Allocation]
+	reports  map[string]*memo[cost.Report]
+	recs     map[string]*memo[rightsize.Result]
+	idle     map[string]*memo[idlecause.Result]
+	ledgers  map[string]*memo[ledger.Ledger]
 	released ledger.Reads // what the owner released (true: gone)
 }
 
-// memo is one result computed once.
-type memo[T any] struct {
-	once sync.Once
-	v    T
-	err  error
+// memo is one result computed once and kept for as long as it is used:
+// an owned analysis (one command) keeps it; a shared one (a snapshot a
+// front end holds for a cycle) keeps it weakly, so that a result nobody
+// holds any more (an API request's own report, ledger or right-sizing)
+// is collected rather than kept for the cycle, and computed again if
+// asked for again. The cycle's own results are held by the front end's
+// state and so are shared.
+type memo[X any] struct {
+	mu     sync.Mutex
+	done   bool
+	strong *X
+	weak   weak.Pointer[X]
+	err    error
 }
 
-func (m *memo[T]) do(f func() (T, error)) (T, error) {
-	m.once.Do(func() { m.v, m.err = f() })
-	return m.v, m.err
+// do returns the result, computing it with f unless it is at hand;
+// concurrent callers wait for the one computing it.
+func (m *memo[X]) do(keep bool, f func() (*X, error)) (*X, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.done {
+		if m.err != nil || m.strong != nil {
+			return m.strong, m.err
+		}
+		if v := m.weak.Value(); v != nil {
+			return v, nil
+		}
+	}
+	v, err := f()
+	m.done, m.err, m.strong, m.weak = true, err, nil, weak.Pointer[X]{}
+	switch {
+	case err != nil:
+	case keep:
+		m.strong = v
+	default:
+		m.weak = weak.Make(v)
+	}
+	return v, err
 }
 
 // entry is the memo of key in table, made on first use.
-func entry[T any](an *Analysis, table *map[string]*memo[T], key string) *memo[T] {
+func entry[X any](an *Analysis, table *map[string]*memo[X], key string) *memo[X] {
 	an.mu.Lock()
 	defer an.mu.Unlock()
 	if *table == nil {
-		*table = map[string]*memo[T]{}
+		*table = map[string]*memo[X]{}
 	}
 	m := (*table)[key]
 	if m == nil {
-		m = &memo[T]{}
+		m = &memo[X]{}
 		(*table)[key] = m
 	}
 	return m
@@ -120,7 +151,7 @@ func costKey(o cost.Options) string {
 // Allocation is the snapshot's cost allocation with the options (their
 // Prices is ignored: the analysis's prices are used).
 func (an *Analysis) Allocation(o cost.Options) (*cost.Allocation, error) {
-	return entry(an, &an.allocs, costKey(o)).do(func() (*cost.Allocation, error) {
+	return entry(an, &an.allocs, costKey(o)).do(an.owned, func() (*cost.Allocation, error) {
 		if err := an.needs(ledger.Reads{UsageDetail: true}, "the cost allocation"); err != nil {
 			return nil, err
 		}
@@ -135,7 +166,7 @@ func (an *Analysis) Allocation(o cost.Options) (*cost.Allocation, error) {
 
 // CostReport is the allocation with o grouped and ranked with r.
 func (an *Analysis) CostReport(o cost.Options, r cost.ReportOptions) (*cost.Report, error) {
-	return entry(an, &an.reports, costKey(o)+optionsKey(r)).do(func() (*cost.Report, error) {
+	return entry(an, &an.reports, costKey(o)+optionsKey(r)).do(an.owned, func() (*cost.Report, error) {
 		a, err := an.Allocation(o)
 		if err != nil {
 			return nil, err
@@ -150,7 +181,7 @@ func (an *Analysis) CostReport(o cost.Options, r cost.ReportOptions) (*cost.Repo
 
 // Recommendations are the snapshot's right-sizing with the policy.
 func (an *Analysis) Recommendations(p rightsize.Policy) (*rightsize.Result, error) {
-	return entry(an, &an.recs, optionsKey(p)).do(func() (*rightsize.Result, error) {
+	return entry(an, &an.recs, optionsKey(p)).do(an.owned, func() (*rightsize.Result, error) {
 		if err := an.needs(ledger.Reads{Hourly: true, UsageDetail: true}, "right-sizing"); err != nil {
 			return nil, err
 		}
@@ -166,7 +197,7 @@ func (an *Analysis) Recommendations(p rightsize.Policy) (*rightsize.Result, erro
 // o by cause with the policy, keeping the top workloads by idle dollars
 // (top ≤ 0: all).
 func (an *Analysis) IdleCauses(o cost.Options, p idlecause.Policy, top int) (*idlecause.Result, error) {
-	r, err := entry(an, &an.idle, costKey(o)+optionsKey(p)).do(func() (*idlecause.Result, error) {
+	r, err := entry(an, &an.idle, costKey(o)+optionsKey(p)).do(an.owned, func() (*idlecause.Result, error) {
 		if err := an.needs(ledger.Reads{Hourly: true}, "the idle causes"); err != nil {
 			return nil, err
 		}
@@ -187,7 +218,7 @@ func (an *Analysis) IdleCauses(o cost.Options, p idlecause.Policy, top int) (*id
 // grouping. Its right-sizing is Recommendations(o.Policy), shared.
 func (an *Analysis) Ledger(o ledger.Options, c cost.Options) (*ledger.Ledger, error) {
 	o.Workers = an.workers
-	return entry(an, &an.ledgers, optionsKey(o)+costKey(c)).do(func() (*ledger.Ledger, error) {
+	return entry(an, &an.ledgers, optionsKey(o)+costKey(c)).do(an.owned, func() (*ledger.Ledger, error) {
 		if err := o.Validate(); err != nil {
 			return nil, fmt.Errorf("ledger options: %w", err)
 		}

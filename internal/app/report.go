@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -10,6 +11,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/idlecause"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // ReportRequest asks for the cost report.
@@ -99,9 +101,26 @@ func (a *App) report(an *Analysis, req ReportRequest) (*ReportResult, error) {
 	// The ledger's right-sizing reads the snapshot only and the
 	// allocation does not read it: on two cores the report's longest
 	// step before the ledger, run beside the allocation unless the App
-	// runs one thing at a time. The ledger waits for it.
+	// runs one thing at a time. The ledger waits for it. A shared
+	// analysis keeps results weakly: the right-sizing and the allocation
+	// are held here until the ledger has them (an owned one keeps them
+	// itself, and lets the right-sizing go once the ledger is staged).
+	var recs *rightsize.Result
+	recsDone := make(chan struct{})
 	if a.workers != 1 {
-		go an.Recommendations(lopts.Policy)
+		go func() {
+			defer close(recsDone)
+			r, _ := an.Recommendations(lopts.Policy) // its error is the ledger's
+			if !an.owned {
+				recs = r
+			}
+		}()
+	} else {
+		close(recsDone)
+	}
+	alloc, err := an.Allocation(req.Cost)
+	if err != nil {
+		return nil, err
 	}
 	rep, err := an.CostReport(req.Cost, req.Report)
 	if err != nil {
@@ -114,6 +133,9 @@ func (a *App) report(an *Analysis, req ReportRequest) (*ReportResult, error) {
 	res := &ReportResult{Report: rep, IdleCauses: why, Snapshot: an.snap, Partial: an.partial}
 	a.progress.phase("building the savings ledger")
 	res.Ledger, res.LedgerErr = an.Ledger(lopts, req.Cost)
+	<-recsDone
+	runtime.KeepAlive(recs)
+	runtime.KeepAlive(alloc)
 	return res, nil
 }
 
