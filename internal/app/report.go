@@ -60,11 +60,11 @@ type ReportResult struct {
 	// IdleCauses splits the report's idle GPU-hours and dollars by why
 	// the GPUs idled (the default policy), top workloads as Report.TopN.
 	IdleCauses *idlecause.Result
-	// Snapshot is what the report read, its hourly series released once
-	// the idle causes and the ledger's signals were taken from them, and
-	// (for a snapshot the use case read itself) its usage detail too
-	// (cluster.Snapshot.ReleaseUsageDetail): only the GPUs' activity is
-	// left of the pods' usage.
+	// Snapshot is what the report read. For a snapshot the use case read
+	// itself, its owner (the Analysis) released what the staged ledger no
+	// longer reads: the hourly series and the usage detail
+	// (cluster.Snapshot.ReleaseUsageDetail: only the GPUs' activity is
+	// left of the pods' usage). A snapshot a front end holds is whole.
 	Snapshot *cluster.Prepared
 	// Partial, when set, says what could not be read: the report is still
 	// complete for what was.
