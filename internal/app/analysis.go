@@ -181,15 +181,21 @@ func (an *Analysis) CostReport(o cost.Options, r cost.ReportOptions) (*cost.Repo
 
 // Recommendations are the snapshot's right-sizing with the policy.
 func (an *Analysis) Recommendations(p rightsize.Policy) (*rightsize.Result, error) {
+	r, err := an.rightsizing(p)
+	if err != nil {
+		return nil, fmt.Errorf("recommending: %w", err)
+	}
+	return r, nil
+}
+
+// rightsizing is Recommendations with the right-sizing's own error (the
+// ledger names it as ledger.Build does).
+func (an *Analysis) rightsizing(p rightsize.Policy) (*rightsize.Result, error) {
 	return entry(an, &an.recs, optionsKey(p)).do(an.owned, func() (*rightsize.Result, error) {
 		if err := an.needs(ledger.Reads{Hourly: true, UsageDetail: true}, "right-sizing"); err != nil {
 			return nil, err
 		}
-		r, err := rightsize.Recommend(an.snap, p, an.prices)
-		if err != nil {
-			return nil, fmt.Errorf("recommending: %w", err)
-		}
-		return r, nil
+		return rightsize.Recommend(an.snap, p, an.prices)
 	})
 }
 
@@ -222,7 +228,7 @@ func (an *Analysis) Ledger(o ledger.Options, c cost.Options) (*ledger.Ledger, er
 		if err := o.Validate(); err != nil {
 			return nil, fmt.Errorf("ledger options: %w", err)
 		}
-		recs, err := an.Recommendations(o.Policy)
+		recs, err := an.rightsizing(o.Policy)
 		if err != nil {
 			return nil, fmt.Errorf("ledger: %w", err) // as ledger.Build says it
 		}

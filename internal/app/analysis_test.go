@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 
@@ -169,15 +170,18 @@ func TestTheOwnerReleasesWhatTheLedgerNoLongerReads(t *testing.T) {
 	}
 	other := c
 	other.IdleThreshold = 0.2
-	if _, err := an.Allocation(other); KindOf(err) != Internal {
-		t.Errorf("an allocation after the release: %v, want an internal error", err)
+	refused := func(what string, err error) {
+		t.Helper()
+		if err == nil || KindOf(err) != Internal || !strings.Contains(err.Error(), "released once the savings ledger was staged") {
+			t.Errorf("%s after the release: %v, want the internal error naming the release", what, err)
+		}
 	}
-	if _, err := an.Recommendations(rightsize.DefaultPolicy()); KindOf(err) != Internal {
-		t.Errorf("right-sizing after the release: %v, want an internal error (it was forgotten, and cannot be computed again)", err)
-	}
-	if _, err := an.IdleCauses(other, idlecause.DefaultPolicy(), 5); KindOf(err) != Internal {
-		t.Errorf("idle causes after the release: %v, want an internal error", err)
-	}
+	_, err = an.Allocation(other)
+	refused("an allocation", err)
+	_, err = an.Recommendations(rightsize.DefaultPolicy()) // forgotten: it cannot be computed again
+	refused("right-sizing", err)
+	_, err = an.IdleCauses(other, idlecause.DefaultPolicy(), 5)
+	refused("idle causes", err)
 	// The ledger asked for again is the one built.
 	if _, err := an.Ledger(ledger.DefaultOptions(), c); err != nil {
 		t.Errorf("the ledger asked for again: %v", err)
