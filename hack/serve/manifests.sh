@@ -17,6 +17,13 @@ mkdir -p "$(dirname "$out")"
 #   kubectl apply -f deploy/manifests/gpuwise.yaml
 # Set the Prometheus URL with the chart (helm install --set
 # prometheus.url=...) or by editing the Deployment's --prometheus argument.
+# Auth is on: the pod starts once the Secret gpuwise-auth holds a token
+# (the chart generates one; plain manifests cannot):
+#   kubectl -n gpuwise create secret generic gpuwise-auth \
+#     --from-literal=token="$(head -c 36 /dev/urandom | base64)"
+# The NetworkPolicy lets in Prometheus (namespace monitoring) only: add a
+# from rule for the namespaces that read the API (or render the chart with
+# networkPolicy.allowNamespaces), and scrape /metrics with the token.
 apiVersion: v1
 kind: Namespace
 metadata:
@@ -26,6 +33,7 @@ metadata:
     pod-security.kubernetes.io/enforce: restricted
     pod-security.kubernetes.io/warn: restricted
 HDR
-  "$TOOLS_BIN/helm" template gpuwise deploy/helm/gpuwise --namespace gpuwise
+  # helm template cannot keep a generated token: name the Secret instead.
+  "$TOOLS_BIN/helm" template gpuwise deploy/helm/gpuwise --namespace gpuwise --set auth.bearerTokenSecret.name=gpuwise-auth
 } >"$out"
 echo "manifests.sh: wrote $out"

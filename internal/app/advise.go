@@ -53,7 +53,11 @@ func (r AdviseRequest) Validate() error {
 // AdviseResult is the savings ledger and the snapshot it models; Partial
 // as in ReportResult.
 type AdviseResult struct {
+	// Ledger is the savings ledger of one cluster's snapshot; nil when
+	// the snapshot merges several clusters, whose own ledgers are in
+	// Clusters (their savings add up; none is shared between them).
 	Ledger   *ledger.Ledger
+	Clusters []ClusterLedger
 	Snapshot *cluster.Prepared
 	Partial  error
 }
@@ -76,6 +80,13 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	}
 	opts.Autoscale, opts.Commit, opts.Reclaim = pols.Autoscale, pols.Commit, pols.Reclaim
 	a.progress.phase("building the savings ledger")
+	if len(clusterNames(rr.Snapshot.Snapshot)) > 1 {
+		cl, err := perCluster(rr.Snapshot, rr.Policy, an.prices, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &AdviseResult{Clusters: cl, Snapshot: rr.Snapshot, Partial: rr.Partial}, nil
+	}
 	l, err := an.Ledger(opts, cost.DefaultOptions(nil))
 	if err != nil {
 		return nil, fmt.Errorf("building the savings ledger: %w", err)

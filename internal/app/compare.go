@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,7 +84,9 @@ func (a *App) Diff(ctx context.Context, req DiffRequest) (*compare.Diff, error) 
 
 // side reads one file as a side: a report JSON, else a snapshot.
 func (a *App) side(ctx context.Context, req DiffRequest, path string) (compare.Side, error) {
-	if r, ok := readReportFile(path); ok {
+	if r, ok, err := readReportFile(path); err != nil {
+		return compare.Side{}, err
+	} else if ok {
 		if r.By != req.By {
 			return compare.Side{}, usageErrorf("by: %s is a report grouped by %s; pass --by %s or a snapshot", path, r.By, r.By)
 		}
@@ -99,17 +102,23 @@ func (a *App) side(ctx context.Context, req DiffRequest, path string) (compare.S
 }
 
 // readReportFile reads path as a report's JSON; ok is false when it is not
-// one (a snapshot, or not readable: the snapshot reader says why).
-func readReportFile(path string) (*cost.Report, bool) {
+// one (a snapshot, or not readable: the snapshot reader says why). A file
+// that is a report (a JSON object with "by") but not a sound one is an
+// input error naming what is wrong (issue 31: anything was taken).
+func readReportFile(path string) (*cost.Report, bool, error) {
 	b, err := os.ReadFile(path)
 	if err != nil || len(b) == 0 || b[0] != '{' {
-		return nil, false
+		return nil, false, nil
 	}
-	var r cost.Report
-	if err := json.Unmarshal(b, &r); err != nil || r.By == "" || r.Window.End.IsZero() {
-		return nil, false
+	var head map[string]json.RawMessage
+	if json.NewDecoder(bytes.NewReader(b)).Decode(&head) != nil || head["by"] == nil || head["kind"] != nil {
+		return nil, false, nil // a version 1 snapshot has a kind, a report has by
 	}
-	return &r, true
+	r, err := cost.ParseReportJSON(b)
+	if err != nil {
+		return nil, true, withKind(Input, fmt.Errorf("%s: not a usable report (gpuwise report -o json): %w", path, err))
+	}
+	return r, true, nil
 }
 
 // OOMKills counts the pods' OOM kills per key of by (workload or

@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/generate"
 )
 
 // Kind classifies a use case's failure so that front ends map it to an
@@ -56,4 +58,15 @@ func withKind(k Kind, err error) error {
 
 func usageErrorf(format string, args ...any) error {
 	return &Error{Kind: Usage, Err: fmt.Errorf(format, args...)}
+}
+
+// generateErr classifies a generator's error: a name the input holds that
+// Kubernetes would refuse (a namespace, a workload) is an input error
+// naming it; anything else is gpuwise's own.
+func generateErr(err error) error {
+	var ne *generate.NameError
+	if errors.As(err, &ne) {
+		return withKind(Input, fmt.Errorf("generating: %w (the snapshot or flag holds a name Kubernetes does not accept; nothing was written)", err))
+	}
+	return fmt.Errorf("generating: %w", err)
 }

@@ -78,14 +78,14 @@ func TestGenerateUseCases(t *testing.T) {
 		}, wantErr: "--prometheus-address"},
 		{name: "node pools", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
 			return a.GenerateNodePools(ctx, NodePoolRequest{Data: Data{Source: fixture}, NodeClass: DefaultNodeClass, NodeClassGroup: DefaultNodeClassGroup})
-		}, files: []string{"nodepool/gpu-a100-40gb.yaml", "nodepool/gpu-l4.yaml"}},
+		}, files: []string{"nodepool/gpu-a100-40gb-aws.yaml", "nodepool/gpu-l4-aws.yaml"}},
 		{name: "node pools: a bad node class", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
 			return a.GenerateNodePools(ctx, NodePoolRequest{Data: Data{Source: fixture}, NodeClass: "gpu", NodeClassGroup: DefaultNodeClassGroup, GPUQuota: -1})
 		}, wantErr: "--node-class \"gpu\""},
 		{name: "spot: a checkpointed job", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
 			return a.GenerateSpot(ctx, spot(checkpointed))
 		},
-			files: []string{"spot/README.yaml", "nodepool/gpu-a100-40gb-spot.yaml"}, notes: []string{"Job ml/train: not patched"}},
+			files: []string{"spot/README.yaml", "nodepool/gpu-a100-40gb-aws-spot.yaml"}, notes: []string{"Job ml/train: not patched"}},
 		{name: "spot: nothing checkpoints", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GenerateSpot(ctx, spot(fixture)) },
 			noFiles: true},
 		{name: "reclaim", run: func(a *App, ctx context.Context) (*GenerateResult, error) {

@@ -61,7 +61,7 @@ func (a *App) GenerateQuota(ctx context.Context, req QuotaRequest) (*QuotaResult
 	}
 	files, err := generate.Quotas(q)
 	if err != nil {
-		return nil, fmt.Errorf("generating: %w", err)
+		return nil, generateErr(err)
 	}
 	notes := append([]string{"the need is read from pod lifetimes (each pod requests its units from start to end, pending pods included, as ResourceQuota counts them)"}, q.Notes...)
 	return &QuotaResult{Quota: q, GenerateResult: GenerateResult{Files: files, Notes: notes, Partial: an.partial}}, nil

@@ -111,6 +111,8 @@ func (s Source) validate(p *problems) {
 // answered only in part.
 func (a *App) read(ctx context.Context, s Source, window, live time.Duration) (snap *cluster.Snapshot, partial, err error) {
 	switch {
+	case s.combinesAPI():
+		return a.fromCombined(ctx, s, window)
 	case s.Prometheus != nil:
 		a.progress.phase("reading Prometheus")
 		return a.fromPrometheus(ctx, s.Prometheus, window)

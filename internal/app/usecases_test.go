@@ -451,3 +451,18 @@ func TestQuotaUseCase(t *testing.T) {
 		})
 	}
 }
+
+// The inventory of a snapshot in memory refuses another window than the
+// snapshot's, and of a missing file names the file.
+func TestInventoryUseCaseRefusals(t *testing.T) {
+	t.Parallel()
+	req := DefaultInventoryRequest()
+	req.Source, req.Window = Source{Snapshot: fixtureMemory(t)}, 48*3600e9
+	if _, err := testApp().Inventory(context.Background(), req); KindOf(err) != Usage || !strings.Contains(err.Error(), "usage summaries for 1d") {
+		t.Errorf("another window: %v, want a usage error", err)
+	}
+	req.Source, req.Window = Source{File: fixtureFile(t, nil) + ".missing"}, 0
+	if _, err := testApp().Inventory(context.Background(), req); KindOf(err) != Input || !strings.Contains(err.Error(), ".missing") {
+		t.Errorf("a missing file: %v, want an input error naming it", err)
+	}
+}

@@ -12,8 +12,14 @@ import (
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
-// GPUTaintKey is the taint key GPU pools are expected to carry.
-const GPUTaintKey = "nvidia.com/gpu"
+// GPUTaintKey is the taint key GPU pools are expected to carry, and
+// GPUTaint the one spelling gpuwise writes everywhere (audit fixes,
+// generated NodePools, the plan): nvidia.com/gpu=true:NoSchedule.
+const (
+	GPUTaintKey   = "nvidia.com/gpu"
+	GPUTaintValue = "true"
+	GPUTaint      = GPUTaintKey + "=" + GPUTaintValue + ":NoSchedule"
+)
 
 // Options tune the rules.
 type Options struct {
@@ -61,6 +67,7 @@ type auditor struct {
 	unpriced map[string]bool // nodes whose missing price is noted
 	kinds    map[string]cluster.UnitKind
 	notes    []string
+	unknown  map[string]*undecidedRule // rules left undecided (unknown.go)
 }
 
 // Run checks every rule against s. Findings come back sorted by
@@ -78,8 +85,9 @@ func Run(s *cluster.Prepared, o Options) *Result {
 	if fs == nil {
 		fs = []Finding{}
 	}
-	notes := append(append([]string{}, s.Notes...), a.notes...)
-	return &Result{Source: s.Source, Findings: fs, Summary: summarize(fs), Notes: notes}
+	undecided, unknownNotes := a.undecidedList()
+	notes := append(append(append([]string{}, s.Notes...), a.notes...), unknownNotes...)
+	return &Result{Source: s.Source, Findings: fs, Summary: summarize(fs), Notes: notes, Undecided: undecided}
 }
 
 // sortFindings orders findings worst first, then by money at stake (most

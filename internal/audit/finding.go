@@ -69,6 +69,9 @@ type Result struct {
 	Summary  Summary   `json:"summary"`
 	// Notes carry the snapshot's data-quality notes and unpriced nodes.
 	Notes []string `json:"notes,omitempty"`
+	// Undecided are rules the source's facts could not decide
+	// (Snapshot.Unknown): unknown, neither findings nor passes.
+	Undecided []Undecided `json:"undecided,omitempty"`
 }
 
 // Worst returns the highest severity among the findings, 0 when none.

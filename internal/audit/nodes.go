@@ -47,11 +47,11 @@ func (a *auditor) untainted(n *cluster.Node) []Finding {
 		Rule: RuleNodeUntainted, Severity: Warning, Object: "node/" + n.Name,
 		Message:  fmt.Sprintf("GPU node %s has no NoSchedule GPU taint, so pods that need no GPU can be scheduled onto it", n.Name),
 		Evidence: ev,
-		Remediation: fmt.Sprintf("kubectl taint nodes %s %s=present:NoSchedule\n"+
+		Remediation: fmt.Sprintf("kubectl taint nodes %s %s\n"+
 			"# and give GPU workloads the toleration first:\n"+
 			"# tolerations: [{key: %s, operator: Exists, effect: NoSchedule}]\n"+
 			"# (Karpenter/managed node groups: set the taint on the NodePool or node group so new nodes get it)",
-			n.Name, GPUTaintKey, GPUTaintKey),
+			n.Name, GPUTaint, GPUTaintKey),
 	}}
 }
 

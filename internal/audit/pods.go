@@ -61,7 +61,7 @@ func (a *auditor) nonGPUPod(p *cluster.Pod) *hit {
 		fix: patchCommand(p, map[string]any{"affinity": map[string]any{"nodeAffinity": map[string]any{
 			"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{"nodeSelectorTerms": []any{
 				map[string]any{"matchExpressions": []any{map[string]any{"key": "nvidia.com/gpu.present", "operator": "DoesNotExist"}}}}}}}}) +
-			fmt.Sprintf("\n# and keep others off: kubectl taint nodes %s %s=present:NoSchedule", n.Name, GPUTaintKey),
+			fmt.Sprintf("\n# and keep others off: kubectl taint nodes %s %s", n.Name, GPUTaint),
 	}
 	if p.Owner.Kind == "DaemonSet" {
 		h.severity = Info
@@ -149,6 +149,9 @@ func (a *auditor) noToleration(p *cluster.Pod) *hit {
 		}
 		names = append(names, t.Key+"="+t.Value+":"+t.Effect)
 	}
+	if a.undecided(RuleNoToleration, p) {
+		return nil
+	}
 	h := &hit{severity: Warning,
 		message:  "GPU pods without the GPU toleration: they can only land on untainted GPU nodes",
 		evidence: []string{"GPU pool taints: " + strings.Join(names, ", "), "phase " + orNone(p.Phase) + ", node " + orNone(p.Node)},
@@ -181,6 +184,9 @@ func (a *auditor) noModelAffinity(p *cluster.Pod) *hit {
 		if len(p.NodeSelector[k]) > 0 {
 			return nil
 		}
+	}
+	if a.undecided(RuleNoModelAffinity, p) {
+		return nil
 	}
 	product := "<product>"
 	if n := a.s.Index.Nodes[p.Node]; n != nil && n.Labels["nvidia.com/gpu.product"] != "" {

@@ -174,3 +174,16 @@ func regexpQuote(s string) string { return strings.ReplaceAll(s, ".", `\.`) }
 func NodePoolName(model string) string {
 	return "gpu-" + strings.ToLower(strings.NewReplacer(" ", "-", "_", "-", ".", "-").Replace(model))
 }
+
+// KarpenterClouds are the clouds with a Karpenter provider, whose nodes a
+// generated NodePool can launch: AWS (EC2NodeClass) and Azure
+// (AKSNodeClass). Other nodes — on-premises, GCP — are in no NodePool.
+var KarpenterClouds = []string{"aws", "azure"}
+
+// NodePoolNameIn is the generated node pool's name for a GPU model on one
+// cloud: "gpu-h100-80gb-aws". A NodePool launches one provider's
+// instances with that provider's node class, so a model on two clouds has
+// two pools.
+func NodePoolNameIn(model, cloud string) string {
+	return NodePoolName(model) + "-" + strings.ToLower(cloud)
+}

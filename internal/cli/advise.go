@@ -18,21 +18,13 @@ type adviseOptions struct {
 	output outputFlag
 	levers []string
 	rate   float64
-	scale  int
 	as     autoscaleFlags
 	region capacity.RegionPolicy
 }
 
 // request is the advise request the flags describe.
 func (o *adviseOptions) request(p *flagProblems) app.AdviseRequest {
-	req := app.AdviseRequest{RecommendRequest: o.recommendFlags.request(p), Levers: o.levers, EngineerUSDPerHour: o.rate, Autoscale: o.as.overrides(), Region: o.region}
-	switch {
-	case req.Source.Demo != nil:
-		req.Source.Demo.Scale = o.scale
-	case o.scale != 1:
-		p.addf("--scale sizes the simulated cluster: it needs --demo")
-	}
-	return req
+	return app.AdviseRequest{RecommendRequest: o.recommendFlags.request(p), Levers: o.levers, EngineerUSDPerHour: o.rate, Autoscale: o.as.overrides(), Region: o.region}
 }
 
 func newAdviseCmd(e *env) *cobra.Command {
@@ -46,14 +38,13 @@ func newAdviseCmd(e *env) *cobra.Command {
 			"risk, prerequisites, evidence and the `gpuwise generate` command that carries it out; ranked by\n" +
 			"saving per engineer-hour and phased over 30/60/90 days, with FinOps metrics and red flags. The\n" +
 			"actions add up to before − after to the cent. Nothing is applied. Reference: docs/savings.md.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAdvise(cmd.Context(), o, e) },
 	}
 	o.recommendFlags.register(cmd.Flags())
 	o.output.register(cmd.Flags(), render.Formats)
 	cmd.Flags().StringSliceVar(&o.levers, "levers", nil, "levers to apply (default all but region, which --region-data-gb turns on; always in this order): "+strings.Join(ledger.LeverNames(), ", "))
 	cmd.Flags().Float64Var(&o.rate, "engineer-rate", ledger.DefaultEngineerUSDPerHour, "engineering cost in $ per hour, for payback")
-	cmd.Flags().IntVar(&o.scale, "scale", app.DefaultDemo().Scale, "with --demo: cluster size multiplier (96 GPUs each)")
 	o.as.register(cmd.Flags())
 	cmd.Flags().Float64Var(&o.region.DataGB, "region-data-gb", 0, "data a region move takes, in GB (datasets, checkpoints, weights); given, the region lever applies (default 0: unknown, the lever is off)")
 	cmd.Flags().Float64Var(&o.region.MaxPaybackMonths, "region-max-payback", capacity.DefaultRegionMaxPaybackMonths, "longest payback in months of a region move's data transfer that the region lever counts")
@@ -70,6 +61,19 @@ func runAdvise(ctx context.Context, o *adviseOptions, e *env) error {
 	res, err := e.app.Advise(ctx, req)
 	if err != nil {
 		return err
+	}
+	if res.Ledger == nil { // several clusters, each its own ledger
+		cl := make([]render.ClusterLedger, len(res.Clusters))
+		for i, c := range res.Clusters {
+			cl[i] = render.ClusterLedger{Cluster: c.Cluster, Ledger: c.Ledger}
+		}
+		if format == render.CSV || format == render.HTML {
+			return usageErrorf("output: -o %s holds one ledger, and these snapshots are %d clusters: use table, wide, markdown, json or yaml, or advise one cluster at a time", format, len(cl))
+		}
+		if err := render.ClusterLedgers(e.Out, cl, format, e.renderOptions()); err != nil {
+			return err
+		}
+		return partial(res.Partial)
 	}
 	if err := render.Ledger(e.Out, res.Ledger, format, e.renderOptions()); err != nil {
 		return err

@@ -113,7 +113,7 @@ func goldenAuditSnapshot(t *testing.T) string {
 	s := &cluster.Snapshot{Source: "golden", Window: cluster.Window{Start: start, End: start.Add(time.Hour)},
 		Nodes: []cluster.Node{node("h1", nil), node("h2", map[string]string{"nvidia.com/mig.config.state": "failed", "nvidia.com/mig.config": "all-1g.10gb"})},
 		Pods:  []cluster.Pod{web, nb}}
-	s.Nodes[1].Taints = []cluster.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}
+	s.Nodes[1].Taints = []cluster.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}}
 	path := filepath.Join(t.TempDir(), "golden.json.gz")
 	if err := snapshot.WriteFile(path, s); err != nil {
 		t.Fatal(err)

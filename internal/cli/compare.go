@@ -60,7 +60,7 @@ func compareHistory(ctx context.Context, o *reportOptions, e *env, period, windo
 	if !ok {
 		return usageErrorf("by: the history holds namespace, workload, node and gpu-model, not %q", o.by)
 	}
-	st, err := history.Open(ctx, o.compare.history)
+	st, err := history.OpenExisting(ctx, o.compare.history)
 	if err != nil {
 		return withCode(ExitInput, err)
 	}

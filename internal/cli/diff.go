@@ -26,7 +26,13 @@ func newDiffCmd(e *env) *cobra.Command {
 			"(report -o json) — before and after a change — per workload (or --by): GPU utilization in\n" +
 			"points, allocated GPU-hours, idle and total dollars and, for snapshots, OOM kills. Keys present\n" +
 			"on one side only are shown as appearing or going away; figures a side does not know are n/a.",
-		Args: cobra.ExactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				// cobra.ExactArgs's error exited 1, "a bug" (issue 31).
+				return usageErrorf("%s takes two files, BEFORE and AFTER, got %d (see %s --help)", cmd.CommandPath(), len(args), cmd.CommandPath())
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error { return runDiff(cmd.Context(), o, e, args) },
 	}
 	def := app.DefaultDiffRequest()

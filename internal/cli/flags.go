@@ -14,6 +14,7 @@ type reportFlags struct {
 	idleShare     string
 	idleThreshold float64
 	top           int
+	lowUtil       string
 }
 
 func (f *reportFlags) register(fs *pflag.FlagSet) {
@@ -23,11 +24,14 @@ func (f *reportFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.idleShare, "idle-share", string(alloc.IdleShare), "where unallocated cost goes: none (own rows), node, cluster")
 	fs.Float64Var(&f.idleThreshold, "idle-threshold", alloc.IdleThreshold, "activity below which a GPU counts as idle: a whole percent in [0, 1], e.g. 0.1")
 	fs.IntVar(&f.top, "top", rep.TopN, "how many workloads the idle leaderboard shows")
+	fs.StringVar(&f.lowUtil, "low-util", "", "list the GPUs and MIG slices below PERCENT utilization for at least DURATION of the window, with node, model, holders and $, e.g. 30%:6h (default off; 30% alone: 6h)")
 }
 
 // options are the engine settings the flags describe, and the format.
 func (f *reportFlags) options(p *flagProblems) (cost.Options, cost.ReportOptions, render.Format) {
 	format := f.output.parse(p)
+	low, err := cost.ParseLowUtil(f.lowUtil)
+	p.add(err)
 	return cost.Options{IdleThreshold: f.idleThreshold, IdleShare: cost.IdleShare(f.idleShare)},
-		cost.ReportOptions{By: f.by, TopN: f.top}, format
+		cost.ReportOptions{By: f.by, TopN: f.top, LowUtil: low}, format
 }

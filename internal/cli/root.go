@@ -47,14 +47,39 @@ var Version = "dev"
 
 // Execute runs gpuwise with args and returns the exit code.
 func Execute(args []string, s Streams) int {
+	out := &outWriter{w: s.Out}
+	if s.Out == nil {
+		out.w = io.Discard
+	}
+	s.Out = out
 	root, e := newCommand(s)
 	root.SetArgs(args)
 	err := root.Execute()
 	e.stopProgress()
+	if out.err != nil {
+		// The result did not reach stdout (a full disk, a closed pipe):
+		// an output error, whatever the command made of the write error.
+		err = withCode(ExitOutput, fmt.Errorf("writing the result to standard output: %w", out.err))
+	}
 	if err != nil {
 		fmt.Fprintf(s.Err, "%s: %v\n", s.name(), err)
 	}
 	return ExitCode(err)
+}
+
+// outWriter keeps the first error writing to stdout, so that a result
+// that could not be written exits ExitOutput (issue 31: it exited 1).
+type outWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	return n, err
 }
 
 // env is what every command needs: the streams and the use cases.

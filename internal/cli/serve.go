@@ -41,7 +41,7 @@ func newServeCmd(e *env) *cobra.Command {
 			"for a rolling window under /api/v1, Prometheus metrics on /metrics, /healthz and /readyz.\n" +
 			"When a source fails it keeps serving the last good result, marked partial. --demo serves the\n" +
 			"embedded simulated cluster with its week of history, no cluster needed. See docs/serve.md.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), o, e) },
 	}
 	o.register(cmd.Flags())
@@ -59,18 +59,19 @@ func (o *serveOptions) register(fs *pflag.FlagSet) {
 	o.prom.register(fs)
 	o.kube.register(fs)
 	fs.StringVar(&s.Inventory, "inventory", s.Inventory, "where nodes and pods come from: kube (shared informers) or prometheus (kube-state-metrics, no API access)")
-	fs.DurationVar(&s.Window, "window", s.Window, "rolling window of the API and the window gauges (whole hours, 4h..31d)")
+	fs.Var(daysValue{&s.Window}, "window", "rolling window of the API and the window gauges (whole hours, 4h..31d)")
 	fs.DurationVar(&s.Interval, "interval", s.Interval, "how often a cycle reads the new usage (divides an hour: 5m, 10m, 15m, 20m, 30m, 1h)")
 	fs.DurationVar(&s.Lag, "lag", s.Lag, "how far behind now a cycle reads, so that scrapes have landed")
 	fs.StringVar(&s.HistoryPath, "history", "", "history database file on a volume (default: a temporary file, removed on exit)")
-	fs.DurationVar(&s.HourlyRetention, "history-hourly-retention", s.HourlyRetention, "how long hourly rows are kept")
-	fs.DurationVar(&s.DailyRetention, "history-daily-retention", s.DailyRetention, "how long daily rows are kept")
+	fs.Var(daysValue{&s.HourlyRetention}, "history-hourly-retention", "how long hourly rows are kept")
+	fs.Var(daysValue{&s.DailyRetention}, "history-daily-retention", "how long daily rows are kept")
 	fs.StringVar(&s.PricesFile, "prices", "", "price override file (YAML or CSV)")
 	fs.StringVar(&s.PolicyFile, "policy", "", "recommendation policy file for /api/v1/recommend and /plan")
 	fs.IntVar(&s.MaxWorkloads, "metrics-max-workloads", s.MaxWorkloads, "workloads exported by name on /metrics; the rest sum into workload=\"__other__\" per namespace (0: no limit)")
 	fs.BoolVar(&s.PodMetrics, "metrics-pods", false, "also export per-pod gauges (one series per pod: mind the cardinality)")
 	fs.StringVar(&s.BearerTokenFile, "auth-token-file", "", "require this bearer token (file, e.g. a mounted Secret) on the API and /metrics")
 	fs.StringVar(&s.BasicAuthFile, "auth-basic-file", "", "require basic auth: a file of user:password lines (e.g. a mounted Secret)")
+	fs.StringSliceVar(&s.AllowedHosts, "allow-host", nil, "on a loopback --listen: also answer to this Host name (a local reverse proxy's); others get 421, a DNS rebinding guard (repeatable)")
 	fs.StringVar(&s.TLSCertFile, "tls-cert-file", "", "serve HTTPS with this PEM certificate (reloaded when the file changes)")
 	fs.StringVar(&s.TLSKeyFile, "tls-key-file", "", "the certificate's PEM key")
 	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", s.ShutdownTimeout, "how long a graceful shutdown waits for requests in flight")

@@ -38,6 +38,8 @@ type sourceFlags struct {
 	// maxSnapshot bounds what --from reads (snapshot.ReadOptions).
 	maxSnapshot int64
 	demo        bool
+	// scale sizes --demo (app.DemoSource.Scale); refused without it.
+	scale int
 }
 
 func (f *sourceFlags) register(fs *pflag.FlagSet) {
@@ -48,6 +50,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.maxSnapshot, "max-snapshot-bytes", app.DefaultMaxSnapshotBytes,
 		"largest --from snapshot to read, in decompressed bytes; the node, pod and series limits grow with it")
 	fs.BoolVar(&f.demo, "demo", false, "analyse the embedded simulated cluster (the one gpuwise demo reports on)")
+	fs.IntVar(&f.scale, "scale", app.DefaultDemo().Scale, "with --demo: cluster size multiplier (96 GPUs each)")
 }
 
 // data is the snapshot selection the flags describe.
@@ -61,8 +64,12 @@ func (f *sourceFlags) data(p *flagProblems) app.Data {
 			src.Clusters = append(src.Clusters, app.ParseClusterFile(v))
 		}
 	}
-	if f.demo {
+	switch {
+	case f.demo:
 		src.Demo = app.DefaultDemo()
+		src.Demo.Scale = f.scale
+	case f.scale != app.DefaultDemo().Scale:
+		p.addf("--scale sizes the simulated cluster: it needs --demo")
 	}
 	return f.dataFlags.data(p, src)
 }

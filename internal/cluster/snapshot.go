@@ -25,4 +25,36 @@ type Snapshot struct {
 	// built on a partial snapshot is partial and says so before anything
 	// else.
 	Partial []string `json:"partial,omitempty"`
+	// Unknown names the facts the source could not read (FactTolerations,
+	// FactNodeSelectors, FactNodeAffinity, FactTaints), sorted: a rule or
+	// a placement constraint resting on one is not decided from the
+	// snapshot (an audit rule is "unknown", a plan names the constraint it
+	// could not see). Empty: the source reads them all.
+	Unknown []string `json:"unknown,omitempty"`
+}
+
+// Facts a source may be unable to read (Snapshot.Unknown).
+const (
+	// FactTolerations: pod tolerations (kube-state-metrics'
+	// kube_pod_tolerations).
+	FactTolerations = "tolerations"
+	// FactNodeSelectors: pod nodeSelector terms (kube_pod_nodeselectors,
+	// opt-in in kube-state-metrics).
+	FactNodeSelectors = "node selectors"
+	// FactNodeAffinity: pods' required node affinity, which
+	// kube-state-metrics does not export.
+	FactNodeAffinity = "node affinity"
+	// FactTaints: node taints (kube_node_spec_taint).
+	FactTaints = "taints"
+)
+
+// Knows reports whether the snapshot's source read fact (not listed in
+// Unknown).
+func (s *Snapshot) Knows(fact string) bool {
+	for _, u := range s.Unknown {
+		if u == fact {
+			return false
+		}
+	}
+	return true
 }

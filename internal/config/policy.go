@@ -62,6 +62,9 @@ func ParsePolicies(file string, data []byte) (Policies, error) {
 	if err := yaml.UnmarshalStrict(data, &doc); err != nil { // strict: duplicate keys
 		return p, &PolicyError{File: file, Problems: []string{err.Error()}}
 	}
+	if err := oneDocument(data); err != nil {
+		return p, &PolicyError{File: file, Problems: []string{err.Error()}}
+	}
 	var probs []string
 	switch top := doc.(type) {
 	case nil: // an empty file: the defaults

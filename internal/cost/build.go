@@ -24,6 +24,9 @@ func NewReport(a *Allocation, opts ReportOptions) (*Report, error) {
 	r.Rows = groupRows(a.Lines, opts.By, monthFactor)
 	r.Totals = totals(a, monthFactor)
 	r.TopIdle = topIdle(a.Lines, s.Window.Hours(), monthFactor, opts.TopN)
+	if opts.LowUtil.On() {
+		r.LowUtilization = lowUtil(a, cluster.NewIndex(s), opts.LowUtil)
+	}
 	r.Notes = notes(a, r)
 	return r, r.Reconcile()
 }

@@ -134,6 +134,9 @@ func jsonNames(t reflect.Type) []string {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue // declared outside the format (Costs.UnheldCPUMemory)
+		}
 		out = append(out, name)
 	}
 	return out

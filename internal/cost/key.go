@@ -40,6 +40,9 @@ func keyFunc(by string) (keyer, error) {
 		return func(l *Line) string { return orNone(l.Node.Labels[cluster.ClusterLabel], "(unnamed cluster)") }, nil
 	case strings.HasPrefix(by, "label:") && len(by) > len("label:"):
 		label := strings.TrimPrefix(by, "label:")
+		if err := checkLabelKey(by, label); err != nil {
+			return nil, err
+		}
 		return podKey(func(l *Line) string { return orNone(l.Pod.Labels[label], "(no "+label+")") }), nil
 	}
 	return nil, fmt.Errorf("by: %q is not one of namespace, workload, pod, node, gpu-model, capacity-type, cluster, label:KEY", by)
@@ -50,4 +53,57 @@ func orNone(v, none string) string {
 		return none
 	}
 	return v
+}
+
+// checkLabelKey refuses what is not one Kubernetes label key: a comma
+// (two groupings in one --by, which rows cannot nest) or a key outside
+// the label syntax ([prefix/]name: a name of at most 63 characters,
+// alphanumerics with - _ . inside; a prefix a DNS subdomain of at most
+// 253), which no pod can carry, so every pod would fall in "(no KEY)".
+func checkLabelKey(by, key string) error {
+	if strings.Contains(key, ",") {
+		return fmt.Errorf("by: %q groups by more than one key; rows group by one: run once per key (--by label:%s)", by, strings.TrimPrefix(strings.SplitN(key, ",", 2)[0], "label:"))
+	}
+	prefix, name, hasPrefix := strings.Cut(key, "/")
+	if !hasPrefix {
+		prefix, name = "", key
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("by: %q: %q is not a label key (%s)", by, key, why)
+	}
+	if hasPrefix && (prefix == "" || len(prefix) > 253 || !dnsSubdomain(prefix)) {
+		return bad("its prefix before / must be a DNS subdomain: lowercase letters, digits, - and .")
+	}
+	if name == "" || len(name) > 63 || !labelName(name) {
+		return bad("a name is at most 63 letters, digits, -, _ and ., beginning and ending with a letter or digit")
+	}
+	return nil
+}
+
+func alnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+
+func labelName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !alnum(c) && !((c == '-' || c == '_' || c == '.') && i > 0 && i < len(s)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+func dnsSubdomain(s string) bool {
+	for _, part := range strings.Split(s, ".") {
+		if part == "" || len(part) > 63 {
+			return false
+		}
+		for i := 0; i < len(part); i++ {
+			c := part[i]
+			lower := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+			if !lower && !(c == '-' && i > 0 && i < len(part)-1) {
+				return false
+			}
+		}
+	}
+	return true
 }

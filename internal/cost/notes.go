@@ -27,6 +27,9 @@ func notes(a *Allocation, r *Report) []Note {
 		add("warning", "no GPU node was alive in the window (the snapshot has %d GPU node(s) and %d pod(s)): there is nothing to price, so $0 here means no data, not no cost",
 			r.Totals.Nodes, len(a.Snapshot.Pods))
 	}
+	if key, ok := strings.CutPrefix(r.By, "label:"); ok && !anyPodLabel(a, key) {
+		add("warning", "no pod carries the label %s, so every pod is in the row (no %s); from Prometheus, kube-state-metrics exports only the pod labels its --metric-labels-allowlist allows (e.g. pods=[%s])", key, key, key)
+	}
 	if text := unmeasuredNote(a, r.Totals.GPUHours); text != "" {
 		add("warning", "%s", text)
 	}
@@ -136,4 +139,14 @@ func firstN(items []string, n int) string {
 		return strings.Join(items, ", ")
 	}
 	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
+}
+
+// anyPodLabel reports whether some pod in the allocation carries key.
+func anyPodLabel(a *Allocation, key string) bool {
+	for i := range a.Lines {
+		if p := a.Lines[i].Pod; p != nil && p.Labels[key] != "" {
+			return true
+		}
+	}
+	return false
 }

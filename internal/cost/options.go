@@ -66,6 +66,8 @@ type ReportOptions struct {
 	By string
 	// TopN is how many workloads the idle leaderboard keeps.
 	TopN int
+	// LowUtil asks for the low-utilization list (zero: none).
+	LowUtil LowUtilOptions
 }
 
 // DefaultReportOptions returns the documented report defaults.
@@ -79,6 +81,9 @@ func (o ReportOptions) Validate() error {
 	}
 	if o.TopN < 0 {
 		probs = append(probs, fmt.Sprintf("top: %d is negative", o.TopN))
+	}
+	if err := o.LowUtil.Validate(); err != nil {
+		probs = append(probs, err.Error())
 	}
 	return problems(probs)
 }

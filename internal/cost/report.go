@@ -24,7 +24,10 @@ type Report struct {
 	Totals         Totals         `json:"totals"`
 	Rows           []Row          `json:"rows"`
 	TopIdle        []Workload     `json:"top_idle_workloads"`
-	Notes          []Note         `json:"notes"`
+	// LowUtilization is the low-utilization list, when asked for
+	// (ReportOptions.LowUtil).
+	LowUtilization *LowUtil `json:"low_utilization,omitempty"`
+	Notes          []Note   `json:"notes"`
 }
 
 // Row is one group's sums.
@@ -42,13 +45,18 @@ type Row struct {
 
 // Costs are the dollar and hour fields shared by rows and totals.
 type Costs struct {
-	GPUHours             Hours    `json:"gpu_hours"`
-	GPUCost              GPUCost  `json:"gpu_cost_usd"`
-	CPUCost              float64  `json:"cpu_cost_usd"`
-	MemoryCost           float64  `json:"memory_cost_usd"`
-	CPUMemoryUnallocated float64  `json:"cpu_memory_unallocated_usd"`
-	TotalCost            float64  `json:"total_cost_usd"`
-	GPUUtilization       *float64 `json:"gpu_utilization"`
+	GPUHours             Hours   `json:"gpu_hours"`
+	GPUCost              GPUCost `json:"gpu_cost_usd"`
+	CPUCost              float64 `json:"cpu_cost_usd"`
+	MemoryCost           float64 `json:"memory_cost_usd"`
+	CPUMemoryUnallocated float64 `json:"cpu_memory_unallocated_usd"`
+	// UnheldCPUMemory is the CPU and memory cost, within CPUCost and
+	// MemoryCost, of capacity no pod held (lines without a pod): what
+	// gpuwise_unallocated_cost_usd_total{component="cpu_memory"} counts.
+	// Not in the report's JSON (CPUCost and MemoryCost hold it).
+	UnheldCPUMemory float64  `json:"-"`
+	TotalCost       float64  `json:"total_cost_usd"`
+	GPUUtilization  *float64 `json:"gpu_utilization"`
 	// SMUtilization is SM_ACTIVE-weighted over allocated time that reports
 	// it; the graphics-engine metric behind GPUUtilization overstates use.
 	SMUtilization  *float64 `json:"sm_utilization"`
@@ -62,6 +70,9 @@ func (c *Costs) addLine(l *Line) {
 	c.CPUCost += l.CPU
 	c.MemoryCost += l.Memory
 	c.CPUMemoryUnallocated += l.CPUMemoryUnallocated
+	if l.Pod == nil {
+		c.UnheldCPUMemory += l.CPU + l.Memory
+	}
 	c.TotalCost += l.Total()
 }
 

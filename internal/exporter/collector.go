@@ -179,6 +179,7 @@ func (e emitter) overall(r *cost.Report) {
 		e.emit(&Coverage, 1-t.UnpricedGPUHours/p, "priced")
 	}
 	if !t.Unpriced {
+		e.emit(&WindowCost, t.TotalCost)
 		e.emit(&IdleCost, t.GPUCost.AllocatedIdle+t.GPUCost.Unallocated)
 	}
 }

@@ -65,6 +65,9 @@ var (
 	Coverage = Metric{"gpuwise_window_coverage_ratio", gauge,
 		"Share of the window's data that is known: measured (allocated GPU-hours with usage series) and priced (provisioned GPU-hours on priced nodes).",
 		[]string{"kind"}, "2"}
+	WindowCost = Metric{"gpuwise_window_cost_usd", gauge,
+		"The window's cost, the report's totals.total_cost_usd: every namespace's plus capacity no pod held (what Spend in the window shows on the dashboard and in Grafana); absent when no node is priced.",
+		nil, "1"}
 	IdleCost = Metric{"gpuwise_window_unused_gpu_cost_usd", gauge,
 		"Allocated-but-idle plus unallocated GPU dollars in the window (the report's unused GPU cost).", nil, "1"}
 	Findings = Metric{"gpuwise_window_audit_findings", gauge,
@@ -97,7 +100,7 @@ var Families = []*Metric{
 	&GPUAllocatedHours, &GPUActiveHours, &GPUIdleHours, &GPUUnmeasuredHours, &Cost, &UnpricedHours, &OOMKills,
 	&UnallocatedHours, &UnallocatedCost,
 	&WindowSeconds, &WindowEnd, &Partial, &GPUs, &NamespaceUtilization, &NamespaceCost, &NamespaceIdleCost,
-	&Utilization, &Coverage, &IdleCost, &Findings, &FindingsUSD, &FleetGPUs, &SpotNodesEnded, &Savings, &LeverSavings,
+	&Utilization, &Coverage, &WindowCost, &IdleCost, &Findings, &FindingsUSD, &FleetGPUs, &SpotNodesEnded, &Savings, &LeverSavings,
 	&PodGPUAllocated, &PodUtilization, &PodCost,
 }
 

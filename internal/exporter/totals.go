@@ -71,6 +71,22 @@ func (t *Totals) exportKey(k string) string {
 	return ns + "/" + OtherWorkload
 }
 
+// ModelValues are one cycle's values per GPU model from the report by
+// gpu-model, for AddModels: the unallocated CPU and memory dollars are
+// those of capacity no pod held (cost.Costs.UnheldCPUMemory) plus the
+// shares of it put on pods, so that the cost counters (workload
+// components and unallocated gpu and cpu_memory) sum to the report's
+// total.
+func ModelValues(r *cost.Report, seconds float64) map[string]history.Values {
+	out := make(map[string]history.Values, len(r.Rows))
+	for _, row := range r.Rows {
+		v := history.FromRow(row, seconds, 0)
+		v.CPUMemoryUnallocatedUSD = row.CPUMemoryUnallocated + row.UnheldCPUMemory
+		out[row.Key] = v
+	}
+	return out
+}
+
 // AddModels adds values per GPU model.
 func (t *Totals) AddModels(vs map[string]history.Values) {
 	for k, add := range vs {

@@ -3,6 +3,7 @@ package generate
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -31,56 +32,95 @@ func Autoscaled(scs []capacity.Scaling, p capacity.AutoscalePolicy) ([]Scaler, [
 	return out, notes
 }
 
+// NodeClassRef is a Karpenter provider's node class.
+type NodeClassRef struct{ Group, Kind, Name string }
+
+// DefaultNodeClasses are the node classes gpuwise names per cloud unless
+// told otherwise: AWS's EC2NodeClass "gpu", Azure's AKSNodeClass
+// "default".
+func DefaultNodeClasses() map[string]NodeClassRef {
+	return map[string]NodeClassRef{
+		"aws":   {Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "gpu"},
+		"azure": {Group: "karpenter.azure.com", Kind: "AKSNodeClass", Name: "default"},
+	}
+}
+
 // NodePoolOptions steer GPUNodePools.
 type NodePoolOptions struct {
 	// GPUQuota caps every pool's GPU limit (0: no quota, today's GPUs).
 	GPUQuota int
-	// NodeClass names the cloud's node class for every pool.
-	NodeClassGroup, NodeClassKind, NodeClassName string
+	// NodeClasses are the node class per cloud (capacity.KarpenterClouds);
+	// nil: DefaultNodeClasses.
+	NodeClasses map[string]NodeClassRef
 	// ConsolidateAfter is how long an empty node waits before it goes.
 	ConsolidateAfter string
 }
 
-// GPUNodePools are one Karpenter NodePool per GPU model of the nodes alive
-// at the window's end: their instance types, spot first with on-demand
-// fallback where spot nodes ran, only empty nodes consolidated (a GPU job
-// is not moved mid-run), and a GPU limit of today's GPUs of the model or
-// the quota, whichever is lower.
+// karpenterCloud is the node's cloud when Karpenter has a provider for it.
+func karpenterCloud(n *cluster.Node) (string, bool) {
+	c := strings.ToLower(n.Cloud)
+	return c, slices.Contains(capacity.KarpenterClouds, c)
+}
+
+// GPUNodePools are one Karpenter NodePool per GPU model and cloud of the
+// nodes alive at the window's end: that cloud's instance types and node
+// class, spot first with on-demand fallback where spot nodes ran, only
+// empty nodes consolidated (a GPU job is not moved mid-run), and a GPU
+// limit of the pool's own GPUs today or the quota, whichever is lower.
+// Nodes of a cloud without a Karpenter provider (on-premises, GCP) are in
+// no pool: a note names them.
 func GPUNodePools(s *cluster.Snapshot, o NodePoolOptions) ([]NodePool, []string) {
 	type pool struct {
+		model, cloud      string
 		types, capacities []string
-		gpus              int
+		gpus, nodes       int
+	}
+	classes := o.NodeClasses
+	if classes == nil {
+		classes = DefaultNodeClasses()
 	}
 	pools := map[string]*pool{}
-	var models []string
+	var names, outside []string
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
-		if !n.HasGPUs() || !n.Deleted.IsZero() && n.Deleted.Before(s.Window.End) || n.InstanceType == "" {
+		if !n.HasGPUs() || !n.Deleted.IsZero() && n.Deleted.Before(s.Window.End) {
+			continue
+		}
+		cloud, ok := karpenterCloud(n)
+		if !ok || n.InstanceType == "" {
+			outside = append(outside, n.Name)
 			continue
 		}
 		m := n.GPUs[0].Model
-		if pools[m] == nil {
-			pools[m], models = &pool{}, append(models, m)
+		name := capacity.NodePoolNameIn(m, cloud)
+		if pools[name] == nil {
+			pools[name], names = &pool{model: m, cloud: cloud}, append(names, name)
 		}
-		p := pools[m]
-		p.gpus += len(n.GPUs)
+		p := pools[name]
+		p.gpus, p.nodes = p.gpus+len(n.GPUs), p.nodes+1
 		p.types = addOnce(p.types, n.InstanceType)
 		p.capacities = addOnce(p.capacities, capacityOf(n.Capacity))
 	}
-	slices.Sort(models)
+	slices.Sort(names)
 	var out []NodePool
 	var notes []string
-	for _, m := range models {
-		p := pools[m]
+	if len(outside) > 0 {
+		slices.Sort(outside)
+		notes = append(notes, fmt.Sprintf("%d GPU node(s) in no NodePool: %s — not on a cloud with a Karpenter provider (AWS, Azure): on-premises nodes and other clouds keep their own provisioning",
+			len(outside), strings.Join(outside, ", ")))
+	}
+	for _, name := range names {
+		p := pools[name]
 		slices.Sort(p.types)
 		limit := p.gpus
 		if o.GPUQuota > 0 && o.GPUQuota < limit {
-			notes = append(notes, fmt.Sprintf("NodePool %s: the GPU quota %d is below the %d %s GPUs running now", capacity.NodePoolName(m), o.GPUQuota, p.gpus, m))
+			notes = append(notes, fmt.Sprintf("NodePool %s: the GPU quota %d is below the %d %s GPUs running now", name, o.GPUQuota, p.gpus, p.model))
 			limit = o.GPUQuota
 		}
-		out = append(out, NodePool{Name: capacity.NodePoolName(m), InstanceTypes: p.types, CapacityTypes: preferSpot(p.capacities), GPULimit: limit,
-			Evidence:         fmt.Sprintf("%s: %d GPU(s) on %d instance type(s) now; capacity %v", m, p.gpus, len(p.types), preferSpot(p.capacities)),
-			ConsolidateAfter: o.ConsolidateAfter, NodeClassGroup: o.NodeClassGroup, NodeClassKind: o.NodeClassKind, NodeClassName: o.NodeClassName})
+		nc := classes[p.cloud]
+		out = append(out, NodePool{Name: name, InstanceTypes: p.types, CapacityTypes: preferSpot(p.capacities), GPULimit: limit,
+			Evidence:         fmt.Sprintf("%s on %s: %d GPU(s) on %d node(s) of %d instance type(s) now; capacity %v", p.model, p.cloud, p.gpus, p.nodes, len(p.types), preferSpot(p.capacities)),
+			ConsolidateAfter: o.ConsolidateAfter, NodeClassGroup: nc.Group, NodeClassKind: nc.Kind, NodeClassName: nc.Name})
 	}
 	return out, notes
 }

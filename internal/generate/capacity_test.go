@@ -2,6 +2,7 @@ package generate
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func nodePoolFixture() []NodePool {
 	w := cluster.Window{Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	w.End = w.Start.Add(168 * time.Hour)
 	node := func(name, it, capType string, gpus int, model string) cluster.Node {
-		n := cluster.Node{Name: name, InstanceType: it, Capacity: capType}
+		n := cluster.Node{Name: name, InstanceType: it, Capacity: capType, Cloud: "aws"}
 		for range gpus {
 			n.GPUs = append(n.GPUs, cluster.GPU{Model: model})
 		}
@@ -50,15 +51,48 @@ func nodePoolFixture() []NodePool {
 	}
 	gone := node("train-3", "p5.48xlarge", cluster.Spot, 8, "H100-80GB")
 	gone.Deleted = w.Start.Add(time.Hour)
+	azure := node("nd-1", "Standard_ND96isr_H100_v5", cluster.OnDemand, 8, "H100-80GB")
+	azure.Cloud = "azure"
+	onprem := node("dgx-1", "dgx-a100-640gb", cluster.OnDemand, 8, "A100-80GB")
+	onprem.Cloud = ""
 	s := &cluster.Snapshot{Window: w, Nodes: []cluster.Node{
 		node("train-1", "p5.48xlarge", cluster.OnDemand, 8, "H100-80GB"), node("train-2", "p5.48xlarge", cluster.Spot, 8, "H100-80GB"), gone,
 		node("inf-1", "g6.xlarge", cluster.OnDemand, 1, "L4"), {Name: "system", InstanceType: "m6i.xlarge"},
+		azure, onprem,
 	}}
-	pools, notes := GPUNodePools(s, NodePoolOptions{GPUQuota: 12, NodeClassGroup: "karpenter.k8s.aws", NodeClassKind: "EC2NodeClass", NodeClassName: "gpu", ConsolidateAfter: "10m"})
-	if len(pools) != 2 || len(notes) != 1 || !strings.Contains(notes[0], "quota 12 is below the 16 H100-80GB GPUs") {
-		panic("nodePoolFixture: want two pools and the quota note")
+	pools, notes := GPUNodePools(s, NodePoolOptions{GPUQuota: 12, ConsolidateAfter: "10m"})
+	if len(pools) != 3 || len(notes) != 2 || !strings.Contains(notes[0], "1 GPU node(s) in no NodePool: dgx-1") ||
+		!strings.Contains(notes[1], "quota 12 is below the 16 H100-80GB GPUs") {
+		panic(fmt.Sprintf("nodePoolFixture: want three pools, the on-prem and the quota notes: %d pools, notes %q", len(pools), notes))
 	}
 	return pools
+}
+
+// TestNodePoolsPerProvider: the H100s on AWS and on Azure are two pools,
+// each with its own provider's node class and only its own instance
+// types; the on-premises DGX is in none; each pool's GPU limit is its own
+// nodes' GPUs (the quota capping the AWS one).
+func TestNodePoolsPerProvider(t *testing.T) {
+	t.Parallel()
+	want := map[string]struct {
+		kind, group, types string
+		limit              int
+	}{
+		"gpu-h100-80gb-aws":   {"EC2NodeClass", "karpenter.k8s.aws", "p5.48xlarge", 12},
+		"gpu-h100-80gb-azure": {"AKSNodeClass", "karpenter.azure.com", "Standard_ND96isr_H100_v5", 8},
+		"gpu-l4-aws":          {"EC2NodeClass", "karpenter.k8s.aws", "g6.xlarge", 1},
+	}
+	got := map[string]bool{}
+	for _, np := range nodePoolFixture() {
+		w, ok := want[np.Name]
+		if !ok || np.NodeClassKind != w.kind || np.NodeClassGroup != w.group || strings.Join(np.InstanceTypes, ",") != w.types || np.GPULimit != w.limit {
+			t.Errorf("NodePool %s: class %s/%s, types %v, limit %d; want %+v", np.Name, np.NodeClassGroup, np.NodeClassKind, np.InstanceTypes, np.GPULimit, w)
+		}
+		got[np.Name] = true
+	}
+	if len(got) != len(want) {
+		t.Errorf("pools %v, want %d", got, len(want))
+	}
 }
 
 func TestScalersGolden(t *testing.T) {

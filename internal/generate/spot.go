@@ -19,9 +19,8 @@ type SpotPlacement struct {
 	Evidence              string
 }
 
-// spotTerms select spot nodes on every provider; node selector terms are
-// ORed, so one required affinity covers Karpenter, EKS managed node
-// groups, AKS spot pools and GKE Spot VMs.
+// spotTerms select spot nodes on every provider — Karpenter, EKS managed
+// node groups, AKS spot pools and GKE Spot VMs —, one preferred term each.
 var spotTerms = []corev1.NodeSelectorTerm{
 	{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "karpenter.sh/capacity-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"spot"}}}},
 	{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "eks.amazonaws.com/capacityType", Operator: corev1.NodeSelectorOpIn, Values: []string{"SPOT"}}}},
@@ -36,12 +35,21 @@ var spotTolerations = []corev1.Toleration{
 	{Key: "cloud.google.com/gke-spot", Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule},
 }
 
-// spotPodSpec is the pod spec fragment that places a pod on spot: only
-// affinity and tolerations (a corev1.PodSpec would write containers: null,
-// which a strategic merge reads as "delete the containers").
+// spotPodSpec is the pod spec fragment that places a pod on spot when it
+// can: a *preferred* node affinity (weight 100 per provider's spot label;
+// a node carries one of them), so the scheduler binds the pod to a spot
+// node when one fits and to an on-demand node when none does — the
+// fallback the spot NodePool's capacity types [spot, on-demand] offer; a
+// required affinity would leave the pod pending instead. Only affinity and
+// tolerations (a corev1.PodSpec would write containers: null, which a
+// strategic merge reads as "delete the containers").
 func spotPodSpec() map[string]any {
+	prefs := make([]corev1.PreferredSchedulingTerm, len(spotTerms))
+	for i, t := range spotTerms {
+		prefs[i] = corev1.PreferredSchedulingTerm{Weight: 100, Preference: t}
+	}
 	return map[string]any{"affinity": &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: spotTerms}}},
+		PreferredDuringSchedulingIgnoredDuringExecution: prefs}},
 		"tolerations": spotTolerations}
 }
 

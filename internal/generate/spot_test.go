@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -55,13 +56,13 @@ func TestSpotPlacementsDecodeStrictly(t *testing.T) {
 			if err := yaml.UnmarshalStrict(f.Data, &d); err != nil {
 				t.Fatalf("%s: %v", f.Path, err)
 			}
-			terms = len(d.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
+			terms = preferredSpot(t, f.Path, d.Spec.Template.Spec.Affinity)
 		case strings.HasSuffix(f.Path, "cronjob-nightly-train.yaml"):
 			var c batchv1.CronJob
 			if err := yaml.UnmarshalStrict(f.Data, &c); err != nil {
 				t.Fatalf("%s: %v", f.Path, err)
 			}
-			terms = len(c.Spec.JobTemplate.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
+			terms = preferredSpot(t, f.Path, c.Spec.JobTemplate.Spec.Template.Spec.Affinity)
 		default:
 			continue
 		}
@@ -69,4 +70,22 @@ func TestSpotPlacementsDecodeStrictly(t *testing.T) {
 			t.Errorf("%s: %d node selector terms, want Karpenter, EKS, AKS and GKE", f.Path, terms)
 		}
 	}
+}
+
+// preferredSpot checks that a placement prefers spot and requires
+// nothing (so the on-demand fallback can bind), and counts its terms.
+func preferredSpot(t *testing.T, path string, a *corev1.Affinity) int {
+	t.Helper()
+	if a == nil || a.NodeAffinity == nil {
+		t.Fatalf("%s: no node affinity", path)
+	}
+	if a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		t.Errorf("%s: a required node affinity leaves the pod pending when no spot node fits; want preferred only", path)
+	}
+	for _, p := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+		if p.Weight != 100 {
+			t.Errorf("%s: preferred term of weight %d, want 100", path, p.Weight)
+		}
+	}
+	return len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
 }

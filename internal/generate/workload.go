@@ -2,6 +2,7 @@ package generate
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -47,9 +48,34 @@ func checkName(p *problems, what, value string, rule func(string) []string) {
 		return
 	}
 	if msgs := rule(value); len(msgs) > 0 {
-		p.addf("%s %q is invalid: %s", what, value, strings.Join(msgs, "; "))
+		p.errs = append(p.errs, &NameError{fmt.Errorf("%s %q is invalid: %s", what, value, strings.Join(msgs, "; "))})
 	}
 }
+
+// NameError is a name the generated object cannot carry: a namespace,
+// workload or node class name that is not a valid Kubernetes name. It
+// comes from the input (a snapshot, a flag), not from gpuwise, and the
+// use cases report it as such (issue 31: generate spot/quota exited 1).
+type NameError struct{ Err error }
+
+func (e *NameError) Error() string { return e.Err.Error() }
+func (e *NameError) Unwrap() error { return e.Err }
+
+// CheckNodeClassRef lists what is wrong with a Karpenter nodeClassRef.
+func CheckNodeClassRef(group, kind, name string) error {
+	var p problems
+	checkName(&p, "--node-class-group", group, validation.IsDNS1123Subdomain)
+	checkName(&p, "--node-class kind", kind, func(s string) []string {
+		if !kindRE.MatchString(s) {
+			return []string{"want a Kind such as EC2NodeClass (a letter, then letters and digits)"}
+		}
+		return nil
+	})
+	checkName(&p, "--node-class name", name, validation.IsDNS1123Subdomain)
+	return p.err()
+}
+
+var kindRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,62}$`)
 
 // commentLines writes text as "# " lines, one per line of text, so a
 // multi-line evidence string cannot break out of the header.

@@ -94,8 +94,8 @@ func statPanel(title, desc, unit, expr string) *stat.PanelBuilder {
 
 func headline() []cog.Builder[dashboard.Panel] {
 	return []cog.Builder[dashboard.Panel]{
-		statPanel("Spend in the window", "The selected namespaces' cost in the rolling window (the report's total_cost_usd).",
-			units.Dollars, `sum(gpuwise_window_namespace_cost_usd{`+namespace+`})`),
+		statPanel("Spend in the window", "The window's cost: every namespace's plus capacity no pod held (the report's totals.total_cost_usd, the dashboard's card of the same name); the namespace table below splits it.",
+			units.Dollars, `sum(gpuwise_window_cost_usd{`+cluster+`})`),
 		statPanel("GPU utilization of provisioned", "Active over provisioned GPU-hours whose state is known (target above 60%).",
 			units.PercentUnit, `avg(gpuwise_window_gpu_utilization_of_provisioned_ratio{`+cluster+`})`),
 		statPanel("Unused GPU cost", "Allocated-but-idle plus unallocated GPU dollars in the window.",

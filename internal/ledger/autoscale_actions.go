@@ -2,8 +2,11 @@ package ledger
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
+	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
 // scaleNodes is the action that lets a node autoscaler run the model's
@@ -20,7 +23,7 @@ func (p *poolScaling) scaleNodes(hours []float64) Change {
 			{Name: "nodes", Value: float64(len(p.nodes)), Unit: "nodes"}, {Name: "node_hours_month", Value: round2(total), Unit: "hours"},
 			{Name: "node_hours_month_before", Value: all, Unit: "hours"},
 		},
-		Artefacts: []Artefact{{Command: genNodePool, Files: []string{nodePoolFile(p.model)}}},
+		Artefacts: []Artefact{{Command: genNodePool, Files: nodePoolFiles(p.env.Snapshot.Snapshot, nodeNames(p.nodes), p.model, "")}},
 	}
 	a.Confidence, a.ConfidenceReason = historyConfidence(p.env.Snapshot.Window.Hours(), "the hourly GPU demand")
 	a.Risk, a.RiskReason = Medium, fmt.Sprintf("when demand returns, pods wait about %.0f minutes for a node to boot", nodeBootHours*60)
@@ -88,9 +91,35 @@ func historyConfidence(hours float64, what string) (Level, string) {
 	return Low, fmt.Sprintf("%s over only %.0f h", what, hours)
 }
 
-// nodePoolFile and autoscalingFile are where `generate` writes them.
-func nodePoolFile(model string) string {
-	return "nodepool/" + capacity.NodePoolName(model) + ".yaml"
+// nodePoolFiles are the NodePools `generate nodepool` (suffix "") or
+// `generate spot` (suffix "-spot") writes for the named nodes of a model:
+// one per cloud with a Karpenter provider.
+func nodePoolFiles(s *cluster.Snapshot, nodes []string, model, suffix string) []string {
+	want := map[string]bool{}
+	for _, n := range nodes {
+		want[n] = true
+	}
+	var out []string
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		if cloud := strings.ToLower(n.Cloud); want[n.Name] && slices.Contains(capacity.KarpenterClouds, cloud) {
+			if f := "nodepool/" + capacity.NodePoolNameIn(model, cloud) + suffix + ".yaml"; !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
+// nodeNames are the nodes' names.
+func nodeNames(ns []*Node) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = n.Name
+	}
+	return out
+}
+
+// autoscalingFile is where `generate autoscaling` writes a scaler.
 func autoscalingFile(ns, name string) string { return "keda/" + ns + "/" + name + ".yaml" }

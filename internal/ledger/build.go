@@ -118,7 +118,34 @@ func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger,
 	l.Metrics, l.RedFlags = metrics(in, env, l, a, rep)
 	l.money()
 	l.Summary = summarize(l, rep)
+	l.emptyLists()
 	return l, l.Reconcile()
+}
+
+// emptyLists makes every list of the ledger's JSON an empty list rather
+// than null when it has nothing (docs/savings.md: lists are never null).
+func (l *Ledger) emptyLists() {
+	l.Levers, l.Actions, l.Phases = nonNil(l.Levers), nonNil(l.Actions), nonNil(l.Phases)
+	l.NotCounted, l.Metrics, l.RedFlags, l.Notes = nonNil(l.NotCounted), nonNil(l.Metrics), nonNil(l.RedFlags), nonNil(l.Notes)
+	l.Summary.First, l.Summary.Lines = nonNil(l.Summary.First), nonNil(l.Summary.Lines)
+	for i := range l.Actions {
+		a := &l.Actions[i]
+		a.Targets, a.Prerequisites, a.Evidence, a.Artefacts = nonNil(a.Targets), nonNil(a.Prerequisites), nonNil(a.Evidence), nonNil(a.Artefacts)
+		for j := range a.Items {
+			a.Items[j].Evidence = nonNil(a.Items[j].Evidence)
+		}
+	}
+	for i := range l.Phases {
+		l.Phases[i].Actions = nonNil(l.Phases[i].Actions)
+	}
+}
+
+// nonNil is s, or an empty slice for nil.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // prepare computes what levers read (right-sizing results, GPU demand)

@@ -15,7 +15,7 @@ import (
 // consolidation (Env.peakAware): it runs these nodes in the hours the
 // demand needs them instead of removing them for good. Without it the
 // removals stand, with the low confidence the demand check gives them.
-func (c *consolidation) burstNodes(pl *packing.Plan) map[string]bool {
+func (c *consolidation) burstNodes(pl *packing.Plan, reshapes map[string]reshape) map[string]bool {
 	out := map[string]bool{}
 	if !c.env.peakAware {
 		return out
@@ -33,7 +33,7 @@ func (c *consolidation) burstNodes(pl *packing.Plan) map[string]bool {
 	excess := map[string]float64{}
 	for _, n := range removed {
 		if _, ok := excess[n.GPUModel]; !ok {
-			peak, _ := c.env.peaks.over(n.GPUModel, float64(kept[n.GPUModel]), nil)
+			peak, _ := c.env.peaks.over(n.GPUModel, float64(kept[n.GPUModel]), reshapes)
 			excess[n.GPUModel] = peak - float64(kept[n.GPUModel])
 		}
 		if excess[n.GPUModel] > 1e-9 {
@@ -42,16 +42,6 @@ func (c *consolidation) burstNodes(pl *packing.Plan) map[string]bool {
 		}
 	}
 	return out
-}
-
-// withBurst adds the burst nodes' GPUs to a plan's kept GPUs per model.
-func (c *consolidation) withBurst(kept map[string]int) map[string]int {
-	for name := range c.burst {
-		if n := c.m.Node(name); n != nil {
-			kept[n.GPUModel] += n.GPUs
-		}
-	}
-	return kept
 }
 
 // union is the set of names in a or b.

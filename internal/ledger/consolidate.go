@@ -43,30 +43,120 @@ func (consolidateLever) Propose(m *Model, env *Env) (Proposal, error) {
 	if err != nil {
 		return Proposal{}, err
 	}
-	prop := Proposal{Unrealised: map[string]string{}}
-	prop.Changes = c.removals(p0)
 	f, err := c.cheapest()
 	if err != nil {
 		return Proposal{}, err
 	}
-	last := 0
-	for k := range c.groups {
-		s := f & (1<<(k+1) - 1)
-		if s == last || c.indexOf(s).cost >= c.indexOf(last).cost {
-			continue
-		}
-		if _, err := c.solve(s); err != nil {
+	final, err := c.solve(f)
+	if err != nil {
+		return Proposal{}, err
+	}
+	c.burst = c.burstNodes(final, c.reshapes(f))
+	c.stays = union(c.indexOf(f).kept, c.burst)
+	prop := Proposal{Unrealised: map[string]string{}}
+	// The steps: consolidation alone, then F's levers one by one. Each
+	// removes only nodes the final state removes too, and only when the
+	// nodes left still hold its plan: states only lose nodes, none comes
+	// back, and none that an action re-cuts or another scales goes later.
+	gone := map[string]bool{}
+	last := -1
+	for _, s := range c.steps(f) {
+		pl, err := c.solve(s)
+		if err != nil {
 			return Proposal{}, err
 		}
-		prop.Changes = append(prop.Changes, c.repack(last, s))
-		c.drop(s, f)
-		last = s
+		d := c.stepRemoves(pl, s, gone)
+		fits := d != nil
+		if !fits && s == 0 {
+			d = c.emptyRemovals(pl)
+		}
+		if len(d) > 0 {
+			if s == 0 {
+				prop.Changes = append(prop.Changes, c.removals(p0, d, fits)...)
+			} else {
+				prop.Changes = append(prop.Changes, c.repack(last, s, d, gone))
+			}
+			for n := range d {
+				gone[n] = true
+			}
+			last = s
+		}
+		c.drop(max(last, 0), f)
 	}
-	c.unrealised(last, prop.Unrealised)
-	final := c.plans[last]
+	c.unrealised(f, prop.Unrealised)
 	prop.Finish = func(m *Model) { m.Plan = final }
 	prop.Notes = append(prop.Notes, final.Notes...)
 	return prop, nil
+}
+
+// steps are the masks the lever steps through: none (consolidation
+// alone), then the final plan's levers added one at a time, in order.
+func (c *consolidation) steps(f int) []int {
+	out := []int{0}
+	for k := range c.groups {
+		if s := f & (1<<(k+1) - 1); s != out[len(out)-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// stepRemoves is what the plan of mask removes on top of the nodes gone
+// already: the nodes it does not keep that the final state does not keep
+// either. Nothing when the step does not fit what is left — it keeps a
+// node that is gone, or re-cuts one the final state removes —: a later
+// step (at the latest the final plan's) removes those nodes.
+func (c *consolidation) stepRemoves(pl *packing.Plan, mask int, gone map[string]bool) map[string]bool {
+	for n := range c.indexOf(mask).kept {
+		if gone[n] {
+			return nil
+		}
+	}
+	for _, r := range pl.Recuts {
+		if !c.stays[r.Node] {
+			return nil
+		}
+	}
+	out := map[string]bool{}
+	for _, n := range pl.Nodes {
+		if !n.Keep && !c.stays[n.Name] && !gone[n.Name] {
+			out[n.Name] = true
+		}
+	}
+	return out
+}
+
+// emptyRemovals are the nodes of consolidation alone that hold no
+// workload pod (no move leaves them) and that the final state removes: when
+// that plan's re-cuts do not fit the final state, removing these alone
+// still does (nothing moves).
+func (c *consolidation) emptyRemovals(pl *packing.Plan) map[string]bool {
+	from := map[string]bool{}
+	for _, mv := range pl.Moves {
+		from[mv.From] = true
+	}
+	out := map[string]bool{}
+	for _, n := range pl.Nodes {
+		if !n.Keep && !c.stays[n.Name] && !from[n.Name] {
+			out[n.Name] = true
+		}
+	}
+	return out
+}
+
+// stateGPUs counts the GPUs per model of the modelled nodes not in gone:
+// what the state after a step keeps.
+func (c *consolidation) stateGPUs(gone map[string]bool) map[string]int {
+	out := map[string]int{}
+	for i := range c.m.Nodes {
+		n := &c.m.Nodes[i]
+		if n.Kept && !gone[n.Name] {
+			out[n.GPUModel] += n.GPUs
+		} else if _, ok := out[n.GPUModel]; !ok {
+			out[n.GPUModel] = 0
+		}
+	}
+	return out
 }
 
 // group is one lever's workload changes.
@@ -100,6 +190,9 @@ type consolidation struct {
 	// the autoscale lever after consolidation they stay, and it runs them
 	// only in the hours the peak needs them (burst.go).
 	burst map[string]bool
+	// stays are the nodes the final state keeps: the final plan's and
+	// the burst nodes. No step removes one.
+	stays map[string]bool
 }
 
 // planIndex is what the lever asks of a plan, by workload group, built

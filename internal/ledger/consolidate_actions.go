@@ -21,35 +21,39 @@ const (
 
 // removals turns consolidation alone into actions: one per pool that loses
 // nodes, each requiring the preparation of the kept nodes (re-cuts, moves
-// among them) when it moves pods.
-func (c *consolidation) removals(pl *packing.Plan) []Change {
-	removed := map[string]string{}
+// among them) when it moves pods. It removes the nodes of d only (the
+// plan's removals that the final state removes too); the pods of the
+// plan's other removed nodes stay where they are. With prepare false (the
+// plan's re-cuts do not fit the final state) d holds empty nodes only and
+// nothing on the kept nodes changes.
+func (c *consolidation) removals(pl *packing.Plan, d map[string]bool, prepare bool) []Change {
 	byPool := map[string][]string{}
-	c.burst = c.burstNodes(pl)
 	for _, n := range pl.Nodes {
-		if !n.Keep && !c.burst[n.Name] {
-			removed[n.Name] = n.Pool
+		if d[n.Name] {
 			byPool[n.Pool] = append(byPool[n.Pool], n.Name)
 		}
+	}
+	keep := keptOf(pl)
+	pools := map[string]string{}
+	for _, n := range pl.Nodes {
+		pools[n.Name] = n.Pool
 	}
 	moves := map[string]int{}
 	among := 0
 	for _, mv := range pl.Moves {
-		if c.burst[mv.From] {
-			continue // the node stays: its pods need not move
-		}
-		if pool, ok := removed[mv.From]; ok {
-			moves[pool]++
-		} else {
+		switch {
+		case d[mv.From]:
+			moves[pools[mv.From]]++
+		case keep[mv.From]:
 			among++
 		}
 	}
 	var out []Change
-	prep := among > 0 || len(pl.Recuts) > 0
+	prep := prepare && (among > 0 || len(pl.Recuts) > 0)
 	if prep {
 		out = append(out, c.prepare(pl, among))
 	}
-	kept := c.withBurst(keptGPUs(pl))
+	kept := c.stateGPUs(d)
 	for _, pp := range pl.Pools {
 		if len(byPool[pp.Pool]) == 0 {
 			continue

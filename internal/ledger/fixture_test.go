@@ -21,16 +21,19 @@ const (
 )
 
 // testPrices is a catalog of the fixture's instance types in one region.
-func testPrices() *pricing.Catalog {
+func testPrices() *pricing.Catalog { return pricing.NewCatalog(testEntries()) }
+
+// testEntries are testPrices' rows.
+func testEntries() []pricing.Entry {
 	row := func(it, model string, gpus float64, vcpu int, mem, usd float64) pricing.Entry {
 		return pricing.Entry{Cloud: "aws", Region: "us-east-1", InstanceType: it, GPUModel: model, GPUCount: gpus,
 			VCPUs: vcpu, MemoryGiB: mem, OnDemandUSDPerHour: usd, OnDemandAsOf: "2026-01-21", Source: "test"}
 	}
-	return pricing.NewCatalog([]pricing.Entry{
+	return []pricing.Entry{
 		row(a100x4, "A100-80GB", 4, 32, 256, 10),
 		row(h100x1, "H100-80GB", 1, 8, 64, 4),
 		row(l4x2, "L4", 2, 8, 32, 2),
-	})
+	}
 }
 
 func node(name, instance string, gpus int, model string, cores, gib int64) cluster.Node {

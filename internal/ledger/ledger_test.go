@@ -199,6 +199,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"defaults", func(*Options) {}, nil},
 		{"unknown lever", func(o *Options) { o.Levers = []string{"consolidate", "spot-magic"} }, []string{`levers: unknown lever "spot-magic": want one of rightsize, shape, consolidate`}},
 		{"negative rate", func(o *Options) { o.EngineerUSDPerHour = -5 }, []string{"engineer rate: -5 $/hour is not a non-negative amount"}},
+		// Issue 31 low item: --engineer-rate 1e308 printed garbage and +Inf days.
+		{"engineer-rate 1e308 garbage output and +Inf days", func(o *Options) { o.EngineerUSDPerHour = 1e308 }, []string{"engineer rate: 1e+308 $/hour is above the maximum, 10000 $/hour"}},
+		{"engineer rate at the maximum", func(o *Options) { o.EngineerUSDPerHour = MaxEngineerUSDPerHour }, nil},
 		{"both", func(o *Options) { o.Levers = []string{"x"}; o.EngineerUSDPerHour = math.NaN() }, []string{`unknown lever "x"`, "engineer rate: NaN"}},
 	} {
 		o := DefaultOptions()

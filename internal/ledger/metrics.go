@@ -233,25 +233,33 @@ func inferenceCost(c Counters, a *cost.Allocation) []Metric {
 			spend[l.Pod.WorkloadKey()] += l.Total()
 		}
 	}
+	// The cluster figure divides the cost of the workloads that count
+	// what it divides by (a server without token counters is not in the
+	// tokens figure); each item is one workload's own unit cost, so one
+	// busy model does not hide what the others cost.
 	var usd, reqs, tokUSD, toks float64
-	var items []string
+	var reqItems, tokItems []string
 	for _, ic := range counts {
-		usd, reqs = usd+spend[ic.Workload], reqs+ic.Requests
-		if ic.Tokens > 0 {
-			tokUSD, toks = tokUSD+spend[ic.Workload], toks+ic.Tokens
+		w := spend[ic.Workload]
+		if ic.Requests > 0 {
+			usd, reqs = usd+w, reqs+ic.Requests
+			reqItems = append(reqItems, fmt.Sprintf("%s (%s): $%.4f per 1,000 over %.0f requests", ic.Workload, ic.Metric, w/ic.Requests*1000, ic.Requests))
 		}
-		items = append(items, fmt.Sprintf("%s (%s)", ic.Workload, ic.Metric))
+		if ic.Tokens > 0 {
+			tokUSD, toks = tokUSD+w, toks+ic.Tokens
+			tokItems = append(tokItems, fmt.Sprintf("%s (%s): $%.4f per 100,000 over %.0f tokens", ic.Workload, ic.Metric, w/ic.Tokens*100000, ic.Tokens))
+		}
 	}
-	fill := func(m *Metric, cost, n, unit float64, what string) {
+	fill := func(m *Metric, cost, n, unit float64, what string, items []string) {
 		if n <= 0 {
 			m.Detail = "request counters found, but no " + what + " counted"
 			return
 		}
 		v := round2(cost / n * unit)
 		m.Value, m.Status, m.Items = &v, Info, items
-		m.Detail = fmt.Sprintf("$%.2f over %.0f %s in the window", cost, n, what)
+		m.Detail = fmt.Sprintf("$%.2f over %.0f %s in the window, over the %d workload(s) whose servers count them (each one's own unit cost: items, -o json)", cost, n, what, len(items))
 	}
-	fill(&per, usd, reqs, 1000, "requests")
-	fill(&tok, tokUSD, toks, 100000, "tokens")
+	fill(&per, usd, reqs, 1000, "requests", reqItems)
+	fill(&tok, tokUSD, toks, 100000, "tokens", tokItems)
 	return []Metric{per, tok}
 }

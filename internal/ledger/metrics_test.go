@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -223,5 +224,43 @@ func TestNoUsageDataIsNotZeroUtilization(t *testing.T) {
 	}
 	if l.Summary.Utilization != nil || !strings.Contains(l.Summary.Lines[0], "n/a (no usage data)") {
 		t.Errorf("summary utilization %v, line %q", l.Summary.Utilization, l.Summary.Lines[0])
+	}
+}
+
+// TestTokensOnlyOverServersThatCountThem (issue 27): h-0 (vLLM) counts
+// requests and tokens, h-1 (Triton) requests only. Cost per 100,000 tokens
+// divides h-0's cost alone by h-0's tokens and lists h-0 alone; cost per
+// 1,000 inferences divides both by both; each item is its workload's own
+// unit cost.
+func TestTokensOnlyOverServersThatCountThem(t *testing.T) {
+	t.Parallel()
+	s := fixture(t)
+	c := fakeCounters{
+		{Workload: "inference/Deployment/h-0", Requests: 500_000, Tokens: 80_000_000, Metric: "vllm:request_success_total"},
+		{Workload: "inference/Deployment/h-1", Requests: 100_000, Metric: "nv_inference_request_success"},
+	}
+	l, err := Build(Input{Snapshot: s, Prices: testPrices(), Counters: c}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := cost.Allocate(s, cost.DefaultOptions(testPrices()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spend := map[string]float64{}
+	for i := range a.Lines {
+		if p := a.Lines[i].Pod; p != nil {
+			spend[p.Name] += a.Lines[i].Total()
+		}
+	}
+	tok, per := metric(t, l, "cost_per_100k_tokens"), metric(t, l, "cost_per_1k_inferences")
+	if tok.Value == nil || math.Abs(*tok.Value-spend["h-0"]/800) > 0.005 || len(tok.Items) != 1 || !strings.HasPrefix(tok.Items[0], "inference/Deployment/h-0") {
+		t.Errorf("tokens: %v over %q; want h-0's $%.2f alone", tok.Value, tok.Items, spend["h-0"]/800)
+	}
+	if want := (spend["h-0"] + spend["h-1"]) / 600; per.Value == nil || math.Abs(*per.Value-want) > 0.005 || len(per.Items) != 2 {
+		t.Errorf("inferences: %v over %q; want $%.2f over both", per.Value, per.Items, want)
+	}
+	if wantItem := fmt.Sprintf("$%.4f per 1,000", spend["h-1"]/100_000*1000); len(per.Items) == 2 && !strings.Contains(per.Items[1], wantItem) {
+		t.Errorf("h-1's item %q: want its own %s", per.Items[1], wantItem)
 	}
 }

@@ -18,6 +18,11 @@ import (
 // hours (docs/savings.md).
 const DefaultEngineerUSDPerHour = 100
 
+// MaxEngineerUSDPerHour bounds the engineering rate: a hundred times the
+// default and more than any consultancy bills, far below where one-time
+// costs and payback days stop being finite.
+const MaxEngineerUSDPerHour = 10_000
+
 // Prices is what the ledger needs from a price catalog: node prices (the
 // pricer the cost engine uses) and the offers right-sizing compares GPU
 // models in. *pricing.Catalog satisfies it.
@@ -64,6 +69,9 @@ func (o Options) Validate() error {
 	}
 	if r := o.EngineerUSDPerHour; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 		errs = append(errs, fmt.Errorf("engineer rate: %v $/hour is not a non-negative amount", r))
+	} else if r > MaxEngineerUSDPerHour {
+		// 1e308 overflowed the one-time cost and the payback (issue 31).
+		errs = append(errs, fmt.Errorf("engineer rate: %v $/hour is above the maximum, %d $/hour", r, MaxEngineerUSDPerHour))
 	}
 	if err := o.Policy.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))

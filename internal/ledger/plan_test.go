@@ -1,6 +1,9 @@
 package ledger
 
 import (
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,5 +84,18 @@ func TestParts(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"A3", "A4", "A5", "A6"}, rs.Actions); diff != "" {
 		t.Errorf("right-sizing actions (-want +got):\n%s", diff)
+	}
+}
+
+// TestPaybackDaysAsDocumented: payback divides the monthly saving by the
+// days docs/savings.md names, the 730-hour month ÷ 24.
+func TestPaybackDaysAsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/savings.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("monthly ÷ %.4f", daysPerMonth)
+	if !strings.Contains(string(doc), want) {
+		t.Errorf("docs/savings.md does not say %q, the divisor payback uses", want)
 	}
 }

@@ -2,6 +2,9 @@ package ledger
 
 import (
 	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/nodeprice"
 )
 
 // quantizeLever lists quantization candidates (package capacity): inference
@@ -21,8 +24,9 @@ func (quantizeLever) Propose(m *Model, env *Env) (Proposal, error) {
 	if env.capacity == nil {
 		return prop, nil
 	}
+	rates := heldGPURates(env)
 	for _, q := range env.capacity.quants {
-		rate, ok := gpuRate(m, q.Model)
+		rate, ok := rates.of(q.Workload)
 		bound := "unpriced"
 		weight := 0.0
 		if ok {
@@ -36,17 +40,60 @@ func (quantizeLever) Propose(m *Model, env *Env) (Proposal, error) {
 	return prop, nil
 }
 
-// gpuRate is the mean $/h per GPU of the model's priced kept nodes.
-func gpuRate(m *Model, model string) (float64, bool) {
-	var usd float64
-	gpus := 0
-	for i := range m.Nodes {
-		if n := &m.Nodes[i]; n.Kept && n.Priced && n.GPUModel == model {
-			usd, gpus = usd+n.USDPerHour, gpus+n.GPUs
-		}
+// gpuRates are the $/h per GPU the cost report charges the GPUs each
+// workload holds at the window's end (the GPU share of their nodes'
+// prices, from the same pricer): summed and counted per workload.
+type gpuRates map[string]*struct {
+	usd  float64
+	gpus int
+}
+
+// heldGPURates prices every GPU held at the window's end at its node's
+// GPU rate. A node without a price leaves its GPUs out.
+func heldGPURates(env *Env) gpuRates {
+	s := env.Snapshot.Snapshot
+	nodes := make(map[string]*cluster.Node, len(s.Nodes))
+	for i := range s.Nodes {
+		nodes[s.Nodes[i].Name] = &s.Nodes[i]
 	}
-	if gpus == 0 {
+	rate := map[string]float64{}
+	out := gpuRates{}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		n := nodes[p.Node]
+		if len(p.GPUs) == 0 || n == nil || !p.End.IsZero() && p.End.Before(s.Window.End) {
+			continue
+		}
+		r, ok := rate[n.Name]
+		if !ok {
+			if np, err := env.Prices.Price(nodeprice.Spec(n)); err == nil {
+				r = np.GPUUSDPerHour
+			} else {
+				r = -1
+			}
+			rate[n.Name] = r
+		}
+		if r < 0 {
+			continue
+		}
+		k := p.WorkloadKey()
+		if out[k] == nil {
+			out[k] = &struct {
+				usd  float64
+				gpus int
+			}{}
+		}
+		out[k].usd += r * float64(len(p.GPUs))
+		out[k].gpus += len(p.GPUs)
+	}
+	return out
+}
+
+// of is the workload's mean $/h per held GPU.
+func (r gpuRates) of(workload string) (float64, bool) {
+	x := r[workload]
+	if x == nil || x.gpus == 0 {
 		return 0, false
 	}
-	return usd / float64(gpus), true
+	return x.usd / float64(x.gpus), true
 }

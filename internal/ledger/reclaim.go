@@ -57,6 +57,7 @@ func reclaimChange(m *Model, env *Env, model string, idles []capacity.Idle) (Cha
 	p := newPoolScaling(m, env, model, nil)
 	freed := append([]float64(nil), m.Freed[model]...)
 	freed = append(freed, make([]float64, max(0, len(p.demand)-len(freed)))...)
+	prior := append([]float64(nil), freed...)
 	for _, id := range idles {
 		for i, f := range id.Freed {
 			if h := id.From + i; h < len(freed) && p.lengths[h] > 0 {
@@ -68,9 +69,16 @@ func reclaimChange(m *Model, env *Env, model string, idles []capacity.Idle) (Cha
 	for j, n := range p.nodes {
 		current[j] = n.Hours
 	}
-	hours := p.hours(p.need(freed))
+	// The credit is what the reclaimed GPUs free on top of the pool
+	// scaling with what was freed already: base is the node-hours the pool
+	// runs scaling with demand alone (what the autoscale lever gave, when
+	// it ran), with those with the reclaimed GPUs given back. Without the
+	// autoscale lever the nodes still run all month; only the difference
+	// is reclaim's, never the scaling's own saving.
+	base, with := p.hours(p.need(prior)), p.hours(p.need(freed))
+	hours := make([]float64, len(current))
 	for j := range hours {
-		hours[j] = min(hours[j], current[j])
+		hours[j] = max(0, current[j]-max(0, base[j]-with[j]))
 	}
 	if !p.saves(hours, current) {
 		return Change{}, false

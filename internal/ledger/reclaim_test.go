@@ -1,11 +1,14 @@
 package ledger
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+	"github.com/gpuwise/gpuwise/internal/nodeprice"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // notebookIdle: a notebook (StatefulSet in "notebooks") on its own H100
@@ -67,5 +70,91 @@ func TestQuantizeIsNeverSummed(t *testing.T) {
 	}
 	if found != 1 || with.Saving() != without.Saving() {
 		t.Errorf("%d marked candidates; saving %s with the lever, %s without: want 1 and equal", found, with.Saving(), without.Saving())
+	}
+}
+
+// TestReclaimAloneIsNotCreditedWithPoolScaling: beside the notebook, a
+// training Job holds a second H100 node for the first half of the week
+// only, so the node pool scaling with demand alone saves that node's
+// second half. Reclaim on its own counts only what the reclaimed notebook
+// frees on top of that scaling — the same as reclaim after the autoscale
+// lever — and the two levers alone add up to the two together.
+func TestReclaimAloneIsNotCreditedWithPoolScaling(t *testing.T) {
+	t.Parallel()
+	s := func() *cluster.Prepared {
+		p := notebookIdle(t)
+		snap := *p.Snapshot
+		snap.Nodes = append(append([]cluster.Node(nil), snap.Nodes...), node("h2", h100x1, 1, "H100-80GB", 8, 64))
+		job := clustertest.Pod("train", "job-0").Owner("Job", "job").On("h2").Requests(1000, 8).
+			Life(clustertest.At(0), clustertest.At(weekHours/2)).Holds("h2/gpu0", 0.9, weekHours/2*3600).Obj()
+		job.Phase = "Succeeded"
+		snap.Pods = append(append([]cluster.Pod(nil), snap.Pods...), job)
+		return prepareTest(t, &snap)
+	}
+	alone := build(t, s(), options(LeverReclaim))
+	scaling := build(t, s(), options(LeverAutoscale))
+	both := build(t, s(), options(LeverAutoscale, LeverReclaim))
+	var after Cents
+	for _, lr := range both.Levers {
+		if lr.Name == LeverReclaim {
+			after = lr.saving
+		}
+	}
+	if scaling.Saving() <= 0 || alone.Saving() <= 0 {
+		t.Fatalf("pool scaling saves %s, reclaim alone %s: the fixture should give both money", scaling.Saving(), alone.Saving())
+	}
+	if alone.Saving() != after || alone.Saving()+scaling.Saving() != both.Saving() {
+		t.Errorf("reclaim alone saves %s, after autoscaling %s; autoscale alone %s, both %s: want reclaim alone = reclaim after autoscaling, and the two alone adding up to both",
+			alone.Saving(), after, scaling.Saving(), both.Saving())
+	}
+}
+
+// TestQuantizeBoundAtTheGPUsOwnRate: the service's four H100s are on
+// $4/h nodes; four idle H100 nodes of a cheaper type ($1/h) are in the
+// cluster too. The bound prices the service's GPUs at the rate the report
+// charges them ($4/h: the GPU share of their own nodes' price), not the
+// fleet's mean ($2.50/h).
+func TestQuantizeBoundAtTheGPUsOwnRate(t *testing.T) {
+	t.Parallel()
+	const cheap = "test.h100cheap"
+	prices := pricing.NewCatalog(append(testEntries(), pricing.Entry{Cloud: "aws", Region: "us-east-1", InstanceType: cheap,
+		GPUModel: "H100-80GB", GPUCount: 1, VCPUs: 8, MemoryGiB: 64, OnDemandUSDPerHour: 1, OnDemandAsOf: "2026-01-21", Source: "test"}))
+	p := diurnalService(t)
+	s := *p.Snapshot
+	s.Hourly = &cluster.Hourly{IdleThreshold: s.Hourly.IdleThreshold, Workloads: append([]cluster.WorkloadHours(nil), s.Hourly.Workloads...)}
+	s.Hourly.Workloads[0].Server = cluster.ServerTriton
+	s.Pods = append([]cluster.Pod(nil), s.Pods...)
+	for i := range s.Pods {
+		s.Pods[i].GPUs = append([]cluster.Holding(nil), s.Pods[i].GPUs...)
+		s.Pods[i].GPUs[0].FramebufferMiB = gauge(6 * 1024)
+	}
+	s.Nodes = append([]cluster.Node(nil), s.Nodes...)
+	for i := range 4 {
+		s.Nodes = append(s.Nodes, node(fmt.Sprintf("cheap%d", i), cheap, 1, "H100-80GB", 8, 64))
+	}
+	l, err := Build(Input{Snapshot: prepareTest(t, &s), Prices: prices}, options(LeverQuantize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := prices.Price(nodeprice.Spec(&s.Nodes[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reason string
+	for _, nc := range l.NotCounted {
+		if nc.Lever == LeverQuantize {
+			reason = nc.Reason
+		}
+	}
+	// frees at most GPUs × (1 − slice share) × $/GPU-h × 730: the slice is
+	// in the reason ("(14% of the GPU)"); find it by trying the bound.
+	found := false
+	for _, frac := range []float64{1.0 / 7, 2.0 / 7, 3.0 / 7, 4.0 / 7} {
+		if strings.Contains(reason, "frees at most "+CentsOf(4*(1-frac)*own.GPUUSDPerHour*HoursPerMonth).String()+"/month") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("quantize reason %q: want the bound at the service's own $%.2f/GPU-h", reason, own.GPUUSDPerHour)
 	}
 }

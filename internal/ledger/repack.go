@@ -10,54 +10,65 @@ import (
 )
 
 // repack is the action that packs with the changes of mask instead of
-// prev: the money the k-th changing lever's changes (with any earlier ones
-// the cheaper plan now uses) realise. It requires every change that plan
-// applies.
-func (c *consolidation) repack(prev, mask int) Change {
-	pl, old := c.plans[mask], c.plans[prev]
-	keep, was := c.indexOf(mask).kept, c.indexOf(prev).kept
-	gone, back := minus(was, keep), minus(keep, was)
+// prev (-1: nothing removed yet): the money the k-th changing lever's
+// changes (with any earlier ones the cheaper plan now uses) realise. It
+// removes the nodes of d from what is left after the nodes gone already,
+// and requires every change the plan of mask applies.
+func (c *consolidation) repack(prev, mask int, d, gone map[string]bool) Change {
+	pl := c.plans[mask]
+	var old *packing.Plan
+	if prev >= 0 {
+		old = c.plans[prev]
+	}
+	after := union(gone, d)
+	removed := names(d)
+	was, left := c.left(gone), c.left(after)
 	requires, applied := c.requires(mask)
 	moves := newMoves(pl, old)
 	recutNodes := map[string]bool{}
 	for _, r := range pl.Recuts {
 		recutNodes[r.Node] = true
 	}
-	levers := c.leverList(mask &^ prev)
-	a := Action{Key: keyRepack + levers, Kind: kindRepack, Target: "GPU nodes: " + listText(gone),
-		Targets: nodeTargets(gone),
-		Title:   fmt.Sprintf("Re-pack with the %s changes: %d → %d GPU nodes", strings.ReplaceAll(levers, "+", " and "), len(was), len(keep)),
-		EffortHours: effortAction + float64(len(gone)+len(back))*effortRemoveNode + float64(moves)*effortMove +
+	levers := c.leverList(mask &^ max(prev, 0))
+	a := Action{Key: keyRepack + levers, Kind: kindRepack, Target: "GPU nodes: " + listText(removed),
+		Targets: nodeTargets(removed),
+		Title:   fmt.Sprintf("Re-pack with the %s changes: %d → %d GPU nodes", strings.ReplaceAll(levers, "+", " and "), was, left),
+		EffortHours: effortAction + float64(len(removed))*effortRemoveNode + float64(moves)*effortMove +
 			float64(len(recutNodes))*effortNodeConfig,
-		Why: fmt.Sprintf("with %d right-sized change(s) applied, gpuwise plan needs %d node(s) instead of %d; remove %s%s",
-			applied, len(keep), len(was), listText(gone), backText(back)),
+		Why: fmt.Sprintf("with %d right-sized change(s) applied, gpuwise plan needs %d node(s) instead of %d; remove %s",
+			applied, left, was, listText(removed)),
 		Evidence: []Evidence{
-			{Name: "nodes_before", Value: float64(len(was)), Unit: "nodes"}, {Name: "nodes_after", Value: float64(len(keep)), Unit: "nodes"},
+			{Name: "nodes_before", Value: float64(was), Unit: "nodes"}, {Name: "nodes_after", Value: float64(left), Unit: "nodes"},
 			{Name: "changes_applied", Value: float64(applied), Unit: "workloads"}, {Name: "pods_moved", Value: float64(moves), Unit: "pods"},
 			{Name: "gpu_recuts", Value: float64(len(pl.Recuts)), Unit: "GPUs"},
 		},
 		Artefacts: []Artefact{{Command: planRightsize, Files: planFiles(pl, true)}},
 	}
 	var ev []Evidence
-	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(c.withBurst(keptGPUs(pl)), c.models(gone), c.reshapes(mask))
+	a.Confidence, a.ConfidenceReason, ev = c.env.peaks.confidence(c.stateGPUs(after), c.models(removed), c.reshapes(mask))
 	a.Evidence = append(a.Evidence, ev...)
 	a.Risk, a.RiskReason = removalRisk(moves, a.Confidence)
 	if mask != 1<<len(c.groups)-1 {
 		a.Why += fmt.Sprintf("; note: `gpuwise generate plan` writes the plan with every right-sized change, this one applies the %s changes only", c.leverList(mask))
 	}
-	burst := c.burst
-	return Change{Action: a, Requires: requires, Apply: func(m *Model) { m.keepOnly(union(keep, burst)) }}
+	return Change{Action: a, Requires: requires, Apply: func(m *Model) {
+		for _, n := range removed {
+			if mn := m.Node(n); mn != nil {
+				mn.Kept = false
+			}
+		}
+	}}
 }
 
-// minus lists the names in a and not in b, sorted.
-func minus(a, b map[string]bool) []string {
-	var out []string
-	for _, n := range names(a) {
-		if !b[n] {
-			out = append(out, n)
+// left counts the modelled nodes not in gone.
+func (c *consolidation) left(gone map[string]bool) int {
+	n := 0
+	for i := range c.m.Nodes {
+		if c.m.Nodes[i].Kept && !gone[c.m.Nodes[i].Name] {
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 // requires are the grouped actions whose workload changes the plan of mask
@@ -98,18 +109,13 @@ func (c *consolidation) reshapes(mask int) map[string]reshape {
 	return out
 }
 
-func backText(back []string) string {
-	if len(back) == 0 {
-		return ""
-	}
-	return "; keep " + listText(back) + " instead"
-}
-
 // newMoves counts the moves of pl that old does not make.
 func newMoves(pl, old *packing.Plan) int {
 	seen := map[packing.Move]bool{}
-	for _, mv := range old.Moves {
-		seen[mv] = true
+	if old != nil {
+		for _, mv := range old.Moves {
+			seen[mv] = true
+		}
 	}
 	n := 0
 	for _, mv := range pl.Moves {

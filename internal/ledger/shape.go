@@ -19,12 +19,26 @@ func (shapeLever) Name() string { return LeverShape }
 // shapeKinds are the shape actions in the order they are proposed.
 var shapeKinds = []rightsize.GPUAction{rightsize.UseMIG, rightsize.UseTimeSlice, rightsize.CheaperModel}
 
-func (shapeLever) Propose(_ *Model, env *Env) (Proposal, error) {
+func (shapeLever) Propose(m *Model, env *Env) (Proposal, error) {
 	var p Proposal
 	byKind := map[rightsize.GPUAction][]*rightsize.GPURec{}
 	keep := 0
+	have := map[string]bool{}
+	for i := range m.Nodes {
+		if m.Nodes[i].Kept {
+			have[m.Nodes[i].GPUModel] = true
+		}
+	}
 	for i := range env.Recs.GPU {
 		r := &env.Recs.GPU[i]
+		if r.Action == rightsize.CheaperModel && !have[r.TargetModel] {
+			alt, nc := inCluster(r, have)
+			p.NotCounted = append(p.NotCounted, nc)
+			if alt == nil {
+				continue
+			}
+			r = alt
+		}
 		switch {
 		case r.Action == rightsize.KeepWhole:
 			keep++
@@ -104,4 +118,39 @@ func shapeEffortRisk(r *rightsize.GPURec) (float64, Level, string) {
 		return effortTimeSlice, Medium, "time-slicing has no memory isolation: replicas share the GPU's memory and a burst slows its neighbours"
 	}
 	return effortCheaperModel, High, "another GPU model: validate latency, throughput and accuracy before moving"
+}
+
+// inCluster is the best alternative right-sizing lists for a workload whose
+// cheaper GPU model no node of the cluster has — a MIG slice or
+// time-slicing on the GPUs it has, or another cheaper model that is
+// there — as a recommendation of its own (nil when none), and the cheaper
+// model not counted: adding a node pool is a decision the ledger does not
+// make for the user.
+func inCluster(r *rightsize.GPURec, have map[string]bool) (*rightsize.GPURec, NotCounted) {
+	nc := NotCounted{Lever: LeverShape, Target: r.Workload, weight: r.MonthlySavingsUSD,
+		Reason: fmt.Sprintf("recommended cheaper model %s (%s), but no %s node is in the cluster: add a %s pool to take this saving", r.TargetModel, r.Reason, r.TargetModel, r.TargetModel)}
+	for _, a := range r.Alternatives {
+		var res string
+		switch {
+		case a.Action == rightsize.UseMIG:
+			res = "nvidia.com/mig-" + a.Profile
+		case a.Action == rightsize.UseTimeSlice:
+			res = "nvidia.com/gpu.shared"
+		case a.Action == rightsize.CheaperModel && have[a.TargetModel]:
+			res = "nvidia.com/gpu"
+		default:
+			continue
+		}
+		alt := *r
+		alt.Action, alt.Profile, alt.Replicas, alt.TargetModel, alt.Fraction = a.Action, a.Profile, a.Replicas, a.TargetModel, a.Fraction
+		alt.Resource, alt.TargetInstanceType, alt.MonthlySavingsUSD = res, a.TargetInstanceType, a.MonthlySavingsUSD
+		alt.Reason = fmt.Sprintf("%s (right-sizing's choice, %s, has no node in the cluster)", a.Reason, r.TargetModel)
+		alt.Alternatives = nil
+		if alt.TargetModel == "" {
+			alt.TargetModel = r.CurrentModel
+		}
+		nc.Reason += fmt.Sprintf("; the ledger takes the in-cluster alternative instead: %s", a.Reason)
+		return &alt, nc
+	}
+	return nil, nc
 }

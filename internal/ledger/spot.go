@@ -19,8 +19,9 @@ import (
 // rework), rework = interruptions per hour × (half the checkpoint interval
 // + the restart). The interruption rate is the instance family's from the
 // table in package capacity, or the window's observed rate when higher.
-// When the window saw more than 3 spot interruptions a week, spot is not
-// widened (the seeds' threshold) and every candidate is not counted.
+// When a spot GPU node was interrupted more than 3 times a week in the
+// window (interruptions ÷ spot node-hours: the seeds' threshold, per
+// node), spot is not widened and every candidate is not counted.
 type spotLever struct{}
 
 func (spotLever) Name() string { return LeverSpot }
@@ -37,10 +38,11 @@ func (spotLever) Propose(m *Model, env *Env) (Proposal, error) {
 	obs := capacity.ObserveSpot(s)
 	cands, nc := spotCandidates(m, s)
 	prop.NotCounted = nc
-	if obs.PerWeek > capacity.SpotWidenLimit {
+	if perNode := perNodeWeek(obs); perNode > capacity.SpotWidenLimit {
 		for _, c := range cands {
 			prop.NotCounted = append(prop.NotCounted, NotCounted{Lever: LeverSpot, Target: c.node.Name,
-				Reason: fmt.Sprintf("spot nodes were interrupted %.1f times a week in the window (more than %g): do not widen spot", obs.PerWeek, capacity.SpotWidenLimit)})
+				Reason: fmt.Sprintf("spot GPU nodes were interrupted %.1f times a week per node in the window (%d interruptions over %.0f spot node-hours; more than %g a node a week): do not widen spot",
+					perNode, obs.Interruptions, obs.NodeHours, capacity.SpotWidenLimit)})
 		}
 		return prop, nil
 	}
@@ -62,6 +64,14 @@ func (spotLever) Propose(m *Model, env *Env) (Proposal, error) {
 		prop.Changes = append(prop.Changes, spotChange(pool, byPool[pool], obs, env))
 	}
 	return prop, nil
+}
+
+// perNodeWeek is the window's spot interruptions a week per spot GPU
+// node (interruptions ÷ spot node-hours × 168): the rate one node
+// suffers, the same on a cluster of 2 spot nodes as on one of 40 — the
+// seeds' "3 a week" limit is per node, not per cluster.
+func perNodeWeek(o capacity.SpotObserved) float64 {
+	return o.Rate() * 7 * 24
 }
 
 // spotCandidate is an on-demand node of the model whose GPU pods at the
@@ -182,9 +192,10 @@ func spotChange(pool string, ns []spotNode, obs capacity.SpotObserved, env *Env)
 			{Name: "nodes", Value: float64(len(ns)), Unit: "nodes"}, {Name: "on_demand_usd_per_hour", Value: round2(od), Unit: "USD/hour"},
 			{Name: "spot_effective_usd_per_hour", Value: round2(eff), Unit: "USD/hour"}, {Name: "expected_rework", Value: round2(maxRework * 100), Unit: "%"},
 			{Name: "spot_interruptions_per_week", Value: round2(obs.PerWeek), Unit: "per week"},
-			{Name: "spot_interruptions_widen_limit", Value: capacity.SpotWidenLimit, Unit: "per week"},
+			{Name: "spot_interruptions_per_node_week", Value: round2(perNodeWeek(obs)), Unit: "per node per week"},
+			{Name: "spot_interruptions_widen_limit", Value: capacity.SpotWidenLimit, Unit: "per node per week"},
 		},
-		Artefacts: []Artefact{{Command: genSpot, Files: []string{spotNodePoolFile(ns[0].node.GPUModel)}}},
+		Artefacts: []Artefact{{Command: genSpot, Files: nodePoolFiles(env.Snapshot.Snapshot, names, ns[0].node.GPUModel, "-spot")}},
 	}
 	a.Confidence, a.ConfidenceReason = Medium, fmt.Sprintf("catalog spot price and an assumed interruption rate (%s); spot capacity for the instance type is not guaranteed", spotPolicy)
 	a.Risk, a.RiskReason = Medium, "interrupted jobs resume from their last checkpoint; recovery over 15 minutes or more than 3 interruptions a week means: do not widen"
@@ -196,9 +207,4 @@ func spotChange(pool string, ns []spotNode, obs capacity.SpotObserved, env *Env)
 			}
 		}
 	}}
-}
-
-// spotNodePoolFile is the spot NodePool generate spot writes for a model.
-func spotNodePoolFile(model string) string {
-	return "nodepool/" + capacity.NodePoolName(model) + "-spot.yaml"
 }

@@ -68,7 +68,7 @@ func TestSpotNotCounted(t *testing.T) {
 		want string
 	}{
 		{"no checkpoint hint", func(t *testing.T) *cluster.Prepared { return checkpointed(t, 0, "Job", 0) }, "no checkpoint hint"},
-		{"4 spot interruptions in a week", func(t *testing.T) *cluster.Prepared { return checkpointed(t, time.Hour, "PyTorchJob", 4) }, "interrupted 4.0 times a week"},
+		{"4 spot interruptions in a week", func(t *testing.T) *cluster.Prepared { return checkpointed(t, time.Hour, "PyTorchJob", 4) }, "interrupted 67.2 times a week per node"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -96,5 +96,43 @@ func TestSpotLeavesServingAlone(t *testing.T) {
 	}
 	if l.Saving() != 0 || len(l.Actions) != 0 {
 		t.Errorf("spot on a serving node: saves %s with %d actions", l.Saving(), len(l.Actions))
+	}
+}
+
+// TestSpotLimitIsPerNode: 40 spot nodes run all week and 4 of them are
+// interrupted on its last day — 4 interruptions a week in the cluster,
+// about 0.1 a node — so the candidate is counted; the same 4 over 4 spot
+// nodes that lived an hour or so each are 67 a node and are not.
+func TestSpotLimitIsPerNode(t *testing.T) {
+	t.Parallel()
+	s := checkpointed(t, time.Hour, "Job", 0)
+	snap := *s.Snapshot
+	w := snap.Window
+	snap.Nodes = append([]cluster.Node(nil), snap.Nodes...)
+	for i := range 40 {
+		end := time.Time{}
+		if i < 4 {
+			end = w.End.Add(-time.Duration(i+1) * time.Hour)
+		}
+		n := clustertest.Node(fmt.Sprintf("s%d", i)).Resources(32, 256).Instance(a100x4, cluster.Spot).GPUs(4, "A100-80GB").
+			Life(w.Start, end).Obj()
+		if i < 4 {
+			n.EndReason = cluster.NodeSpotInterrupted
+		}
+		snap.Nodes = append(snap.Nodes, n)
+	}
+	l, err := Build(Input{Snapshot: prepareTest(t, &snap), Prices: spotPrices()}, options(LeverSpot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Actions) != 1 || l.Actions[0].Kind != kindSpot || l.Saving() <= 0 {
+		t.Fatalf("spot: %d actions saving %s, not counted %+v: want the candidate counted", len(l.Actions), l.Saving(), l.NotCounted)
+	}
+	ev := map[string]float64{}
+	for _, e := range l.Actions[0].Evidence {
+		ev[e.Name] = e.Value
+	}
+	if ev["spot_interruptions_per_week"] != 4 || ev["spot_interruptions_per_node_week"] > 0.2 {
+		t.Errorf("evidence %v: want 4 a week in the cluster and about 0.1 a node", ev)
 	}
 }

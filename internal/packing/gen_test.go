@@ -32,7 +32,7 @@ var genPools = []poolSpec{
 
 var genProfiles = []string{"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"}
 
-var gpuTaint = cluster.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}
+var gpuTaint = cluster.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}
 
 // genProblem builds nodes pods-per-node-ish pods on each of nodes nodes,
 // each pod shaped for its current node (so the current placement is

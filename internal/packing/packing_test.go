@@ -102,7 +102,7 @@ func TestHeadlineTwentyH100sBecomeSeven(t *testing.T) {
 }
 
 func TestConstraints(t *testing.T) {
-	taint := cluster.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}
+	taint := cluster.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}
 	tol := cluster.Toleration{Key: "nvidia.com/gpu", Operator: "Exists", Effect: "NoSchedule"}
 	cases := []struct {
 		name     string
@@ -140,7 +140,7 @@ func TestConstraints(t *testing.T) {
 			name:    "taint everywhere",
 			nodes:   []Node{func() Node { n := gpuNode("cheap", "a", "L4", 1, 0.5); n.Taints = []cluster.Taint{taint}; return n }()},
 			work:    Workload{ID: "a", Demand: Demand{Kind: Whole, GPUs: 1}},
-			wantWhy: "taint the pod does not tolerate (e.g. nvidia.com/gpu=present:NoSchedule on cheap)",
+			wantWhy: "taint the pod does not tolerate (e.g. nvidia.com/gpu=true:NoSchedule on cheap)",
 		},
 		{
 			name:     "node selector",

@@ -71,6 +71,7 @@ func FromSnapshot(s *cluster.Prepared, o SnapshotOptions) (*Problem, error) {
 		b.prices = nodeprice.New(o.Prices)
 	}
 	b.notes = append(b.notes, pricing.WarningsOf(o.Prices)...)
+	b.notes = append(b.notes, unknownConstraints(s.Snapshot)...)
 	b.addNodes()
 	b.addPods()
 	b.p.Notes = append(b.p.Notes, b.notes...)
@@ -177,7 +178,11 @@ func poolOf(n *cluster.Node) string {
 	if it == "" {
 		it = "unknown-type"
 	}
-	return strings.Join([]string{it, orDash(n.Capacity), modelOf(n)}, "/")
+	pool := strings.Join([]string{it, orDash(n.Capacity), modelOf(n)}, "/")
+	if c := n.Labels[cluster.ClusterLabel]; c != "" {
+		return c + ":" + pool // a merged snapshot's pools stay per cluster
+	}
+	return pool
 }
 
 func orDash(s string) string {
@@ -229,7 +234,7 @@ func requests(pod *cluster.Pod, workload string, recs map[ContainerKey]Requests)
 
 func (b *builder) workload(pod *cluster.Pod, n *Node, rec *Reshape, cpu, mem int64) Workload {
 	w := Workload{ID: pod.Key(), Group: pod.WorkloadKey(), Node: pod.Node, CPUMilli: cpu, MemoryBytes: mem,
-		Tolerations: pod.Tolerations, NodeSelector: pod.NodeSelector}
+		Tolerations: pod.Tolerations, NodeSelector: confined(pod.NodeSelector, n.Labels)}
 	cur, why := b.currentDemand(pod)
 	w.Demand = cur
 	if cur.Kind != NoGPU {

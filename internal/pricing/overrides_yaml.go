@@ -15,6 +15,9 @@ func parseYAML(file string, data []byte) ([]*rule, []string) {
 	if err := yaml.UnmarshalStrict(data, &doc); err != nil { // strict: duplicate keys are errors
 		return nil, []string{err.Error()}
 	}
+	if err := oneDocument(data); err != nil {
+		return nil, []string{err.Error()}
+	}
 	top, ok := doc.(map[string]any)
 	if !ok {
 		return nil, []string{"want a mapping with a prices list at the top level"}

@@ -221,8 +221,10 @@ func (r *reader) usable(inv listing, nf, pf factSet) error {
 		return inv.err // the inventory is part of the reachability probe
 	}
 	for _, fs := range []factSet{nf, pf} {
-		if len(fs.failed) > 0 {
-			f := fs.failed[0]
+		for _, f := range fs.failed {
+			if optionalFact(f.Task.Metric) {
+				continue // unknown, and said so (scheduling.go)
+			}
 			return fmt.Errorf("reading kube-state-metrics' %s (no report without it): %w", f.Task.Metric, f.Err)
 		}
 	}

@@ -182,9 +182,9 @@ func TestBuildDeadServer(t *testing.T) {
 		lateListing  bool
 		wantPartial  bool
 	}{
-		{ReadAuto, 1 + 1 + 18, 1, false, true},
-		{ReadAuto, 1 + 1 + 18, 1, true, true},
-		{ReadRemote, 1 + 18, 0, false, false},
+		{ReadAuto, 1 + 1 + 20, 1, false, true},
+		{ReadAuto, 1 + 1 + 20, 1, true, true},
+		{ReadRemote, 1 + 20, 0, false, false},
 	} {
 		srv := promtest.New(t, promtest.Cluster())
 		if tt.lateListing {

@@ -21,7 +21,9 @@ var (
 		// Why a pod ended (Evicted, NodeLost, …) and its annotations
 		// (the checkpoint hint, when allowed by
 		// --metric-annotations-allowlist): for interruptions and spot.
-		"kube_pod_status_reason", "kube_pod_annotations"}
+		"kube_pod_status_reason", "kube_pod_annotations",
+		// Scheduling facts (scheduling.go).
+		tolerationsMetric, nodeSelectorsMetric}
 )
 
 // gpuLimitsFacts names the GPU limits read when no request series exist

@@ -88,6 +88,9 @@ func buildPods(pf map[string]*facts, w cluster.Window, infoStep time.Duration, g
 		}
 	})
 	each("kube_pod_annotations", func(p *podFacts, f *fact) { p.annotations = podAnnotations(f.labels) })
+	for _, m := range []string{tolerationsMetric, nodeSelectorsMetric} {
+		each(m, func(p *podFacts, f *fact) { p.schedulingFact(m, f) })
+	}
 	owners := ownerChains(pf)
 	out := make([]*podFacts, 0, len(pods))
 	for _, p := range pods {

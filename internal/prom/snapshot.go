@@ -50,10 +50,11 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 		s.Pods = append(s.Pods, p.pod)
 	}
 	s.Notes = notes(s, a, conflicts, unplaced, r.opts.Step)
+	schedPartial := schedulingNotes(s, a.podFacts)
 	var hourlyNotes []string
 	s.Hourly, s.HourSums, hourlyNotes = hourlyOf(s, a, r.opts.HourSums)
 	s.Notes = append(s.Notes, hourlyNotes...)
-	s.Partial = r.missing(a)
+	s.Partial = append(r.missing(a), schedPartial...)
 	if len(s.Partial) == 0 {
 		return s, nil
 	}

@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -176,20 +177,35 @@ func (k key) size(evs []event, w cluster.Window, o Options, rate *float64) Resou
 }
 
 // timeAtLevel sweeps the events: seconds spent at each level of units, the
-// peak level and the unit-seconds.
+// peak level and the unit-seconds. Kubernetes stamps pod starts and ends to
+// the second, so events are compared at that resolution and, within one
+// second, ends come before starts: a pod and the replacement started in
+// the second it ended do not overlap (no false peak above the quota).
 func timeAtLevel(evs []event, w cluster.Window) (map[int64]float64, int64, float64) {
-	slices.SortFunc(evs, func(a, b event) int { return a.at.Compare(b.at) })
+	sec := func(t time.Time) time.Time { return t.Truncate(time.Second) }
+	slices.SortFunc(evs, func(a, b event) int {
+		if c := sec(a.at).Compare(sec(b.at)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.delta, b.delta)
+	})
 	levels := map[int64]float64{}
 	var level, peak int64
 	var unitSec float64
 	prev := w.Start
 	for _, e := range evs {
-		d := e.at.Sub(prev).Seconds()
+		at := e.at
+		if at.Before(prev) { // an end sorted before a start earlier in its second
+			at = prev
+		}
+		d := at.Sub(prev).Seconds()
 		levels[level] += d
 		unitSec += float64(level) * d
-		prev = e.at
+		prev = at
 		level += e.delta
-		peak = max(peak, level)
+		if e.delta > 0 {
+			peak = max(peak, level)
+		}
 	}
 	levels[level] += w.End.Sub(prev).Seconds()
 	return levels, peak, unitSec

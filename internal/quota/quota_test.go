@@ -169,3 +169,26 @@ func TestOptionsValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestReplacementInTheSameSecondDoesNotOverlap: a pod holding 2 GPUs ends
+// 0.4 s after hour 50 and its replacement starts at hour 50 — the same
+// second, as Kubernetes stamps it; on other GPUs — beside a base pod holding 2 all week:
+// 4 GPUs at most at any time, never 6, so no note says the quota was
+// exceeded.
+func TestReplacementInTheSameSecondDoesNotOverlap(t *testing.T) {
+	t.Parallel()
+	old := holder("ml", "old", 0, 50, "g1/gpu2", "g1/gpu3")
+	old.End = clustertest.At(50).Add(400 * time.Millisecond)
+	s := &cluster.Snapshot{Window: clustertest.Window(100),
+		Nodes: []cluster.Node{clustertest.Node("g1").GPUs(6, "H100-80GB").Obj()},
+		Pods: []cluster.Pod{holder("ml", "base", 0, -1, "g1/gpu0", "g1/gpu1"), old,
+			holder("ml", "new", 50, -1, "g1/gpu4", "g1/gpu5")}}
+	r := size(t, s, DefaultOptions(nil))
+	if len(r.Namespaces) != 1 || len(r.Namespaces[0].Resources) != 1 {
+		t.Fatalf("quotas %+v", r.Namespaces)
+	}
+	q := r.Namespaces[0].Resources[0]
+	if q.Peak != 4 || len(r.Notes) != 0 {
+		t.Errorf("peak %d, notes %v: want 4 and no over-quota note", q.Peak, r.Notes)
+	}
+}

@@ -20,7 +20,7 @@ func auditSample() *audit.Result {
 		{Rule: audit.RuleMIGConfigFailed, Severity: audit.Critical, Object: "node/h1", MonthlyUSD: &usd,
 			Message: "MIG reconfiguration failed on node h1", Evidence: []string{"nvidia.com/mig.config.state=failed"}, Remediation: "kubectl cordon h1\n"},
 		{Rule: audit.RuleNodeUntainted, Severity: audit.Warning, Object: "node/h1",
-			Message: "GPU node h1 has no NoSchedule GPU taint", Remediation: "kubectl taint nodes h1 nvidia.com/gpu=present:NoSchedule\n"},
+			Message: "GPU node h1 has no NoSchedule GPU taint", Remediation: "kubectl taint nodes h1 nvidia.com/gpu=true:NoSchedule\n"},
 	}
 	return &audit.Result{Source: "test", Findings: fs, Summary: audit.Summary{Critical: 1, Warning: 1, MonthlyUSD: usd}}
 }

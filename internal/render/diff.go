@@ -17,15 +17,23 @@ func Diff(w io.Writer, d *compare.Diff, f Format, o Options) error {
 	if d == nil {
 		return fmt.Errorf("rendering comparison: no comparison")
 	}
+	narrow := diffDoc(d)
+	narrow.width = o.Width
 	return write(w, "comparison", f, o, docWriters(diffDoc(d), writers{
-		JSON: func(w io.Writer) error { return encodeJSON(w, d) },
-		YAML: func(w io.Writer) error { return encodeYAML(w, d) },
-		CSV:  func(w io.Writer) error { return writeDiffCSV(w, d) },
+		Table: narrow.writeText,
+		Wide:  diffDoc(d).writeText,
+		JSON:  func(w io.Writer) error { return encodeJSON(w, d) },
+		YAML:  func(w io.Writer) error { return encodeYAML(w, d) },
+		CSV:   func(w io.Writer) error { return writeDiffCSV(w, d) },
 	}))
 }
 
 var diffHeader = []string{"key", "GPU util before", "after", "change", "GPU-h before", "after",
 	"idle $ before", "after", "change", "total $ change", "OOM kills before", "after"}
+
+// diffKeep are the columns a narrow terminal keeps: the key and the
+// idle dollars, the point of a comparison (largest idle change first).
+var diffKeep = []int{0, 6, 7, 8, 9}
 
 func diffDoc(d *compare.Diff) *doc {
 	doc := &doc{title: "gpuwise comparison"}
@@ -37,7 +45,7 @@ func diffDoc(d *compare.Diff) *doc {
 	for _, c := range d.Changes {
 		rows = append(rows, diffRow(c))
 	}
-	doc.table(diffHeader, rows)
+	doc.tableKeep(diffHeader, rows, diffKeep...)
 	for _, n := range d.Notes {
 		doc.item(n)
 	}

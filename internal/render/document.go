@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -15,6 +16,9 @@ import (
 type doc struct {
 	title  string
 	blocks []block
+	// width, when set, is the terminal's: a table wider than it keeps
+	// only its keep columns (writeText).
+	width int
 }
 
 // block is one heading, table, line or list item.
@@ -23,6 +27,10 @@ type block struct {
 	text   string
 	header []string
 	rows   [][]string
+	// keep are the columns a table keeps on a terminal too narrow for it
+	// (the ones that carry its point); nil: it keeps every column and
+	// fit cuts its lines.
+	keep []int
 }
 
 type blockKind int
@@ -44,6 +52,88 @@ func (d *doc) table(header []string, rows [][]string) {
 	d.blocks = append(d.blocks, block{kind: tableBlock, header: header, rows: rows})
 }
 
+// tableKeep is a table that keeps only the columns keep on a terminal too
+// narrow for all of them.
+func (d *doc) tableKeep(header []string, rows [][]string, keep ...int) {
+	d.blocks = append(d.blocks, block{kind: tableBlock, header: header, rows: rows, keep: keep})
+}
+
+// textTable aligns a table's cells in columns.
+func textTable(header []string, rows [][]string) []byte {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+	return b.Bytes()
+}
+
+// narrowTable is bl's text, with only its keep columns when a line of the
+// whole table is wider than width, and a line naming those left out.
+func narrowTable(bl block, width int) []byte {
+	full := textTable(bl.header, bl.rows)
+	if width <= 0 || bl.keep == nil || widest(full) <= width {
+		return full
+	}
+	pick := func(cells []string) []string {
+		out := make([]string, 0, len(bl.keep))
+		for _, i := range bl.keep {
+			if i < len(cells) {
+				out = append(out, cells[i])
+			}
+		}
+		return out
+	}
+	rows := make([][]string, len(bl.rows))
+	for i, r := range bl.rows {
+		rows[i] = pick(r)
+	}
+	var left []string
+	for i, h := range bl.header {
+		if !slices.Contains(bl.keep, i) {
+			left = append(left, h)
+		}
+	}
+	header := pick(bl.header)
+	if rest := widest(textTable(append([]string{""}, header[1:]...), blankFirst(rows))); widest(textTable(header, rows)) > width && width-rest > minKeyWidth {
+		for _, r := range rows { // the first column (the key) shrinks, its middle elided
+			r[0] = elideMiddle(r[0], width-rest)
+		}
+	}
+	out := textTable(header, rows)
+	return append(out, fmt.Sprintf("(%d columns left out at %d columns: %s; -o wide shows them)\n", len(left), width, strings.Join(left, ", "))...)
+}
+
+// blankFirst is rows with empty first cells.
+func blankFirst(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = append([]string{""}, r[1:]...)
+	}
+	return out
+}
+
+// elideMiddle cuts s to n runes by replacing its middle with "…": both the
+// namespace and the workload's own name stay readable.
+func elideMiddle(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n || n < 3 {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(rs[:head]) + ellipsis + string(rs[len(rs)-(n-1-head):])
+}
+
+func widest(text []byte) int {
+	w := 0
+	for _, l := range strings.Split(string(text), "\n") {
+		w = max(w, visibleWidth(strings.TrimRight(l, " ")))
+	}
+	return w
+}
+
 // writeText writes the terminal form: headings in capitals, aligned
 // tables, items as "- ".
 func (d *doc) writeText(w io.Writer) error {
@@ -53,12 +143,7 @@ func (d *doc) writeText(w io.Writer) error {
 		case headingBlock:
 			fmt.Fprintf(&b, "%s\n", strings.ToUpper(bl.text))
 		case tableBlock:
-			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, strings.Join(bl.header, "\t"))
-			for _, r := range bl.rows {
-				fmt.Fprintln(tw, strings.Join(r, "\t"))
-			}
-			tw.Flush()
+			b.Write(narrowTable(bl, d.width))
 			b.WriteString("\n")
 		case lineBlock:
 			b.WriteString(bl.text + "\n")

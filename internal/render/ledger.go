@@ -20,7 +20,12 @@ func Ledger(w io.Writer, l *ledger.Ledger, f Format, o Options) error {
 	}
 	v := newLedgerView(l)
 	return write(w, "ledger", f, o, writers{
-		Table:    ledgerDoc(v).writeText,
+		Table: func(w io.Writer) error {
+			d := ledgerDoc(v)
+			d.width = o.Width
+			return d.writeText(w)
+		},
+		Wide:     ledgerDoc(v).writeText,
 		Markdown: ledgerDoc(v).writeMarkdown,
 		HTML:     func(w io.Writer) error { return ledgerPage.Execute(w, v) },
 		JSON:     func(w io.Writer) error { return encodeJSON(w, l) },
@@ -52,7 +57,7 @@ func ledgerDoc(v ledgerView) *doc {
 			d.line("")
 			continue
 		}
-		d.table(actionHeader, ph.Rows)
+		d.tableKeep(actionHeader, ph.Rows, actionKeep...)
 		for _, det := range ph.Details {
 			d.line(det.Head)
 			for _, l := range det.Lines {
@@ -104,4 +109,62 @@ func writeLedgerCSV(w io.Writer, l *ledger.Ledger) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// ClusterLedger is one cluster's ledger, for ClusterLedgers.
+type ClusterLedger struct {
+	Cluster string         `json:"cluster"`
+	Ledger  *ledger.Ledger `json:"ledger"`
+}
+
+// clusterLedgers is the JSON and YAML form of several clusters' ledgers:
+// each cluster's own, and their sums.
+type clusterLedgers struct {
+	BeforeUSDMonth float64         `json:"before_usd_month"`
+	AfterUSDMonth  float64         `json:"after_usd_month"`
+	SavingUSDMonth float64         `json:"saving_usd_month"`
+	Clusters       []ClusterLedger `json:"clusters"`
+}
+
+// ClusterLedgers writes several clusters' own ledgers, one after the
+// other under the cluster's name, then their sum (the cents of each
+// cluster's before, after and saving added up). CSV and HTML, one ledger
+// per file, are refused: render one cluster at a time.
+func ClusterLedgers(w io.Writer, ls []ClusterLedger, f Format, o Options) error {
+	var sum clusterLedgers
+	var before, after ledger.Cents
+	for _, c := range ls {
+		before, after = before+c.Ledger.Before(), after+c.Ledger.After()
+	}
+	sum.BeforeUSDMonth, sum.AfterUSDMonth, sum.SavingUSDMonth = before.USD(), after.USD(), (before - after).USD()
+	sum.Clusters = ls
+	text := func(f Format) func(io.Writer) error {
+		return func(w io.Writer) error {
+			for _, c := range ls {
+				heading := "CLUSTER " + c.Cluster + "\n\n"
+				if f == Markdown {
+					heading = "# Cluster " + c.Cluster + "\n\n"
+				}
+				if _, err := io.WriteString(w, heading); err != nil {
+					return err
+				}
+				if err := Ledger(w, c.Ledger, f, Options{}); err != nil {
+					return err
+				}
+				if _, err := io.WriteString(w, "\n"); err != nil {
+					return err
+				}
+			}
+			_, err := fmt.Fprintf(w, "ALL %d CLUSTERS (each cluster's own ledger; nothing shared between them)\n- %s/month → %s/month: recoverable %s/month\n",
+				len(ls), before, after, before-after)
+			return err
+		}
+	}
+	return write(w, "ledgers", f, o, writers{
+		Table:    text(Table),
+		Wide:     text(Wide),
+		Markdown: text(Markdown),
+		JSON:     func(w io.Writer) error { return encodeJSON(w, sum) },
+		YAML:     func(w io.Writer) error { return encodeYAML(w, sum) },
+	})
 }

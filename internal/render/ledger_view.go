@@ -73,6 +73,10 @@ func notCounted(l *ledger.Ledger) ([][]string, int) {
 // actionHeader: the title last, where a narrow terminal wraps it.
 var actionHeader = []string{"ID", "$/month", "effort", "payback", "confidence", "risk", "needs", "action"}
 
+// actionKeep are the columns a narrow terminal keeps: what to do and what
+// it is worth (-o wide shows the rest).
+var actionKeep = []int{0, 1, 7}
+
 func newLedgerView(l *ledger.Ledger) ledgerView {
 	v := ledgerView{Window: windowSpan(l.Window) + " (" + windowHours(l.Window.Hours()) + ")", Source: orUnknown(l.Source), Summary: l.Summary.Lines}
 	v.Cards = ledgerCards(l)

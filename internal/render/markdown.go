@@ -25,6 +25,9 @@ func writeMarkdown(w io.Writer, r *cost.Report, o Options) error {
 	}
 	mdGrid(&b, costGrid(r, o.MaxRows))
 	mdGrid(&b, idleGrid(r))
+	if g, ok := lowUtilGrid(r); ok {
+		mdGrid(&b, g)
+	}
 	for _, g := range whyGrids(o.IdleCauses) {
 		mdGrid(&b, g)
 	}

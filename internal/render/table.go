@@ -51,6 +51,9 @@ func writeTable(w io.Writer, r *cost.Report, o Options) error {
 		b.WriteString(indent + "(hidden to fit the terminal: " + strings.Join(hidden, ", ") + "; -o wide shows every column)\n")
 	}
 	writeGrid(&b, idleGrid(r), o.Width, p)
+	if g, ok := lowUtilGrid(r); ok {
+		writeGrid(&b, g, o.Width, p)
+	}
 	for _, g := range fitWhy(whyGrids(o.IdleCauses), o.IdleCauses, o.Width) {
 		writeGrid(&b, g, o.Width, p)
 	}

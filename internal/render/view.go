@@ -324,3 +324,48 @@ func severityRank(s string) int {
 }
 
 func isWarning(severity string) bool { return severity == "warning" }
+
+// lowUtilRows is how many units the low-utilization table shows (-o json
+// has every one).
+const lowUtilRows = 25
+
+// lowUtilGrid is the low-utilization list (report --low-util): the units
+// that spent the least time asked for below the threshold, most dollars
+// first; empty when not asked for.
+func lowUtilGrid(r *cost.Report) (grid, bool) {
+	l := r.LowUtilization
+	if l == nil {
+		return grid{}, false
+	}
+	g := grid{
+		Title: fmt.Sprintf("GPUs under %.0f%% for %s or more", l.Threshold*100, windowHours(l.MinHours)),
+		Caption: fmt.Sprintf("%d unit(s), %s of GPU time below it or unheld; %d unit(s) unmeasured (unknown, not listed)",
+			len(l.Units), money(l.USD), l.Unmeasured),
+		KeyTitle: "GPU / MIG slice",
+		Cols:     []column{{"model", false}, {"h below", false}, {"h unheld", false}, {"util", false}, {"$", true}, {"holders", false}},
+	}
+	for i, u := range l.Units {
+		if i == lowUtilRows {
+			g.Caption += fmt.Sprintf("; %d more in -o json", len(l.Units)-lowUtilRows)
+			break
+		}
+		usd := "n/a"
+		if u.USD != nil {
+			usd = money(*u.USD)
+		}
+		holders := "-"
+		if len(u.Holders) > 0 {
+			holders = u.Holders[0]
+			if len(u.Holders) > 1 {
+				holders += fmt.Sprintf(" +%d", len(u.Holders)-1)
+			}
+		}
+		key := u.Unit
+		if u.Profile != "" {
+			key += " (" + u.Profile + ")"
+		}
+		g.Rows = append(g.Rows, gridRow{Key: key, Cells: []string{u.Model, fmt.Sprintf("%.1f", u.HoursBelow), fmt.Sprintf("%.1f", u.HoursUnheld),
+			percent(u.Utilization), usd, holders}, Hot: []bool{false, false, false, false, u.USD != nil && *u.USD > 0, false}})
+	}
+	return g, true
+}

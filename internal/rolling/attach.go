@@ -24,7 +24,7 @@ import (
 // inventory's window (cluster.Hourly.Within).
 func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot {
 	out := &cluster.Snapshot{Window: w, Source: inv.Source, ActivityMetric: inv.ActivityMetric, Nodes: cloneNodes(inv.Nodes),
-		Notes: append([]string(nil), inv.Notes...)}
+		Notes: append([]string(nil), inv.Notes...), Unknown: inv.Unknown}
 	if u != nil && u.ActivityMetric != "" {
 		out.ActivityMetric = u.ActivityMetric
 	}

@@ -12,9 +12,11 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"flag"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,6 +86,50 @@ func checkNoSecret(t *testing.T, where string, b []byte) {
 	t.Helper()
 	if bytes.Contains(b, []byte(planted)) || bytes.Contains(b, []byte(base64.StdEncoding.EncodeToString([]byte(planted)))) {
 		t.Errorf("%s contains the planted secret", where)
+	}
+	// The basic-auth pairs the tests use, as an Authorization header
+	// carries them (issue 31 M2).
+	for _, user := range []string{"gpuwise", "finops"} {
+		pair := []byte(user + ":" + planted)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+			if bytes.Contains(b, []byte(enc.EncodeToString(pair))) {
+				t.Errorf("%s contains the planted basic credential in base64", where)
+			}
+		}
+	}
+}
+
+// Issue 31 M2: a Prometheus error that echoes the Authorization header
+// showed the basic credential in base64 in serve's JSON log; bearer tokens
+// were redacted, the base64 form not.
+func TestBasicCredentialEchoedByPrometheusIsRedactedInTheLog(t *testing.T) {
+	t.Parallel()
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		a := r.Header.Get("Authorization")
+		fmt.Fprintf(w, "proxy says: bad gateway for Authorization %q (%s)", a, strings.TrimRight(a, "="))
+	}))
+	t.Cleanup(echo.Close)
+	opts := liveOptions("")
+	opts.Inventory = serve.InventoryPrometheus
+	src := app.DefaultPromSource()
+	src.Client.URL, src.Client.Username, src.Client.PasswordFile = echo.URL, "gpuwise", writeFile(t, t.TempDir(), "pw", planted+"\n")
+	src.Client.Timeout, src.Client.Retries = 2*time.Second, 0
+	opts.Prometheus = &src
+	in := startWith(t, opts, time.Now, nil, nil)
+	err := in.svc.Cycle(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "proxy says") {
+		t.Fatalf("cycle error %v: want the proxy's 502 message", err)
+	}
+	checkNoSecret(t, "the cycle's error", []byte(err.Error()))
+	for _, p := range paths {
+		_, _, body := in.get(t, p)
+		checkNoSecret(t, p, body)
+	}
+	log := in.log.String()
+	checkNoSecret(t, "the log", []byte(log))
+	if !strings.Contains(log, "proxy says") {
+		t.Errorf("the log does not carry the server's error: %s", log)
 	}
 }
 
@@ -315,5 +361,28 @@ func TestMetricsReference(t *testing.T) {
 				t.Errorf("%s is exported but not in docs/metrics.md", name)
 			}
 		}
+	}
+}
+
+// Issue 31 low item: missing TLS files exited 1 ("a bug"); they are an
+// input error (exit 3) naming the files.
+func TestMissingTLSFilesExit3(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opts := liveOptions("")
+	opts.TLSCertFile, opts.TLSKeyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	svc := small(t, opts, false).svc
+	h, err := svc.Handler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	err = svc.Serve(context.Background(), ln, h)
+	if app.KindOf(err) != app.Input || !strings.Contains(fmt.Sprint(err), opts.TLSCertFile) {
+		t.Errorf("Serve with missing TLS files: %v (kind %v), want an input error naming %s", err, app.KindOf(err), opts.TLSCertFile)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/app"
@@ -35,14 +37,21 @@ func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 			writeError(w, http.StatusServiceUnavailable, "not ready", errors.New("no result yet: the first cycle is still running (see /readyz)"))
 			return
 		}
-		key := rt.Path + "?" + r.URL.Query().Encode()
+		// url.URL.Query drops a pair it cannot decode without a word, so a
+		// bad percent-encoding would answer another question (issue 31).
+		vals, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			s.writeAppError(w, r, &app.Error{Kind: app.Usage, Err: fmt.Errorf("query string: %v (write a literal %% as %%25)", err)})
+			return
+		}
+		key := rt.Path + "?" + vals.Encode()
 		if c, ok := s.cache.get(st.Generation, key); ok {
 			write(w, c.body, c.contentType, c.partial)
 			return
 		}
-		a, err := fn(r.Context(), newQuery(r.URL.Query(), rt), st)
+		a, err := fn(r.Context(), newQuery(vals, rt), st)
 		if err != nil {
-			s.writeAppError(w, err)
+			s.writeAppError(w, r, err)
 			return
 		}
 		if a.partial == nil {
@@ -91,9 +100,14 @@ var kindStatus = map[app.Kind]int{app.Internal: http.StatusInternalServerError, 
 	app.Input: http.StatusUnprocessableEntity, app.Unreachable: http.StatusBadGateway, app.Denied: http.StatusBadGateway,
 	app.Output: http.StatusInternalServerError}
 
-func (s *Service) writeAppError(w http.ResponseWriter, err error) {
+func (s *Service) writeAppError(w http.ResponseWriter, r *http.Request, err error) {
+	s.noteDamage(err)
 	k := app.KindOf(err)
-	writeError(w, kindStatus[k], kindNames[k], errors.New(s.scrub.text(err.Error())))
+	msg := s.scrub.text(err.Error())
+	if kindStatus[k] >= 500 {
+		noteError(r, msg) // the log line carries why, not only the status
+	}
+	writeError(w, kindStatus[k], kindNames[k], errors.New(msg))
 }
 
 func writeError(w http.ResponseWriter, status int, kind string, err error) {
@@ -127,6 +141,9 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 		req.Cost.IdleThreshold = q.float("idle-threshold", req.Cost.IdleThreshold)
 		req.Report.By = q.str("by", req.Report.By)
 		req.Report.TopN = q.int("top", req.Report.TopN)
+		lowUtil, err := cost.ParseLowUtil(q.str("low-util", ""))
+		q.add(err)
+		req.Report.LowUtil = lowUtil
 		f := q.format(render.Formats)
 		q.add(req.Validate())
 		if err := q.err(); err != nil {

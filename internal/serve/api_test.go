@@ -27,6 +27,7 @@ func TestAPIAnswersTheCLIsOutput(t *testing.T) {
 		{"/api/v1/report?by=workload&idle-share=cluster&top=3", []string{"report", "--demo", "-o", "json", "--by", "workload", "--idle-share", "cluster", "--top", "3"}},
 		{"/api/v1/report?output=csv&by=node", []string{"report", "--demo", "-o", "csv", "--by", "node"}},
 		{"/api/v1/report?output=markdown&idle-threshold=0.05", []string{"report", "--demo", "-o", "markdown", "--idle-threshold", "0.05"}},
+		{"/api/v1/report?low-util=30%25:6h", []string{"report", "--demo", "-o", "json", "--low-util", "30%:6h"}},
 		{"/api/v1/audit", []string{"audit", "--demo", "-o", "json"}},
 		{"/api/v1/audit?output=sarif&dev-namespaces=dev-*", []string{"audit", "--demo", "-o", "sarif", "--dev-namespaces", "dev-*"}},
 		{"/api/v1/recommend", []string{"recommend", "--demo", "-o", "json"}},

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -28,3 +29,7 @@ func WindowHourly(ctx context.Context, s *Service, now time.Time, w cluster.Wind
 	}
 	return mem.Prepared.Snapshot.Hourly, nil
 }
+
+// HistoryDB is the service's history database handle, for tests that
+// damage it under the running service.
+func HistoryDB(s *Service) *sql.DB { return s.store.DB() }

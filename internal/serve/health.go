@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/history"
 )
 
 func healthz(_ *Service, _ route) http.HandlerFunc {
@@ -17,7 +18,8 @@ func healthz(_ *Service, _ route) http.HandlerFunc {
 }
 
 // readyz is 200 once a result exists, whatever happened to later cycles
-// (the last good result is still served); 503 before.
+// (the last good result is still served); 503 before, and 503 once the
+// history file showed itself damaged.
 func readyz(s *Service, _ route) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -25,6 +27,13 @@ func readyz(s *Service, _ route) http.HandlerFunc {
 		if st == nil {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "not ready: the first cycle is still running")
+			return
+		}
+		if d := s.damaged.Load(); d != nil {
+			// Every history answer would be a 500: take the pod out of
+			// the Service and say why (issue 31 M7).
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, "not ready: %s\n", *d)
 			return
 		}
 		fmt.Fprintf(w, "ready: window %s..%s\n", st.Window.Start.UTC().Format(time.RFC3339), st.Window.End.UTC().Format(time.RFC3339))
@@ -70,4 +79,15 @@ func statusHandler(s *Service, rt route) http.HandlerFunc {
 			Generation: st.Generation, History: hist}
 		return jsonAnswer(a, nil)
 	})
+}
+
+// noteDamage records err when it shows the history file corrupt.
+func (s *Service) noteDamage(err error) {
+	if err == nil || !history.Damaged(err) {
+		return
+	}
+	msg := s.scrub.text(err.Error())
+	if s.damaged.CompareAndSwap(nil, &msg) {
+		s.log.Error("history damaged: /readyz fails until the file is restored or replaced", "history", s.opts.HistoryPath, "err", msg)
+	}
 }

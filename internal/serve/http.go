@@ -17,13 +17,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/serve/auth"
 )
 
 // Handler is the service's HTTP front end: every route of routes(), the
 // metrics of gatherer on /metrics, auth on all but the public routes, and
 // a log line per request (method, path, status, duration; never headers).
 func (s *Service) Handler(gatherer prometheus.Gatherer) (http.Handler, error) {
-	auth, err := loadAuth(s.opts)
+	guard, err := auth.Load(s.opts.BearerTokenFile, s.opts.BasicAuthFile)
 	if err != nil {
 		return nil, &app.Error{Kind: app.Input, Err: err}
 	}
@@ -37,8 +38,8 @@ func (s *Service) Handler(gatherer prometheus.Gatherer) (http.Handler, error) {
 		if rt.Path != "/metrics" {
 			h = compressed(h)
 		}
-		if auth != nil && !rt.Public {
-			h = auth.guard(h)
+		if guard != nil && !rt.Public {
+			h = guard.Guard(h)
 		}
 		pattern := rt.Method + " " + rt.Path
 		if rt.Path == "/" {
@@ -46,18 +47,50 @@ func (s *Service) Handler(gatherer prometheus.Gatherer) (http.Handler, error) {
 		}
 		mux.Handle(pattern, h)
 	}
-	return s.logRequests(mux), nil
+	return s.logRequests(s.secured(mux)), nil
 }
 
 func (s *Service) routeHandler(rt route, gatherer prometheus.Gatherer, ui fs.FS) http.Handler {
 	switch rt.Path {
 	case "/metrics":
-		return promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{ErrorLog: slogPrinter{s.log}, MaxRequestsInFlight: 4,
-			Timeout: 30 * time.Second, EnableOpenMetrics: true})
+		// Concurrent scrapes share one Gather and wait their turn to be
+		// written: promhttp's MaxRequestsInFlight answered 503 at once to
+		// 83-85 % of 32 concurrent clients (issue 31).
+		return queued(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{ErrorLog: slogPrinter{s.log}, CoalesceGather: true,
+			Timeout: 30 * time.Second, EnableOpenMetrics: true}), MetricsInFlight, MetricsQueueWait)
 	case "/":
 		return uiHandler(ui)
 	}
 	return rt.handler(s, rt)
+}
+
+// MetricsInFlight scrapes of /metrics are written at once; more wait up
+// to MetricsQueueWait for a turn, then get a 503 with Retry-After (a
+// scrape at 10,000 GPUs took 73-118 ms, docs/performance.md, so a queue
+// of dozens drains well within the wait).
+const (
+	MetricsInFlight  = 8
+	MetricsQueueWait = 10 * time.Second
+)
+
+// queued lets n requests run at once and queues the rest for up to wait.
+func queued(h http.Handler, n int, wait time.Duration) http.Handler {
+	slots := make(chan struct{}, n)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case slots <- struct{}{}:
+		case <-t.C:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, fmt.Sprintf("%d scrapes in flight and none finished within %v: try again", n, wait), http.StatusServiceUnavailable)
+			return
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-slots }()
+		h.ServeHTTP(w, r)
+	})
 }
 
 type slogPrinter struct{ log *slog.Logger }
@@ -74,17 +107,33 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// errNote carries a 5xx answer's error from the handler to the request's
+// log line (issue 31 M7: the line carried only the status).
+type errNote struct{ msg string }
+
+type errNoteKey struct{}
+
+func noteError(r *http.Request, msg string) {
+	if n, ok := r.Context().Value(errNoteKey{}).(*errNote); ok {
+		n.msg = msg
+	}
+}
+
 func (s *Service) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
+		note := &errNote{}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), errNoteKey{}, note)))
 		lvl := slog.LevelDebug
 		if sw.status >= 400 {
 			lvl = slog.LevelInfo
 		}
-		s.log.Log(r.Context(), lvl, "http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"seconds", time.Since(start).Seconds())
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", sw.status, "seconds", time.Since(start).Seconds()}
+		if note.msg != "" {
+			attrs = append(attrs, "err", note.msg)
+		}
+		s.log.Log(r.Context(), lvl, "http", attrs...)
 	})
 }
 
@@ -97,7 +146,9 @@ func (s *Service) Serve(ctx context.Context, ln net.Listener, h http.Handler) er
 	if s.opts.TLSCertFile != "" {
 		kp, err := newKeyPair(s.opts.TLSCertFile, s.opts.TLSKeyFile)
 		if err != nil {
-			return err
+			// A missing or bad certificate is an input error (exit 3), not
+			// a bug (issue 31: it exited 1).
+			return &app.Error{Kind: app.Input, Err: err}
 		}
 		srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: kp.get}
 		ln = tls.NewListener(ln, srv.TLSConfig)

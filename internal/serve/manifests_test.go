@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -93,5 +94,44 @@ func TestManifestsAreRestrictedAndReadOnly(t *testing.T) {
 	strict(t, m["Namespace"], &ns)
 	if ns.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
 		t.Errorf("namespace labels %v: want the restricted Pod Security Standard enforced", ns.Labels)
+	}
+}
+
+// Issue 31 M9: the chart exposed cost data to every pod (auth off, no
+// NetworkPolicy). The plain manifests require the token Secret and let in
+// Prometheus only.
+func TestManifestsAreSecureByDefault(t *testing.T) {
+	t.Parallel()
+	m := manifests(t)
+	var dep appsv1.Deployment
+	strict(t, m["Deployment"], &dep)
+	pod := dep.Spec.Template.Spec
+	if !slices.Contains(pod.Containers[0].Args, "--auth-token-file=/etc/gpuwise/auth-token/token") {
+		t.Errorf("args %q: want --auth-token-file", pod.Containers[0].Args)
+	}
+	found := false
+	for _, v := range pod.Volumes {
+		if v.Secret != nil && v.Secret.SecretName == "gpuwise-auth" && v.Secret.Optional == nil {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("volumes %+v: want the required Secret gpuwise-auth", pod.Volumes)
+	}
+	var np networkingv1.NetworkPolicy
+	strict(t, m["NetworkPolicy"], &np)
+	if len(np.Spec.PolicyTypes) != 1 || np.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress || len(np.Spec.Ingress) != 1 {
+		t.Fatalf("NetworkPolicy %+v: want one ingress rule (Prometheus)", np.Spec)
+	}
+	from := np.Spec.Ingress[0].From
+	if len(from) != 1 || from[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "monitoring" ||
+		from[0].PodSelector.MatchLabels["app.kubernetes.io/name"] != "prometheus" {
+		t.Errorf("ingress from %+v: want Prometheus pods in monitoring only", from)
+	}
+	if got := np.Spec.PodSelector.MatchLabels["app.kubernetes.io/name"]; got != "gpuwise" {
+		t.Errorf("the NetworkPolicy selects %v", np.Spec.PodSelector)
+	}
+	if _, ok := m["Secret"]; ok {
+		t.Error("the plain manifests carry a Secret: a token committed to git")
 	}
 }

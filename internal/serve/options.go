@@ -65,6 +65,10 @@ type Options struct {
 	BasicAuthFile   string
 	TLSCertFile     string
 	TLSKeyFile      string
+	// AllowedHosts are Host names a loopback service answers to besides
+	// localhost and loopback addresses (a local reverse proxy's name);
+	// other Hosts get 421 (DNS rebinding guard, docs/serve.md).
+	AllowedHosts []string
 	// ShutdownTimeout bounds a graceful shutdown.
 	ShutdownTimeout time.Duration
 	// UI is served at / (nil: the embedded dashboard).
@@ -125,7 +129,7 @@ func (o Options) validateTimes() []error {
 		add("interval: %s must be whole minutes dividing an hour (5m, 10m, 15m, 20m, 30m, 1h)", o.Interval)
 	}
 	if o.Window < 4*time.Hour || o.Window > 31*24*time.Hour || o.Window%time.Hour != 0 {
-		add("window: %s must be whole hours from 4h to 31d", o.Window)
+		add("window: %s must be whole hours from 4h to 31d", app.FormatWindow(o.Window))
 	}
 	if o.Lag < 0 || o.Lag > time.Hour {
 		add("lag: %s is outside 0..1h", o.Lag)

@@ -38,11 +38,12 @@ func (s *Service) record(ctx context.Context, inv *cluster.Snapshot, span *rolli
 	}
 	ok, err := s.store.Record(ctx, c)
 	if err != nil || !ok {
+		s.noteDamage(err)
 		return 0, err
 	}
 	t := s.totals.Clone()
 	t.AddWorkloads(values(bd.Reports["workload"], secs, oom["workload"]))
-	t.AddModels(values(bd.Reports["gpu-model"], secs, nil))
+	t.AddModels(exporter.ModelValues(bd.Reports["gpu-model"], secs))
 	s.totals = t
 	return 1, nil
 }

@@ -57,6 +57,7 @@ func routes() []route {
 				{Name: "idle-share", Description: "where unallocated cost goes", Enum: []string{"none", "node", "cluster"}, Default: "none"},
 				{Name: "idle-threshold", Description: "activity below which a GPU counts as idle: a whole percent in [0, 1]", Default: "0.1"},
 				{Name: "top", Description: "how many workloads the idle leaderboard shows", Default: "10"},
+				{Name: "low-util", Description: "list the GPUs and MIG slices below PERCENT utilization for at least DURATION of the window (low_utilization), e.g. 30%:6h; off when absent"},
 				windowParam, outputParam(formatOutputs)},
 			Types: reportTypes, handler: reportHandler},
 		{Method: "GET", Path: "/api/v1/audit", Summary: "The hygiene audit on the window: exactly `gpuwise audit -o json`.",

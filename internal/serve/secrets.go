@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/base64"
 	"log/slog"
 	"net/url"
 	"os"
@@ -23,17 +24,27 @@ func newScrubber(o Options) *scrubber {
 			s.secrets = append(s.secrets, v)
 		}
 	}
-	file := func(path string) {
-		if path == "" {
-			return
+	// basic adds the base64 forms of a basic-auth pair, in which an
+	// echoed Authorization header shows it (issue 31 M2).
+	basic := func(user, pass string) {
+		if pass = strings.TrimSpace(pass); len(pass) >= 4 {
+			s.secrets = append(s.secrets, basicForms(user, pass)...)
 		}
-		if b, err := os.ReadFile(path); err == nil {
-			for _, line := range strings.Split(string(b), "\n") {
-				if _, pass, ok := strings.Cut(line, ":"); ok && path == o.BasicAuthFile {
-					line = pass
-				}
-				add(line)
+	}
+	read := func(path string) string {
+		if path == "" {
+			return ""
+		}
+		b, _ := os.ReadFile(path)
+		return string(b)
+	}
+	file := func(path string) {
+		for _, line := range strings.Split(read(path), "\n") {
+			if user, pass, ok := strings.Cut(line, ":"); ok && path == o.BasicAuthFile {
+				basic(strings.TrimSpace(user), pass)
+				line = pass
 			}
+			add(line)
 		}
 	}
 	file(o.BearerTokenFile)
@@ -43,10 +54,18 @@ func newScrubber(o Options) *scrubber {
 		add(p.Password)
 		file(p.PasswordFile)
 		file(p.BearerTokenFile)
+		if p.Username != "" {
+			pass := p.Password
+			if p.PasswordFile != "" {
+				pass = read(p.PasswordFile)
+			}
+			basic(p.Username, pass)
+		}
 		if u, err := url.Parse(p.URL); err == nil && u.User != nil {
 			if pw, ok := u.User.Password(); ok {
 				add(pw)
 				add(url.QueryEscape(pw))
+				basic(u.User.Username(), pw)
 			}
 		}
 		for _, v := range p.Headers {
@@ -54,6 +73,15 @@ func newScrubber(o Options) *scrubber {
 		}
 	}
 	return s
+}
+
+// basicForms are the base64 forms of "user:password" as an Authorization
+// header carries it: padded, unpadded and URL-safe, padded first so that
+// replacing in order leaves no "==" behind.
+func basicForms(user, pass string) []string {
+	pair := []byte(user + ":" + pass)
+	return []string{base64.StdEncoding.EncodeToString(pair), base64.RawStdEncoding.EncodeToString(pair),
+		base64.RawURLEncoding.EncodeToString(pair)}
 }
 
 // text is t with every known secret replaced.

@@ -45,6 +45,9 @@ type Service struct {
 	gen   atomic.Uint64
 	cache *resultCache
 	scrub *scrubber
+	// damaged is the error that showed the history file corrupt (nil
+	// while it is sound): /readyz fails with it (issue 31 M7).
+	damaged atomic.Pointer[string]
 }
 
 // Deps are what a Service is built with besides its options: the use

@@ -53,8 +53,11 @@ func (r promReader) ReadUsage(ctx context.Context, w cluster.Window) (*app.Snaps
 // interval no longer shows ended when the last interval showing it did.
 type accumulated struct {
 	source string
-	nodes  map[string]*seenNode
-	pods   map[string]*seenPod
+	// unknown are the facts the last interval's read could not get
+	// (Snapshot.Unknown): the inventory does not know them either.
+	unknown []string
+	nodes   map[string]*seenNode
+	pods    map[string]*seenPod
 }
 
 type seenNode struct {
@@ -74,7 +77,7 @@ func newAccumulated() *accumulated {
 
 // absorb takes an interval's nodes and pods.
 func (a *accumulated) absorb(s *cluster.Snapshot) {
-	a.source = s.Source
+	a.source, a.unknown = s.Source, s.Unknown
 	end := s.Window.End
 	for _, n := range s.Nodes {
 		a.nodes[n.Name] = &seenNode{node: n, last: end}
@@ -106,7 +109,7 @@ func (a *accumulated) absorb(s *cluster.Snapshot) {
 // Inventory is every node and pod seen in [now-span, now).
 func (a *accumulated) Inventory(_ context.Context, now time.Time, span time.Duration) (*cluster.Snapshot, error) {
 	start := now.Add(-span)
-	s := &cluster.Snapshot{Window: cluster.Window{Start: start, End: now}, Source: a.source}
+	s := &cluster.Snapshot{Window: cluster.Window{Start: start, End: now}, Source: a.source, Unknown: a.unknown}
 	latest := time.Time{}
 	for _, n := range a.nodes {
 		latest = laterOf(latest, n.last)

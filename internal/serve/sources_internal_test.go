@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/rolling"
 )
 
 // A pod an interval read saw running that the next interval no longer
@@ -53,5 +54,26 @@ func TestInferredEndStopsAtTheUnitsNextHolder(t *testing.T) {
 		if got := ends[name]; !got.Equal(end) {
 			t.Errorf("%s ends at %v, want %v", name, got, end)
 		}
+	}
+}
+
+// The facts a Prometheus read could not get stay unknown in the
+// inventory it builds and in the window's snapshot (issue 26.1): serve
+// --inventory prometheus decides no rule resting on them.
+func TestAccumulatedKeepsUnknownFacts(t *testing.T) {
+	t0 := time.Date(2026, 11, 12, 0, 0, 0, 0, time.UTC)
+	a := newAccumulated()
+	unknown := []string{cluster.FactNodeAffinity, cluster.FactTolerations}
+	a.absorb(&cluster.Snapshot{Window: cluster.Window{Start: t0, End: t0.Add(10 * time.Minute)}, Unknown: unknown,
+		Nodes: []cluster.Node{{Name: "n1"}}})
+	s, err := a.Inventory(context.Background(), t0.Add(10*time.Minute), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Unknown) != 2 || s.Knows(cluster.FactTolerations) {
+		t.Errorf("inventory unknown %q, want %q", s.Unknown, unknown)
+	}
+	if w := rolling.Attach(s, s.Window, nil); w.Knows(cluster.FactTolerations) {
+		t.Errorf("the window's snapshot knows tolerations its inventory does not")
 	}
 }

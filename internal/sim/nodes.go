@@ -37,7 +37,7 @@ var (
 )
 
 // gpuTaint is the taint that keeps pods without a GPU toleration off.
-var gpuTaint = cluster.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}
+var gpuTaint = cluster.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}
 
 // migShapes are the A100/H100-80GB MIG profiles: compute and memory slices.
 var migShapes = map[string][2]int{

@@ -111,11 +111,16 @@ func (e *exporter) pod(p *cluster.Pod, owners map[string]*ownerSeries) {
 	info := append(append([]string(nil), id...), "node", p.Node, "created_by_kind", kind, "created_by_name", name)
 	owner := append(append([]string(nil), id...), "owner_kind", kind, "owner_name", name, "owner_is_controller", "true")
 	podLabels := kvLabels(p.Labels, id...)
+	tolerations, selectors := schedulingSeries(p, id)
 	start := float64(p.Start.Unix())
 	e.every(from, to, func(t float64, last bool) {
 		e.line("kube_pod_info", info, 1, t)
 		e.line("kube_pod_owner", owner, 1, t)
 		e.line("kube_pod_labels", podLabels, 1, t)
+		for _, tl := range tolerations {
+			e.line("kube_pod_tolerations", tl, 1, t)
+		}
+		e.line("kube_pod_nodeselectors", selectors, 1, t)
 		e.line("kube_pod_start_time", id, start, t)
 		if last && !p.End.IsZero() {
 			e.line("kube_pod_completion_time", id, float64(p.End.Unix()), t)
@@ -266,4 +271,28 @@ func providerID(n *cluster.Node) string {
 		return "azure:///subscriptions/sim/resourceGroups/sim/providers/Microsoft.Compute/virtualMachines/" + n.Name
 	}
 	return ""
+}
+
+// schedulingSeries are the labels of a pod's kube_pod_tolerations series
+// (one per toleration) and of its kube_pod_nodeselectors series (one,
+// opt-in in kube-state-metrics, with a nodeselector_ label per
+// single-valued selector term: a term with several values is required
+// node affinity, which kube-state-metrics does not export).
+func schedulingSeries(p *cluster.Pod, id []string) (tolerations [][]string, selectors []string) {
+	for _, t := range p.Tolerations {
+		l := append([]string(nil), id...)
+		for _, kv := range [][2]string{{"key", t.Key}, {"operator", t.Operator}, {"value", t.Value}, {"effect", t.Effect}} {
+			if kv[1] != "" {
+				l = append(l, kv[0], kv[1])
+			}
+		}
+		tolerations = append(tolerations, l)
+	}
+	selectors = append([]string(nil), id...)
+	for _, k := range sortedKeys(p.NodeSelector) {
+		if vs := p.NodeSelector[k]; len(vs) == 1 {
+			selectors = append(selectors, "nodeselector_"+sanitizeLabel(k)[len("label_"):], vs[0])
+		}
+	}
+	return tolerations, selectors
 }

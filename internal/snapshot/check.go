@@ -49,7 +49,7 @@ func count(ok bool) int {
 // longestString is the length of the longest string in s.
 func longestString(s *cluster.Snapshot) int {
 	m := maxLen(s.Source, s.ActivityMetric)
-	m = max(m, maxLen(s.Notes...), maxLen(s.Partial...))
+	m = max(m, maxLen(s.Notes...), maxLen(s.Partial...), maxLen(s.Unknown...))
 	for i := range s.Nodes {
 		m = max(m, nodeLongest(&s.Nodes[i]))
 	}

@@ -80,6 +80,12 @@ func (e *LimitError) Error() string {
 	if e.Field == "MaxBytes" || e.Field == "MaxStringBytes" {
 		unit = " bytes"
 	}
+	if e.Field == "MaxStringBytes" {
+		// WithMaxBytes leaves this limit alone, so no flag raises it: a
+		// string this long is no Kubernetes name, label or note.
+		return fmt.Sprintf("%s: %s is over the limit of %d%s (ReadOptions.%s; no flag raises it: no Kubernetes name, label or note is this long, so the file is damaged or was not written by gpuwise)",
+			ErrLimit, e.What, e.Limit, unit, e.Field)
+	}
 	return fmt.Sprintf("%s: %s is over the limit of %d%s (ReadOptions.%s; gpuwise --max-snapshot-bytes raises the limits)",
 		ErrLimit, e.What, e.Limit, unit, e.Field)
 }

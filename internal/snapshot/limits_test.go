@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -54,9 +55,18 @@ func TestReadLimits(t *testing.T) {
 				tt.set(&o, tt.at(format)-1)
 				_, err := o.Read(bytes.NewReader(data))
 				var lim *LimitError
+				// The flag named must be one that raises the limit: WithMaxBytes
+				// raises every count but not MaxStringBytes.
+				flag := "--max-snapshot-bytes"
+				if tt.field == "MaxStringBytes" {
+					flag = "no flag raises it"
+				}
 				if !errors.As(err, &lim) || !errors.Is(err, ErrLimit) || lim.Field != tt.field ||
-					!strings.Contains(err.Error(), "ReadOptions."+tt.field) || !strings.Contains(err.Error(), "--max-snapshot-bytes") {
-					t.Errorf("one under the limit: %v, want a LimitError on %s naming --max-snapshot-bytes", err, tt.field)
+					!strings.Contains(err.Error(), "ReadOptions."+tt.field) || !strings.Contains(err.Error(), flag) {
+					t.Errorf("one under the limit: %v, want a LimitError on %s saying %q", err, tt.field, flag)
+				}
+				if tt.field == "MaxStringBytes" && strings.Contains(err.Error(), "--max-snapshot-bytes") {
+					t.Errorf("MaxStringBytes error %q points at --max-snapshot-bytes, which does not raise it", err)
 				}
 			})
 		}
@@ -174,5 +184,39 @@ func TestReadZstdLyingAboutItsLength(t *testing.T) {
 	}
 	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 8<<20 {
 		t.Errorf("reading allocated %d MiB before failing", alloc>>20)
+	}
+}
+
+// Issue 31 M1: --max-snapshot-bytes 9223372036854775807 read a version 1
+// snapshot with a panic (max + 1 overflowed in limitReader). Both formats
+// read at the largest limit, through WithMaxBytes as the flag sets it.
+func TestMaxSnapshotBytesMaxInt64(t *testing.T) {
+	t.Parallel()
+	s := limitSnapshot()
+	files := map[string][]byte{"version 1": encodeV1(t, s, gzip.DefaultCompression),
+		"version 1 plain": snapshotJSONDoc(t, s), "version 2": encodeV2(t, s)}
+	o := DefaultReadOptions().WithMaxBytes(math.MaxInt64)
+	for format, data := range files {
+		got, err := o.Read(bytes.NewReader(data))
+		if err != nil {
+			t.Errorf("%s at MaxBytes = MaxInt64: %v", format, err)
+			continue
+		}
+		if len(got.Pods) != len(s.Pods) || len(got.Nodes) != len(s.Nodes) {
+			t.Errorf("%s: read %d pods, %d nodes; want %d, %d", format, len(got.Pods), len(got.Nodes), len(s.Pods), len(s.Nodes))
+		}
+	}
+}
+
+// Issue 31 low item: the MaxStringBytes error named --max-snapshot-bytes,
+// which does not raise it (WithMaxBytes keeps the string limit).
+func TestMaxStringBytesErrorNamesNoFlagThatDoesNotRaiseIt(t *testing.T) {
+	t.Parallel()
+	if got := DefaultReadOptions().WithMaxBytes(math.MaxInt64).MaxStringBytes; got != DefaultMaxStringBytes {
+		t.Fatalf("WithMaxBytes changed MaxStringBytes to %d: the error text below would be wrong", got)
+	}
+	msg := limitErr("a string", 70000, "MaxStringBytes", DefaultMaxStringBytes).Error()
+	if strings.Contains(msg, "--max-snapshot-bytes") || !strings.Contains(msg, "no flag raises it") {
+		t.Errorf("MaxStringBytes error = %q", msg)
 	}
 }

@@ -123,6 +123,9 @@ func (rd *reader) parseHeader(raw []byte, withPartial bool) (*header, error) {
 	pods, nilPods := lenOrNil(d.uvarint())
 	nodesPer, podsPer := d.uvarint(), d.uvarint()
 	hourly := d.hourlyHeader(s)
+	if rd.version >= 3 && d.err == nil && len(d.b) > 0 {
+		s.Unknown = d.strs("unknown facts")
+	}
 	if err := finish(d, "header"); err != nil {
 		return nil, err
 	}

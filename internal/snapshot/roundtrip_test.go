@@ -161,3 +161,22 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 	w.left -= len(p)
 	return len(p), nil
 }
+
+// The unknown facts trail the header (issue 26.1): they come back, and a
+// snapshot without any is written as before (no trailing list).
+func TestRoundTripUnknownFacts(t *testing.T) {
+	t.Parallel()
+	s := &cluster.Snapshot{Source: "prometheus x", Unknown: []string{cluster.FactNodeAffinity, cluster.FactTolerations}}
+	got := mustRead(t, encodeV2(t, s))
+	if diff := cmp.Diff(s.Unknown, got.Unknown); diff != "" {
+		t.Errorf("unknown facts (-want +got):\n%s", diff)
+	}
+	known := *s
+	known.Unknown = nil
+	if a, b := len(encodeV2(t, &known)), len(encodeV2(t, s)); a >= b {
+		t.Errorf("without unknown facts %d bytes, with %d: want the list only when there is one", a, b)
+	}
+	if got := mustRead(t, encodeV2(t, &known)); got.Unknown != nil {
+		t.Errorf("unknown %q read from a snapshot that knows every fact", got.Unknown)
+	}
+}

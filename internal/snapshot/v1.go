@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
@@ -96,8 +97,10 @@ type limitReader struct {
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {
-	if left := l.max + 1 - l.read; int64(len(p)) > left {
-		p = p[:left]
+	// left is computed as max - read + 1 in that order: max + 1 overflows
+	// when max is math.MaxInt64 (--max-snapshot-bytes 9223372036854775807).
+	if left := l.max - l.read; left < math.MaxInt64 && int64(len(p)) > left+1 {
+		p = p[:left+1]
 	}
 	n, err := l.r.Read(p)
 	if l.read += int64(n); l.read > l.max {

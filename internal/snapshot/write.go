@@ -83,6 +83,15 @@ func headerPayload(e *encoder, s *cluster.Snapshot) {
 	e.uvarint(nodesPerFrame)
 	e.uvarint(podsPerFrame)
 	hourlyHeaderPayload(e, s.Hourly)
+	// The unknown facts trail the header, only when there are any: a
+	// snapshot that knows every fact is written as before, and a reader
+	// takes a header that ends here as knowing them all.
+	if len(s.Unknown) > 0 {
+		e.nilOrLen(false, len(s.Unknown))
+		for _, u := range s.Unknown {
+			e.str(u)
+		}
+	}
 }
 
 func nodesPayload(e *encoder, nodes []cluster.Node, k int) {

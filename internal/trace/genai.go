@@ -94,16 +94,20 @@ func (o GenAIOptions) withDefaults() (GenAIOptions, error) {
 // container_ip, each holding one whole GPU, with duty cycle as activity and
 // memory used as framebuffer. The snapshot has passed cluster.Prepare.
 func ReadGenAI(dir string, opts GenAIOptions) (*cluster.Snapshot, error) {
+	return readGenAI(dir, opts, openFile)
+}
+
+func readGenAI(dir string, opts GenAIOptions, open opener) (*cluster.Snapshot, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	dutyPath, memPath := filepath.Join(dir, DutyCycleFile), filepath.Join(dir, MemoryUsedFile)
-	duty, err := scanSeries(dutyPath, checkPercent, 0)
+	duty, err := scanSeries(open, dutyPath, checkPercent, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reading duty cycle: %w", err)
 	}
-	mem, err := scanSeries(memPath, checkNonNegative, duty.step)
+	mem, err := scanSeries(open, memPath, checkNonNegative, duty.step)
 	if err != nil {
 		return nil, fmt.Errorf("reading memory used: %w", err)
 	}
@@ -111,7 +115,7 @@ func ReadGenAI(dir string, opts GenAIOptions) (*cluster.Snapshot, error) {
 	for pod := range duty.pods {
 		activity[pod] = &usage.Activity{}
 	}
-	err = accumulate(dutyPath, checkPercent, duty.step, func(pod string, v, sec float64) {
+	err = accumulate(open, dutyPath, checkPercent, duty.step, func(pod string, v, sec float64) {
 		if a := activity[pod]; a != nil { // nil only if the file changed between passes
 			a.Add(v/100, sec)
 		}
@@ -120,7 +124,7 @@ func ReadGenAI(dir string, opts GenAIOptions) (*cluster.Snapshot, error) {
 		return nil, fmt.Errorf("reading duty cycle: %w", err)
 	}
 	framebuffer := map[string]*usage.Gauge{}
-	err = accumulate(memPath, checkNonNegative, mem.step, func(pod string, v, sec float64) {
+	err = accumulate(open, memPath, checkNonNegative, mem.step, func(pod string, v, sec float64) {
 		if duty.pods[pod] == nil {
 			return // no duty-cycle series: not a pod of the snapshot (noted)
 		}

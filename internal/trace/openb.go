@@ -71,7 +71,7 @@ var (
 func ReadOpenBNodes(r io.Reader) ([]OpenBNode, error) {
 	var nodes []OpenBNode
 	err := readOpenB(r, "nodes", [][]string{openbNodeHeader}, func(f *openbFields) {
-		n := OpenBNode{Name: f.name(0), CPUMilli: f.count(1), MemoryMiB: f.count(2), GPUs: int(f.count(3)), Model: f.str(4)}
+		n := OpenBNode{Name: f.name(0), CPUMilli: f.count(1), MemoryMiB: f.count(2), GPUs: int(f.gpus(3)), Model: f.str(4)}
 		if n.GPUs > 0 && n.Model == "" {
 			f.fail(4, n.Model, fmt.Sprintf("empty on a node with %d GPUs", n.GPUs))
 		}
@@ -90,7 +90,7 @@ func ReadOpenBPods(r io.Reader) ([]OpenBPod, error) {
 	var pods []OpenBPod
 	err := readOpenB(r, "pods", [][]string{openbPodHeader, openbShortPodHeader}, func(f *openbFields) {
 		p := OpenBPod{
-			Name: f.name(0), CPUMilli: f.count(1), MemoryMiB: f.count(2), NumGPU: int(f.count(3)), GPUMilli: f.count(4),
+			Name: f.name(0), CPUMilli: f.count(1), MemoryMiB: f.count(2), NumGPU: int(f.gpus(3)), GPUMilli: f.count(4),
 			Scheduled: OpenBNever,
 		}
 		if len(f.rec) == len(openbPodHeader) {
@@ -107,10 +107,36 @@ func ReadOpenBPods(r io.Reader) ([]OpenBPod, error) {
 // readLifecycle reads the columns after gpu_milli of an 11-column row.
 func readLifecycle(f *openbFields, p *OpenBPod) {
 	p.GPUSpec, p.QoS, p.Phase = splitGPUSpec(f.str(5)), f.str(6), f.str(7)
+	if !slices.Contains(openbPhases, p.Phase) {
+		f.fail(7, p.Phase, "not a pod phase (want one of "+strings.Join(openbPhases, ", ")+")")
+	}
 	p.Created, p.Deleted, p.Lifecycle = f.count(8), f.count(9), true
+	if p.Deleted < p.Created {
+		f.fail(9, f.str(9), fmt.Sprintf("before creation_time %d", p.Created))
+	}
 	if f.str(10) != "" {
 		p.Scheduled = f.count(10)
+		if p.Scheduled < p.Created || p.Scheduled > p.Deleted {
+			f.fail(10, f.str(10), fmt.Sprintf("outside [creation_time %d, deletion_time %d]", p.Created, p.Deleted))
+		}
 	}
+}
+
+// openbPhases are the Kubernetes pod phases a trace row may carry.
+var openbPhases = []string{"Pending", "Running", "Succeeded", "Failed", "Unknown"}
+
+// maxOpenBGPUs bounds the GPUs of one node or one pod: the largest GPU
+// servers hold 8 to 16; the openb traces at most 8.
+const maxOpenBGPUs = 64
+
+// gpus is a GPU count: a count of at most maxOpenBGPUs.
+func (f *openbFields) gpus(i int) int64 {
+	v := f.count(i)
+	if v > maxOpenBGPUs {
+		f.fail(i, f.rec[i], fmt.Sprintf("more than %d GPUs", maxOpenBGPUs))
+		return 0
+	}
+	return v
 }
 
 // splitGPUSpec splits a "|"-separated model list, dropping empty items.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,6 +87,17 @@ func TestReadOpenBPods(t *testing.T) {
 			wantErr: []string{`openb pods line 2: bare " in non-quoted-field`},
 		},
 		{
+			// Issue 31 low item: 10^8 GPUs, a deletion before the creation
+			// and an unknown phase were accepted.
+			name: "openb reader accepts 10^8 GPUs, inverted times and unknown phases",
+			in: podHeader + "p0,6000,12288,100000000,460,,LS,Running,0,1,0\n" +
+				"p1,6000,12288,1,460,,LS,Running,20,10,\n" +
+				"p2,6000,12288,1,460,,LS,Running,10,20,30\n" +
+				"p3,6000,12288,1,460,,LS,Sleeping,10,20,10\n",
+			wantErr: []string{`line 2: num_gpu "100000000": more than 64 GPUs`, `line 3: deletion_time "10": before creation_time 20`,
+				`line 4: scheduled_time "30": outside [creation_time 10, deletion_time 20]`, `line 5: pod_phase "Sleeping": not a pod phase`},
+		},
+		{
 			name:    "stops after ten errors",
 			in:      podHeader + strings.Repeat("p,x,1,1,1,,LS,Running,0,1,0\n", 30),
 			wantErr: []string{"line 2:", "line 11:", "stopped after 10 errors"},
@@ -124,6 +136,11 @@ func TestReadOpenBNodes(t *testing.T) {
 			name:    "GPUs without a model",
 			in:      header + "n0,64000,262144,2,\n",
 			wantErr: []string{`openb nodes line 2: model "": empty on a node with 2 GPUs`},
+		},
+		{
+			name:    "openb reader accepts 10^8 GPUs per node",
+			in:      header + "n0,64000,262144,100000000,T4\n",
+			wantErr: []string{`openb nodes line 2: gpu "100000000": more than 64 GPUs`},
 		},
 		{
 			name:    "overflow",
@@ -228,6 +245,10 @@ func FuzzReadOpenBPods(f *testing.F) {
 		for _, p := range pods {
 			if p.CPUMilli < 0 || p.MemoryMiB < 0 || p.NumGPU < 0 || p.GPUMilli < 0 {
 				t.Fatalf("negative request accepted: %+v", p)
+			}
+			if p.NumGPU > maxOpenBGPUs || p.Lifecycle && (p.Deleted < p.Created || !slices.Contains(openbPhases, p.Phase) ||
+				p.Scheduled != OpenBNever && (p.Scheduled < p.Created || p.Scheduled > p.Deleted)) {
+				t.Fatalf("out-of-range pod accepted: %+v", p)
 			}
 			if !p.Lifecycle && (p.GPUSpec != nil || p.QoS != "" || p.Phase != "" || p.Created != 0 || p.Deleted != 0 || p.Scheduled != OpenBNever) {
 				t.Fatalf("5-column row with values it cannot have: %+v", p)

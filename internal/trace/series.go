@@ -30,10 +30,17 @@ type sample struct {
 // valueCheck rejects a value that the metric cannot take.
 type valueCheck func(v float64) error
 
+// opener opens a metric file by its path: os.Open for a trace on disk,
+// memory in the fuzz target (a temporary directory per execution cost
+// more than the parse).
+type opener func(path string) (io.ReadCloser, error)
+
+func openFile(path string) (io.ReadCloser, error) { return os.Open(path) }
+
 // forEachSample streams the gzip CSV at path and calls fn for every row in
 // file order. Errors name the file and the line.
-func forEachSample(path string, check valueCheck, fn func(s sample) error) error {
-	f, err := os.Open(path)
+func forEachSample(open opener, path string, check valueCheck, fn func(s sample) error) error {
+	f, err := open(path)
 	if err != nil {
 		return err
 	}
@@ -55,14 +62,16 @@ func forEachSample(path string, check valueCheck, fn func(s sample) error) error
 		if err == io.EOF {
 			return nil
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
+			// FieldPos panics after a failed Read (no record to point
+			// into), so the line comes from the ParseError only.
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				return fmt.Errorf("%s line %d: %w", path, pe.Line, pe.Err)
 			}
-			return fmt.Errorf("%s line %d: %w", path, line, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
+		line, _ := r.FieldPos(0)
 		s, err := parseSample(rec, cols, check)
 		if err == nil {
 			s.line = line
@@ -142,10 +151,10 @@ type series struct {
 // scanSeries makes the first pass over a metric file: it checks every row
 // and each pod's time order, and finds the median step. A file in which no
 // pod has two samples takes fallbackStep, or fails when that is 0.
-func scanSeries(path string, check valueCheck, fallbackStep float64) (*series, error) {
+func scanSeries(open opener, path string, check valueCheck, fallbackStep float64) (*series, error) {
 	s := &series{pods: map[string]*span{}, start: math.Inf(1), end: math.Inf(-1)}
 	gaps := map[float64]int{}
-	err := forEachSample(path, check, func(x sample) error {
+	err := forEachSample(open, path, check, func(x sample) error {
 		p := s.pods[x.pod]
 		switch {
 		case p == nil:
@@ -205,10 +214,10 @@ func median(counts map[float64]int) float64 {
 // accumulate makes the second pass: every sample is added with the seconds
 // it stands for, the gap to its pod's next sample capped at twice step, or
 // step for a pod's last sample. Only one pending sample per pod is held.
-func accumulate(path string, check valueCheck, step float64, add func(pod string, v, seconds float64)) error {
+func accumulate(open opener, path string, check valueCheck, step float64, add func(pod string, v, seconds float64)) error {
 	pending := map[string]sample{}
 	var order []string
-	err := forEachSample(path, check, func(x sample) error {
+	err := forEachSample(open, path, check, func(x sample) error {
 		if p, ok := pending[x.pod]; ok {
 			add(x.pod, p.v, min(x.t-p.t, 2*step))
 		} else {

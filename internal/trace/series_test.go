@@ -80,6 +80,12 @@ func TestReadGenAIBadInput(t *testing.T) {
 		{"missing memory file", dutyHeader + "1,1000,p1\n1,1060,p1\n", "",
 			MemoryUsedFile + ": no such file or directory"},
 		{"missing duty-cycle file", "", "", DutyCycleFile + ": no such file or directory"},
+		// Issue 31 M6: a CSV parse error that leaves no record (a quote
+		// in a bare field, an unterminated quote) panicked in FieldPos.
+		{"M6 bare quote panicked", dutyHeader + "1,1000,p1\n1,10\"60,p1\n", goodMemory,
+			DutyCycleFile + ` line 3: bare " in non-quoted-field`},
+		{"M6 unterminated quote panicked", dutyHeader + "1,1000,p1\n\"1,1060,p1\n", goodMemory,
+			DutyCycleFile + ` line 3: extraneous or missing " in quoted-field`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,7 +39,11 @@ function banner(text) {
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
-    if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
+    if (v === undefined || v === null || v === false) continue;
+    // A style attribute set with setAttribute is inline style, which the
+    // service's Content-Security-Policy refuses; the CSSOM is allowed.
+    if (k === "style") e.style.cssText = v;
+    else e.setAttribute(k, v === true ? "" : v);
   }
   for (const k of kids.flat()) {
     if (k !== undefined && k !== null) e.append(k instanceof Node ? k : String(k));
@@ -439,6 +443,29 @@ async function idle(main) {
   main.append(section("Idle leaderboard: workloads by GPU dollars allocated but unused",
     el("div", { class: "controls" }, filterBox("filter workloads", [tbl])), tbl,
     el("p", { class: "muted" }, "Why it idles: the workload's main idle cause, its share of the workload's idle GPU-hours and what it stands on (the report's idle_causes). GPU shape: the recommendation for the workload's GPU request (api/v1/recommend; hover for the reason).")));
+  main.append(await lowUtilPanel());
+}
+
+// lowUtilPanel is the week-1 waste list: GPUs and MIG slices under 30 %
+// for 6 hours or more of the window (the report's low_utilization).
+async function lowUtilPanel() {
+  const src = query("api/v1/report", { "low-util": "30%:6h" });
+  const r = await load(src);
+  const l = r.low_utilization || { units: [] };
+  const cols = [
+    { key: "unit", label: "GPU / MIG slice" },
+    { key: "node", label: "Node" },
+    { key: "gpu_model", label: "Model" },
+    { key: "hours_below", label: "Hours under 30%", unit: "num" },
+    { key: "hours_unheld", label: "Hours unheld", unit: "num" },
+    { key: "utilization", label: "Utilization", unit: "pct" },
+    { key: "usd", label: "$", unit: "usd" },
+    { key: "holders", label: "Held by", text: (u) => (u.holders || []).join(", ") },
+  ];
+  const tbl = table(src, r, "low_utilization.units", cols, { sort: "usd", prefix: "lu", filterKey: (u) => u.unit + " " + (u.holders || []).join(" ") });
+  return section("GPUs under 30% for 6 hours or more",
+    el("div", { class: "controls" }, filterBox("filter GPUs, holders", [tbl])), tbl,
+    el("p", { class: "muted" }, (l.units.length || 0) + " unit(s); hours under 30% are measured held hours, plus hours no pod held the unit; unmeasured units (" + (l.unmeasured_units || 0) + ") are unknown and not listed (the report's low_utilization, ?low-util=30%:6h)."));
 }
 
 const causeColors = { "cpu-starved": "#d1495b", "input-bound": "#edae49", "memory-pressured": "#8d6cab", "no-work": "#2456c9", unknown: "#9aa0ad" };

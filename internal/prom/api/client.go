@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -180,8 +181,14 @@ func (c *Client) hasCredentials() bool {
 // a message from the server, which may echo what it was sent.
 func (c *Client) scrub(msg string) string {
 	secrets := []string{c.token, c.password}
+	if c.cfg.Username != "" {
+		// A server that echoes the Authorization header shows the pair in
+		// base64 (issue 31 M2).
+		secrets = append(secrets, BasicForms(c.cfg.Username, c.password)...)
+	}
 	if p, ok := c.base.User.Password(); ok {
 		secrets = append(secrets, p)
+		secrets = append(secrets, BasicForms(c.base.User.Username(), p)...)
 	}
 	for _, v := range c.cfg.Headers {
 		secrets = append(secrets, v)
@@ -216,4 +223,14 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// BasicForms are the forms in which a basic-auth pair travels and may be
+// echoed back: the Authorization header's base64 of "user:password",
+// padded and unpadded, and its URL-safe variant. The padded form comes
+// first, so that replacing them in order leaves no "==" behind.
+func BasicForms(user, password string) []string {
+	pair := []byte(user + ":" + password)
+	return []string{base64.StdEncoding.EncodeToString(pair), base64.RawStdEncoding.EncodeToString(pair),
+		base64.RawURLEncoding.EncodeToString(pair)}
 }

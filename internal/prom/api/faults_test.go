@@ -2,10 +2,14 @@ package api
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -215,5 +219,46 @@ func TestErrorsShowNoSecrets(t *testing.T) {
 	u.User = url.User("tok3n")
 	if got := Display(u); strings.Contains(got, "tok3n") {
 		t.Errorf("Display(%s) shows a username that may be a token", got)
+	}
+}
+
+// Issue 31 M2: a server error that echoes the Authorization header showed
+// the basic credential in base64; bearer tokens were redacted, this not.
+func TestBasicCredentialInBase64EchoedByAServerIsRedacted(t *testing.T) {
+	t.Parallel()
+	const user, pass = "admin", "hunter2-hunter2"
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		fmt.Fprintf(w, "upstream refused: Authorization: %s (raw %s, url-safe %s)", r.Header.Get("Authorization"),
+			strings.TrimRight(strings.TrimPrefix(r.Header.Get("Authorization"), "Basic "), "="),
+			base64.RawURLEncoding.EncodeToString([]byte(user+":"+pass)))
+	}))
+	t.Cleanup(echo.Close)
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte(pass+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(echo.URL)
+	for name, cfg := range map[string]Config{
+		"--prometheus-user": func() Config { c := testConfig(echo.URL); c.Username, c.PasswordFile = user, pw; return c }(),
+		"user in the URL":   func() Config { u := *u; u.User = url.UserPassword(user, pass); return testConfig(u.String()) }(),
+	} {
+		cfg.Retries = 0
+		_, err := list(newClient(t, cfg))
+		if err == nil {
+			t.Fatalf("%s: no error from a 502", name)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "upstream refused") || !strings.Contains(msg, "xxxxx") {
+			t.Errorf("%s: error %q does not carry the server's (scrubbed) message", name, msg)
+		}
+		for _, form := range BasicForms(user, pass) {
+			if strings.Contains(msg, form) {
+				t.Errorf("%s: error %q shows the credential in base64 (%s)", name, msg, form)
+			}
+		}
+		if strings.Contains(msg, pass) {
+			t.Errorf("%s: error %q shows the password", name, msg)
+		}
 	}
 }

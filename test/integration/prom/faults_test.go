@@ -120,7 +120,7 @@ func truthTotals(t *testing.T) cost.Totals {
 func TestPrometheusKilledMidReport(t *testing.T) {
 	base, _ := state(t)
 	p := newFaultProxy(t, base)
-	p.dieAfter = 1 + 1 + 18 // the node list, the remote-read probe, the facts
+	p.dieAfter = 1 + 1 + 20 // the node list, the remote-read probe, the facts
 	start := time.Now()
 	got, out, stderr, code := reportJSON(t, p.URL, "--prometheus-concurrency", "32", "--prometheus-read", "auto")
 	took := time.Since(start)

@@ -118,7 +118,11 @@ func TestChartAppliesOnTheRealAPIServer(t *testing.T) {
 	for _, values := range [][]string{nil, {"-f", writeValues(t)}} {
 		rendered := run(t, nil, tool(t, "helm"), append([]string{"template", "gpuwise", chart, "--namespace", ns}, values...)...)
 		out := run(t, rendered, tool(t, "kubectl"), "--kubeconfig", kubeconfig, "apply", "--dry-run=server", "-f", "-")
-		for _, kind := range []string{"serviceaccount", "clusterrole", "clusterrolebinding", "service", "deployment"} {
+		kinds := []string{"serviceaccount", "clusterrole", "clusterrolebinding", "service", "deployment", "networkpolicy"}
+		if values == nil {
+			kinds = append(kinds, "secret") // the generated token (fullValues names one)
+		}
+		for _, kind := range kinds {
 			// kubectl names core kinds bare (serviceaccount/x), others
 			// with their group (clusterrole.rbac.authorization.k8s.io/x).
 			accepted := regexp.MustCompile(`(?m)^` + kind + `(\.[a-z0-9.-]+)?/\S+ (created|configured|unchanged) \(server dry run\)$`)

@@ -24,3 +24,12 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{- define "gpuwise.scheme" -}}{{ if .Values.tls.secretName }}HTTPS{{ else }}HTTP{{ end }}{{- end -}}
+
+{{- /* The Secret holding the bearer token the service requires: the one
+auth.bearerTokenSecret names, else (auth on, no basic-auth Secret) the one
+the chart generates; empty when auth is off or basic auth is used. */ -}}
+{{- define "gpuwise.authTokenSecret" -}}
+{{- if .Values.auth.bearerTokenSecret.name -}}{{ .Values.auth.bearerTokenSecret.name }}
+{{- else if and .Values.auth.enabled (not .Values.auth.basicAuthSecret.name) -}}{{ include "gpuwise.fullname" . }}-auth
+{{- end -}}
+{{- end -}}

@@ -1,4 +1,8 @@
-package serve
+// Package auth checks the credentials gpuwise serve requires: a bearer
+// token file or a basic-auth file of user:password lines. It imports the
+// standard library only, so that its fuzz target (FuzzAuthFiles) links a
+// small binary: a fuzz binary instruments every package it links.
+package auth
 
 import (
 	"bufio"
@@ -12,42 +16,43 @@ import (
 	"strings"
 )
 
-// authenticator checks a request's credentials: a bearer token, or one of
+// Authenticator checks a request's credentials: a bearer token, or one of
 // the basic-auth users. Secrets are compared in constant time, as SHA-256
 // digests, and never logged, echoed or put in an error.
-type authenticator struct {
+type Authenticator struct {
 	token [32]byte
 	users map[string][32]byte
 	kind  string // "bearer" or "basic"
 }
 
-// loadAuth reads the credentials files named in o; nil when auth is off.
-// Errors name the file and the problem, never its content.
-func loadAuth(o Options) (*authenticator, error) {
+// Load reads the credentials file named (a bearer token file, else a
+// basic-auth file); nil when neither is. Errors name the file and the
+// problem, never its content.
+func Load(bearerTokenFile, basicAuthFile string) (*Authenticator, error) {
 	switch {
-	case o.BearerTokenFile != "":
-		b, err := os.ReadFile(o.BearerTokenFile)
+	case bearerTokenFile != "":
+		b, err := os.ReadFile(bearerTokenFile)
 		if err != nil {
-			return nil, fmt.Errorf("reading --auth-token-file %s: %w", o.BearerTokenFile, errors.Unwrap(err))
+			return nil, fmt.Errorf("reading --auth-token-file %s: %w", bearerTokenFile, errors.Unwrap(err))
 		}
 		tok := bytes.TrimSpace(b)
 		if len(tok) < 16 {
-			return nil, fmt.Errorf("--auth-token-file %s: the token is shorter than 16 characters", o.BearerTokenFile)
+			return nil, fmt.Errorf("--auth-token-file %s: the token is shorter than 16 characters", bearerTokenFile)
 		}
-		return &authenticator{token: sha256.Sum256(tok), kind: "bearer"}, nil
-	case o.BasicAuthFile != "":
-		return loadUsers(o.BasicAuthFile)
+		return &Authenticator{token: sha256.Sum256(tok), kind: "bearer"}, nil
+	case basicAuthFile != "":
+		return loadUsers(basicAuthFile)
 	}
 	return nil, nil
 }
 
-func loadUsers(path string) (*authenticator, error) {
+func loadUsers(path string) (*Authenticator, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading --auth-basic-file %s: %w", path, errors.Unwrap(err))
 	}
 	defer f.Close()
-	a := &authenticator{users: map[string][32]byte{}, kind: "basic"}
+	a := &Authenticator{users: map[string][32]byte{}, kind: "basic"}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -69,8 +74,8 @@ func loadUsers(path string) (*authenticator, error) {
 	return a, nil
 }
 
-// ok reports whether r carries valid credentials.
-func (a *authenticator) ok(r *http.Request) bool {
+// OK reports whether r carries valid credentials.
+func (a *Authenticator) OK(r *http.Request) bool {
 	if a.kind == "bearer" {
 		tok, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		sum := sha256.Sum256([]byte(tok))
@@ -82,11 +87,11 @@ func (a *authenticator) ok(r *http.Request) bool {
 	return found && known && subtle.ConstantTimeCompare(sum[:], want[:]) == 1
 }
 
-// guard lets requests with valid credentials through and answers 401 to
-// the rest.
-func (a *authenticator) guard(next http.Handler) http.Handler {
+// Guard lets requests with valid credentials through and answers 401 to
+// the rest, with the service's JSON error body.
+func (a *Authenticator) Guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.ok(r) {
+		if a.OK(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -95,6 +100,8 @@ func (a *authenticator) guard(next http.Handler) http.Handler {
 		} else {
 			w.Header().Set("WWW-Authenticate", `Basic realm="gpuwise", charset="UTF-8"`)
 		}
-		writeError(w, http.StatusUnauthorized, "unauthorized", errors.New("credentials missing or wrong"))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error":"credentials missing or wrong","kind":"unauthorized"}` + "\n"))
 	})
 }

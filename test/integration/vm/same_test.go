@@ -1,0 +1,17 @@
+//go:build integration
+
+package vm_test
+
+import (
+	"testing"
+
+	"github.com/gpuwise/gpuwise/test/integration/backend"
+)
+
+// TestSameWeekSameAnswers (issue 26.3): the same history in a real
+// VictoriaMetrics gives the snapshot's audit, plan and advise, the allowed
+// differences named in backend.SameAnswers.
+func TestSameWeekSameAnswers(t *testing.T) {
+	url, truth := state(t)
+	backend.SameAnswers(t, url, truth, window, end, activityTolerance)
+}
