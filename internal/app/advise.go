@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/ledger"
+	"github.com/gpuwise/gpuwise/internal/packing"
 )
 
 // AdviseRequest asks for the savings ledger.
@@ -88,6 +90,9 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 		return &AdviseResult{Clusters: cl, Snapshot: rr.Snapshot, Partial: rr.Partial}, nil
 	}
 	l, err := an.Ledger(opts, cost.DefaultOptions(nil))
+	if errors.Is(err, packing.ErrProblem) {
+		return nil, withKind(Input, fmt.Errorf("building the savings ledger: %w", err)) // the snapshot's, not a bug
+	}
 	if err != nil {
 		return nil, fmt.Errorf("building the savings ledger: %w", err)
 	}

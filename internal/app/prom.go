@@ -28,6 +28,10 @@ type PromSource struct {
 // in help text).
 func DefaultPromSource() PromSource { return PromSource{Options: prom.Defaults()} }
 
+// MaxPromRetries is the most retries of one Prometheus request (more is
+// a usage error).
+const MaxPromRetries = prom.MaxRetries
+
 // defaultPromWindow is the window read when none is asked for.
 const defaultPromWindow = 7 * 24 * time.Hour
 

@@ -312,6 +312,7 @@ func TestRuleRoundRequests(t *testing.T) {
 	measured := gpuPod("ml", "a", "h1", "h1/gpu0")
 	round := gpuPod("ml", "b", "h1", "h1/gpu1")
 	round.Containers[0].CPURequestMilli, round.Containers[0].MemoryRequest = 8000, 64<<30
+	round.Containers[0].CPULimitMilli, round.Containers[0].MemoryLimit = 8000, 64<<30 // a limit below the request is refused (Prepare)
 	small := gpuPod("ml", "c", "h1", "h1/gpu2")
 	small.Containers[0].CPURequestMilli, small.Containers[0].MemoryRequest = 1000, 2<<30
 	tests := []struct {

@@ -64,7 +64,32 @@ func Prepare(s *Snapshot) (*Prepared, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	if note := offSnapshotNote(s, ix); note != "" && !slices.Contains(s.Notes, note) {
+		s.Notes = append(s.Notes, note)
+	}
 	return &Prepared{Snapshot: s, Index: ix}, nil
+}
+
+// offSnapshotNote says which pods without GPUs run on a node the snapshot
+// does not have (a GPU pod there is refused): no engine can place or
+// price them, so they are in no figure, and the note says so.
+func offSnapshotNote(s *Snapshot, ix *Index) string {
+	var n int
+	var first *Pod
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if p.Node != "" && ix.Nodes[p.Node] == nil {
+			if n == 0 {
+				first = p
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d pod(s) without GPUs run on nodes the snapshot does not have (the first: %s on node %s): they are left out of every figure",
+		n, first.Key(), first.Node)
 }
 
 func prepareNodes(s *Snapshot) []error {
@@ -82,6 +107,7 @@ func prepareNodes(s *Snapshot) []error {
 		}
 		for j := range n.GPUs {
 			g := &n.GPUs[j]
+			errs = append(errs, checkGPU(n.Name, g)...)
 			if err := g.Normalize(); err != nil {
 				errs = append(errs, fmt.Errorf("node %s: %w", n.Name, err))
 			}
@@ -110,6 +136,9 @@ func checkPods(s *Snapshot, ix *Index) []error {
 			errs = append(errs, fmt.Errorf("pod %s: ends %s before it starts %s", p.Key(), p.End.Format(time.RFC3339), p.Start.Format(time.RFC3339)))
 		}
 		errs = append(errs, checkRequests(p)...)
+		if p.OOMKills < 0 {
+			errs = append(errs, fmt.Errorf("pod %s: %d OOM kills is negative", p.Key(), p.OOMKills))
+		}
 		if len(p.GPUs) > 0 && ix.Nodes[p.Node] == nil {
 			errs = append(errs, fmt.Errorf("pod %s: holds GPUs on node %q, which is not in the snapshot", p.Key(), p.Node))
 			continue
@@ -152,6 +181,31 @@ func checkOverlaps(holders map[string][]hold) []error {
 	return errs
 }
 
+// MaxReplicas is the most time-slice replicas a GPU may be shared into
+// (the device plugin has no such configuration past a few dozen; a
+// bigger count is a corrupt or hostile file, and would make that many
+// units).
+const MaxReplicas = 1024
+
+// checkGPU rejects what no GPU can be, before its fractions are set: a
+// negative memory size, a unit fraction outside [0, 1] (0: not set, the
+// usual case; Normalize sets it), replicas past MaxReplicas.
+func checkGPU(node string, g *GPU) []error {
+	var errs []error
+	if g.MemoryMiB < 0 {
+		errs = append(errs, fmt.Errorf("node %s gpu %d: memory %d MiB is negative", node, g.Index, g.MemoryMiB))
+	}
+	if g.Replicas > MaxReplicas {
+		errs = append(errs, fmt.Errorf("node %s gpu %d: %d time-slice replicas is more than %d", node, g.Index, g.Replicas, MaxReplicas))
+	}
+	for _, u := range g.Units {
+		if !(u.Fraction >= 0 && u.Fraction <= 1) {
+			errs = append(errs, fmt.Errorf("node %s gpu %d unit %s: fraction %g is not between 0 and 1", node, g.Index, u.ID, u.Fraction))
+		}
+	}
+	return errs
+}
+
 // checkRequests rejects negative requests and limits: a negative CPU or
 // memory request would pay a pod for running, and a negative GPU count
 // would hide the units it holds.
@@ -168,6 +222,12 @@ func checkRequests(p *Pod) []error {
 			if q.v < 0 {
 				errs = append(errs, fmt.Errorf("pod %s container %q: %s %d is negative", p.Key(), c.Name, q.what, q.v))
 			}
+		}
+		if c.MemoryLimit > 0 && c.MemoryLimit < c.MemoryRequest {
+			errs = append(errs, fmt.Errorf("pod %s container %q: memory limit %d bytes is below its request %d (the API server refuses such a pod)", p.Key(), c.Name, c.MemoryLimit, c.MemoryRequest))
+		}
+		if c.CPULimitMilli > 0 && c.CPULimitMilli < c.CPURequestMilli {
+			errs = append(errs, fmt.Errorf("pod %s container %q: CPU limit %dm is below its request %dm (the API server refuses such a pod)", p.Key(), c.Name, c.CPULimitMilli, c.CPURequestMilli))
 		}
 		for _, name := range sortedKeys(c.GPURequests) {
 			if n := c.GPURequests[name]; n < 0 {

@@ -70,6 +70,7 @@ func totals(a *Allocation, monthFactor float64) Totals {
 	var t Totals
 	var spotGPUHours float64
 	priced := 0
+	holders, requesters := 0, 0
 	seenPods := map[*cluster.Pod]bool{}
 	for i := range a.Lines {
 		l := &a.Lines[i]
@@ -92,6 +93,10 @@ func totals(a *Allocation, monthFactor float64) Totals {
 			t.Pods++
 			if len(l.Pod.GPUs) > 0 {
 				t.GPUPods++
+				holders++
+			}
+			if requestsGPUs(l.Pod) {
+				requesters++
 			}
 		}
 	}
@@ -101,6 +106,13 @@ func totals(a *Allocation, monthFactor float64) Totals {
 	h := t.GPUHours
 	t.GPUUtilizationOfProvisioned = utilizationOfProvisioned(h)
 	t.MeasuredShare = ratio(h.Allocated-h.Unmeasured, h.Allocated)
+	if holders > 0 && requesters == 0 {
+		// GPUs held, and no pod requests any: the holders came from the
+		// exporter alone (a source without request or limit series), so
+		// GPU pods it did not see are missing from allocation, and the
+		// share measured of it is unknown, never a confident 100 %.
+		t.MeasuredShare = nil
+	}
 	t.IdleShare = ratio(h.Idle, h.Allocated-h.Unmeasured)
 	t.UnallocatedShare = ratio(h.Unallocated, h.Provisioned)
 	t.SpotShare = ratio(spotGPUHours, h.Provisioned)
@@ -171,4 +183,16 @@ func (r *Report) Reconcile() error {
 		return fmt.Errorf("cost does not reconcile: totals sum to $%.4f, priced nodes cost $%.4f", r.Totals.TotalCost, r.Totals.NodeCost)
 	}
 	return nil
+}
+
+// requestsGPUs reports whether any container of p requests a GPU unit.
+func requestsGPUs(p *cluster.Pod) bool {
+	for _, c := range p.Containers {
+		for _, n := range c.GPURequests {
+			if n > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

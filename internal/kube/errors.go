@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -40,6 +41,10 @@ func (e *APIError) Error() string {
 	case Unreachable:
 		return fmt.Sprintf("cannot reach the Kubernetes API at %s (%s %s): %v", e.Server, e.Verb, e.Resource, e.Err)
 	case Unauthorized:
+		if e.Err != nil && execCredentialFailed(e.Err) {
+			return fmt.Sprintf("the kubeconfig's exec credential plugin gave no credentials for %s %s at %s: %v; "+
+				"run the plugin by hand (or log in to the cloud CLI again) and check its output", e.Verb, e.Resource, e.Server, e.Err)
+		}
 		return fmt.Sprintf("the Kubernetes API at %s rejected the credentials (401) on %s %s: "+
 			"log in again or refresh the token/certificate in the kubeconfig", e.Server, e.Verb, e.Resource)
 	case Forbidden:
@@ -77,6 +82,9 @@ func kindOf(err error) ErrorKind {
 		}
 		return Failed
 	}
+	if execCredentialFailed(err) {
+		return Unauthorized // no credentials to send: access, not reachability (README: exit 5)
+	}
 	var urlErr *url.Error
 	var netErr net.Error
 	if errors.As(err, &urlErr) || errors.As(err, &netErr) ||
@@ -84,4 +92,12 @@ func kindOf(err error) ErrorKind {
 		return Unreachable
 	}
 	return Failed
+}
+
+// execCredentialFailed reports whether err is client-go's failure to get
+// credentials from a kubeconfig's exec plugin (the plugin missing,
+// failing or answering nonsense): client-go wraps it, as text only, in
+// the transport error of the request it could not send.
+func execCredentialFailed(err error) bool {
+	return strings.Contains(err.Error(), "getting credentials: ")
 }

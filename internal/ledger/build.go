@@ -94,7 +94,7 @@ func SnapshotReads(in Input, o Options) Reads {
 
 // applyLevers applies the levers to a prepared model and makes the ledger.
 func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger, error) {
-	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, before: m.Cost()}
+	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, Partial: in.Snapshot.Partial, before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
 	st := &run{unrealised: map[string]string{}}
 	in.Recs = nil // env holds them for the levers that read them

@@ -15,6 +15,9 @@ import (
 type Ledger struct {
 	Window cluster.Window `json:"window"`
 	Source string         `json:"source"`
+	// Partial is what the source could not read (the snapshot's
+	// Partial), said before any figure; absent when nothing is missing.
+	Partial []string `json:"partial,omitempty"`
 	// BeforeUSDMonth is the run-rate of the priced GPU nodes alive at the
 	// window's end (node $/h × 730); AfterUSDMonth the same after every
 	// action; SavingUSDMonth = before − after = Σ actions' savings, to

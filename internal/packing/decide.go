@@ -1,10 +1,15 @@
 package packing
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 )
+
+// ErrProblem is the error of an invalid problem (the input, not the
+// planner): Solve's errors wrap it with every problem listed.
+var ErrProblem = errors.New("packing problem")
 
 // Solve packs the problem's workloads onto the fewest and cheapest nodes
 // and returns the plan. It errors only on invalid input (every problem
@@ -21,7 +26,7 @@ func Solve(p *Problem) (*Plan, error) { return SolveReporting(p, nil) }
 // done ("planning", done, of 1, or of 3 with right-sized shapes).
 func SolveReporting(p *Problem, progress Progress) (*Plan, error) {
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("packing problem: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrProblem, err)
 	}
 	steps := int64(1)
 	if reshapes(p) {

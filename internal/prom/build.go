@@ -10,6 +10,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/prom/api"
 	"github.com/gpuwise/gpuwise/internal/prom/query"
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
 
 // Build reads the window's history and returns the snapshot. When some
@@ -27,9 +28,16 @@ func Build(ctx context.Context, opts Options) (*cluster.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
 	defer cancel()
-	return newReader(ctx, c, opts).build(ctx, cancel)
+	s, err := newReader(ctx, c, opts).build(ctx, cancel)
+	if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
+		return nil, &api.Error{Kind: api.Unreachable, URL: c.URL(), Query: "the whole read",
+			Hint: "raise --prometheus-deadline, or read a shorter --window or fewer nodes at once",
+			Err:  fmt.Errorf("reading the window took longer than the %s deadline (--prometheus-deadline): %w", opts.Deadline, context.DeadlineExceeded)}
+	}
+	return s, err
 }
 
 // reader reads one window from one Prometheus. Nothing in it changes
@@ -110,7 +118,9 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 // listNodes lists the nodes. It is also the reachability probe: its
 // errors end the build.
 func (r *reader) listNodes(ctx context.Context) (nodeList, error) {
-	sets, err := r.q.Series(ctx, r.w.Start, r.w.End, []string{"kube_node_info"})
+	sets, err := r.probe(ctx, func(ctx context.Context) ([]wire.Labels, error) {
+		return r.q.Series(ctx, r.w.Start, r.w.End, []string{"kube_node_info"})
+	})
 	if err != nil {
 		return nil, fmt.Errorf("listing nodes: %w", err)
 	}
@@ -125,6 +135,21 @@ func (r *reader) listNodes(ctx context.Context) (nodeList, error) {
 			"is kube-state-metrics scraped by this Prometheus, and does the window hold data?")
 	}
 	return nodes, nil
+}
+
+// probe runs the read's first request, all its attempts within
+// ProbeTimeout: a server that accepts connections and never answers ends
+// the read then, as Unreachable, instead of after Timeout × attempts.
+func (r *reader) probe(ctx context.Context, list func(context.Context) ([]wire.Labels, error)) ([]wire.Labels, error) {
+	pctx, cancel := context.WithTimeout(ctx, r.opts.Client.ProbeTimeout)
+	defer cancel()
+	sets, err := list(pctx)
+	if err != nil && pctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+		return nil, &api.Error{Kind: api.Unreachable, URL: r.url, Query: "kube_node_info",
+			Hint: "Prometheus (or a proxy in front of it) accepts connections but sends no answer; raise --prometheus-probe-timeout if it is only slow",
+			Err:  fmt.Errorf("no answer to the node listing within %s (--prometheus-probe-timeout): %w", r.opts.Client.ProbeTimeout, context.DeadlineExceeded)}
+	}
+	return sets, err
 }
 
 // noSeries is the error of a metric the report cannot do without.

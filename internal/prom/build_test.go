@@ -59,7 +59,7 @@ func TestBuildFromHealthyHistory(t *testing.T) {
 				t.Errorf("idle-0 %+v: want one unmeasured GPU, owner idle, team ml", idle)
 			}
 			train := pod(s, "ml/train-0")
-			measured := read == ReadRemote || read == ReadAuto // promtest answers no JSON usage
+			measured := read != ReadRange // promtest answers raw samples (remote read, instant range vectors), not avg_over_time
 			if train == nil || len(train.GPUs) != 1 || (train.GPUs[0].Activity != nil) != measured {
 				t.Errorf("train-0 %+v: want one GPU, measured: %v", train, measured)
 			}

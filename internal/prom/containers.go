@@ -27,6 +27,10 @@ type ctrUsage struct {
 
 	mu   sync.Mutex
 	ctrs map[string]*ctrSeries // namespace/pod/container
+	// memRange, cpuRange and counterRanges count the samples left out
+	// for being outside what the metric can hold (ctrRanges).
+	memRange, cpuRange query.Range
+	counterRanges      [nCounterKinds]query.Range
 }
 
 func newCtrUsage() *ctrUsage { return &ctrUsage{ctrs: map[string]*ctrSeries{}} }
@@ -63,10 +67,11 @@ type memBatch struct {
 	series map[string]*usage.Gauge
 	peaks  map[string]*cluster.Bins
 	gauges slab[usage.Gauge]
+	rng    query.Range
 }
 
 func (u *ctrUsage) memBatch() query.Batch {
-	return &memBatch{u: u, series: make(map[string]*usage.Gauge, u.memHint.Load()), peaks: map[string]*cluster.Bins{}}
+	return &memBatch{u: u, series: make(map[string]*usage.Gauge, u.memHint.Load()), peaks: map[string]*cluster.Bins{}, rng: ctrRange(memMetric)}
 }
 
 // Series is the container's gauge in the batch, created on first use.
@@ -77,7 +82,7 @@ func (m *memBatch) Series(l wire.Labels) query.Target {
 		g = m.gauges.new()
 		m.series[k] = g
 	}
-	acc := query.Acc{Gauge: g}
+	acc := query.Acc{Gauge: g, Check: &m.rng}
 	if m.u.clock != nil {
 		p := m.peaks[k]
 		if p == nil {
@@ -96,6 +101,7 @@ func (m *memBatch) Commit() {
 		ks = append(ks, k)
 	}
 	m.u.commit(func(c map[string]*ctrSeries) {
+		m.u.memRange.Add(&m.rng)
 		for k, g := range m.series {
 			s := c[k]
 			s.mem = mergeGauge(s.mem, g)
@@ -114,6 +120,7 @@ type cpuBatch struct {
 	// order, so the sums do not depend on map iteration.
 	series []ctrState
 	states slab[cpuState]
+	rng    query.Range
 }
 
 type ctrState struct {
@@ -132,17 +139,18 @@ type cpuState struct {
 	clock     *hourClock
 	used, ran cluster.Bins
 	buf       []cluster.Span
+	rng       *query.Range // the batch's: samples left out, counted
 }
 
 func (u *ctrUsage) cpuBatch(cut float64) func() query.Batch {
 	return func() query.Batch {
-		return &cpuBatch{u: u, cut: cut, series: make([]ctrState, 0, u.cpuHint.Load())}
+		return &cpuBatch{u: u, cut: cut, series: make([]ctrState, 0, u.cpuHint.Load()), rng: ctrRange(cpuMetric)}
 	}
 }
 
 func (c *cpuBatch) Series(l wire.Labels) query.Target {
 	s := c.states.new()
-	s.cut, s.clock = c.cut, c.u.clock
+	s.cut, s.clock, s.rng = c.cut, c.u.clock, &c.rng
 	c.series = append(c.series, ctrState{ctrKey(l), s})
 	return query.Target{Sink: s}
 }
@@ -150,6 +158,9 @@ func (c *cpuBatch) Series(l wire.Labels) query.Target {
 // Samples takes counter samples: from the second on, the rate since the
 // previous one stands for the time between them; a drop is a reset.
 func (s *cpuState) Samples(xs []wire.Sample) {
+	if s.rng != nil {
+		xs = s.rng.Keep(xs)
+	}
 	prevT, prevV, seeded, resets, cut := s.prevT, s.prevV, s.seeded, s.resets, s.cut
 	for _, x := range xs {
 		t, v := float64(x.T)/1000, x.V
@@ -186,6 +197,7 @@ func (c *cpuBatch) Commit() {
 		ks[i] = cs.ctr
 	}
 	c.u.commit(func(m map[string]*ctrSeries) {
+		c.u.cpuRange.Add(&c.rng)
 		for _, cs := range c.series {
 			into := m[cs.ctr]
 			into.cpu = mergeGauge(into.cpu, &cs.s.g)
@@ -204,6 +216,7 @@ const (
 	cfsPeriods counterKind = iota
 	cfsThrottled
 	oomEvents
+	nCounterKinds
 )
 
 // The cAdvisor counters read for the hourly series only.
@@ -221,6 +234,7 @@ type counterBatch struct {
 	kind   counterKind
 	cut    float64
 	series []ctrCounter
+	rng    query.Range
 }
 
 type ctrCounter struct {
@@ -230,7 +244,9 @@ type ctrCounter struct {
 
 func (u *ctrUsage) counterBatch(kind counterKind) func(cut float64) func() query.Batch {
 	return func(cut float64) func() query.Batch {
-		return func() query.Batch { return &counterBatch{u: u, kind: kind, cut: cut} }
+		return func() query.Batch {
+			return &counterBatch{u: u, kind: kind, cut: cut, rng: ctrRange(ctrCounterMetrics[kind])}
+		}
 	}
 }
 
@@ -238,7 +254,7 @@ func (c *counterBatch) Series(l wire.Labels) query.Target {
 	if c.u.clock == nil {
 		return query.Target{}
 	}
-	s := &counterBins{c: c.u.clock, into: &cluster.Bins{}, instant: c.kind == oomEvents, cut: c.cut}
+	s := &counterBins{c: c.u.clock, into: &cluster.Bins{}, instant: c.kind == oomEvents, cut: c.cut, rng: &c.rng}
 	c.series = append(c.series, ctrCounter{ctrKey(l), s})
 	return query.Target{Sink: s}
 }
@@ -249,6 +265,7 @@ func (c *counterBatch) Commit() {
 		ks[i] = cs.ctr
 	}
 	c.u.commit(func(m map[string]*ctrSeries) {
+		c.u.counterRanges[c.kind].Add(&c.rng)
 		for _, cs := range c.series {
 			h := &ctrHours{}
 			switch c.kind {

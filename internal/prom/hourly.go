@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/prom/query"
 	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
 
@@ -213,10 +214,14 @@ type counterBins struct {
 	prevV   float64
 	seeded  bool
 	buf     []cluster.Span
+	rng     *query.Range // when set: samples outside it left out, counted
 }
 
 // Samples takes a run of the counter's samples.
 func (s *counterBins) Samples(xs []wire.Sample) {
+	if s.rng != nil {
+		xs = s.rng.Keep(xs)
+	}
 	for _, x := range xs {
 		t, v := float64(x.T)/1000, x.V
 		if v != v {

@@ -67,7 +67,7 @@ func TestNodeFacts(t *testing.T) {
 		t.Errorf("cloudOf = %q", got)
 	}
 	n := &cluster.Node{Name: "n", Labels: map[string]string{"nvidia.com/gpu.count": "999999999", "nvidia.com/gpu.replicas": "999999"}}
-	if gpus := buildGPUs(n, nil); len(gpus) != maxGPUs || len(gpus[0].Units) != maxReplicas {
+	if gpus := buildGPUs(n, nil, nil); len(gpus) != maxGPUs || len(gpus[0].Units) != maxReplicas {
 		t.Errorf("absurd GPU count and replicas: %d GPUs, %d units; want them bounded", len(gpus), len(gpus[0].Units))
 	}
 }

@@ -75,12 +75,13 @@ func buildNodes(nl nodeList, nf map[string]*facts, labels map[string]map[string]
 	}
 	applyNodeFacts(nf, byNode)
 	gpus := inventoryByNode(inventory)
+	alloc := gpuResources(nf)
 	ix := unitIndex{replicas: map[string]int{}, units: map[string]cluster.UnitRef{}}
 	nodes := make([]cluster.Node, 0, len(names))
 	for _, name := range names {
 		n := byNode[name]
 		describe(n)
-		n.GPUs = buildGPUs(n, gpus[name])
+		n.GPUs = buildGPUs(n, gpus[name], alloc[name])
 		if r := atoi(n.Labels["nvidia.com/gpu.replicas"]); r > 1 {
 			ix.replicas[name] = r
 		}
@@ -221,14 +222,30 @@ func hostAndIndexOf(l wire.Labels) (string, int, bool) {
 
 // buildGPUs lays out a node's GPUs: as many as GPU feature discovery
 // counts (or DCGM shows), time-sliced when the node advertises replicas,
-// carved into the MIG instances DCGM reports, whole otherwise.
-func buildGPUs(n *cluster.Node, seen map[int]*dcgmGPU) []cluster.GPU {
+// carved into the MIG instances DCGM reports (or, when DCGM shows none,
+// those the node advertises: layoutFromInventory), whole otherwise.
+// alloc is the node's allocatable GPU resources.
+func buildGPUs(n *cluster.Node, seen map[int]*dcgmGPU, alloc map[string]int) []cluster.GPU {
 	count := min(atoi(n.Labels["nvidia.com/gpu.count"]), maxGPUs)
 	for idx := range seen {
 		count = max(count, idx+1)
 	}
 	replicas := min(max(atoi(n.Labels["nvidia.com/gpu.replicas"]), 1), maxReplicas)
 	mem := int64(atoi(n.Labels["nvidia.com/gpu.memory"]))
+	counted := count > 0
+	if !counted {
+		count = allocatableGPUs(alloc, replicas)
+	}
+	if replicas == 1 && !anyMIG(seen) {
+		if gpus, ok := layoutFromInventory(n, count, counted, alloc, mem); ok {
+			for i := range gpus {
+				if d := seen[i]; d != nil {
+					gpus[i].UUID = d.uuid
+				}
+			}
+			return gpus
+		}
+	}
 	out := make([]cluster.GPU, count)
 	for i := range out {
 		g := cluster.GPU{Index: i, Model: n.GPUModel, MemoryMiB: mem, Sharing: cluster.Exclusive, Replicas: 1}

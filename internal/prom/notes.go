@@ -13,18 +13,13 @@ import (
 // notes are the data-quality notes: coverage of allocated GPU-hours by
 // DCGM data, nodes whose exporter sent nothing, gaps, counter resets and
 // holdings left out.
-func notes(s *cluster.Snapshot, a assembly, conflicts int, unplaced []string, step time.Duration) []string {
-	var out []string
-	if a.gpu.metric == "" {
-		out = append(out, "no DCGM series found (looked for "+strings.Join(activityMetrics, ", ")+"): every GPU pod is unmeasured")
-	}
-	out = append(out, coverage(s, a.gpu, step)...)
+func notes(s *cluster.Snapshot, a assembly, conflicts int, step time.Duration) []string {
+	out := coverage(s, a.gpu, step) // no DCGM series at all: missingFamilies
+	out = append(out, rangeNotes(a.gpu, a.ctr, a.serve)...)
+
 	out = append(out, counterNote(a.ctr.usage)...)
 	if conflicts > 0 {
 		out = append(out, fmt.Sprintf("%d DCGM holding(s) overlap another pod's on the same GPU unit and were left out", conflicts))
-	}
-	if len(unplaced) > 0 {
-		out = append(out, fmt.Sprintf("%d GPU pod(s) requested more GPU units than their node has free; their extra requests are not counted", len(unplaced)))
 	}
 	return out
 }
@@ -115,7 +110,7 @@ var expected = []struct{ metric, effect string }{
 // figures that changes: expected series that are absent, and usage that
 // failed requests left out.
 func (r *reader) missing(a assembly) []string {
-	var out []string
+	out := missingFamilies(a)
 	for _, e := range expected {
 		fs := a.nodeFacts
 		if strings.HasPrefix(e.metric, "kube_pod_") {

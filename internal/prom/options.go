@@ -51,7 +51,13 @@ type Options struct {
 	// that merges reads of adjacent intervals (the service's rolling
 	// window). The window must then start on the hour or stay inside one.
 	HourSums bool
+	// Deadline bounds a whole read, every request and retry together: a
+	// read still going then ends with an Unreachable error naming it.
+	Deadline time.Duration
 }
+
+// MaxRetries is the most retries one request may have (api.MaxRetries).
+const MaxRetries = api.MaxRetries
 
 // Ways of reading usage series (Options.Read).
 const (
@@ -69,6 +75,7 @@ var ReadModes = []string{ReadAuto, ReadRemote, ReadRaw, ReadRange}
 func Defaults() Options {
 	return Options{
 		Client:    api.DefaultConfig(),
+		Deadline:  30 * time.Minute,
 		Limits:    wire.Limits{MaxSeries: 1_000_000, MaxLabelBytes: 64 << 10},
 		Step:      5 * time.Minute,
 		InfoStep:  time.Hour,
@@ -96,6 +103,7 @@ func (o Options) Validate() error {
 		}
 	}
 	add(o.Step >= time.Second, "step: %s is shorter than 1s", o.Step)
+	add(o.Deadline > 0, "prometheus-deadline: %s is not positive", o.Deadline)
 	add(o.InfoStep >= time.Second, "InfoStep: %s is shorter than 1s", o.InfoStep)
 	add(o.MaxSteps >= 0, "MaxSteps: %d is negative", o.MaxSteps)
 	add(o.ShardSize >= 1 && o.ShardSize <= 1000, "prometheus-shard-size: %d is not between 1 and 1000", o.ShardSize)

@@ -3,6 +3,7 @@ package prom
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -72,6 +73,9 @@ type serveUsage struct {
 	clock *hourClock
 	mu    sync.Mutex
 	pods  map[string]*serveHours // namespace/pod
+	// ranges count, per metric, the samples left out for being negative
+	// or infinite (a count or a gauge of requests cannot be).
+	ranges map[string]*query.Range
 }
 
 // serveBatch bins one serving metric per pod.
@@ -80,6 +84,7 @@ type serveBatch struct {
 	m      serveMetric
 	cut    float64
 	series []podBins
+	rng    query.Range
 }
 
 type podBins struct {
@@ -89,7 +94,9 @@ type podBins struct {
 
 func (u *serveUsage) batch(m serveMetric) func(cut float64) func() query.Batch {
 	return func(cut float64) func() query.Batch {
-		return func() query.Batch { return &serveBatch{u: u, m: m, cut: cut} }
+		return func() query.Batch {
+			return &serveBatch{u: u, m: m, cut: cut, rng: query.Range{Min: 0, Max: math.MaxFloat64}}
+		}
 	}
 }
 
@@ -109,9 +116,9 @@ func (b *serveBatch) Series(l wire.Labels) query.Target {
 	bins := &cluster.Bins{}
 	b.series = append(b.series, podBins{ns + "/" + pod, bins})
 	if b.m.gauge {
-		return query.Target{Acc: query.Acc{Timed: waitingFeed(b.u.clock, bins)}}
+		return query.Target{Acc: query.Acc{Timed: waitingFeed(b.u.clock, bins), Check: &b.rng}}
 	}
-	return query.Target{Sink: &counterBins{c: b.u.clock, into: bins, cut: b.cut, scale: b.m.scale}}
+	return query.Target{Sink: &counterBins{c: b.u.clock, into: bins, cut: b.cut, scale: b.m.scale, rng: &b.rng}}
 }
 
 // waitingFeed bins a gauge of waiting requests as waiting × seconds.
@@ -132,6 +139,15 @@ func (b *serveBatch) Commit() {
 	u := b.u
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if b.rng.Out > 0 {
+		if u.ranges == nil {
+			u.ranges = map[string]*query.Range{}
+		}
+		if u.ranges[b.m.name] == nil {
+			u.ranges[b.m.name] = &query.Range{}
+		}
+		u.ranges[b.m.name].Add(&b.rng)
+	}
 	for _, s := range b.series {
 		h := u.pods[s.pod]
 		if h == nil {

@@ -49,12 +49,12 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	for _, p := range a.pods {
 		s.Pods = append(s.Pods, p.pod)
 	}
-	s.Notes = notes(s, a, conflicts, unplaced, r.opts.Step)
+	s.Notes = notes(s, a, conflicts, r.opts.Step)
 	schedPartial := schedulingNotes(s, a.podFacts)
 	var hourlyNotes []string
 	s.Hourly, s.HourSums, hourlyNotes = hourlyOf(s, a, r.opts.HourSums)
 	s.Notes = append(s.Notes, hourlyNotes...)
-	s.Partial = append(r.missing(a), schedPartial...)
+	s.Partial = append(append(r.missing(a), unplacedPartial(unplaced)...), schedPartial...)
 	if len(s.Partial) == 0 {
 		return s, nil
 	}

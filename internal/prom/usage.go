@@ -44,6 +44,9 @@ type gpuUsage struct {
 	// activity series came.
 	inv  []gpuLabels
 	seen bool
+	// ranges count, per field, the samples left out for being outside
+	// what the field can hold (dcgmRange).
+	ranges [nFields]query.Range
 }
 
 func newGPUUsage(step float64, derive bool, ix unitIndex) *gpuUsage {
@@ -62,6 +65,7 @@ const (
 	// read for the hourly series only.
 	pcieField
 	nvlinkField
+	nFields
 )
 
 // gpuBatch collects one request's DCGM series per holding.
@@ -79,12 +83,14 @@ type gpuBatch struct {
 	capture bool
 	inv     []gpuLabels
 	seen    bool
+	// rng leaves out the samples the field cannot hold, counting them.
+	rng query.Range
 }
 
 func (u *gpuUsage) batch(f field, scale float64) func() query.Batch {
 	return func() query.Batch {
 		return &gpuBatch{u: u, f: f, scale: scale, series: make(map[holdKey]*gpuSeries, u.hint.Load()),
-			hosts: map[string]bool{}, capture: u.derive && f == activityField}
+			hosts: map[string]bool{}, capture: u.derive && f == activityField, rng: dcgmRange(f, scale)}
 	}
 }
 
@@ -170,25 +176,25 @@ func (g *gpuBatch) acc(k holdKey, scale float64) query.Acc {
 		if s.act == nil {
 			s.act = g.acts.new()
 		}
-		acc := query.Acc{Activity: s.act, Scale: scale}
+		acc := query.Acc{Activity: s.act, Scale: scale, Check: &g.rng}
 		if s.hours != nil {
 			acc.Timed = s.hours.activity(g.u.clock)
 		}
 		return acc
 	case pcieField:
-		return query.Acc{Timed: s.hours.link(g.u.clock, &s.hours.pcie, &s.hours.pcieSec, &s.hours.pcieLast)}
+		return query.Acc{Timed: s.hours.link(g.u.clock, &s.hours.pcie, &s.hours.pcieSec, &s.hours.pcieLast), Check: &g.rng}
 	case nvlinkField:
-		return query.Acc{Timed: s.hours.link(g.u.clock, &s.hours.nvlink, &s.hours.nvlinkSec, &s.hours.nvLast)}
+		return query.Acc{Timed: s.hours.link(g.u.clock, &s.hours.nvlink, &s.hours.nvlinkSec, &s.hours.nvLast), Check: &g.rng}
 	case smField:
 		if s.sm == nil {
 			s.sm = g.acts.new()
 		}
-		return query.Acc{Activity: s.sm, Scale: scale}
+		return query.Acc{Activity: s.sm, Scale: scale, Check: &g.rng}
 	}
 	if s.fb == nil {
 		s.fb = g.gauges.new()
 	}
-	return query.Acc{Gauge: s.fb}
+	return query.Acc{Gauge: s.fb, Check: &g.rng}
 }
 
 func (g *gpuBatch) Commit() {
@@ -200,6 +206,7 @@ func (g *gpuBatch) Commit() {
 		u.hosts[h] = true
 	}
 	u.seen = u.seen || g.seen
+	u.ranges[g.f].Add(&g.rng)
 	u.inv = append(u.inv, g.inv...)
 	for k, s := range g.series {
 		act, sm, fb, hours := s.act, s.sm, s.fb, s.hours

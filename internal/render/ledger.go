@@ -37,6 +37,13 @@ func Ledger(w io.Writer, l *ledger.Ledger, f Format, o Options) error {
 // ledgerDoc is the ledger as a document for the terminal and markdown.
 func ledgerDoc(v ledgerView) *doc {
 	d := &doc{title: "gpuwise savings plan"}
+	if len(v.Partial) > 0 {
+		d.line(partialTitle)
+		for _, s := range v.Partial {
+			d.item(s)
+		}
+		d.line("")
+	}
 	d.line(v.Window + " · source " + v.Source + " · $/month at 730 h · nothing applied")
 	d.line("")
 	d.heading("Summary")
@@ -91,12 +98,14 @@ func ledgerDoc(v ledgerView) *doc {
 
 // ledgerCSVHeader names the CSV columns; their order is stable.
 var ledgerCSVHeader = []string{"id", "rank", "phase", "lever", "kind", "title", "target", "saving_usd_month",
-	"effort_hours", "bundle_effort_hours", "payback_days", "confidence", "risk", "prerequisites", "realised_by"}
+	"effort_hours", "bundle_effort_hours", "payback_days", "confidence", "risk", "prerequisites", "realised_by", "partial"}
 
-// writeLedgerCSV writes one row per action, money at full precision.
+// writeLedgerCSV writes one row per action, money at full precision; the
+// partial column is true on every row of a partial ledger.
 func writeLedgerCSV(w io.Writer, l *ledger.Ledger) error {
 	cw := csv.NewWriter(w)
 	cw.Write(ledgerCSVHeader)
+	partial := strconv.FormatBool(len(l.Partial) > 0)
 	for _, a := range l.Actions {
 		payback := ""
 		if a.PaybackDays != nil {
@@ -105,7 +114,7 @@ func writeLedgerCSV(w io.Writer, l *ledger.Ledger) error {
 		cw.Write([]string{a.ID, strconv.Itoa(a.Rank), strconv.Itoa(a.Phase), a.Lever, a.Kind, a.Title, a.Target,
 			strconv.FormatFloat(a.SavingUSDMonth, 'f', 2, 64), strconv.FormatFloat(a.EffortHours, 'f', -1, 64),
 			strconv.FormatFloat(a.BundleEffortHours, 'f', -1, 64), payback, string(a.Confidence), string(a.Risk),
-			strings.Join(a.Prerequisites, " "), strings.Join(a.RealisedBy, " ")})
+			strings.Join(a.Prerequisites, " "), strings.Join(a.RealisedBy, " "), partial})
 	}
 	cw.Flush()
 	return cw.Error()

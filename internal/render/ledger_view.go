@@ -11,6 +11,10 @@ import (
 // ledgerView is what the human formats of `gpuwise advise` share.
 type ledgerView struct {
 	Window, Source string
+	// PartialTitle and Partial, when set, are shown first: what the
+	// source could not read.
+	PartialTitle   string
+	Partial        []string
 	Cards          []fact
 	Summary        []string
 	BeforeAfter    string
@@ -79,6 +83,9 @@ var actionKeep = []int{0, 1, 7}
 
 func newLedgerView(l *ledger.Ledger) ledgerView {
 	v := ledgerView{Window: windowSpan(l.Window) + " (" + windowHours(l.Window.Hours()) + ")", Source: orUnknown(l.Source), Summary: l.Summary.Lines}
+	if len(l.Partial) > 0 {
+		v.PartialTitle, v.Partial = partialTitle, l.Partial
+	}
 	v.Cards = ledgerCards(l)
 	v.BeforeAfter = fmt.Sprintf("%s → %s (%d → %d GPU nodes, %d → %d GPUs)", monthly(l.BeforeUSDMonth), monthly(l.AfterUSDMonth),
 		l.NodesBefore, l.NodesAfter, l.GPUsBefore, l.GPUsAfter)

@@ -39,20 +39,22 @@ var csvHeader = []string{
 	"gpu_cost_unmeasured_usd", "gpu_cost_unallocated_usd",
 	"cpu_cost_usd", "memory_cost_usd", "cpu_memory_unallocated_usd",
 	"total_cost_usd", "monthly_cost_usd",
-	"unpriced", "unpriced_gpu_hours",
+	"unpriced", "unpriced_gpu_hours", "partial",
 }
 
 // writeCSV writes one header row and one row per report row, numbers at
 // full precision so that sums made from the file match the report. An
 // unpriced row's dollar cells are empty, not 0, and its unpriced column
-// says true.
+// says true. The partial column is true on every row of a partial
+// report (what it lacks: the stderr message, exit 6, and -o json).
 func writeCSV(w io.Writer, r *cost.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
 		return err
 	}
+	partial := strconv.FormatBool(len(r.Partial) > 0)
 	for _, row := range r.Rows {
-		if err := cw.Write(csvRecord(row)); err != nil {
+		if err := cw.Write(append(csvRecord(row), partial)); err != nil {
 			return err
 		}
 	}

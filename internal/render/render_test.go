@@ -246,3 +246,27 @@ func lineWith(text, substr string) string {
 	}
 	return ""
 }
+
+// TestLowPartialCSVIsMarked (issue 31, low): every row of a partial
+// report's CSV says so in its partial column; a whole report's says false.
+func TestLowPartialCSVIsMarked(t *testing.T) {
+	t.Parallel()
+	r := sampleReport()
+	whole := render(t, r, CSV, Options{})
+	r.Partial = []string{"no DCGM series in the window"}
+	part := render(t, r, CSV, Options{})
+	for name, c := range map[string]struct {
+		out  string
+		want string
+	}{"whole": {whole, "false"}, "partial": {part, "true"}} {
+		lines := strings.Split(strings.TrimSpace(c.out), "\n")
+		if !strings.HasSuffix(lines[0], ",partial") || len(lines) < 2 {
+			t.Fatalf("%s: header %q, %d lines", name, lines[0], len(lines))
+		}
+		for _, l := range lines[1:] {
+			if !strings.HasSuffix(l, ","+c.want) {
+				t.Errorf("%s: row %q does not end in %s", name, l, c.want)
+			}
+		}
+	}
+}

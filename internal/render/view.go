@@ -33,8 +33,7 @@ func headline(r *cost.Report, sav *Savings) []fact {
 			Detail: fmt.Sprintf("on %d GPU nodes; %d pods, %d of them with GPUs", t.Nodes, t.Pods, t.GPUPods)},
 		{Label: "GPU utilization", Value: percent(t.GPUUtilization),
 			Detail: "of allocated GPU-hours (active/allocated, measured); " + percent(t.GPUUtilizationOfProvisioned) + " of provisioned" + smDetail(t.SMUtilization)},
-		{Label: "Measured", Value: percent(t.MeasuredShare),
-			Detail: fmt.Sprintf("of allocated GPU-hours have usage data (activity from %s, source %s)", orUnknown(r.ActivityMetric), orUnknown(r.Source))},
+		measuredFact(r),
 		{Label: "Idle GPU-hours", Value: hours(h.Idle),
 			Detail: fmt.Sprintf("below %s activity (%s of measured allocated); %s unallocated (%s of provisioned)",
 				thresholdText(r.IdleThreshold), percent(t.IdleShare), hours(h.Unallocated), percent(t.UnallocatedShare))},
@@ -324,6 +323,17 @@ func severityRank(s string) int {
 }
 
 func isWarning(severity string) bool { return severity == "warning" }
+
+// measuredFact is the share of allocated GPU-hours with usage data, or
+// why it is unknown.
+func measuredFact(r *cost.Report) fact {
+	t := &r.Totals
+	detail := fmt.Sprintf("of allocated GPU-hours have usage data (activity from %s, source %s)", orUnknown(r.ActivityMetric), orUnknown(r.Source))
+	if t.MeasuredShare == nil && t.GPUHours.Allocated > 0 {
+		detail = "unknown: no pod in the source requests a GPU, so allocation is only what the exporter attributed, and GPU pods it did not see are missing (source " + orUnknown(r.Source) + ")"
+	}
+	return fact{Label: "Measured", Value: percent(t.MeasuredShare), Detail: detail}
+}
 
 // lowUtilRows is how many units the low-utilization table shows (-o json
 // has every one).

@@ -27,15 +27,23 @@ type Config struct {
 	Headers map[string]string
 	// Timeout bounds one HTTP request.
 	Timeout time.Duration
+	// ProbeTimeout bounds the first request of a read, all its attempts
+	// together (see Client.Probe): a server that accepts connections and
+	// never answers fails the read in this time, not in Timeout × the
+	// attempts.
+	ProbeTimeout time.Duration
 	// Retries is how many times a request that timed out, lost its
 	// connection or got a 5xx or 429 is retried, with exponential backoff
 	// from Backoff (and jitter), or after the Retry-After the server asked
 	// for when that is longer, up to MaxRetryAfter (a longer one is not
 	// waited for). RetryBudget bounds the retries of all requests
 	// together.
+	// The backoff doubles from Backoff up to MaxBackoff; Retries is at
+	// most MaxRetries.
 	Retries       int
 	RetryBudget   int
 	Backoff       time.Duration
+	MaxBackoff    time.Duration
 	MaxRetryAfter time.Duration
 	// BreakerFailures consecutive failures to connect (refused, reset,
 	// timed out) open the circuit: every later request fails at once,
@@ -55,9 +63,11 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Timeout:          2 * time.Minute,
+		ProbeTimeout:     15 * time.Second,
 		Retries:          3,
 		RetryBudget:      30,
 		Backoff:          500 * time.Millisecond,
+		MaxBackoff:       10 * time.Second,
 		MaxRetryAfter:    time.Minute,
 		BreakerFailures:  5,
 		Concurrency:      4,
@@ -65,6 +75,9 @@ func DefaultConfig() Config {
 		MaxResponseBytes: 1 << 30,
 	}
 }
+
+// MaxRetries is the most retries one request may have.
+const MaxRetries = 10
 
 // Values of Config.Gzip.
 const (
@@ -93,7 +106,10 @@ func (c Config) Validate() error {
 	add(c.BearerTokenFile == "" || c.Username == "", "prometheus-bearer-token-file and prometheus-user: use one of bearer token and basic auth, not both")
 	add(c.Password == "" || c.PasswordFile == "", "prometheus-password-file: a password is given twice")
 	add(c.Timeout > 0, "prometheus-timeout: %s is not positive", c.Timeout)
+	add(c.ProbeTimeout > 0, "prometheus-probe-timeout: %s is not positive", c.ProbeTimeout)
 	add(c.Retries >= 0, "prometheus-retries: %d is negative", c.Retries)
+	add(c.Retries <= MaxRetries, "prometheus-retries: %d is more than %d (each retry waits up to %s; a server that fails %d times in a row will not answer the next)", c.Retries, MaxRetries, c.MaxBackoff, MaxRetries)
+	add(c.MaxBackoff >= c.Backoff, "MaxBackoff: %s is below Backoff %s", c.MaxBackoff, c.Backoff)
 	add(c.RetryBudget >= 0, "RetryBudget: %d is negative", c.RetryBudget)
 	add(c.Backoff > 0, "Backoff: %s is not positive", c.Backoff)
 	add(c.MaxRetryAfter >= 0, "MaxRetryAfter: %s is negative", c.MaxRetryAfter)

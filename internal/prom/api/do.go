@@ -55,9 +55,15 @@ func (c *Client) retryWait(attempt int, err error) (time.Duration, bool) {
 	return max(c.backoff(attempt), e.retryAfter), true
 }
 
+// backoff is the wait before retry attempt: Backoff doubled per attempt
+// with up to half again of jitter, never more than MaxBackoff.
 func (c *Client) backoff(attempt int) time.Duration {
-	d := c.cfg.Backoff << (attempt - 1)
-	return d + time.Duration(rand.Int64N(int64(d)/2+1))
+	d := c.cfg.Backoff
+	for i := 1; i < attempt && d < c.cfg.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, c.cfg.MaxBackoff)
+	return min(d+time.Duration(rand.Int64N(int64(d)/2+1)), max(c.cfg.MaxBackoff, c.cfg.Backoff))
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

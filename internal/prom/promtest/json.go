@@ -79,3 +79,52 @@ func points(xs []wire.Sample, start, end, step, lookback int64, count bool) stri
 	}
 	return strings.Join(pts, ",")
 }
+
+// rangeVector is the raw read's instant query, NAME{…}[Nms] at time=T.
+var rangeVector = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\[(\d+)ms\]$`)
+
+// instantQuery answers rangeVector queries as Prometheus would: each
+// series' raw samples in (T−N, T] (NaN included, as stored); other
+// instant queries an empty matrix.
+func (s *Server) instantQuery(w http.ResponseWriter, r *http.Request) {
+	m := rangeVector.FindStringSubmatch(r.Form.Get("query"))
+	if m == nil {
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
+		return
+	}
+	ms := append([]wire.Matcher{{Type: wire.MatchEqual, Name: "__name__", Value: m[1]}}, selectorMatchers(m[2])...)
+	span, _ := strconv.ParseInt(m[3], 10, 64)
+	at, _ := strconv.ParseFloat(r.Form.Get("time"), 64)
+	to := int64(math.Round(at * 1000))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var result []string
+	for _, sr := range s.series {
+		if !matches(sr.Labels, ms) {
+			continue
+		}
+		var pts []string
+		for _, x := range sr.Samples {
+			if x.T > to-span && x.T <= to {
+				pts = append(pts, fmt.Sprintf(`[%s,"%s"]`, strconv.FormatFloat(float64(x.T)/1000, 'f', -1, 64), strconv.FormatFloat(x.V, 'g', -1, 64)))
+			}
+		}
+		if len(pts) > 0 {
+			l := with(sr.Labels, "__name__", "")
+			delete(l, "__name__")
+			result = append(result, fmt.Sprintf(`{"metric":%s,"values":[%s]}`, labelsJSON(l), strings.Join(pts, ",")))
+		}
+	}
+	fmt.Fprintf(w, `{"status":"success","data":{"resultType":"matrix","result":[%s]}}`, strings.Join(result, ","))
+}
+
+// selectorMatchers are the label matchers of a PromQL selector's braces.
+func selectorMatchers(sel string) []wire.Matcher {
+	var ms []wire.Matcher
+	for _, sm := range selectorMatcher.FindAllStringSubmatch(sel, -1) {
+		v, _ := strconv.Unquote(`"` + sm[3] + `"`)
+		ms = append(ms, wire.Matcher{Type: map[string]int{"=": wire.MatchEqual, "!=": wire.MatchNotEqual,
+			"=~": wire.MatchRegexp, "!~": wire.MatchNotRegexp}[sm[2]], Name: sm[1], Value: v})
+	}
+	return ms
+}

@@ -126,6 +126,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.read(w, body)
 	case "/api/v1/query_range":
 		s.rangeQuery(w, r)
+	case "/api/v1/query":
+		s.instantQuery(w, r)
 	default:
 		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
 	}

@@ -35,6 +35,9 @@ type Acc struct {
 	Scale    float64
 	Func     func(v, seconds float64)
 	Timed    func(t, v, seconds float64)
+	// Check, when set, leaves out the samples outside its range (before
+	// Scale), counting them.
+	Check *Range
 }
 
 func (a Acc) set() bool {

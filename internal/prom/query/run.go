@@ -157,6 +157,13 @@ func (p *points) series(l wire.Labels) wire.PointFunc {
 	case tg.Acc.set():
 		// A query_range point at t stands for the step before it.
 		acc, dt := tg.Acc, p.step
+		if acc.Check != nil {
+			return func(t, v float64) {
+				if acc.Check.Ok(v) {
+					acc.AddAt(t-dt, v, dt)
+				}
+			}
+		}
 		return func(t, v float64) { acc.AddAt(t-dt, v, dt) }
 	case tg.Sink != nil:
 		p.sink = tg.Sink

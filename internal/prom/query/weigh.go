@@ -23,6 +23,9 @@ func (w *weigher) start(acc Acc) {
 }
 
 func (w *weigher) point(t, v float64) {
+	if w.acc.Check != nil && !w.acc.Check.Ok(v) {
+		return
+	}
 	if w.have {
 		w.gap = t - w.prevT
 		w.acc.AddAt(w.prevT, w.prevV, min(w.gap, w.cap))
@@ -32,6 +35,9 @@ func (w *weigher) point(t, v float64) {
 
 // Samples is point for each of xs.
 func (w *weigher) Samples(xs []wire.Sample) {
+	if w.acc.Check != nil {
+		xs = w.acc.Check.Keep(xs)
+	}
 	if len(xs) == 0 {
 		return
 	}

@@ -29,7 +29,8 @@ import (
 type faultProxy struct {
 	*httptest.Server
 	drop      string
-	dieAfter  int64 // kube_* answers before dying; 0: never
+	dropAll   string // every metric with this prefix (a whole exporter)
+	dieAfter  int64  // kube_* answers before dying; 0: never
 	kubeSeen  atomic.Int64
 	dead      atomic.Bool
 	forwarder *httputil.ReverseProxy
@@ -71,7 +72,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		promtest.HangUp(w)
 		return
 	}
-	if metric == p.drop && r.URL.Path == "/api/v1/read" {
+	if (metric == p.drop || p.dropAll != "" && strings.HasPrefix(metric, p.dropAll)) && r.URL.Path == "/api/v1/read" {
 		w.Header().Set("Content-Type", wire.StreamedChunksType)
 		return // no series
 	}
