@@ -38,7 +38,7 @@ const (
 // added here: the test refuses an unclassified one.
 var layers = map[string]layer{
 	"internal/cluster": core, "internal/usage": core, "internal/pricing": core, "internal/nodeprice": core,
-	"internal/gpushape": core, "internal/config": config, "internal/rolling": core,
+	"internal/gpushape": core, "internal/gpurule": core, "internal/config": config, "internal/rolling": core,
 	"internal/cost": engine, "internal/billing": engine, "internal/audit": engine, "internal/inventory": engine, "internal/rightsize": engine, "internal/packing": engine,
 	"internal/idlecause": engine, "internal/capacity": engine, "internal/ledger": engine, "internal/compare": engine, "internal/policy": engine, "internal/quota": engine,
 	"internal/kube": adapter, "internal/prom": adapter, "internal/billing/export": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
