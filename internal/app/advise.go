@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/packing"
 )
@@ -73,7 +74,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	rr, catalog, err := a.recommend(ctx, req.RecommendRequest)
+	rr, an, err := a.recommend(ctx, req.RecommendRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 		}
 		return &AdviseResult{Clusters: cl, Snapshot: rr.Snapshot, Partial: rr.Partial}, nil
 	}
-	l, err := ledger.Build(ledger.Input{Snapshot: rr.Snapshot, Prices: catalog, Recs: rr.Result}, opts)
+	l, err := an.Ledger(opts, cost.DefaultOptions(nil))
 	if errors.Is(err, packing.ErrProblem) {
 		return nil, withKind(Input, fmt.Errorf("building the savings ledger: %w", err)) // the snapshot's, not a bug
 	}
