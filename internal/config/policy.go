@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
+	"github.com/gpuwise/gpuwise/internal/yamldoc"
 )
 
 // PolicyError lists every problem of a policy file, each with its field.
@@ -62,7 +63,7 @@ func ParsePolicies(file string, data []byte) (Policies, error) {
 	if err := yaml.UnmarshalStrict(data, &doc); err != nil { // strict: duplicate keys
 		return p, &PolicyError{File: file, Problems: []string{err.Error()}}
 	}
-	if err := oneDocument(data); err != nil {
+	if err := yamldoc.Single(data); err != nil {
 		return p, &PolicyError{File: file, Problems: []string{err.Error()}}
 	}
 	var probs []string

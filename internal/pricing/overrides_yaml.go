@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuwise/gpuwise/internal/yamldoc"
 )
 
 // parseYAML reads "prices:" rules. It walks the decoded tree itself rather
@@ -15,7 +17,7 @@ func parseYAML(file string, data []byte) ([]*rule, []string) {
 	if err := yaml.UnmarshalStrict(data, &doc); err != nil { // strict: duplicate keys are errors
 		return nil, []string{err.Error()}
 	}
-	if err := oneDocument(data); err != nil {
+	if err := yamldoc.Single(data); err != nil {
 		return nil, []string{err.Error()}
 	}
 	top, ok := doc.(map[string]any)

@@ -1,4 +1,4 @@
-package config
+package yamldoc
 
 import (
 	"bytes"
@@ -9,12 +9,12 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// oneDocument fails when data holds a second YAML document with content:
-// the strict decoder reads the first and ignored the rest without a word
-// (issue 31), so rules after a "---" silently did nothing. A trailing
+// Single fails when data holds a second YAML document with content: a
+// strict decoder reads the first and ignores the rest without a word
+// (issue 31), so price or policy rules after a "---" silently did nothing. A trailing
 // "---" with nothing after it is harmless and accepted. Problems inside
 // the first document are the main parser's to report.
-func oneDocument(data []byte) error {
+func Single(data []byte) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var first yaml.Node
 	if err := dec.Decode(&first); err != nil {
