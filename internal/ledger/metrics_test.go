@@ -201,7 +201,10 @@ func TestRedFlagsPriceWhatIsHeldHostage(t *testing.T) {
 		t.Errorf("hostage: %s %v at stake %v actions %v, want act, [idle], %.2f, the removal", h.Status, h.Targets, h.AtStakeUSDMonth, h.Actions, want)
 	}
 	for _, a := range l.Actions {
-		if len(h.Actions) > 0 && a.ID == h.Actions[0] && a.Kind != kindRemoveNodes && a.Kind != kindRepack {
+		// Which lever takes node idle away (consolidation, a repack, or the
+		// autoscaler scaling the pool down) depends on how ties between the
+		// equal L4 nodes break (by name since issue 26.3); the flag must name one that does.
+		if len(h.Actions) > 0 && a.ID == h.Actions[0] && a.Kind != kindRemoveNodes && a.Kind != kindRepack && a.Kind != kindScaleNodes {
 			t.Errorf("hostage flag names %s (%s), want the action that removes node idle", a.ID, a.Kind)
 		}
 	}

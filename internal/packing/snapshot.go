@@ -93,7 +93,17 @@ func (b *builder) addNodes() {
 	end := b.s.Window.End
 	var gone []string
 	defer func() { b.noteGone(gone) }()
-	for i := range b.s.Nodes {
+	// Nodes in name order, whatever order the source listed them in: the
+	// packer and the ledger break ties by position, so a snapshot file and
+	// a Prometheus read of the same week (nodes sorted by name) would
+	// otherwise remove different equal nodes and split the levers
+	// differently (issue 26.3).
+	order := make([]int, len(b.s.Nodes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return strings.Compare(b.s.Nodes[x].Name, b.s.Nodes[y].Name) })
+	for _, i := range order {
 		n := &b.s.Nodes[i]
 		if !n.HasGPUs() {
 			continue
