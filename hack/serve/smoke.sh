@@ -35,9 +35,12 @@ curl -fsS "$url/api/v1/report" >"$dir/api.json"
 "$dir/gpuwise" demo -o json >"$dir/cli.json"
 cmp "$dir/api.json" "$dir/cli.json" ||
   { echo "smoke-serve: /api/v1/report differs from gpuwise demo -o json" >&2; exit 1; }
-curl -fsS "$url/api/v1/history?kind=namespace&from=2026-11-01T00:00:00Z&to=2026-11-08T00:00:00Z&step=day" |
-  grep -q '"cycles": 168' || { echo "smoke-serve: the demo history is not the week's 168 hours" >&2; exit 1; }
-curl -fsS "$url/" | grep -q 'src="app.js"' && curl -fsS -o /dev/null "$url/app.js" ||
+# Bodies go to files before grep reads them: grep -q stops at its first
+# match, and under pipefail the curl it cut off (exit 23) failed the check.
+curl -fsS "$url/api/v1/history?kind=namespace&from=2026-11-01T00:00:00Z&to=2026-11-08T00:00:00Z&step=day" >"$dir/history.json"
+grep -q '"cycles": 168' "$dir/history.json" || { echo "smoke-serve: the demo history is not the week's 168 hours" >&2; exit 1; }
+curl -fsS "$url/" >"$dir/index.html"
+grep -q 'src="app.js"' "$dir/index.html" && curl -fsS -o /dev/null "$url/app.js" ||
   { echo "smoke-serve: / does not serve the dashboard" >&2; exit 1; }
 kill -TERM "$pid"
 wait "$pid" || { echo "smoke-serve: serve did not exit 0 on SIGTERM; log:" >&2; cat "$dir/serve.log" >&2; exit 1; }
