@@ -4,10 +4,18 @@ PKGS    := ./...
 BENCH   ?= .
 BENCHTIME ?= 1x
 
-.PHONY: all build install uninstall test unit smoke integration lint demo bench bench-bill fuzz tidy-check clean manifests
+.PHONY: all build install uninstall test unit smoke integration lint demo bench bench-bill fuzz tidy-check clean manifests help
 
+## all: the default target: build.
 all: build
 
+## help: every target with the first sentence of its `##` comment (from
+## this Makefile and mk/*.mk); fails naming a target that has none, so
+## `make lint` keeps the list whole. CONTRIBUTING.md says which to run.
+help:
+	@awk -f hack/make-help.awk Makefile mk/*.mk
+
+## build: bin/gpuwise and bin/gpuwise-lab.
 build:
 	$(GO) build -o bin/gpuwise ./cmd/gpuwise
 	$(GO) build -o bin/gpuwise-lab ./cmd/gpuwise-lab
@@ -21,6 +29,7 @@ install: build
 	install -m 0755 bin/gpuwise $(DESTDIR)$(BINDIR)/gpuwise
 	ln -sf gpuwise $(DESTDIR)$(BINDIR)/kubectl-gpuwise
 
+## uninstall: remove what install put in $(DESTDIR)$(BINDIR).
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gpuwise $(DESTDIR)$(BINDIR)/kubectl-gpuwise
 
@@ -36,13 +45,13 @@ INTEGRATION :=
 -include mk/*.mk
 integration: $(INTEGRATION)
 
-## unit: GPUWISE_REQUIRE_SHARED=1 turns the tests that read ../shared/data
+## unit: every package's tests under the race detector. GPUWISE_REQUIRE_SHARED=1 turns the tests that read ../shared/data
 ## (public traces, price sources) from skipped into failed when it is
 ## missing: a plain `go test ./...` in a clone skips them, CI never does.
 unit:
 	GPUWISE_REQUIRE_SHARED=1 $(GO) test -race -count=1 $(PKGS)
 
-## smoke: the README promises these work on a fresh machine.
+## smoke: the README's commands, as they must work on a fresh machine.
 smoke:
 	$(GO) run ./cmd/gpuwise demo > /dev/null
 	$(GO) run ./cmd/gpuwise demo -o json | $(GO) run ./hack/checkreport
@@ -71,11 +80,14 @@ smoke:
 	  $(GO) run ./cmd/gpuwise-lab replay-genai --dir ../shared/data/genai2026 -o json | $(GO) run ./hack/checkreport; \
 	else echo "smoke: ../shared/data/genai2026 not found; trace replay not checked"; exit 1; fi
 
+## lint: gofmt, go vet, and every target documented (make help).
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@$(MAKE) --no-print-directory help > /dev/null
 
+## tidy-check: go.mod and go.sum as go mod tidy leaves them.
 tidy-check:
 	@cp go.mod /tmp/gpuwise.go.mod.bak; cp go.sum /tmp/gpuwise.go.sum.bak; \
 	$(GO) mod tidy; \
@@ -83,6 +95,7 @@ tidy-check:
 	  echo "go.mod/go.sum are not tidy: run go mod tidy"; \
 	  cp /tmp/gpuwise.go.mod.bak go.mod; cp /tmp/gpuwise.go.sum.bak go.sum; exit 1; fi
 
+## demo: the cost report on the embedded simulated cluster.
 demo:
 	$(GO) run ./cmd/gpuwise demo
 
@@ -116,5 +129,6 @@ bench-bill:
 	    $(BENCH_BILL_DIR)/gpuwise report --demo --bill $(BENCH_BILL_DIR)/$$f -o json > /dev/null || exit 1; \
 	done
 
+## clean: remove bin/.
 clean:
 	rm -rf bin

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/packing"
 )
@@ -24,6 +25,10 @@ type AdviseRequest struct {
 	// Region is the region lever's policy (the zero value: its defaults).
 	Region capacity.RegionPolicy
 }
+
+// LeverNames are the levers an AdviseRequest may name, in the order the
+// ledger applies them.
+func LeverNames() []string { return ledger.LeverNames() }
 
 // DefaultAdviseRequest is advise with every default.
 func DefaultAdviseRequest() AdviseRequest {
@@ -69,7 +74,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	rr, catalog, err := a.recommend(ctx, req.RecommendRequest)
+	rr, an, err := a.recommend(ctx, req.RecommendRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +93,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 		}
 		return &AdviseResult{Clusters: cl, Snapshot: rr.Snapshot, Partial: rr.Partial}, nil
 	}
-	l, err := ledger.Build(ledger.Input{Snapshot: rr.Snapshot, Prices: catalog, Recs: rr.Result}, opts)
+	l, err := an.Ledger(opts, cost.DefaultOptions(nil))
 	if errors.Is(err, packing.ErrProblem) {
 		return nil, withKind(Input, fmt.Errorf("building the savings ledger: %w", err)) // the snapshot's, not a bug
 	}

@@ -11,12 +11,25 @@ type App struct {
 	now func() time.Time
 	// progress is told the phases of a use case; nil: nobody listens.
 	progress Progress
+	// workers bounds what the engines run at once (WithWorkers); 0: one
+	// per core.
+	workers int
 }
 
 // New returns an App reading the time from now (time.Now in a binary, a
 // fixed clock in tests): a live snapshot's window and Prometheus' window
 // end at now.
 func New(now func() time.Time) *App { return &App{now: now} }
+
+// WithWorkers returns a copy of a whose use cases run at most n things at
+// once (the right-sizing beside the allocation, the ledger's packings);
+// 0 is one per core, 1 runs everything in turn. Results are the same
+// whatever n is.
+func (a *App) WithWorkers(n int) *App {
+	c := *a
+	c.workers = max(n, 0)
+	return &c
+}
 
 // Data is what every analysis reads: where the snapshot comes from, its
 // window and the prices.

@@ -52,23 +52,16 @@ func (a *App) Audit(ctx context.Context, req AuditRequest) (*AuditResult, error)
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if err := req.Prices.check(); err != nil {
-		return nil, err
-	}
-	in, err := a.load(ctx, req.Source, req.Window, liveAuditWindow)
-	if err != nil {
-		return nil, err
-	}
-	catalog, err := req.Prices.forSnapshot(in.snap.Snapshot)
+	an, err := a.analyze(ctx, req.Data, liveAuditWindow)
 	if err != nil {
 		return nil, err
 	}
 	a.progress.phase("auditing")
 	opts := req.Audit
-	opts.Prices = catalog
-	adm, admPartial, err := a.admission(ctx, req.Source, in.snap, req.AdmissionFile)
+	opts.Prices = an.prices
+	adm, admPartial, err := a.admission(ctx, req.Source, an.snap, req.AdmissionFile)
 	if err != nil {
 		return nil, err
 	}
-	return &AuditResult{Result: audit.Run(in.snap, opts), Admission: adm, Partial: errors.Join(in.partial, admPartial)}, nil
+	return &AuditResult{Result: audit.Run(an.snap, opts), Admission: adm, Partial: errors.Join(an.partial, admPartial)}, nil
 }

@@ -57,24 +57,15 @@ func (a *App) Breakdown(ctx context.Context, req BreakdownRequest) (*BreakdownRe
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if err := req.Prices.check(); err != nil {
-		return nil, err
-	}
-	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	an, err := a.analyze(ctx, req.Data, liveReportWindow)
 	if err != nil {
 		return nil, err
 	}
-	catalog, err := req.Prices.forSnapshot(in.snap.Snapshot)
+	alloc, err := an.Allocation(req.Cost)
 	if err != nil {
 		return nil, err
 	}
-	opts := req.Cost
-	opts.Prices = catalog
-	alloc, err := cost.Allocate(in.snap, opts)
-	if err != nil {
-		return nil, fmt.Errorf("allocating cost: %w", err)
-	}
-	res := &BreakdownResult{Reports: map[string]*cost.Report{}, Snapshot: in.snap, Partial: in.partial}
+	res := &BreakdownResult{Reports: map[string]*cost.Report{}, Snapshot: an.snap, Partial: an.partial}
 	for _, by := range req.By {
 		r, err := cost.NewReport(alloc, cost.ReportOptions{By: by, TopN: req.TopN})
 		if err != nil {

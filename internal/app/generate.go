@@ -23,7 +23,7 @@ type GenerateResult struct {
 type fromRecs func(*RecommendResult) ([]generate.File, []string, error)
 
 func (a *App) generateFromRecs(ctx context.Context, req RecommendRequest, build fromRecs) (*GenerateResult, error) {
-	rr, err := a.Recommend(ctx, req)
+	rr, _, err := a.recommend(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -40,18 +40,11 @@ func (a *App) Inventory(ctx context.Context, req InventoryRequest) (*InventoryRe
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if err := req.Prices.check(); err != nil {
-		return nil, err
-	}
-	in, err := a.load(ctx, req.Source, req.Window, liveInventoryWindow)
-	if err != nil {
-		return nil, err
-	}
-	catalog, err := req.Prices.forSnapshot(in.snap.Snapshot)
+	an, err := a.analyze(ctx, req.Data, liveInventoryWindow)
 	if err != nil {
 		return nil, err
 	}
 	a.progress.phase("taking inventory")
-	inv := inventory.Build(in.snap, inventory.Options{Prices: catalog, Catalog: catalog})
-	return &InventoryResult{Inventory: inv, Partial: in.partial}, nil
+	inv := inventory.Build(an.snap, inventory.Options{Prices: an.prices, Catalog: an.prices})
+	return &InventoryResult{Inventory: inv, Partial: an.partial}, nil
 }

@@ -43,28 +43,22 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
 		return nil, err
 	}
 	res := &PlanResult{}
-	var catalog *nodePrices
+	var an *Analysis
 	var recs *packing.Recommendations
 	if req.Shapes == packing.RecommendedShapes {
-		rr, c, err := a.recommend(ctx, req.RecommendRequest)
+		rr, rrAn, err := a.recommend(ctx, req.RecommendRequest)
 		if err != nil {
 			return nil, err
 		}
-		res.Recommendations, res.Snapshot, res.Partial, catalog, recs = rr, rr.Snapshot, rr.Partial, c, ledger.PackingRecommendations(rr.Result)
+		res.Recommendations, an, recs = rr, rrAn, ledger.PackingRecommendations(rr.Result)
 	} else {
-		if err := req.Prices.check(); err != nil {
+		var err error
+		if an, err = a.analyze(ctx, req.Data, liveReportWindow); err != nil {
 			return nil, err
 		}
-		in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
-		if err != nil {
-			return nil, err
-		}
-		c, err := req.Prices.forSnapshot(in.snap.Snapshot)
-		if err != nil {
-			return nil, err
-		}
-		res.Snapshot, res.Partial, catalog = in.snap, in.partial, c
 	}
+	res.Snapshot, res.Partial = an.snap, an.partial
+	catalog := an.prices
 	a.progress.phase("building the packing problem")
 	prob, err := packing.FromSnapshot(res.Snapshot, packing.SnapshotOptions{Prices: catalog, Shapes: req.Shapes, Recs: recs})
 	if err != nil {

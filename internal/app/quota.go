@@ -45,23 +45,17 @@ func (a *App) GenerateQuota(ctx context.Context, req QuotaRequest) (*QuotaResult
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if err := req.Prices.check(); err != nil {
-		return nil, err
-	}
-	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
+	an, err := a.analyze(ctx, req.Data, liveReportWindow)
 	if err != nil {
 		return nil, err
 	}
-	catalog, err := req.Prices.forSnapshot(in.snap.Snapshot)
+	in := an.snap
+	alloc, err := an.Allocation(cost.DefaultOptions(nil))
 	if err != nil {
 		return nil, err
 	}
-	alloc, err := cost.Allocate(in.snap, cost.DefaultOptions(catalog))
-	if err != nil {
-		return nil, fmt.Errorf("allocating cost: %w", err)
-	}
-	exempt, _ := policy.Learn(policy.Defaults(), in.snap.Snapshot)
-	q, err := quota.Size(in.snap, alloc, quota.Options{Percentile: req.Percentile, Headroom: req.Headroom, Exempt: exempt.ExemptNamespaces})
+	exempt, _ := policy.Learn(policy.Defaults(), in.Snapshot)
+	q, err := quota.Size(in, alloc, quota.Options{Percentile: req.Percentile, Headroom: req.Headroom, Exempt: exempt.ExemptNamespaces})
 	if err != nil {
 		return nil, fmt.Errorf("sizing quotas: %w", err)
 	}
@@ -70,5 +64,5 @@ func (a *App) GenerateQuota(ctx context.Context, req QuotaRequest) (*QuotaResult
 		return nil, generateErr(err)
 	}
 	notes := append([]string{"the need is read from pod lifetimes (each pod requests its units from start to end, pending pods included, as ResourceQuota counts them)"}, q.Notes...)
-	return &QuotaResult{Quota: q, GenerateResult: GenerateResult{Files: files, Notes: notes, Partial: in.partial}}, nil
+	return &QuotaResult{Quota: q, GenerateResult: GenerateResult{Files: files, Notes: notes, Partial: an.partial}}, nil
 }

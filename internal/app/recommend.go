@@ -2,10 +2,10 @@ package app
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/config"
+	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
@@ -37,10 +37,11 @@ type RecommendResult struct {
 	Policy   rightsize.Policy
 	Snapshot *cluster.Prepared
 	// Ledger is the part of the savings ledger the recommendations
-	// realise once packed (Recommend only; nil when the ledger could not
-	// be built).
-	Ledger  *ledger.Part
-	Partial error
+	// realise once packed (Recommend only); nil when the ledger could not
+	// be built, and LedgerErr says why.
+	Ledger    *ledger.Part
+	LedgerErr error
+	Partial   error
 
 	// policies is the whole policy file as read, for the use cases that
 	// go on to the ledger (read once).
@@ -48,23 +49,29 @@ type RecommendResult struct {
 }
 
 // Recommend sizes every container and picks a GPU shape per workload, and
-// says what the changes realise in the savings ledger.
+// says what the changes realise in the savings ledger (or, in LedgerErr,
+// why the ledger could not be built).
 func (a *App) Recommend(ctx context.Context, req RecommendRequest) (*RecommendResult, error) {
-	res, catalog, err := a.recommend(ctx, req)
+	res, an, err := a.recommend(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	opts := ledger.DefaultOptions()
 	opts.Policy = res.Policy
-	if l, err := ledger.Build(ledger.Input{Snapshot: res.Snapshot, Prices: catalog, Recs: res.Result}, opts); err == nil {
-		part := l.RightSizing()
-		res.Ledger = &part
+	l, err := an.Ledger(opts, cost.DefaultOptions(nil))
+	if err != nil {
+		res.LedgerErr = err
+		return res, nil
 	}
+	part := l.RightSizing()
+	res.Ledger = &part
 	return res, nil
 }
 
-// recommend also returns the prices, for use cases that go on to plan.
-func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendResult, *nodePrices, error) {
+// recommend is the recommendations without the ledger, and the analysis
+// they came from, for the use cases that go on to plan, generate or
+// advise.
+func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendResult, *Analysis, error) {
 	if err := req.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -73,21 +80,14 @@ func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendRe
 		return nil, nil, err
 	}
 	pol := pols.Rightsize
-	if err := req.Prices.check(); err != nil {
-		return nil, nil, err
-	}
-	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
-	if err != nil {
-		return nil, nil, err
-	}
-	catalog, err := req.Prices.forSnapshot(in.snap.Snapshot)
+	an, err := a.analyze(ctx, req.Data, liveReportWindow)
 	if err != nil {
 		return nil, nil, err
 	}
 	a.progress.phase("recommending")
-	r, err := rightsize.Recommend(in.snap, pol, catalog)
+	r, err := an.Recommendations(pol)
 	if err != nil {
-		return nil, nil, fmt.Errorf("recommending: %w", err)
+		return nil, nil, err
 	}
-	return &RecommendResult{Result: r, Policy: pol, Snapshot: in.snap, Partial: in.partial, policies: pols}, catalog, nil
+	return &RecommendResult{Result: r, Policy: pol, Snapshot: an.snap, Partial: an.partial, policies: pols}, an, nil
 }

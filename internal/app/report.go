@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/billing"
@@ -72,11 +73,11 @@ type ReportResult struct {
 	// IdleCauses splits the report's idle GPU-hours and dollars by why
 	// the GPUs idled (the default policy), top workloads as Report.TopN.
 	IdleCauses *idlecause.Result
-	// Snapshot is what the report read, its hourly series released once
-	// the idle causes and the ledger's signals were taken from them, and
-	// (for a snapshot the use case read itself) its usage detail too
-	// (cluster.Snapshot.ReleaseUsageDetail): only the GPUs' activity is
-	// left of the pods' usage.
+	// Snapshot is what the report read. For a snapshot the use case read
+	// itself, its owner (the Analysis) released what the staged ledger no
+	// longer reads: the hourly series and the usage detail
+	// (cluster.Snapshot.ReleaseUsageDetail: only the GPUs' activity is
+	// left of the pods' usage). A snapshot a front end holds is whole.
 	Snapshot *cluster.Prepared
 	// Partial, when set, says what could not be read: the report is still
 	// complete for what was.
@@ -94,123 +95,71 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if err := req.Prices.check(); err != nil {
-		return nil, err
-	}
-	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
-	if err != nil {
-		return nil, err
-	}
-	catalog, err := req.Prices.forSnapshot(in.snap.Snapshot)
+	an, err := a.analyze(ctx, req.Data, liveReportWindow)
 	if err != nil {
 		return nil, err
 	}
 	if req.SaveSnapshot != "" {
 		a.progress.phase("writing snapshot " + req.SaveSnapshot)
-		if err := SaveSnapshot(req.SaveSnapshot, in.snap.Snapshot); err != nil {
+		if err := SaveSnapshot(req.SaveSnapshot, an.snap.Snapshot); err != nil {
 			return nil, err
 		}
 	}
 	if req.SaveBill != "" {
 		a.progress.phase("writing bill " + req.SaveBill)
-		if err := saveBill(req.SaveBill, in.snap.Snapshot, req.Prices.Catalog(), req.BillFormat); err != nil {
+		if err := saveBill(req.SaveBill, an.snap.Snapshot, req.Prices.Catalog(), req.BillFormat); err != nil {
 			return nil, err
 		}
 	}
+	return a.report(an, req)
+}
+
+// report is the report on an analysis: the allocation, its report and
+// idle causes, the bill's reconciliation, and the savings ledger with the
+// default options on the same allocation (the report's savings lines,
+// advise's headline).
+func (a *App) report(an *Analysis, req ReportRequest) (*ReportResult, error) {
 	a.progress.phase("allocating cost")
 	lopts := ledger.DefaultOptions()
-	recs := startRightsizing(in.snap, lopts.Policy, catalog)
-	res, alloc, err := allocate(in, req, catalog)
+	// The ledger's right-sizing reads the snapshot only and the
+	// allocation does not read it: on two cores the report's longest
+	// step before the ledger, run beside the allocation unless the App
+	// runs one thing at a time. The ledger waits for it. A shared
+	// analysis keeps results weakly: the right-sizing and the allocation
+	// are held here until the ledger has them (an owned one keeps them
+	// itself, and lets the right-sizing go once the ledger is staged).
+	var recs *rightsize.Result
+	recsDone := make(chan struct{})
+	if a.workers != 1 {
+		go func() {
+			defer close(recsDone)
+			r, _ := an.Recommendations(lopts.Policy) // its error is the ledger's
+			if !an.owned {
+				recs = r
+			}
+		}()
+	} else {
+		close(recsDone)
+	}
+	alloc, err := an.Allocation(req.Cost)
 	if err != nil {
-		recs.wait()
 		return nil, err
 	}
+	rep, err := an.CostReport(req.Cost, req.Report)
+	if err != nil {
+		return nil, err
+	}
+	why, err := an.IdleCauses(req.Cost, idlecause.DefaultPolicy(), req.Report.TopN)
+	if err != nil {
+		return nil, err
+	}
+	res := &ReportResult{Report: rep, IdleCauses: why, Snapshot: an.snap, Partial: an.partial, Reconciliation: reconcile(an.prices, alloc)}
 	a.progress.phase("building the savings ledger")
-	lin := ledger.Input{Snapshot: in.snap, Prices: catalog, Allocation: alloc}
-	lin.Hourly, lin.Counters = ledger.SnapshotSignals(in.snap.Snapshot)
-	// The capacity levers' inputs are read from the series too
-	// (ledger.CapacityFromSnapshot), and right-sizing reads them (CPU
-	// starvation), so that the headline is advise's ledger; then nothing
-	// reads the series: released, the ledger's packing runs on ~30 MB less
-	// live heap at 10k GPUs (performance.md), but only for a snapshot this
-	// use case read itself (a front end's shared one is never changed). A
-	// new lever that reads the series must get its inputs here first, or
-	// the report's savings would differ from advise's
-	// (TestReportHeadlineIsAdvise, TestReportLedgerIsAdvise).
-	lin.Capacity, err = ledger.CapacityFromSnapshot(in.snap.Snapshot, lopts)
-	var recErr error
-	if lin.Recs, recErr = recs.wait(); err == nil && recErr != nil {
-		err = fmt.Errorf("ledger: %w", recErr) // as ledger.Build says it
-	}
-	if err != nil {
-		res.LedgerErr = err
-		return res, nil
-	}
-	if ownsSnapshot(req.Source) {
-		// Nothing the ledger runs reads the series or the per-pod usage
-		// but the GPUs' activity (the planner reads its mean): released,
-		// the ledger runs on about 80 MB less live heap at 10k GPUs.
-		in.snap.Hourly = nil
-		in.snap.ReleaseUsageDetail()
-	}
-	if req.Report == cost.DefaultReportOptions() {
-		lin.Report = res.Report // the ledger's metrics read the default report
-	}
-	res.Ledger, res.LedgerErr = ledger.Build(lin, lopts)
+	res.Ledger, res.LedgerErr = an.Ledger(lopts, req.Cost)
+	<-recsDone
+	runtime.KeepAlive(recs)
+	runtime.KeepAlive(alloc)
 	return res, nil
-}
-
-// allocate allocates the snapshot's cost and explains its idle GPUs: the
-// report without its savings ledger.
-func allocate(in *loaded, req ReportRequest, catalog *nodePrices) (*ReportResult, *cost.Allocation, error) {
-	opts := req.Cost
-	opts.Prices = catalog
-	alloc, err := cost.Allocate(in.snap, opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("allocating cost: %w", err)
-	}
-	r, err := cost.NewReport(alloc, req.Report)
-	if err != nil {
-		return nil, nil, fmt.Errorf("building report: %w", err)
-	}
-	why, err := IdleCauses(in.snap, alloc, idlecause.DefaultPolicy(), req.Report.TopN)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &ReportResult{Report: r, IdleCauses: why, Snapshot: in.snap, Partial: in.partial, Reconciliation: reconcile(catalog, alloc)}, alloc, nil
-}
-
-// rightsizing is the ledger's right-sizing, run beside the cost
-// allocation (it reads the snapshot only, and the allocation does not
-// read it): on two cores the report's longest step before the ledger.
-type rightsizing struct {
-	done chan struct{}
-	recs *rightsize.Result
-	err  error
-}
-
-// startRightsizing right-sizes the snapshot in the background; wait for
-// the result before changing the snapshot (releasing its series).
-func startRightsizing(s *cluster.Prepared, p rightsize.Policy, prices rightsize.Prices) *rightsizing {
-	r := &rightsizing{done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		r.recs, r.err = rightsize.Recommend(s, p, prices)
-	}()
-	return r
-}
-
-// wait returns the right-sizing once it is done.
-func (r *rightsizing) wait() (*rightsize.Result, error) {
-	<-r.done
-	return r.recs, r.err
-}
-
-// ownsSnapshot says whether the use case read the snapshot itself (a
-// file, Prometheus, the simulator) and may release
-// parts of it; a snapshot a front end holds and shares is never changed.
-func ownsSnapshot(s Source) bool {
-	return s.File != "" || s.Prometheus != nil || s.Demo != nil
 }
 
 // IdleCauses splits an allocation's idle GPU-hours and dollars by cause:

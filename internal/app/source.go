@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -43,6 +44,10 @@ type InMemory struct {
 	// Partial, when set, says what could not be read (results on it are
 	// marked partial, as with a partial Prometheus read).
 	Partial error
+
+	// analyses are the snapshot's shared analyses, by loaded prices.
+	mu       sync.Mutex
+	analyses map[*Prices]*Analysis
 }
 
 // DemoSource steers the simulated cluster.

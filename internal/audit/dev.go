@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/gpurule"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
@@ -11,10 +12,7 @@ import (
 const timeSliceReplicas = 4
 
 func (a *auditor) devWholeGPU(p *cluster.Pod) *hit {
-	if !cluster.MatchAny(a.o.DevNamespaces, p.Namespace) {
-		return nil
-	}
-	whole := a.wholeUnits(p)
+	whole := gpurule.DevWholeGPUs(p, a.o.DevNamespaces, gpurule.WholeGPUResources, a.heldWhole)
 	if whole == 0 {
 		return nil
 	}
@@ -36,26 +34,20 @@ func (a *auditor) devWholeGPU(p *cluster.Pod) *hit {
 	return h
 }
 
-// wholeUnits counts whole GPUs a pod holds, or, unbound, requests as
-// nvidia.com/gpu.
-func (a *auditor) wholeUnits(p *cluster.Pod) int64 {
+// heldWhole counts the whole GPUs a bound pod holds (known: the pod is
+// bound or holds units); an unbound pod is judged by its requests.
+func (a *auditor) heldWhole(p *cluster.Pod) (int64, bool) {
+	if len(p.GPUs) == 0 {
+		return 0, p.Node != ""
+	}
+	ix := a.unitKinds()
 	var n int64
-	if len(p.GPUs) > 0 {
-		ix := a.unitKinds()
-		for _, h := range p.GPUs {
-			if ix[h.UnitID] == cluster.WholeGPU {
-				n++
-			}
+	for _, h := range p.GPUs {
+		if ix[h.UnitID] == cluster.WholeGPU {
+			n++
 		}
-		return n
 	}
-	if p.Node != "" {
-		return 0
-	}
-	for _, c := range p.Containers {
-		n += c.GPURequests["nvidia.com/gpu"]
-	}
-	return n
+	return n, true
 }
 
 func (a *auditor) unitKinds() map[string]cluster.UnitKind {
@@ -73,9 +65,9 @@ func (a *auditor) unitKinds() map[string]cluster.UnitKind {
 }
 
 func firstGPUContainer(p *cluster.Pod) string {
-	for _, c := range p.Containers {
-		if len(c.GPURequests) > 0 {
-			return c.Name
+	for i := range p.Containers {
+		if gpurule.GPUResources.Container(&p.Containers[i]) {
+			return p.Containers[i].Name
 		}
 	}
 	return "main"
@@ -84,7 +76,7 @@ func firstGPUContainer(p *cluster.Pod) string {
 const gib = int64(1) << 30
 
 func (a *auditor) roundRequests(p *cluster.Pod) *hit {
-	if !p.RequestsGPU() {
+	if !isGPUPod(p) {
 		return nil
 	}
 	var ev []string

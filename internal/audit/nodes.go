@@ -37,7 +37,7 @@ func (a *auditor) untainted(n *cluster.Node) []Finding {
 	var foreign int
 	for i := range a.s.Pods {
 		p := &a.s.Pods[i]
-		if p.Node == n.Name && p.End.IsZero() && !p.RequestsGPU() && !a.isAgent(p) {
+		if p.Node == n.Name && p.End.IsZero() && !isGPUPod(p) && !a.isAgent(p) {
 			foreign++
 		}
 	}

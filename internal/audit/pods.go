@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/gpurule"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
@@ -42,7 +43,7 @@ func (a *auditor) isAgent(p *cluster.Pod) bool {
 
 func (a *auditor) nonGPUPod(p *cluster.Pod) *hit {
 	n := a.s.Index.Nodes[p.Node]
-	if n == nil || !n.HasGPUs() || p.RequestsGPU() || a.isAgent(p) {
+	if n == nil || !n.HasGPUs() || isGPUPod(p) || a.isAgent(p) {
 		return nil
 	}
 	cores, gib := p.CPURequestCores(), float64(p.MemoryRequestBytes())/(1<<30)
@@ -77,20 +78,10 @@ func (a *auditor) limits(p *cluster.Pod) *hit {
 	limits := map[string]any{}
 	var containers []any
 	for _, c := range p.Containers {
-		if len(c.GPURequests) == 0 {
+		if !gpurule.GPUResources.Container(&c) {
 			continue
 		}
-		var probs []string
-		if c.CPULimitMilli == 0 {
-			probs = append(probs, "no CPU limit")
-		} else if c.CPURequestMilli != 0 && c.CPURequestMilli != c.CPULimitMilli {
-			probs = append(probs, fmt.Sprintf("CPU request %dm ≠ limit %dm", c.CPURequestMilli, c.CPULimitMilli))
-		}
-		if c.MemoryLimit == 0 {
-			probs = append(probs, "no memory limit")
-		} else if c.MemoryRequest != 0 && c.MemoryRequest != c.MemoryLimit {
-			probs = append(probs, fmt.Sprintf("memory request %s ≠ limit %s", bytesText(c.MemoryRequest), bytesText(c.MemoryLimit)))
-		}
+		probs := gpurule.LimitProblems(&c, bytesText)
 		if len(probs) == 0 {
 			continue
 		}
@@ -142,31 +133,18 @@ func (a *auditor) gpuTaints() []cluster.Taint {
 	return out
 }
 
-func tolerates(tols []cluster.Toleration, t cluster.Taint) bool {
-	for _, tol := range tols {
-		if tol.Effect != "" && tol.Effect != t.Effect {
-			continue
-		}
-		switch {
-		case tol.Key == "" && tol.Operator == "Exists":
-			return true
-		case tol.Key == t.Key && tol.Operator == "Exists":
-			return true
-		case tol.Key == t.Key && (tol.Operator == "Equal" || tol.Operator == "") && tol.Value == t.Value:
-			return true
-		}
-	}
-	return false
-}
+// isGPUPod is gpurule's GPU pod (the admission policies' default GPU
+// resources).
+func isGPUPod(p *cluster.Pod) bool { return gpurule.GPUResources.Pod(p) }
 
 func (a *auditor) noToleration(p *cluster.Pod) *hit {
 	taints := a.gpuTaints()
-	if !p.RequestsGPU() || len(taints) == 0 {
+	if !isGPUPod(p) || len(taints) == 0 {
 		return nil
 	}
 	var names []string
 	for _, t := range taints {
-		if tolerates(p.Tolerations, t) {
+		if gpurule.Tolerated(p.Tolerations, t, false) {
 			return nil
 		}
 		names = append(names, t.Key+"="+t.Value+":"+t.Effect)
@@ -199,7 +177,7 @@ func (a *auditor) noModelAffinity(p *cluster.Pod) *hit {
 			models[n.GPUModel] = true
 		}
 	}
-	if len(models) < 2 || !p.RequestsGPU() {
+	if len(models) < 2 || !isGPUPod(p) {
 		return nil
 	}
 	for _, k := range modelKeys {

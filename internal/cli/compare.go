@@ -2,13 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/gpuwise/gpuwise/internal/app"
-	"github.com/gpuwise/gpuwise/internal/history"
 	"github.com/gpuwise/gpuwise/internal/render"
 )
 
@@ -50,57 +48,21 @@ func runCompare(ctx context.Context, o *reportOptions, e *env) error {
 	return render.Diff(e.Out, d, format, e.renderOptions())
 }
 
-// historyKinds maps --by to the history's kinds.
-var historyKinds = map[string]string{"workload": history.Workload, "namespace": history.Namespace, "node": history.Node, "gpu-model": history.GPUModel}
-
 // compareHistory compares the window ending at the last recorded cycle
 // with the same window period earlier (the window defaults to the period).
 func compareHistory(ctx context.Context, o *reportOptions, e *env, period, window time.Duration, format render.Format) error {
-	kind, ok := historyKinds[o.by]
+	kind, ok := app.HistoryKinds[o.by]
 	if !ok {
 		return usageErrorf("by: the history holds namespace, workload, node and gpu-model, not %q", o.by)
 	}
-	st, err := history.OpenExisting(ctx, o.compare.history)
+	h, err := app.OpenExistingHistory(ctx, o.compare.history)
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
-	defer st.Close()
-	end, err := lastCycle(ctx, st, o.compare.cluster)
-	if err != nil {
-		return withCode(ExitInput, err)
-	}
-	if window == 0 {
-		window = period
-	}
-	before, after := history.Windows(end, window, period)
-	d, err := history.Compare(ctx, st, history.Query{Cluster: o.compare.cluster, Kind: kind}, before, after)
+	defer h.Close()
+	d, err := h.Compare(ctx, app.HistoryCompareRequest{Cluster: o.compare.cluster, Kind: kind, Window: window, Period: period})
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
 	return render.Diff(e.Out, d, format, e.renderOptions())
-}
-
-// lastCycle is the end of the last cycle recorded for cluster ("" any).
-func lastCycle(ctx context.Context, st *history.Store, cluster string) (time.Time, error) {
-	names := []string{cluster}
-	if cluster == "" {
-		var err error
-		if names, err = st.Clusters(ctx); err != nil {
-			return time.Time{}, err
-		}
-	}
-	var end time.Time
-	for _, n := range names {
-		t, err := st.Last(ctx, n)
-		if err != nil {
-			return time.Time{}, err
-		}
-		if t.After(end) {
-			end = t
-		}
-	}
-	if end.IsZero() {
-		return end, fmt.Errorf("the history holds no cycle for cluster %q", cluster)
-	}
-	return end, nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -61,6 +62,9 @@ func runRecommend(ctx context.Context, o *recommendOptions, e *env) error {
 	res, err := e.app.Recommend(ctx, req)
 	if err != nil {
 		return err
+	}
+	if res.LedgerErr != nil {
+		fmt.Fprintf(e.Err, "%s: note: no savings-ledger line: %v (the recommendations themselves are complete; `%s advise` shows the ledger's error)\n", e.name(), res.LedgerErr, e.name())
 	}
 	if err := render.Recommend(e.Out, res.Result, res.Ledger, format, e.renderOptions()); err != nil {
 		return err

@@ -17,10 +17,10 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/exporter"
-	"github.com/gpuwise/gpuwise/internal/history"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/sim"
+	"github.com/gpuwise/gpuwise/internal/tally"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -66,10 +66,10 @@ func demoFrame(t *testing.T, maxWorkloads int, pods bool) *exporter.Frame {
 	return f
 }
 
-func values(r *cost.Report) map[string]history.Values {
-	out := map[string]history.Values{}
+func values(r *cost.Report) map[string]tally.Values {
+	out := map[string]tally.Values{}
 	for _, row := range r.Rows {
-		out[row.Key] = history.FromRow(row, r.WindowHours*3600, 0)
+		out[row.Key] = cost.RowValues(row, r.WindowHours*3600, 0)
 	}
 	return out
 }
@@ -151,7 +151,7 @@ func TestWorkloadCapKeepsCountersMonotonic(t *testing.T) {
 	i := strings.Index(text, `",workload="__other__"`)
 	ns := text[strings.LastIndex(text[:i], `namespace="`)+11 : i]
 	next := f.Totals.Clone()
-	next.AddWorkloads(map[string]history.Values{ns + "/Job/brand-new": {GPUAllocatedHours: 1, TotalUSD: 1e9}})
+	next.AddWorkloads(map[string]tally.Values{ns + "/Job/brand-new": {GPUAllocatedHours: 1, TotalUSD: 1e9}})
 	if next.Workloads() != f.Totals.Workloads() {
 		t.Errorf("a new dear workload past the cap added a series: %d → %d", f.Totals.Workloads(), next.Workloads())
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
-	"github.com/gpuwise/gpuwise/internal/history"
+	"github.com/gpuwise/gpuwise/internal/tally"
 )
 
 // OtherWorkload is the workload label of the workloads past the cap,
@@ -18,15 +18,15 @@ const OtherWorkload = "__other__"
 // service adds a cycle to a Clone.
 type Totals struct {
 	max       int
-	named     map[string]bool           // workload keys exported under their own name
-	workloads map[string]history.Values // export key (namespace/Kind/name or namespace/__other__) → sums
-	models    map[string]history.Values // GPU model → sums (the unallocated parts)
+	named     map[string]bool         // workload keys exported under their own name
+	workloads map[string]tally.Values // export key (namespace/Kind/name or namespace/__other__) → sums
+	models    map[string]tally.Values // GPU model → sums (the unallocated parts)
 }
 
 // NewTotals returns empty totals exporting at most maxWorkloads workloads
 // under their own name (0: no limit).
 func NewTotals(maxWorkloads int) *Totals {
-	return &Totals{max: maxWorkloads, named: map[string]bool{}, workloads: map[string]history.Values{}, models: map[string]history.Values{}}
+	return &Totals{max: maxWorkloads, named: map[string]bool{}, workloads: map[string]tally.Values{}, models: map[string]tally.Values{}}
 }
 
 // Clone returns a copy the caller may add to.
@@ -37,7 +37,7 @@ func (t *Totals) Clone() *Totals {
 // AddWorkloads adds values per workload key (namespace/Kind/name); the
 // unallocated row is not a workload and is skipped. Keys new to the totals
 // take a name of their own, dearest first, while the cap allows.
-func (t *Totals) AddWorkloads(vs map[string]history.Values) {
+func (t *Totals) AddWorkloads(vs map[string]tally.Values) {
 	keys := make([]string, 0, len(vs))
 	for k := range vs {
 		if k != cost.UnallocatedKey {
@@ -77,10 +77,10 @@ func (t *Totals) exportKey(k string) string {
 // shares of it put on pods, so that the cost counters (workload
 // components and unallocated gpu and cpu_memory) sum to the report's
 // total.
-func ModelValues(r *cost.Report, seconds float64) map[string]history.Values {
-	out := make(map[string]history.Values, len(r.Rows))
+func ModelValues(r *cost.Report, seconds float64) map[string]tally.Values {
+	out := make(map[string]tally.Values, len(r.Rows))
 	for _, row := range r.Rows {
-		v := history.FromRow(row, seconds, 0)
+		v := cost.RowValues(row, seconds, 0)
 		v.CPUMemoryUnallocatedUSD = row.CPUMemoryUnallocated + row.UnheldCPUMemory
 		out[row.Key] = v
 	}
@@ -88,7 +88,7 @@ func ModelValues(r *cost.Report, seconds float64) map[string]history.Values {
 }
 
 // AddModels adds values per GPU model.
-func (t *Totals) AddModels(vs map[string]history.Values) {
+func (t *Totals) AddModels(vs map[string]tally.Values) {
 	for k, add := range vs {
 		v := t.models[k]
 		v.Add(add)

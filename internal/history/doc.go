@@ -22,7 +22,12 @@
 // the embedded migrations/NNN.sql files, each applied in one transaction;
 // a store written by a newer gpuwise is refused, never rewritten.
 //
-// It converts cost reports into rows at this boundary; it must not import
-// the service, the CLI or the adapters, and it never reads the clock
-// (callers pass times).
+// It is the store layer (internal/archtest): it converts cost reports into
+// rows of tally.Values at this boundary and answers queries (series,
+// totals, coverage, fleet); the use cases on it — a series with its
+// coverage and fleet, comparing two periods — are app.History's, which the
+// CLI and the service both call. Only use cases open it (app, and the
+// service's collector, which records into it). It imports core and engine
+// values only: never a source, a use case or a front end, and it never
+// reads the clock (callers pass times).
 package history

@@ -85,7 +85,7 @@ func (s *Store) Series(ctx context.Context, q Query) ([]Point, error) {
 	for rows.Next() {
 		var p Point
 		var bucket int64
-		if err := rows.Scan(append([]any{&bucket, &p.Key}, p.fields()...)...); err != nil {
+		if err := rows.Scan(append([]any{&bucket, &p.Key}, p.Fields()...)...); err != nil {
 			return nil, fmt.Errorf("reading history %s: %w", s.path, err)
 		}
 		p.Bucket = time.Unix(bucket, 0).UTC()
@@ -110,7 +110,7 @@ func (s *Store) Totals(ctx context.Context, q Query) (map[string]Values, error) 
 	for rows.Next() {
 		var key string
 		var v Values
-		if err := rows.Scan(append([]any{&key}, v.fields()...)...); err != nil {
+		if err := rows.Scan(append([]any{&key}, v.Fields()...)...); err != nil {
 			return nil, fmt.Errorf("reading history %s: %w", s.path, err)
 		}
 		out[key] = v

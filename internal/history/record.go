@@ -66,7 +66,7 @@ func addEntries(ctx context.Context, tx *sql.Tx, c Cycle) error {
 		}
 		for _, e := range c.Entries {
 			v := e.Values
-			args := append([]any{c.Cluster, e.Kind, e.Key, table.bucket}, v.fields()...)
+			args := append([]any{c.Cluster, e.Kind, e.Key, table.bucket}, v.Fields()...)
 			if _, err := stmt.ExecContext(ctx, args...); err != nil {
 				stmt.Close()
 				return fmt.Errorf("%s %s %q: %w", table.name, e.Kind, e.Key, err)

@@ -25,8 +25,7 @@ func Build(in Input, o Options) (*Ledger, error) {
 // buildWith applies the levers in the order given (Build passes the
 // documented order; tests try others).
 func buildWith(in Input, o Options, lvs []Lever) (*Ledger, error) {
-	in = withSnapshotSignals(in)
-	in, err := withCapacity(in, o)
+	in, err := stage(in, o)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
@@ -34,8 +33,63 @@ func buildWith(in Input, o Options, lvs []Lever) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	env.peakAware = slices.ContainsFunc(lvs, func(lv Lever) bool { return lv.Name() == LeverAutoscale })
+	env.peakAware = slices.ContainsFunc(lvs, func(lv Lever) bool { return traitsOf(lv).wantsPeak })
 	return applyLevers(in, o, lvs, env, m)
+}
+
+// Stage takes from the snapshot, once, everything Build reads of its
+// hourly series: the metrics' signals (Input.Hourly, Counters) and the
+// capacity levers' inputs (Input.Capacity), each only where the caller
+// left it nil. Build on a staged input that also carries Recs and
+// Allocation reads neither the hourly series nor the pods' usage detail
+// (SnapshotReads): the snapshot's owner may release them before the
+// packings, the ledger's memory peak.
+func Stage(in Input, o Options) (Input, error) {
+	if err := o.Validate(); err != nil {
+		return in, fmt.Errorf("ledger options: %w", err)
+	}
+	return stage(in, o)
+}
+
+func stage(in Input, o Options) (Input, error) {
+	in = withSnapshotSignals(in)
+	return withCapacity(in, o)
+}
+
+// Reads is what of a snapshot beyond its nodes, pods, requests and the
+// GPUs' activity (what cluster.Snapshot.ReleaseUsageDetail keeps) a build
+// still reads.
+type Reads struct {
+	// Hourly: the hourly series (the metrics' signals or the capacity
+	// levers' inputs are not in the input yet).
+	Hourly bool
+	// UsageDetail: the pods' CPU, memory, SM and framebuffer usage (the
+	// right-sizing or the cost allocation is not in the input yet).
+	UsageDetail bool
+}
+
+// SnapshotReads says what Build(in, o) reads of the snapshot beyond what
+// ReleaseUsageDetail keeps: what the snapshot's owner must keep until
+// the ledger is built. Each lever's needs are its traits (lever.go).
+func SnapshotReads(in Input, o Options) Reads {
+	lvs, _ := Levers(o.leverNames())
+	hasSeries := in.Snapshot != nil && in.Snapshot.Hourly != nil
+	var r Reads
+	if hasSeries && (in.Hourly == nil || in.Counters == nil) {
+		r.Hourly = true
+	}
+	if hasSeries && in.Capacity == nil && slices.ContainsFunc(lvs, func(lv Lever) bool { return traitsOf(lv).readsCapacity }) {
+		r.Hourly = true
+	}
+	// Right-sizing reads the usage detail and the CPU series; the
+	// ledger right-sizes whenever Recs are not given.
+	if in.Recs == nil {
+		r.Hourly, r.UsageDetail = r.Hourly || hasSeries, true
+	}
+	if in.Allocation == nil {
+		r.UsageDetail = true
+	}
+	return r
 }
 
 // applyLevers applies the levers to a prepared model and makes the ledger.
@@ -48,7 +102,7 @@ func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger,
 		if err := st.apply(lv, m, env); err != nil {
 			return nil, err
 		}
-		if !slices.ContainsFunc(lvs[i+1:], readsRecs) {
+		if !slices.ContainsFunc(lvs[i+1:], func(lv Lever) bool { return traitsOf(lv).readsRecs }) {
 			env.Recs = nil // what the model's changes need of them they hold
 		}
 	}
@@ -94,13 +148,6 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// readsRecs says whether a lever reads the right-sizing results
-// (Env.Recs): once none left does, the ledger lets them go, about 10 MB
-// at 10k GPUs that the consolidation packings need.
-func readsRecs(lv Lever) bool {
-	return lv.Name() == LeverRightsize || lv.Name() == LeverShape
-}
-
 // prepare computes what levers read (right-sizing results, GPU demand)
 // and the starting model: the GPU nodes alive at the window's end, priced
 // as the planner prices them. Right-sizing (unless given) and the GPU
@@ -115,13 +162,22 @@ func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
 	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: in.Recs, Autoscale: o.Autoscale, Commit: o.Commit, Reclaim: o.Reclaim,
-		Region: o.Region, capacity: in.Capacity, packers: o.packers}
+		Region: o.Region, capacity: in.Capacity, packers: o.Workers}
 	var wg sync.WaitGroup
 	var recErr error
-	if env.Recs == nil {
-		wg.Go(func() { env.Recs, recErr = rightsize.Recommend(in.Snapshot, o.Policy, in.Prices) })
+	// beside runs f beside the rest, unless the caller asked for one
+	// worker.
+	beside := func(f func()) {
+		if o.Workers == 1 {
+			f()
+			return
+		}
+		wg.Go(f)
 	}
-	wg.Go(func() { env.peaks = gpuDemand(in.Snapshot) })
+	if env.Recs == nil {
+		beside(func() { env.Recs, recErr = rightsize.Recommend(in.Snapshot, o.Policy, in.Prices) })
+	}
+	beside(func() { env.peaks = gpuDemand(in.Snapshot) })
 	prob, err := packing.FromSnapshot(in.Snapshot, packing.SnapshotOptions{Prices: in.Prices, Shapes: packing.CurrentShapes})
 	if err == nil {
 		env.current = prob
@@ -140,10 +196,9 @@ func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
 	return env, newModel(modelNodes(prob, in.Snapshot.Snapshot)), nil
 }
 
-// packs reports whether a lever list packs the current shapes (the
-// consolidation lever does).
+// packs reports whether a lever list packs the current shapes.
 func packs(lvs []Lever) bool {
-	return slices.ContainsFunc(lvs, func(l Lever) bool { return l.Name() == LeverConsolidate })
+	return slices.ContainsFunc(lvs, func(lv Lever) bool { return traitsOf(lv).packsCurrent })
 }
 
 // modelNodes are the planner's nodes with their capacity type.

@@ -22,7 +22,7 @@ func TestConcurrentPackingIsSequential(t *testing.T) {
 	repacks := 0
 	for name, s := range clusters {
 		seq, par := DefaultOptions(), DefaultOptions()
-		seq.packers, par.packers = 1, 4
+		seq.Workers, par.Workers = 1, 4
 		want := ledgerJSON(t, build(t, s, seq))
 		for range 2 {
 			l := build(t, s, par)

@@ -20,14 +20,16 @@
 // Counters light them up). docs/savings.md is the reference for every rule
 // and default.
 //
-// Composition exception: the ledger is the one core package that composes
-// other engines. It calls rightsize (recommendations), packing (the
+// Composition exception: the ledger is an engine that composes other
+// engines (with quota, which prices from cost; both listed in
+// internal/archtest's engineExceptions). It calls rightsize (recommendations), packing (the
 // consolidation planner), cost (allocation and report) and capacity (the
 // replicas GPU services need hour by hour), all pricing nodes through the
 // same pricing.Pricer. No engine imports the ledger.
 //
-// Pure core: it imports cluster, pricing, cost, rightsize, packing, capacity and the
-// standard library only; never adapters (kube, prom, sim, snapshot, trace),
-// front ends (cli, render, generate, app) or the clock: time comes from the
-// snapshot's window.
+// Pure engine: it imports cluster, pricing, nodeprice, cost, rightsize,
+// packing, capacity and the standard library only; never adapters (kube,
+// prom, sim, snapshot, trace), the store (history), the output layers
+// (generate, exporter), use cases (app, collector), front ends (cli,
+// render, serve) or the clock: time comes from the snapshot's window.
 package ledger

@@ -76,6 +76,40 @@ var levers = []struct {
 	{LeverQuantize, func() Lever { return quantizeLever{} }},
 }
 
+// traits are what a lever reads and how it changes the build, declared
+// here once per lever so that the ledger decides what to compute, keep
+// and let go from them rather than from lever names.
+type traits struct {
+	// readsRecs: Propose reads Env.Recs (the ledger lets them go once no
+	// lever left reads them: about 10 MB at 10k GPUs that the
+	// consolidation packings need).
+	readsRecs bool
+	// packsCurrent: the lever packs the current shapes (the ledger packs
+	// them ahead, beside right-sizing).
+	packsCurrent bool
+	// readsCapacity: Propose reads Env.capacity (what the hourly series
+	// say: Stage takes it).
+	readsCapacity bool
+	// wantsPeak: consolidation, when this lever follows it, keeps the
+	// nodes the window's peak needs (burst.go).
+	wantsPeak bool
+}
+
+// traitsOf is a lever's traits.
+func traitsOf(lv Lever) traits {
+	switch lv.(type) {
+	case rightsizeLever, shapeLever:
+		return traits{readsRecs: true}
+	case consolidateLever:
+		return traits{packsCurrent: true}
+	case autoscaleLever:
+		return traits{readsCapacity: true, wantsPeak: true}
+	case reclaimLever, quantizeLever:
+		return traits{readsCapacity: true}
+	}
+	return traits{}
+}
+
 // LeverNames lists the known levers in the order they apply.
 func LeverNames() []string {
 	out := make([]string, len(levers))

@@ -46,10 +46,12 @@ type Options struct {
 	// Region is the region lever's policy; the lever applies by default
 	// only when Region.DataGB is given (leverNames).
 	Region capacity.RegionPolicy
-	// packers bounds how many packings the consolidation lever runs at
-	// once; 0 is one per core. The ledger is the same whatever it is
-	// (TestConcurrentPackingIsSequential sets 1).
-	packers int
+	// Workers bounds what Build runs at once: the right-sizing, GPU demand
+	// and current packing beside each other, and the consolidation lever's
+	// packings; 0 is one per core, 1 runs everything in turn. The caller
+	// (the use case) decides; the ledger is the same whatever it is
+	// (TestConcurrentPackingIsSequential).
+	Workers int
 }
 
 // DefaultOptions returns the documented defaults.
@@ -85,6 +87,9 @@ func (o Options) Validate() error {
 	}
 	if err := o.Region.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if o.Workers < 0 {
+		errs = append(errs, fmt.Errorf("workers: %d is negative (0: one per core)", o.Workers))
 	}
 	return errors.Join(errs...)
 }
@@ -140,7 +145,7 @@ type Env struct {
 	// packed is current's plan, packed beside right-sizing; the
 	// consolidation lever takes it (and may drop it later).
 	packed *packed
-	// packers is Options.packers.
+	// packers is Options.Workers.
 	packers int
 }
 

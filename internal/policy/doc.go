@@ -17,7 +17,8 @@
 // rules in its mode as labels (native.go says why). Every rule rolls out in
 // warn/audit mode first; Rollout gives the command that flips it to deny.
 //
-// Pure core: it imports cluster and the standard library only — no other
+// Pure core: it imports cluster, gpurule (the GPU-pod rules' predicates,
+// shared with the audit) and the standard library only — no other
 // engine, never Kubernetes client packages, no I/O, no clock. Rule IDs are
 // the audit's (internal/audit), checked by a test rather than imported,
 // since engines do not import each other.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/gpurule"
 )
 
 // Blocked is what one rule refuses among a snapshot's pods: the pods
@@ -59,37 +60,27 @@ func (s Settings) Refusals(p *cluster.Pod) []string {
 	return out
 }
 
+// refuses is the rule's predicate: the GPU pod, toleration, limits and
+// dev-namespace rules are package gpurule's, the audit's too.
 func (s Settings) refuses(r Rule, p *cluster.Pod) bool {
-	gpu := s.isGPUPod(p)
+	gpus := gpurule.Resources(s.GPUResources)
+	gpu := gpus.Pod(p)
 	switch r {
 	case RuleNonGPUToleration:
 		return !gpu && !s.isAgent(p) && s.tolerated(p)
 	case RuleLimits:
-		return s.badLimits(p)
+		return gpurule.BadLimits(p, gpus)
 	case RuleToleration:
 		return gpu && !s.tolerated(p)
 	case RuleDevWholeGPU:
-		return cluster.MatchAny(s.DevNamespaces, p.Namespace) && s.units(p, s.WholeGPUResources) > 0
+		return gpurule.DevWholeGPUs(p, s.DevNamespaces, s.WholeGPUResources, nil) > 0
 	case RuleLabels:
 		return gpu && len(s.missingLabels(p.Labels)) > 0
 	case RuleMaxGPUs:
 		max := s.maxGPUs(p.Namespace)
-		return max >= 0 && s.units(p, s.GPUResources) > int64(max)
+		return max >= 0 && gpus.Units(p) > int64(max)
 	}
 	return false
-}
-
-func (s Settings) gpuContainer(c *cluster.Container) bool {
-	for name, n := range c.GPURequests {
-		if n > 0 && matchResource(s.GPUResources, name) {
-			return true
-		}
-	}
-	return false
-}
-
-func (s Settings) isGPUPod(p *cluster.Pod) bool {
-	return slices.ContainsFunc(p.Containers, func(c cluster.Container) bool { return s.gpuContainer(&c) })
 }
 
 func (s Settings) isAgent(p *cluster.Pod) bool {
@@ -97,52 +88,14 @@ func (s Settings) isAgent(p *cluster.Pod) bool {
 }
 
 // Tolerates reports whether a toleration tolerates the GPU taint, as the
-// generated CEL decides it.
+// generated CEL decides it (gpurule.Tolerates; a taint without a value is
+// tolerated whatever value the toleration names).
 func (t Taint) Tolerates(tol cluster.Toleration) bool {
-	if tol.Effect != "" && tol.Effect != t.Effect {
-		return false
-	}
-	if tol.Key == "" {
-		return tol.Operator == "Exists"
-	}
-	if tol.Key != t.Key {
-		return false
-	}
-	return t.Value == "" || tol.Operator == "Exists" || tol.Value == t.Value
+	return gpurule.Tolerates(tol, cluster.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect}, t.Value == "")
 }
 
 func (s Settings) tolerated(p *cluster.Pod) bool {
 	return slices.ContainsFunc(p.Tolerations, s.GPUTaint.Tolerates)
-}
-
-// badLimits: a GPU container without CPU or memory limits, or with a
-// request set and different from its limit.
-func (s Settings) badLimits(p *cluster.Pod) bool {
-	for i := range p.Containers {
-		c := &p.Containers[i]
-		if !s.gpuContainer(c) {
-			continue
-		}
-		if c.CPULimitMilli == 0 || c.MemoryLimit == 0 ||
-			(c.CPURequestMilli != 0 && c.CPURequestMilli != c.CPULimitMilli) ||
-			(c.MemoryRequest != 0 && c.MemoryRequest != c.MemoryLimit) {
-			return true
-		}
-	}
-	return false
-}
-
-// units counts the pod's units of the resources matching patterns.
-func (s Settings) units(p *cluster.Pod, patterns []string) int64 {
-	var n int64
-	for _, c := range p.Containers {
-		for name, k := range c.GPURequests {
-			if k > 0 && matchResource(patterns, name) {
-				n += k
-			}
-		}
-	}
-	return n
 }
 
 func (s Settings) missingLabels(labels map[string]string) []string {

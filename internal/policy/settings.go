@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/gpurule"
 )
 
 // Mode is a rule's rollout stage.
@@ -286,12 +287,8 @@ func (p *checker) globs(field string, globs []string, slash bool) {
 	}
 }
 
-// matchResource reports whether a resource name is one of the patterns.
+// matchResource reports whether a resource name is one of the patterns
+// (gpurule.Resources.Match).
 func matchResource(patterns []string, name string) bool {
-	for _, p := range patterns {
-		if base, ok := strings.CutSuffix(p, "*"); ok && strings.HasPrefix(name, base) || p == name {
-			return true
-		}
-	}
-	return false
+	return gpurule.Resources(patterns).Match(name)
 }

@@ -5,7 +5,10 @@
 // simulated segment); a Ring keeps spans merged into fixed segments so
 // that a rolling window is the merge of its segments, never a re-read;
 // Attach puts a span's usage on an inventory snapshot for a window, giving
-// the snapshot every engine computes on.
+// the snapshot every engine computes on. Seen is the inventory inferred
+// from interval reads alone (the service without API access): the latest
+// view of each node and pod, a pod no later read shows ended when the last
+// read showing it did, never after its unit's next holder started.
 //
 // Merging is exact: the usage accumulators are additive (seconds,
 // integrals, histograms), so a window's usage is the same whether it was

@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/app"
-	"github.com/gpuwise/gpuwise/internal/cost"
-	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/render"
 )
 
@@ -55,7 +53,7 @@ func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 			return
 		}
 		if a.partial == nil {
-			a.partial = st.partial()
+			a.partial = st.Partial()
 		}
 		c := cached{body: a.body, contentType: a.contentType, partial: s.scrub.text(headerText(a.partial))}
 		s.cache.put(st.Generation, key, c)
@@ -137,11 +135,11 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultReportRequest()
 		req.Data = s.data(q, st)
-		req.Cost.IdleShare = cost.IdleShare(q.str("idle-share", string(req.Cost.IdleShare)))
+		setString(&req.Cost.IdleShare, q.str("idle-share", string(req.Cost.IdleShare)))
 		req.Cost.IdleThreshold = q.float("idle-threshold", req.Cost.IdleThreshold)
 		req.Report.By = q.str("by", req.Report.By)
 		req.Report.TopN = q.int("top", req.Report.TopN)
-		lowUtil, err := cost.ParseLowUtil(q.str("low-util", ""))
+		lowUtil, err := app.ParseLowUtil(q.str("low-util", ""))
 		q.add(err)
 		req.Report.LowUtil = lowUtil
 		f := q.format(render.Formats)
@@ -213,7 +211,7 @@ func planHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultPlanRequest()
 		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
-		req.Shapes = packing.Shapes(q.str("shapes", string(req.Shapes)))
+		setString(&req.Shapes, q.str("shapes", string(req.Shapes)))
 		f := q.format(render.Formats)
 		q.add(req.Validate())
 		if err := q.err(); err != nil {
@@ -245,6 +243,10 @@ func adviseHandler(s *Service, rt route) http.HandlerFunc {
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Ledger(b, res.Ledger, f, s.renderOptions()) })
 	})
 }
+
+// setString sets a request's string-typed setting (an idle share, a
+// shape choice) from a parameter; the request's use case validates it.
+func setString[T ~string](p *T, s string) { *p = T(s) }
 
 // renderOptions are the CLI's when piped: no colour, no width.
 func (s *Service) renderOptions() render.Options { return render.Options{Version: s.opts.Version} }

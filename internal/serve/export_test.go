@@ -10,26 +10,14 @@ import (
 )
 
 // WindowSpan is the ring's merged usage over w, as a rebuild reads it.
-func WindowSpan(s *Service, w cluster.Window) *rolling.Span {
-	s.ringMu.RLock()
-	defer s.ringMu.RUnlock()
-	return s.ring.Window(w)
-}
+func WindowSpan(s *Service, w cluster.Window) *rolling.Span { return s.coll.WindowSpan(w) }
 
 // WindowHourly is the hourly series of the snapshot a rebuild at now
 // computes on for w (the report releases them once read).
 func WindowHourly(ctx context.Context, s *Service, now time.Time, w cluster.Window) (*cluster.Hourly, error) {
-	inv, err := s.inv.Inventory(ctx, now, s.opts.Window+s.opts.segment())
-	if err != nil {
-		return nil, err
-	}
-	mem, err := s.windowSnapshot(inv, w, nil)
-	if err != nil {
-		return nil, err
-	}
-	return mem.Prepared.Snapshot.Hourly, nil
+	return s.coll.WindowHourly(ctx, now, w)
 }
 
 // HistoryDB is the service's history database handle, for tests that
 // damage it under the running service.
-func HistoryDB(s *Service) *sql.DB { return s.store.DB() }
+func HistoryDB(s *Service) *sql.DB { return s.coll.History().Store().DB() }

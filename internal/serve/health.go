@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/history"
 )
 
 func healthz(_ *Service, _ route) http.HandlerFunc {
@@ -55,16 +55,6 @@ type status struct {
 	History    string         `json:"history"`
 }
 
-func (s *Service) mode() string {
-	switch {
-	case s.opts.Demo != nil:
-		return "demo"
-	case s.usage == nil:
-		return "inventory " + s.opts.Inventory + ", usage unmeasured"
-	}
-	return "inventory " + s.opts.Inventory + ", usage prometheus"
-}
-
 func statusHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(_ context.Context, q *query, st *State) (*answer, error) {
 		if err := q.err(); err != nil {
@@ -74,7 +64,7 @@ func statusHandler(s *Service, rt route) http.HandlerFunc {
 		if hist == "" {
 			hist = "a temporary file (removed on exit: set --history)"
 		}
-		a := status{Cluster: s.opts.Cluster, Version: s.opts.Version, Mode: s.mode(), Window: st.Window, Interval: s.opts.Interval.String(),
+		a := status{Cluster: s.opts.Cluster, Version: s.opts.Version, Mode: s.coll.Mode(), Window: st.Window, Interval: s.opts.Interval.String(),
 			Built: st.Built, Checked: st.Checked, Partial: s.scrub.text(errString(st.Snapshot.Partial)), Stale: s.scrub.text(errString(st.Stale)),
 			Generation: st.Generation, History: hist}
 		return jsonAnswer(a, nil)
@@ -83,7 +73,7 @@ func statusHandler(s *Service, rt route) http.HandlerFunc {
 
 // noteDamage records err when it shows the history file corrupt.
 func (s *Service) noteDamage(err error) {
-	if err == nil || !history.Damaged(err) {
+	if err == nil || !app.HistoryDamaged(err) {
 		return
 	}
 	msg := s.scrub.text(err.Error())

@@ -159,7 +159,7 @@ func (s *Service) Serve(ctx context.Context, ln net.Listener, h http.Handler) er
 	wg.Go(func() { s.Run(cycles) })
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	s.log.Info("serving", "address", ln.Addr().String(), "tls", s.opts.TLSCertFile != "", "mode", s.mode(), "cluster", s.opts.Cluster)
+	s.log.Info("serving", "address", ln.Addr().String(), "tls", s.opts.TLSCertFile != "", "mode", s.coll.Mode(), "cluster", s.opts.Cluster)
 	var err error
 	select {
 	case <-ctx.Done():

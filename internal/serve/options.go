@@ -10,15 +10,16 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/collector"
 )
 
-// Inventory sources.
+// Inventory sources (collector's).
 const (
 	// InventoryKube keeps nodes and pods current with shared informers.
-	InventoryKube = "kube"
+	InventoryKube = collector.InventoryKube
 	// InventoryPrometheus takes them from kube-state-metrics series, read
 	// with the usage (no API access needed).
-	InventoryPrometheus = "prometheus"
+	InventoryPrometheus = collector.InventoryPrometheus
 )
 
 // Options are everything `gpuwise serve` is told. Defaults live in
@@ -148,10 +149,11 @@ func (o Options) validateTimes() []error {
 	return errs
 }
 
-// segment is the ring's segment: a quarter of the window in whole hours,
-// so a window report covers between the window and a segment more.
-func (o Options) segment() time.Duration {
-	return max(time.Hour, (o.Window / 4).Truncate(time.Hour))
+// collector is the part of o the cycle runs with.
+func (o Options) collector() collector.Options {
+	return collector.Options{Cluster: o.Cluster, Demo: o.Demo, Prometheus: o.Prometheus, Inventory: o.Inventory, Kube: o.Kube,
+		Window: o.Window, Interval: o.Interval, Lag: o.Lag, HistoryPath: o.HistoryPath, Prices: o.Prices,
+		MaxWorkloads: o.MaxWorkloads, PodMetrics: o.PodMetrics, Version: o.Version}
 }
 
 func validLabel(s string) bool {

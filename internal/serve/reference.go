@@ -5,8 +5,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpuwise/gpuwise/internal/collector"
 	"github.com/gpuwise/gpuwise/internal/exporter"
 )
+
+// SelfMetrics are the service's own families (the collector's), for
+// docs/metrics.md.
+var SelfMetrics = collector.SelfMetrics
 
 // WriteMetricsReference writes docs/metrics.md from the metric tables:
 // every family gpuwise serve exports, its type, labels, help and
@@ -47,7 +52,7 @@ func WriteMetricsReference(w io.Writer) error {
 
 const referenceIntro = `# gpuwise serve metrics
 
-Generated from the metric tables in internal/exporter/metrics.go and internal/serve/metrics.go by
+Generated from the metric tables in internal/exporter/metrics.go and internal/collector/metrics.go by
 ` + "`go test ./internal/serve -run TestMetricsReference -update`" + `; do not edit by hand.
 
 Every series carries the ` + "`cluster`" + ` label (` + "`--cluster`" + `), so that a central Prometheus

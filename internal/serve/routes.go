@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuwise/gpuwise/internal/ledger"
+	"github.com/gpuwise/gpuwise/internal/app"
 )
 
 // param is one query parameter of a route, as the OpenAPI document shows
@@ -73,8 +73,8 @@ func routes() []route {
 				windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: planHandler},
 		{Method: "GET", Path: "/api/v1/advise", Summary: "The savings ledger on the window: exactly `gpuwise advise -o json`.",
 			Params: []param{
-				{Name: "levers", Description: "levers to apply, comma-separated (default all but region, always in the documented order): " + strings.Join(ledger.LeverNames(), ", ")},
-				{Name: "engineer-rate", Description: "engineering cost in $ per hour, for payback", Default: strconv.FormatFloat(ledger.DefaultEngineerUSDPerHour, 'f', -1, 64)},
+				{Name: "levers", Description: "levers to apply, comma-separated (default all but region, always in the documented order): " + strings.Join(app.LeverNames(), ", ")},
+				{Name: "engineer-rate", Description: "engineering cost in $ per hour, for payback", Default: strconv.FormatFloat(app.DefaultAdviseRequest().EngineerUSDPerHour, 'f', -1, 64)},
 				windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: adviseHandler},
 		{Method: "GET", Path: "/api/v1/history", Summary: "Hourly or daily aggregates from the history store, per key of one kind.",
 			Params: historyParams, Types: jsonType, handler: historyHandler},

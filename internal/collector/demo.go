@@ -1,4 +1,4 @@
-package serve
+package collector
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // spare); the freed memory then goes back to the operating system at once
 // (at scale 104 the spans peak at several GiB, the service keeps a
 // fraction).
-func (s *Service) startDemo(ctx context.Context) error {
+func (s *Collector) startDemo(ctx context.Context) error {
 	if err := s.recordDemo(ctx); err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func (s *Service) startDemo(ctx context.Context) error {
 // that day's hourly usage: at scale 104 the whole week's hourly usage at
 // once peaks at several GiB, and the runtime keeps its bookkeeping for the
 // peak heap), dropping each hour's usage once it is recorded.
-func (s *Service) recordDemo(ctx context.Context) error {
+func (s *Collector) recordDemo(ctx context.Context) error {
 	const perPass = 24
 	for first := 0; ; first += perPass {
 		prep, spans, err := app.DemoSpansIn(s.opts.Demo, time.Hour, first, first+perPass)

@@ -1,4 +1,4 @@
-package serve
+package rolling
 
 import (
 	"sort"

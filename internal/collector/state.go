@@ -1,4 +1,4 @@
-package serve
+package collector
 
 import (
 	"time"
@@ -34,9 +34,9 @@ type State struct {
 	Stale error
 }
 
-// partial is what the state's answers lack: the window's missing data and
+// Partial is what the state's answers lack: the window's missing data and
 // why the results are stale, nil when complete.
-func (s *State) partial() error {
+func (s *State) Partial() error {
 	if s.Stale != nil {
 		return s.Stale
 	}

@@ -1,57 +1,17 @@
-package serve
+package rolling
 
 import (
-	"context"
 	"time"
 
-	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/rolling"
 )
 
-// Inventory gives the cluster's objects: nodes, and pods with their lives
-// and the GPU units they hold, without usage, over [now-span, now).
-// Health says what is wrong with it now (nil: nothing).
-type Inventory interface {
-	Inventory(ctx context.Context, now time.Time, span time.Duration) (*cluster.Snapshot, error)
-	Health() error
-}
-
-// UsageReader reads the usage of one interval: a snapshot covering only w
-// (its Partial saying what could not be read). Implementations read only
-// that interval.
-type UsageReader interface {
-	ReadUsage(ctx context.Context, w cluster.Window) (*app.SnapshotResult, error)
-}
-
-// watched is the live cluster's inventory from kube's shared informers.
-type watched struct{ w app.Watcher }
-
-func (i watched) Inventory(_ context.Context, now time.Time, span time.Duration) (*cluster.Snapshot, error) {
-	return i.w.Snapshot(now, span)
-}
-
-func (i watched) Health() error { return i.w.Health() }
-
-// promReader reads one interval of Prometheus history through the app's
-// Prometheus use case: the same read as `report --prometheus --end`.
-type promReader struct {
-	app *app.App
-	src app.PromSource
-}
-
-func (r promReader) ReadUsage(ctx context.Context, w cluster.Window) (*app.SnapshotResult, error) {
-	src := r.src
-	src.End = w.End
-	src.HourSums = true // merged over the window's intervals: its hourly series
-	return r.app.Snapshot(ctx, app.Data{Source: app.Source{Prometheus: &src}, Window: w.End.Sub(w.Start)})
-}
-
-// accumulated is the inventory built from the intervals read from
-// Prometheus (InventoryPrometheus): the latest view of every node and
-// pod, with the units each pod was seen holding. A pod or node that an
-// interval no longer shows ended when the last interval showing it did.
-type accumulated struct {
+// Seen is an inventory built from interval reads alone (the service's
+// --inventory prometheus: no API access): the latest view of every node
+// and pod, with the units each pod was seen holding. A pod or node that an
+// interval no longer shows ended, by inference, when the last interval
+// showing it did. It is not safe for concurrent use.
+type Seen struct {
 	source string
 	// unknown are the facts the last interval's read could not get
 	// (Snapshot.Unknown): the inventory does not know them either.
@@ -71,12 +31,14 @@ type seenPod struct {
 	last  time.Time
 }
 
-func newAccumulated() *accumulated {
-	return &accumulated{nodes: map[string]*seenNode{}, pods: map[string]*seenPod{}}
+// NewSeen returns an empty inventory.
+func NewSeen() *Seen {
+	return &Seen{nodes: map[string]*seenNode{}, pods: map[string]*seenPod{}}
 }
 
-// absorb takes an interval's nodes and pods.
-func (a *accumulated) absorb(s *cluster.Snapshot) {
+// Absorb takes an interval's nodes and pods (a snapshot covering only
+// that interval).
+func (a *Seen) Absorb(s *cluster.Snapshot) {
 	a.source, a.unknown = s.Source, s.Unknown
 	end := s.Window.End
 	for _, n := range s.Nodes {
@@ -84,7 +46,7 @@ func (a *accumulated) absorb(s *cluster.Snapshot) {
 	}
 	for i := range s.Pods {
 		p := s.Pods[i]
-		k := rolling.PodKey(&p)
+		k := PodKey(&p)
 		sp := a.pods[k]
 		if sp == nil {
 			sp = &seenPod{units: map[string]bool{}}
@@ -106,8 +68,9 @@ func (a *accumulated) absorb(s *cluster.Snapshot) {
 	}
 }
 
-// Inventory is every node and pod seen in [now-span, now).
-func (a *accumulated) Inventory(_ context.Context, now time.Time, span time.Duration) (*cluster.Snapshot, error) {
+// Inventory is every node and pod seen in [now-span, now); what was last
+// seen before now-span is forgotten.
+func (a *Seen) Inventory(now time.Time, span time.Duration) *cluster.Snapshot {
 	start := now.Add(-span)
 	s := &cluster.Snapshot{Window: cluster.Window{Start: start, End: now}, Source: a.source, Unknown: a.unknown}
 	latest := time.Time{}
@@ -139,7 +102,7 @@ func (a *accumulated) Inventory(_ context.Context, now time.Time, span time.Dura
 	}
 	boundInferredEnds(s.Pods, inferred)
 	sortSnapshot(s)
-	return s, nil
+	return s
 }
 
 // boundInferredEnds ends each pod whose end was inferred (the last
@@ -166,8 +129,6 @@ func boundInferredEnds(pods []cluster.Pod, inferred []int) {
 	}
 }
 
-func (a *accumulated) Health() error { return nil }
-
 // view is the pod as last seen, holding every unit it was seen on, ended
 // when last seen if a later interval no longer showed it (inferred).
 func (sp *seenPod) view(latest time.Time) (p cluster.Pod, inferred bool) {
@@ -192,12 +153,3 @@ func laterOf(a, b time.Time) time.Time {
 	}
 	return a
 }
-
-// static is a fixed inventory (the demo's).
-type static struct{ s *cluster.Snapshot }
-
-func (i static) Inventory(context.Context, time.Time, time.Duration) (*cluster.Snapshot, error) {
-	return i.s, nil
-}
-
-func (static) Health() error { return nil }

@@ -1,4 +1,4 @@
-package serve
+package collector
 
 import (
 	"errors"
@@ -52,7 +52,7 @@ func newSelfMetrics() *selfMetrics {
 
 // register puts the domain collector and the service's own metrics on
 // reg (never the global registry).
-func (s *Service) register(reg prometheus.Registerer) error {
+func (s *Collector) register(reg prometheus.Registerer) error {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}

@@ -1,12 +1,10 @@
-package serve
+package rolling
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/rolling"
 )
 
 // A pod an interval read saw running that the next interval no longer
@@ -27,21 +25,18 @@ func TestInferredEndStopsAtTheUnitsNextHolder(t *testing.T) {
 		}
 		return p
 	}
-	a := newAccumulated()
-	a.absorb(interval(0, pod("first", 0, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
-	a.absorb(interval(10*time.Minute, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
+	a := NewSeen()
+	a.Absorb(interval(0, pod("first", 0, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
+	a.Absorb(interval(10*time.Minute, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
 	// A later read lists "gone", ended before it, with a unit it assigned
 	// (not measured): that unit is not the pod's.
 	gone := pod("gone", 0, "n1/gpu2")
 	gone.End = t0.Add(5 * time.Minute)
-	a.absorb(interval(0, gone))
+	a.Absorb(interval(0, gone))
 	late := pod("gone", 0, "n1/gpu3")
 	late.End = gone.End
-	a.absorb(interval(10*time.Minute, late, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
-	s, err := a.Inventory(context.Background(), t0.Add(20*time.Minute), time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a.Absorb(interval(10*time.Minute, late, pod("second", 4*time.Minute, "n1/gpu0"), pod("other", 0, "n1/gpu1")))
+	s := a.Inventory(t0.Add(20*time.Minute), time.Hour)
 	ends := map[string]time.Time{}
 	for _, p := range s.Pods {
 		ends[p.Name] = p.End
@@ -60,20 +55,17 @@ func TestInferredEndStopsAtTheUnitsNextHolder(t *testing.T) {
 // The facts a Prometheus read could not get stay unknown in the
 // inventory it builds and in the window's snapshot (issue 26.1): serve
 // --inventory prometheus decides no rule resting on them.
-func TestAccumulatedKeepsUnknownFacts(t *testing.T) {
+func TestSeenKeepsUnknownFacts(t *testing.T) {
 	t0 := time.Date(2026, 11, 12, 0, 0, 0, 0, time.UTC)
-	a := newAccumulated()
+	a := NewSeen()
 	unknown := []string{cluster.FactNodeAffinity, cluster.FactTolerations}
-	a.absorb(&cluster.Snapshot{Window: cluster.Window{Start: t0, End: t0.Add(10 * time.Minute)}, Unknown: unknown,
+	a.Absorb(&cluster.Snapshot{Window: cluster.Window{Start: t0, End: t0.Add(10 * time.Minute)}, Unknown: unknown,
 		Nodes: []cluster.Node{{Name: "n1"}}})
-	s, err := a.Inventory(context.Background(), t0.Add(10*time.Minute), time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := a.Inventory(t0.Add(10*time.Minute), time.Hour)
 	if len(s.Unknown) != 2 || s.Knows(cluster.FactTolerations) {
 		t.Errorf("inventory unknown %q, want %q", s.Unknown, unknown)
 	}
-	if w := rolling.Attach(s, s.Window, nil); w.Knows(cluster.FactTolerations) {
+	if w := Attach(s, s.Window, nil); w.Knows(cluster.FactTolerations) {
 		t.Errorf("the window's snapshot knows tolerations its inventory does not")
 	}
 }

@@ -1,4 +1,4 @@
-package serve
+package collector
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // build computes the state of window w: its snapshot, the default report
 // and audit, and the metrics frame.
-func (s *Service) build(ctx context.Context, inv *cluster.Snapshot, w cluster.Window, partial error, now time.Time) (*State, error) {
+func (s *Collector) build(ctx context.Context, inv *cluster.Snapshot, w cluster.Window, partial error, now time.Time) (*State, error) {
 	mem, err := s.windowSnapshot(inv, w, partial)
 	if err != nil {
 		return nil, err
@@ -20,7 +20,7 @@ func (s *Service) build(ctx context.Context, inv *cluster.Snapshot, w cluster.Wi
 }
 
 // results runs the default use cases on a window's snapshot.
-func (s *Service) results(ctx context.Context, mem *app.InMemory, now time.Time) (*State, error) {
+func (s *Collector) results(ctx context.Context, mem *app.InMemory, now time.Time) (*State, error) {
 	src, prices := app.Source{Snapshot: mem}, s.prices.Load()
 	rep := app.DefaultReportRequest()
 	rep.Source, rep.Prices = src, prices

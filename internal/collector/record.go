@@ -1,4 +1,4 @@
-package serve
+package collector
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/exporter"
 	"github.com/gpuwise/gpuwise/internal/history"
 	"github.com/gpuwise/gpuwise/internal/rolling"
+	"github.com/gpuwise/gpuwise/internal/tally"
 )
 
 // record computes the cost of one interval (the inventory with the
@@ -17,7 +18,7 @@ import (
 // workload, namespace, node and GPU model, and adds it to the history and
 // the counters. It returns 1 when the history took the interval, 0 when it
 // had it already.
-func (s *Service) record(ctx context.Context, inv *cluster.Snapshot, span *rolling.Span, partial string) (int, error) {
+func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rolling.Span, partial string) (int, error) {
 	prep, err := app.Prepare(rolling.Attach(inv, span.Window, span))
 	if err != nil {
 		return 0, err
@@ -29,16 +30,18 @@ func (s *Service) record(ctx context.Context, inv *cluster.Snapshot, span *rolli
 		return 0, fmt.Errorf("costing %s: %w", span.Window, err)
 	}
 	secs := span.Window.End.Sub(span.Window.Start).Seconds()
-	oom := oomKills(prep.Snapshot)
+	oom := map[string]map[string]int{}
+	for _, by := range req.By {
+		oom[by] = app.OOMKills(prep.Snapshot, by) // nil where not counted (node, gpu-model)
+	}
 	c := history.Cycle{Cluster: s.opts.Cluster, Start: span.Window.Start, End: span.Window.End, Partial: partial,
 		Fleet: fleet(inv, span.Window)}
-	kinds := map[string]string{"workload": history.Workload, "namespace": history.Namespace, "node": history.Node, "gpu-model": history.GPUModel}
 	for _, by := range req.By {
-		c.Entries = append(c.Entries, history.Entries(kinds[by], bd.Reports[by], secs, oom[by])...)
+		c.Entries = append(c.Entries, history.Entries(app.HistoryKinds[by], bd.Reports[by], secs, oom[by])...)
 	}
 	ok, err := s.store.Record(ctx, c)
 	if err != nil || !ok {
-		s.noteDamage(err)
+		s.onRecordErr(err) // the service notes a damaged history
 		return 0, err
 	}
 	t := s.totals.Clone()
@@ -48,23 +51,10 @@ func (s *Service) record(ctx context.Context, inv *cluster.Snapshot, span *rolli
 	return 1, nil
 }
 
-// oomKills sums the pods' OOM kills per --by key (workload, namespace).
-func oomKills(s *cluster.Snapshot) map[string]map[string]int {
-	out := map[string]map[string]int{"workload": {}, "namespace": {}}
-	for i := range s.Pods {
-		p := &s.Pods[i]
-		if p.OOMKills > 0 {
-			out["workload"][p.WorkloadKey()] += p.OOMKills
-			out["namespace"][p.Namespace] += p.OOMKills
-		}
-	}
-	return out
-}
-
-func values(r *cost.Report, secs float64, oom map[string]int) map[string]history.Values {
-	out := make(map[string]history.Values, len(r.Rows))
+func values(r *cost.Report, secs float64, oom map[string]int) map[string]tally.Values {
+	out := make(map[string]tally.Values, len(r.Rows))
 	for _, row := range r.Rows {
-		out[row.Key] = history.FromRow(row, secs, oom[row.Key])
+		out[row.Key] = cost.RowValues(row, secs, oom[row.Key])
 	}
 	return out
 }

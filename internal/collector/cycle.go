@@ -1,4 +1,4 @@
-package serve
+package collector
 
 import (
 	"context"
@@ -17,11 +17,11 @@ import (
 // source fails it stops reading there (the next cycle resumes from the
 // same point) and publishes what it has, marked partial; when nothing new
 // could be built, the last state stays, marked stale.
-func (s *Service) cycle(ctx context.Context) (cycleResult, error) {
+func (s *Collector) cycle(ctx context.Context) (cycleResult, error) {
 	now := s.app.Now()
 	end := now.Add(-s.opts.Lag).Truncate(s.opts.Interval)
 	res := cycleResult{windowEnd: end}
-	inv, err := s.inv.Inventory(ctx, now, s.opts.Window+s.opts.segment())
+	inv, err := s.inv.Inventory(ctx, now, s.opts.Window+s.opts.Segment())
 	if err != nil {
 		return res, s.stale(fmt.Errorf("reading the inventory: %w", err), now)
 	}
@@ -48,10 +48,8 @@ func (s *Service) cycle(ctx context.Context) (cycleResult, error) {
 		res.reads++
 		res.recorded += rec
 	}
-	if s.acc != nil { // the intervals just read carry the inventory
-		if inv, err = s.acc.Inventory(ctx, now, s.opts.Window+s.opts.segment()); err != nil {
-			return res, s.stale(err, now)
-		}
+	if s.seen != nil { // the intervals just read carry the inventory
+		inv = s.seen.Inventory(now, s.opts.Window+s.opts.Segment())
 	}
 	res.partial = errors.Join(partial...)
 	return res, s.rebuild(ctx, inv, res.partial, now)
@@ -60,7 +58,7 @@ func (s *Service) cycle(ctx context.Context) (cycleResult, error) {
 // pending cuts [cursor, end) into intervals that stay inside one hour and
 // one ring segment, and end where the history does, so that each read is
 // recorded whole or not at all.
-func (s *Service) pending(end time.Time) []cluster.Window {
+func (s *Collector) pending(end time.Time) []cluster.Window {
 	var out []cluster.Window
 	for t := s.cursor; t.Before(end); {
 		next := t.Truncate(time.Hour).Add(time.Hour)
@@ -79,13 +77,13 @@ func (s *Service) pending(end time.Time) []cluster.Window {
 // readInterval reads one interval's usage, adds it to the ring and records
 // it in the history when the history does not have it yet; it returns the
 // cycles recorded (0 or 1).
-func (s *Service) readInterval(ctx context.Context, inv *cluster.Snapshot, w cluster.Window, partial *[]error) (int, error) {
+func (s *Collector) readInterval(ctx context.Context, inv *cluster.Snapshot, w cluster.Window, partial *[]error) (int, error) {
 	span, snap, err := s.read(ctx, w, partial)
 	if err != nil {
 		return 0, err
 	}
-	if s.acc != nil {
-		s.acc.absorb(snap)
+	if s.seen != nil {
+		s.seen.Absorb(snap)
 		inv = snap
 	}
 	s.ringMu.Lock()
@@ -112,7 +110,7 @@ func (s *Service) readInterval(ctx context.Context, inv *cluster.Snapshot, w clu
 
 // read is one interval's usage (nothing measured without a usage source)
 // and the snapshot it came in.
-func (s *Service) read(ctx context.Context, w cluster.Window, partial *[]error) (*rolling.Span, *cluster.Snapshot, error) {
+func (s *Collector) read(ctx context.Context, w cluster.Window, partial *[]error) (*rolling.Span, *cluster.Snapshot, error) {
 	if s.usage == nil {
 		return &rolling.Span{Window: w}, &cluster.Snapshot{Window: w}, nil
 	}
@@ -130,7 +128,7 @@ func (s *Service) read(ctx context.Context, w cluster.Window, partial *[]error) 
 
 // rebuild computes the window's results and publishes them; with nothing
 // read yet it keeps the last state.
-func (s *Service) rebuild(ctx context.Context, inv *cluster.Snapshot, partial error, now time.Time) error {
+func (s *Collector) rebuild(ctx context.Context, inv *cluster.Snapshot, partial error, now time.Time) error {
 	if !s.cursor.After(s.ring.Align(s.cursor.Add(-s.opts.Window))) {
 		return s.stale(fmt.Errorf("no interval read yet: %w", partial), now)
 	}
@@ -147,7 +145,7 @@ func (s *Service) rebuild(ctx context.Context, inv *cluster.Snapshot, partial er
 }
 
 // stale keeps the last state, marked with err; err is returned.
-func (s *Service) stale(err error, now time.Time) error {
+func (s *Collector) stale(err error, now time.Time) error {
 	if st := s.State(); st != nil {
 		s.publish(st.withStale(err, now))
 	}
@@ -155,7 +153,7 @@ func (s *Service) stale(err error, now time.Time) error {
 }
 
 // windowSnapshot is the inventory with the ring's usage for w.
-func (s *Service) windowSnapshot(inv *cluster.Snapshot, w cluster.Window, partial error) (*app.InMemory, error) {
+func (s *Collector) windowSnapshot(inv *cluster.Snapshot, w cluster.Window, partial error) (*app.InMemory, error) {
 	s.ringMu.RLock()
 	span := s.ring.Window(w)
 	s.ringMu.RUnlock()

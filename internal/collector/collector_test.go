@@ -1,0 +1,130 @@
+package collector_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+	"github.com/gpuwise/gpuwise/internal/collector"
+	"github.com/gpuwise/gpuwise/internal/tally"
+)
+
+// inventory is one priced node with one pod holding a GPU since t0.
+type inventory struct{ s *cluster.Snapshot }
+
+func (i inventory) Inventory(context.Context, time.Time, time.Duration) (*cluster.Snapshot, error) {
+	return i.s, nil
+}
+func (inventory) Health() error { return nil }
+
+func oneNode(t0 time.Time) *cluster.Snapshot {
+	n := clustertest.Node("gpu-1").GPUs(2, "H100-80GB").Instance("p5.48xlarge", "on-demand").Obj()
+	n.Cloud, n.Region, n.Created = "aws", "us-east-1", t0.Add(-24*time.Hour)
+	p := clustertest.Pod("ml", "train-0").On("gpu-1").Owner("Job", "train").Holds("gpu-1/gpu0", -1, 0).Obj()
+	p.Start = t0.Add(-24 * time.Hour)
+	return &cluster.Snapshot{Window: cluster.Window{Start: t0.Add(-24 * time.Hour), End: t0}, Source: "test",
+		Nodes: []cluster.Node{n}, Pods: []cluster.Pod{p}}
+}
+
+// usage reads nothing measured, or fails when fail is set.
+type usage struct {
+	fail  atomic.Bool
+	reads atomic.Int32
+}
+
+func (u *usage) ReadUsage(_ context.Context, w cluster.Window) (*app.SnapshotResult, error) {
+	u.reads.Add(1)
+	if u.fail.Load() {
+		return nil, &app.Error{Kind: app.Unreachable, Err: errors.New("prometheus: connection refused")}
+	}
+	prep, err := app.Prepare(&cluster.Snapshot{Window: w, Source: "test"})
+	if err != nil {
+		return nil, err
+	}
+	return &app.SnapshotResult{Snapshot: prep}, nil
+}
+
+func options() collector.Options {
+	return collector.Options{Cluster: "c1", Inventory: collector.InventoryKube, Window: 4 * time.Hour,
+		Interval: 10 * time.Minute, HistoryPath: ":memory:", MaxWorkloads: 10, Version: "test"}
+}
+
+// A cycle reads the window's intervals, records each in the history and
+// publishes a state (its generation to the hook); a failing source keeps
+// that state, marked stale, and reads again from where it stopped.
+func TestCyclePublishesAndAFailureKeepsTheLastState(t *testing.T) {
+	t0 := time.Date(2026, 11, 12, 12, 0, 0, 0, time.UTC)
+	now := t0
+	u := &usage{}
+	var published []uint64
+	c, err := collector.New(context.Background(), options(), collector.Deps{App: app.New(func() time.Time { return now }),
+		Inventory: inventory{oneNode(t0)}, Usage: u, OnPublish: func(g uint64) { published = append(published, g) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.State() != nil {
+		t.Fatal("a state before the first cycle")
+	}
+	if got := c.Mode(); got != "inventory kube, usage prometheus" {
+		t.Errorf("Mode = %q", got)
+	}
+	if err := c.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := c.State()
+	if st == nil || st.Generation != 1 || st.Stale != nil || st.Partial() != nil {
+		t.Fatalf("state after one cycle: %+v", st)
+	}
+	if want := (cluster.Window{Start: t0.Add(-4 * time.Hour), End: t0}); st.Window != want {
+		t.Errorf("window %s, want %s", st.Window, want)
+	}
+	if u.reads.Load() != 4 { // the 4 h window, one read per hour
+		t.Errorf("%d interval reads, want 4", u.reads.Load())
+	}
+	if st.Report == nil || st.Audit == nil || st.Frame == nil || st.Frame.Totals.Workloads() != 1 {
+		t.Errorf("state lacks the default results or the counters: %+v", st)
+	}
+	series, err := c.History().Series(context.Background(), app.HistorySeriesRequest{Cluster: "c1", Kind: tally.Namespace,
+		From: t0.Add(-4 * time.Hour), To: t0, Step: app.HistoryHourly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if series.Coverage.Seconds != 4*3600 || len(series.Points) == 0 {
+		t.Errorf("history after one cycle: coverage %v s, %d points; want 4 h recorded", series.Coverage.Seconds, len(series.Points))
+	}
+
+	now = t0.Add(20 * time.Minute)
+	u.fail.Store(true)
+	if err := c.Cycle(context.Background()); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("failing cycle: %v, want the source's error", err)
+	}
+	stale := c.State()
+	if stale.Generation != 2 || stale.Stale == nil || !stale.Built.Equal(st.Built) || !stale.Checked.Equal(now) || stale.Report != st.Report {
+		t.Errorf("after a failure: generation %d, stale %v, built %s, checked %s; want the last results marked stale", stale.Generation, stale.Stale, stale.Built, stale.Checked)
+	}
+	if !stale.Frame.Partial || st.Frame.Partial {
+		t.Error("the stale state's frame is not marked partial, or the published one was changed")
+	}
+
+	u.fail.Store(false)
+	reads := u.reads.Load()
+	if err := c.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := u.reads.Load() - reads; got != 1 {
+		t.Errorf("%d reads after recovering, want the one interval not read yet (12:00-12:20)", got)
+	}
+	if st := c.State(); st.Generation != 3 || st.Stale != nil || st.Window.End != now {
+		t.Errorf("after recovering: %+v", st)
+	}
+	if want := []uint64{1, 2, 3}; len(published) != 3 || published[0] != 1 || published[2] != 3 {
+		t.Errorf("published generations %v, want %v", published, want)
+	}
+}

@@ -1,0 +1,54 @@
+package collector
+
+import (
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+)
+
+// Inventory sources.
+const (
+	// InventoryKube keeps nodes and pods current with shared informers.
+	InventoryKube = "kube"
+	// InventoryPrometheus takes them from kube-state-metrics series, read
+	// with the usage (no API access needed).
+	InventoryPrometheus = "prometheus"
+)
+
+// Options are what the cycle is told: the part of `gpuwise serve`'s
+// options (internal/serve, which validates them and names their flags)
+// that chooses the sources, the window and the history.
+type Options struct {
+	// Cluster names this cluster in metrics and in the history store.
+	Cluster string
+	// Demo serves the embedded simulated cluster, its history included;
+	// nothing else is read.
+	Demo *app.DemoSource
+	// Prometheus is the usage source (nil: usage unmeasured).
+	Prometheus *app.PromSource
+	// Inventory is InventoryKube or InventoryPrometheus.
+	Inventory string
+	Kube      app.KubeSource
+	// Window is the rolling window; Interval how often a cycle reads the
+	// new usage (it divides an hour); Lag how far behind now a cycle reads.
+	Window   time.Duration
+	Interval time.Duration
+	Lag      time.Duration
+	// HistoryPath is the history database ("": a temporary file, removed
+	// on Close).
+	HistoryPath string
+	// Prices are the loaded prices (app.LoadPrices), swapped by SetPrices.
+	Prices *app.Prices
+	// MaxWorkloads caps the workloads the counters export by name;
+	// PodMetrics adds the per-pod breakdown to the metrics frame.
+	MaxWorkloads int
+	PodMetrics   bool
+	// Version is gpuwise's version (gpuwise_build_info).
+	Version string
+}
+
+// Segment is the ring's segment: a quarter of the window in whole hours,
+// so a window report covers between the window and a segment more.
+func (o Options) Segment() time.Duration {
+	return max(time.Hour, (o.Window / 4).Truncate(time.Hour))
+}
