@@ -97,12 +97,11 @@ func TestH1AdviseWithoutDCGM(t *testing.T) {
 		t.Error("the JSON ledger has no partial list")
 	}
 	for _, act := range a.Actions {
-		// A prerequisite that saves nothing ("Make room on kept nodes":
-		// MIG re-cuts and moves, from the inventory and requests alone) is
-		// high confidence by the ledger's rule; on a MIG node laid out from
-		// the inventory its re-cuts start from a guessed layout (open:
-		// issue 31's report).
-		if act.Confidence == "high" && act.Kind != "prepare-nodes" {
+		// A partial read caps every action at medium (ledger
+		// TestPartialReadCapsConfidence): the $0 "Make room on kept nodes"
+		// prerequisite too, whose MIG re-cuts start from a layout laid out
+		// from the inventory.
+		if act.Confidence == "high" {
 			t.Errorf("action %q is high confidence with every GPU unmeasured", act.Title)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // daysPerMonth turns a monthly saving into a daily one for payback.
@@ -46,6 +47,11 @@ func (l *Ledger) plan(r *run, rate float64) {
 	// had too little data.
 	slices.SortStableFunc(l.NotCounted, func(a, b NotCounted) int { return cmp.Compare(b.weight, a.weight) })
 	l.NotCounted = append(l.NotCounted, r.notCounted...)
+	if len(l.Partial) > 0 {
+		for _, a := range kept {
+			capPartial(a, l.Partial[0])
+		}
+	}
 	for _, a := range kept {
 		if a.saving > 0 {
 			inherit(a, closure(a, byKey), byKey)
@@ -109,6 +115,29 @@ func closure(a *Action, byKey map[string]*Action) []string {
 	}
 	walk(a)
 	return out
+}
+
+// capPartial lowers a high-confidence action (and its items) to medium
+// when the read was partial (issue 31 H1, DESIGN.md "Missing data is
+// never zero"): a series family or query the source could not give may
+// be what the action rests on (with no DCGM series every GPU is
+// unmeasured and a MIG node's layout is laid out from the inventory), so
+// no action is asserted with high confidence until the read is complete.
+// first is the partial list's first entry, named in the reason up to its
+// first parenthesis or colon.
+func capPartial(a *Action, first string) {
+	const why = "; but the read is partial (%s): at most medium until it is complete"
+	if i := strings.IndexAny(first, "(:"); i > 0 {
+		first = strings.TrimSpace(first[:i])
+	}
+	if a.Confidence == High {
+		a.Confidence, a.ConfidenceReason = Medium, a.ConfidenceReason+fmt.Sprintf(why, first)
+	}
+	for i := range a.Items {
+		if it := &a.Items[i]; it.Confidence == High {
+			it.Confidence, it.ConfidenceReason = Medium, it.ConfidenceReason+fmt.Sprintf(why, first)
+		}
+	}
 }
 
 // inherit lowers an action's confidence to its weakest prerequisite's:

@@ -3,6 +3,7 @@ package prom
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -109,5 +110,62 @@ func TestH1UnplacedPodsMakeTheReadPartial(t *testing.T) {
 	}
 	if len(s.Partial) != 1 || !strings.Contains(s.Partial[0], "1 GPU pod(s) (ml/idle-0) requested more GPU units") {
 		t.Errorf("partial %q; want the unplaced pod named", s.Partial)
+	}
+}
+
+// heldShare is, per pod, the share of a GPU its holdings add up to
+// (Prepare's unit fractions): what allocation charges it per hour.
+func heldShare(t *testing.T, s *cluster.Snapshot) map[string]float64 {
+	t.Helper()
+	p, err := cluster.Prepare(s)
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	out := map[string]float64{}
+	for _, pod := range p.Pods {
+		for _, h := range pod.GPUs {
+			out[pod.Key()] += p.Index.Units[h.UnitID].Unit.Fraction
+		}
+	}
+	return out
+}
+
+// TestH1NoDCGMKeepsEachPodsShare: with no DCGM series the MIG node's
+// layout comes from the inventory, which says how many slices of each
+// profile the node has, not which GPU holds which. The layout must not
+// put more than a whole GPU's share on a GPU where the slices fit without
+// (a GPU past one has its units' fractions scaled down), or the slices'
+// holders are charged less than their profile's share and allocated
+// GPU-hours turn unallocated: each pod's held share equals the truth's.
+// Found against the real Prometheus (TestH1NoDCGMSeries: 246.6 GPU-h of
+// 91,703 allocated at scale 4); the earlier spread-out layout put
+// 3g.40gb + 1g.20gb + 1g.10gb ×2 on one A100.
+func TestH1NoDCGMKeepsEachPodsShare(t *testing.T) {
+	t.Parallel()
+	h, err := simulated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := promtest.New(t, h.series)
+	srv.Edit(dropPrefix("DCGM_"))
+	opts := testOptions(srv.URL, ReadRemote)
+	opts.Window = h.truth.Window
+	s, err := Build(context.Background(), opts)
+	var pe *PartialError
+	if !errors.As(err, &pe) || s == nil {
+		t.Fatalf("Build: %v; want a partial snapshot", err)
+	}
+	want, got := heldShare(t, h.truth), heldShare(t, s)
+	mig := 0
+	for k, w := range want {
+		if math.Abs(got[k]-w) > 1e-9 {
+			t.Errorf("pod %s holds %.4f of a GPU, the truth %.4f", k, got[k], w)
+		}
+		if w > 0 && w < 1 {
+			mig++
+		}
+	}
+	if mig == 0 {
+		t.Fatal("no pod holds a fraction of a GPU: the test checks nothing")
 	}
 }

@@ -80,15 +80,24 @@ func anyMIG(seen map[int]*dcgmGPU) bool {
 
 // inventoryMIG lays a node's advertised MIG instances out on its GPUs
 // when DCGM shows none: the API and GFD say how many instances of each
-// profile the node has, not which GPU holds which, so they are spread
-// largest first onto the GPU with the most room left (as MIG configs
-// spread them), a GPU added only when none has room. It returns the MIG
-// GPUs (indexes from 0) and the instances that fit nowhere.
+// profile the node has, not which GPU holds which. A unit's share of its
+// GPU (what its holder is charged) is max(compute/C, memory/M) unless the
+// GPU's shares sum past 1 (cluster.GPU.Normalize), so the layout decides
+// the allocation: instances go largest share first onto the GPU whose
+// share left fits them most tightly (best fit decreasing), so that no GPU
+// is laid out past a whole one where some layout fits the node's GPUs
+// (then every unit keeps its own profile's share, as on any such real
+// layout); an instance that fits no GPU's share goes where its slices fit
+// with the most share left, and a GPU is added only when none has the
+// slices. It returns the MIG GPUs (indexes from 0) and the instances that
+// fit nowhere.
 func inventoryMIG(n *cluster.Node, gpus int, counts map[string]int, memMiB int64) ([]cluster.GPU, int) {
+	geoC, geoM := cluster.MIGGeometry(n.GPUModel)
 	type inst struct {
 		prof    string
 		compute int
 		memory  int
+		share   float64
 	}
 	var insts []inst
 	dropped := 0
@@ -99,11 +108,14 @@ func inventoryMIG(n *cluster.Node, gpus int, counts map[string]int, memMiB int64
 			continue
 		}
 		for range k {
-			insts = append(insts, inst{p, c, m})
+			insts = append(insts, inst{p, c, m, max(float64(c)/float64(geoC), float64(m)/float64(geoM))})
 		}
 	}
 	sort.Slice(insts, func(i, j int) bool {
 		a, b := insts[i], insts[j]
+		if a.share != b.share {
+			return a.share > b.share
+		}
 		if a.compute != b.compute {
 			return a.compute > b.compute
 		}
@@ -112,30 +124,44 @@ func inventoryMIG(n *cluster.Node, gpus int, counts map[string]int, memMiB int64
 		}
 		return a.prof < b.prof
 	})
-	geoC, geoM := cluster.MIGGeometry(n.GPUModel)
-	type room struct{ compute, memory int }
+	type room struct {
+		compute, memory int
+		share           float64
+	}
 	rooms := make([]room, min(gpus, len(insts)))
 	for i := range rooms {
-		rooms[i] = room{geoC, geoM}
+		rooms[i] = room{geoC, geoM, 1}
 	}
 	placed := make([][]inst, len(rooms))
+	const eps = 1e-9
 	for _, in := range insts {
-		k := -1
+		tight, loose := -1, -1
 		for i, r := range rooms {
-			if r.compute >= in.compute && r.memory >= in.memory && (k < 0 || r.compute > rooms[k].compute) {
-				k = i
+			if r.compute < in.compute || r.memory < in.memory {
+				continue
 			}
+			if r.share+eps >= in.share && (tight < 0 || r.share < rooms[tight].share) {
+				tight = i
+			}
+			if loose < 0 || r.share > rooms[loose].share {
+				loose = i
+			}
+		}
+		k := tight
+		if k < 0 {
+			k = loose
 		}
 		if k < 0 {
 			if len(rooms) >= maxGPUs {
 				dropped++
 				continue
 			}
-			rooms, placed = append(rooms, room{geoC, geoM}), append(placed, nil)
+			rooms, placed = append(rooms, room{geoC, geoM, 1}), append(placed, nil)
 			k = len(rooms) - 1
 		}
 		rooms[k].compute -= in.compute
 		rooms[k].memory -= in.memory
+		rooms[k].share -= in.share
 		placed[k] = append(placed[k], in)
 	}
 	out := make([]cluster.GPU, 0, len(placed))

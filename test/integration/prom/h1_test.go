@@ -16,8 +16,15 @@ import (
 // and says so first, GPU allocation still matches the ground truth
 // exactly (the MIG node's slices come from its advertised MIG resources,
 // its pods keep them), every allocated GPU-hour is unmeasured and none
-// idle; the savings ledger removes no node that pods hold and rates no
-// action high confidence.
+// idle; the savings ledger rates no action high confidence, saves no more
+// than the full data, and gives no action the full data does not give at
+// the same or a higher confidence and saving. An action may come from
+// the full data's ledger with the levers that read GPU usage (shape,
+// reclaim, quantize: DCGM's) turned off: without DCGM they find nothing,
+// and a node the shape changes free with the full data is then freed by
+// the CPU/memory right-sizing instead (the same L4 node price, the same
+// confidence), and the commitment covers the GPU-hours reclaim would have
+// given back; that is the full data's own answer, not a larger one.
 func TestH1NoDCGMSeries(t *testing.T) {
 	base, _ := state(t)
 	p := newFaultProxy(t, base)
@@ -44,41 +51,72 @@ func TestH1NoDCGMSeries(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("advise on the full data: exit %d", code)
 	}
+	noUsage, code := advise(t, base, "--levers", "rightsize,consolidate,autoscale,spot,commit")
+	if code != cli.ExitOK {
+		t.Fatalf("advise on the full data without the GPU-usage levers: exit %d", code)
+	}
 	faulted, code := advise(t, p.URL)
 	if code != cli.ExitPartial || len(faulted.Partial) == 0 {
 		t.Fatalf("advise without DCGM: exit %d, partial %q; want a partial ledger", code, faulted.Partial)
 	}
+	if faulted.Saving > full.Saving+0.01 {
+		t.Errorf("without DCGM the ledger saves $%.2f/month, more than the full data's $%.2f", faulted.Saving, full.Saving)
+	}
 	rank := map[string]int{"low": 0, "medium": 1, "high": 2}
-	fullConf := map[string]string{}
-	for _, a := range full.Actions {
-		fullConf[a.Key] = a.Confidence
+	// within: the ledger l gives a's action at a's confidence or higher and
+	// a's saving or more.
+	// A commitment's saving is a share of the on-demand use the earlier
+	// actions leave: without DCGM less is reclaimed and autoscaled, so
+	// more is left to commit (the total still saves less; open in issue
+	// 31's report: a commitment sized on a partial read).
+	within := func(l ledgerJSON, a ledgerAction) (ledgerAction, bool) {
+		f, ok := l.action(a.Key)
+		return f, ok && rank[a.Confidence] <= rank[f.Confidence] && (a.Saving <= f.Saving+0.01 || a.Kind == "commit")
 	}
 	for _, a := range faulted.Actions {
-		if a.Confidence == "high" && a.Kind != "prepare-nodes" { // see internal/cli TestH1AdviseWithoutDCGM
+		if a.Confidence == "high" {
 			t.Errorf("action %q is high confidence with every GPU unmeasured", a.Title)
 		}
-		c, ok := fullConf[a.Key]
+		if _, ok := within(noUsage, a); ok {
+			continue
+		}
+		f, ok := within(full, a)
 		switch {
-		case !ok:
+		case ok:
+		case f.Key == "":
 			t.Errorf("action %q (%s) is not in the full data's ledger", a.Title, a.Confidence)
-		case rank[a.Confidence] > rank[c]:
-			t.Errorf("action %q is %s, %s with the full data", a.Title, a.Confidence, c)
+		default:
+			t.Errorf("action %q is %s and saves $%.2f/month; %s and $%.2f with the full data", a.Title, a.Confidence, a.Saving, f.Confidence, f.Saving)
 		}
 	}
 }
 
 type ledgerJSON struct {
-	Partial []string `json:"partial"`
-	Actions []struct {
-		Key, Kind, Title, Confidence string
-	} `json:"actions"`
+	Partial []string       `json:"partial"`
+	Saving  float64        `json:"saving_usd_month"`
+	Actions []ledgerAction `json:"actions"`
 }
 
-func advise(t *testing.T, url string) (ledgerJSON, int) {
+type ledgerAction struct {
+	Key, Kind, Title, Confidence string
+	Saving                       float64 `json:"saving_usd_month"`
+}
+
+// action is the ledger's action of key.
+func (l ledgerJSON) action(key string) (ledgerAction, bool) {
+	for _, a := range l.Actions {
+		if a.Key == key {
+			return a, true
+		}
+	}
+	return ledgerAction{}, false
+}
+
+func advise(t *testing.T, url string, extra ...string) (ledgerJSON, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := cli.Execute([]string{"advise", "--prometheus", url, "--window", window, "--end", end, "-o", "json", "--prometheus-read", "remote"},
-		cli.Streams{Out: &out, Err: &errb})
+	args := append([]string{"advise", "--prometheus", url, "--window", window, "--end", end, "-o", "json", "--prometheus-read", "remote"}, extra...)
+	code := cli.Execute(args, cli.Streams{Out: &out, Err: &errb})
 	var l ledgerJSON
 	if err := json.Unmarshal(out.Bytes(), &l); err != nil {
 		t.Fatalf("advise %s: exit %d, %v: %s", url, code, err, errb.String())
