@@ -27,6 +27,9 @@ type Pod struct {
 	Containers   []Container         `json:"containers"`
 	// GPUs are the units the pod held, with their measured activity.
 	GPUs []Holding `json:"gpus,omitempty"`
+	// Claims are the GPU ResourceClaims ("namespace/name") the pod holds
+	// through DRA: a GPU pod without any nvidia.com/gpu request.
+	Claims []string `json:"resource_claims,omitempty"`
 	// OOMKills counts out-of-memory kills over the window.
 	OOMKills int `json:"oom_kills,omitempty"`
 	// EndReason is why the pod ended, as Kubernetes recorded it: its
@@ -112,8 +115,12 @@ func (p *Pod) MemoryRequestBytes() int64 {
 	return b
 }
 
-// RequestsGPU reports whether any container asks for a GPU resource.
+// RequestsGPU reports whether any container asks for a GPU resource or
+// the pod holds a GPU ResourceClaim.
 func (p *Pod) RequestsGPU() bool {
+	if len(p.Claims) > 0 {
+		return true
+	}
 	for _, c := range p.Containers {
 		for _, n := range c.GPURequests {
 			if n > 0 {

@@ -43,6 +43,10 @@ func (e *encoder) pod(p *cluster.Pod) {
 	e.varint(int64(p.OOMKills))
 	e.str(p.EndReason) // version 3
 	e.varint(p.CheckpointSeconds)
+	e.nilOrLen(p.Claims == nil, len(p.Claims)) // version 5
+	for _, c := range p.Claims {
+		e.str(c)
+	}
 }
 
 // podDecoder decodes a frame's pods with its scratch state and its
@@ -89,6 +93,9 @@ func (d *podDecoder) pod(p *cluster.Pod) {
 	p.OOMKills = d.int()
 	if d.version >= 3 {
 		p.EndReason, p.CheckpointSeconds = d.str(), d.varint()
+	}
+	if d.version >= 5 {
+		p.Claims = d.strs("resource claims")
 	}
 }
 
