@@ -68,6 +68,12 @@ type Container struct {
 	// "nvidia.com/mig-3g.40gb", "nvidia.com/gpu.shared") to its count;
 	// request equals limit for extended resources.
 	GPURequests map[string]int64 `json:"gpu_requests,omitempty"`
+	// GPUCores, GPUMemoryMiB and GPUMemoryPercent are HAMi's fractional
+	// asks per vGPU (nvidia.com/gpucores: percent of the GPU's compute;
+	// nvidia.com/gpumem: MiB; nvidia.com/gpumem-percentage); 0: not asked.
+	GPUCores         int64 `json:"hami_gpucores,omitempty"`
+	GPUMemoryMiB     int64 `json:"hami_gpumem_mib,omitempty"`
+	GPUMemoryPercent int64 `json:"hami_gpumem_percent,omitempty"`
 	// CPU is usage in cores; Memory is working set in bytes. Nil: unmeasured.
 	CPU    *usage.Gauge `json:"cpu_usage,omitempty"`
 	Memory *usage.Gauge `json:"memory_usage,omitempty"`

@@ -27,7 +27,7 @@ func (e *encoder) dra(x *cluster.DRAInfo) {
 	for _, c := range x.Claims {
 		e.str(c.Namespace)
 		e.str(c.Name)
-		e.requests(c.Requests)
+		e.deviceRequests(c.Requests)
 		e.str(c.Template)
 		e.strList(c.Units)
 		e.strList(c.Pods)
@@ -36,7 +36,7 @@ func (e *encoder) dra(x *cluster.DRAInfo) {
 	for _, t := range x.Templates {
 		e.str(t.Namespace)
 		e.str(t.Name)
-		e.requests(t.Requests)
+		e.deviceRequests(t.Requests)
 	}
 }
 
@@ -47,7 +47,7 @@ func (e *encoder) strList(ss []string) {
 	}
 }
 
-func (e *encoder) requests(rs []cluster.DeviceRequest) {
+func (e *encoder) deviceRequests(rs []cluster.DeviceRequest) {
 	e.uvarint(uint64(len(rs)))
 	for _, r := range rs {
 		e.str(r.Name)
@@ -84,7 +84,7 @@ func (d *decoder) dra() *cluster.DRAInfo {
 		for i := range x.Claims {
 			c := &x.Claims[i]
 			c.Namespace, c.Name = d.str(), d.str()
-			c.Requests = d.requests()
+			c.Requests = d.deviceRequests()
 			c.Template = d.str()
 			c.Units, c.Pods = d.strs("claim units"), d.strs("claim pods")
 		}
@@ -94,13 +94,13 @@ func (d *decoder) dra() *cluster.DRAInfo {
 		for i := range x.Templates {
 			t := &x.Templates[i]
 			t.Namespace, t.Name = d.str(), d.str()
-			t.Requests = d.requests()
+			t.Requests = d.deviceRequests()
 		}
 	}
 	return x
 }
 
-func (d *decoder) requests() []cluster.DeviceRequest {
+func (d *decoder) deviceRequests() []cluster.DeviceRequest {
 	k := d.count("device requests")
 	if k == 0 {
 		return nil

@@ -224,6 +224,10 @@ func (e *encoder) container(c *cluster.Container) {
 	if c.Memory != nil {
 		e.gauge(c.Memory)
 	}
+	// version 5: HAMi's fractional asks
+	e.varint(c.GPUCores)
+	e.varint(c.GPUMemoryMiB)
+	e.varint(c.GPUMemoryPercent)
 }
 
 func (d *podDecoder) container(c *cluster.Container) {
@@ -236,6 +240,9 @@ func (d *podDecoder) container(c *cluster.Container) {
 	}
 	if has&hasMemory != 0 {
 		c.Memory = d.gauge()
+	}
+	if d.version >= 5 {
+		c.GPUCores, c.GPUMemoryMiB, c.GPUMemoryPercent = d.varint(), d.varint(), d.varint()
 	}
 }
 
