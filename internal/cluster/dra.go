@@ -66,3 +66,18 @@ type ClaimTemplate struct {
 
 // Key is "namespace/name".
 func (c *ResourceClaim) Key() string { return c.Namespace + "/" + c.Name }
+
+// NVIDIA's DRA driver for GPUs: its driver name (also the domain of its
+// device attributes) and device classes (deployments/helm/
+// dra-driver-nvidia-gpu/templates/deviceclass-*.yaml; docs/dra.md).
+const (
+	DRAGPUDriver = "gpu.nvidia.com"
+	DRAGPUClass  = "gpu.nvidia.com"
+	DRAMIGClass  = "mig.nvidia.com"
+)
+
+// DRAMIGSelector is the CEL selector a ResourceClaim request of class
+// DRAMIGClass narrows to one MIG profile with.
+func DRAMIGSelector(profile string) string {
+	return "device.attributes['" + DRAGPUDriver + "'].profile == '" + profile + "'"
+}

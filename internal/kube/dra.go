@@ -17,7 +17,7 @@ import (
 // cmd/gpu-kubelet-plugin/deviceinfo.go and mig.go; docs/dra.md): the
 // driver name, its device attributes and the memory capacity.
 const (
-	draGPUDriver  = "gpu.nvidia.com"
+	draGPUDriver  = cluster.DRAGPUDriver
 	draType       = "type"        // "gpu", "mig" (or "vfio")
 	draUUID       = "uuid"        // the GPU's or MIG device's UUID
 	draProduct    = "productName" // "NVIDIA A100-SXM4-40GB"
