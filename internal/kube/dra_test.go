@@ -2,16 +2,20 @@ package kube
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
@@ -184,3 +188,36 @@ func TestDRAAndHAMiSnapshot(t *testing.T) {
 }
 
 func itoa(i int) string { return string(rune('0' + i)) }
+
+// A role without list on resource.k8s.io gives a partial snapshot that
+// says what it lacks; a cluster that does not serve the API is read
+// without it, whole.
+func TestDRAForbiddenIsPartialNotServedIsNothing(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		err     error
+		partial bool
+	}{
+		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceslices"}, "", nil), true},
+		{"not served", apierrors.NewNotFound(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceslices"}, ""), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := draCluster()
+			c.Interface.(*fake.Clientset).PrependReactor("list", "resourceslices", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, tt.err
+			})
+			s, err := c.Snapshot(context.Background(), t0.Add(24*time.Hour), 24*time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.DRA != nil {
+				t.Errorf("DRA section %+v from an unreadable API", s.DRA)
+			}
+			if got := len(s.Partial) == 1 && strings.Contains(s.Partial[0], "resourceslices is forbidden"); got != tt.partial {
+				t.Errorf("partial %q, want partial=%v", s.Partial, tt.partial)
+			}
+		})
+	}
+}
