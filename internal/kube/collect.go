@@ -51,7 +51,7 @@ func buildSticky(o *objects, now time.Time, window time.Duration, prev map[strin
 		s.Notes = append(s.Notes, fmt.Sprintf("%d pods are bound to nodes that no longer exist; treated as unbound", missing))
 	}
 	if o.dra != nil {
-		info, notes := draBuild(s, o.dra)
+		info, notes := draBuild(s, o.dra, o.templateOf)
 		s.DRA = info
 		s.Notes = append(s.Notes, notes...)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -78,6 +79,25 @@ func requestsOf(spec *resourcev1.ResourceClaimSpec) []cluster.DeviceRequest {
 		out = append(out, dr)
 	}
 	return out
+}
+
+// noteClaimTemplates remembers which template each of p's generated
+// claims was made from (spec.resourceClaims names the template,
+// status.resourceClaimStatuses the claim made from it).
+func (o *objects) noteClaimTemplates(p *corev1.Pod) {
+	for _, st := range p.Status.ResourceClaimStatuses {
+		if st.ResourceClaimName == nil {
+			continue
+		}
+		for _, c := range p.Spec.ResourceClaims {
+			if c.Name == st.Name && c.ResourceClaimTemplateName != nil {
+				if o.templateOf == nil {
+					o.templateOf = map[string]string{}
+				}
+				o.templateOf[p.Namespace+"/"+*st.ResourceClaimName] = *c.ResourceClaimTemplateName
+			}
+		}
+	}
 }
 
 func convertTemplate(t *resourcev1.ResourceClaimTemplate) cluster.ClaimTemplate {
@@ -167,7 +187,7 @@ func allocations(claims []resourcev1.ResourceClaim) map[draKey][]int {
 // shares among k pods becomes k equal units, one per pod (1/k of the
 // GPU each, as time-slicing is priced). It returns the DRA section and
 // notes.
-func draBuild(s *cluster.Snapshot, o *draObjects) (*cluster.DRAInfo, []string) {
+func draBuild(s *cluster.Snapshot, o *draObjects, templateOf map[string]string) (*cluster.DRAInfo, []string) {
 	devs, drivers, notes := currentDevices(o.slices)
 	info := &cluster.DRAInfo{DeviceClasses: o.classes, Templates: o.templates}
 	for _, name := range slices.Sorted(maps.Keys(drivers)) {
@@ -196,6 +216,7 @@ func draBuild(s *cluster.Snapshot, o *draObjects) (*cluster.DRAInfo, []string) {
 		if c == nil {
 			continue
 		}
+		c.Template = templateOf[c.Key()]
 		info.Claims = append(info.Claims, *c)
 		notes = append(notes, cn...)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -66,6 +67,10 @@ func draCluster() *Client {
 	// The API names a reserved pod by UID too: s-b's matches.
 	shared := claim("ml", "shared-gpu", "gpu.nvidia.com", "dra-a", []string{"gpu-1"}, "s-b", "s-a", "s-c")
 	shared.Status.ReservedFor[0].UID = "uid-ml-s-b"
+	// nb's claim was made from its template.
+	nb := pod("dev", "nb", "dra-a", t0)
+	nb.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: strp("mig-1g")}}
+	nb.Status.ResourceClaimStatuses = []corev1.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: strp("nb-mig")}}
 	hami := node("hami-a", map[string]string{lblProduct: "NVIDIA-A10", lblCount: "2", lblMemory: "24576"}, "cpu", "32", "memory", "128Gi", "nvidia.com/gpu", "20")
 	hami.Annotations = map[string]string{annHAMi: "GPU-a,10,24576,100,NVIDIA-A10,0,true:GPU-b,10,24576,100,NVIDIA-A10,0,true:"}
 	objs := []runtime.Object{
@@ -84,7 +89,7 @@ func draCluster() *Client {
 		pod("ml", "s-a", "dra-a", t0.Add(time.Hour)),
 		pod("ml", "s-b", "dra-a", t0.Add(time.Hour)),
 		pod("ml", "s-c", "dra-a", t0.Add(2*time.Hour)),
-		pod("dev", "nb", "dra-a", t0),
+		nb,
 		hami,
 		pod("ml", "quarter", "hami-a", t0, "nvidia.com/gpu", "1", "nvidia.com/gpucores", "25", "nvidia.com/gpumem", "4096"),
 		pod("ml", "half-mem", "hami-a", t0.Add(time.Hour), "nvidia.com/gpu", "1", "nvidia.com/gpucores", "10", "nvidia.com/gpumem-percentage", "50"),
@@ -178,6 +183,11 @@ func TestDRAAndHAMiSnapshot(t *testing.T) {
 	}
 	if s.DRA == nil || len(s.DRA.Claims) != 3 || len(s.DRA.DeviceClasses) != 1 || s.DRA.DeviceClasses[0].ExtendedResource != "nvidia.com/gpu" {
 		t.Fatalf("DRA section %+v", s.DRA)
+	}
+	for _, c := range s.DRA.Claims {
+		if want := map[string]string{"dev/nb-mig": "mig-1g"}[c.Key()]; c.Template != want {
+			t.Errorf("claim %s: template %q, want %q", c.Key(), c.Template, want)
+		}
 	}
 	if diff := cmp.Diff([]cluster.DRADriver{{Name: draGPUDriver, Devices: 5}}, s.DRA.Drivers); diff != "" {
 		t.Errorf("drivers (-want +got):\n%s", diff)

@@ -31,6 +31,9 @@ type objects struct {
 	dra *draObjects
 	// partial are what could not be read, for Snapshot.Partial.
 	partial []string
+	// templateOf maps a claim made from a pod's ResourceClaimTemplate
+	// ("namespace/claim") to the template's name.
+	templateOf map[string]string
 }
 
 // page is what one list response says about the list: its continue
@@ -195,6 +198,7 @@ func (c *Client) steps(o *objects, own **owners, now time.Time) []step {
 			for i := range l.Items {
 				p := &l.Items[i]
 				o.pods = append(o.pods, convertPod(p, (*own).of(p), now))
+				o.noteClaimTemplates(p)
 			}
 			return pageOf(l.ListMeta, len(l.Items)), nil
 		}},
