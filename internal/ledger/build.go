@@ -97,6 +97,7 @@ func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger,
 	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, Partial: in.Snapshot.Partial, before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
 	st := &run{unrealised: map[string]string{}}
+	vpa := vpaWorkloads(env.Recs)
 	in.Recs = nil // env holds them for the levers that read them
 	for i, lv := range lvs {
 		if err := st.apply(lv, m, env); err != nil {
@@ -115,6 +116,7 @@ func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger,
 		return nil, err
 	}
 	l.relate(in, m, a)
+	l.foundations(in.Groundwork, vpa, a)
 	l.Metrics, l.RedFlags = metrics(in, env, l, a, rep)
 	l.money()
 	l.Summary = summarize(l, rep)
@@ -135,8 +137,10 @@ func (l *Ledger) emptyLists() {
 			a.Items[j].Evidence = nonNil(a.Items[j].Evidence)
 		}
 	}
+	l.Foundations = nonNil(l.Foundations)
 	for i := range l.Phases {
 		l.Phases[i].Actions = nonNil(l.Phases[i].Actions)
+		l.Phases[i].Foundations = nonNil(l.Phases[i].Foundations)
 	}
 }
 
