@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -69,6 +70,8 @@ type Foundation struct {
 // recommender and apply Off-mode objects; install dcgm-exporter and check
 // every GPU reports.
 const (
+	effortGroundwork  = 0.5  // the fixed part, as any action's (lever's effortAction)
+	effortMovePod     = 0.25 // per workload moved off, as lever's effortMove
 	effortTaintNode   = 0.25 // per node
 	effortAdmission   = 4
 	effortVPAInstall  = 2
@@ -102,11 +105,11 @@ func (l *Ledger) foundations(g *Groundwork, vpaWorkloads []string, a *cost.Alloc
 	} else {
 		taint.Targets = len(g.UntaintedNodes) + len(g.NonGPUWorkloads)
 		taint.USDMonth = g.NonGPUUSDMonth
-		taint.EffortHours = effortAction + effortTaintNode*float64(len(g.UntaintedNodes)) + effortMove*float64(len(g.NonGPUWorkloads))
+		taint.EffortHours = effortGroundwork + effortTaintNode*float64(len(g.UntaintedNodes)) + effortMovePod*float64(len(g.NonGPUWorkloads))
 		taint.Title = fmt.Sprintf("Taint %d GPU node(s) nvidia.com/gpu=true:NoSchedule and move %d workload(s) that need no GPU off GPU nodes", len(g.UntaintedNodes), len(g.NonGPUWorkloads))
 	}
 	taint.Unlocks = ids(func(a *Action) bool {
-		return a.Kind == kindRemoveNodes || a.Kind == kindRepack || a.Kind == kindPrepareNodes || a.Kind == kindScaleNodes
+		return a.Kind == lever.KindRemoveNodes || a.Kind == lever.KindRepack || a.Kind == lever.KindPrepareNodes || a.Kind == lever.KindScaleNodes
 	})
 	fs = append(fs, taint)
 	// 2. Admission policies, warn mode.

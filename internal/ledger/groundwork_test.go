@@ -3,6 +3,8 @@ package ledger
 import (
 	"slices"
 	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 )
 
 // The days 0–30 groundwork on the worked example, by hand: the audit's
@@ -28,7 +30,7 @@ func TestGroundworkIsCountedApartFromTheSaving(t *testing.T) {
 	var removals, resizes []string
 	for _, a := range l.Actions {
 		switch {
-		case a.Kind == kindRemoveNodes || a.Kind == kindRepack:
+		case a.Kind == lever.KindRemoveNodes || a.Kind == lever.KindRepack:
 			removals = append(removals, a.ID)
 		case a.Lever == LeverRightsize || a.Lever == LeverShape:
 			resizes = append(resizes, a.ID)
