@@ -57,7 +57,8 @@ func (e *engine) gpu(w *workload, r *Result) {
 	rate, priced := e.rate(w, func(p *pricing.NodePrice) float64 { return p.GPUUSDPerHour })
 	if u.gpusPerPod > 1 {
 		rec.Action, rec.Resource, rec.Fraction, rec.Priced = KeepWhole, u.resource, 1, priced
-		rec.Confidence = High
+		rec.Template, rec.Runs = w.template, w.nRuns
+		rec.Confidence, rec.ConfidenceReason = High, "a rule, not a measurement: a sharded job keeps whole GPUs whatever its usage"
 		rec.Reason = fmt.Sprintf("multi-GPU pods (%d GPUs each): a sharded job keeps whole GPUs; never MIG or time-slicing", u.gpusPerPod)
 		r.GPU = append(r.GPU, rec)
 		return
@@ -78,11 +79,15 @@ func (e *engine) gpu(w *workload, r *Result) {
 	c.p95 = u.activity.Quantile(e.p.GPU.ActivityPercentile)
 	c.compute = withHeadroom(c.p95, e.p.GPU.ComputeHeadroom)
 	rec.PeakFramebufferMiB, rec.NeedMiB, rec.P95Activity = round4(u.framebuffer.Max), round4(c.need), round4(c.p95)
-	rec.Evidence = e.newEvidence(&u.activity, u.activity.Seconds(), u.activity.Max(), u.actPods, u.allocatedSec)
-	fbEv := e.evidence(&u.framebuffer, u.fbPods, u.allocatedSec)
-	rec.Confidence = confidence(rec.Evidence, fbEv)
+	rec.Evidence = e.newEvidence(w, &u.activity, u.activity.Seconds(), u.activity.Max(), u.actPods, u.allocatedSec)
+	fbEv := e.evidence(w, &u.framebuffer, u.fbPods, u.allocatedSec)
+	rec.Template, rec.Runs = w.template, w.nRuns
+	rec.Confidence, rec.ConfidenceReason = confidence(trustOf(w), rec.Evidence, fbEv)
 	rec.Priced = priced
 	e.decide(c, &rec)
+	if w.template != "" {
+		rec.Reason = fmt.Sprintf("usage of %d runs of %s; %s", w.nRuns, w.template, rec.Reason)
+	}
 	r.GPU = append(r.GPU, rec)
 }
 
