@@ -1,6 +1,10 @@
 package ledger
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
 
 // Level grades confidence and risk.
 type Level string
@@ -119,6 +123,7 @@ type Item struct {
 
 	key    string // the workload change's key, for Unrealised
 	weight float64
+	gpu    *rightsize.GPURec // a shape item's shape (Ledger.Shapes)
 }
 
 // group sets a grouped action's targets, effort, confidence, risk,
