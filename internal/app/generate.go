@@ -142,9 +142,55 @@ func (a *App) GenerateMIG(ctx context.Context, req PlanRequest) (*GenerateResult
 	return a.generateFromPlan(ctx, req, generate.PlanMIG)
 }
 
-// GeneratePlan writes everything the plan needs applied.
+// GeneratePlan writes everything the plan needs applied; its drain
+// commands are only for the nodes the savings ledger removes too (a node
+// the plan removes and the ledger keeps, for the peak or the autoscaler,
+// gets a comment saying which action keeps it).
 func (a *App) GeneratePlan(ctx context.Context, req PlanRequest) (*GenerateResult, error) {
-	return a.generateFromPlan(ctx, req, generate.PlanArtefacts)
+	rr, an, err := a.recommend(ctx, req.RecommendRequest)
+	if err != nil {
+		return nil, err
+	}
+	adv := DefaultAdviseRequest()
+	adv.RecommendRequest = req.RecommendRequest
+	ar, err := a.adviseFrom(adv, rr, an)
+	if err != nil {
+		return nil, err
+	}
+	removed, why := ledgerNodes(ar.ledgers())
+	return a.generateFromPlan(ctx, req, func(pl *packing.Plan, snap *cluster.Snapshot) ([]generate.File, []string, error) {
+		keep := map[string]string{}
+		for _, np := range pl.Nodes {
+			if !np.Keep && !removed[np.Name] {
+				keep[np.Name] = why[np.Name]
+				if keep[np.Name] == "" {
+					keep[np.Name] = "no action of the savings ledger removes it (gpuwise advise)"
+				}
+			}
+		}
+		return generate.PlanArtefactsKeeping(keep)(pl, snap)
+	})
+}
+
+// ledgerNodes are the nodes the ledgers' remove-nodes actions remove, and
+// for the other nodes an action names, the first such action (it keeps,
+// scales or prepares the node).
+func ledgerNodes(ls []*ledger.Ledger) (map[string]bool, map[string]string) {
+	removed, why := map[string]bool{}, map[string]string{}
+	for _, l := range ls {
+		for _, a := range l.Actions {
+			for _, t := range a.Targets {
+				switch {
+				case t.Kind != "node":
+				case a.Kind == "remove-nodes":
+					removed[t.Name] = true
+				case why[t.Name] == "":
+					why[t.Name] = fmt.Sprintf("the savings ledger does not remove it, %s acts on it: %s (gpuwise advise)", a.ID, a.Title)
+				}
+			}
+		}
+	}
+	return removed, why
 }
 
 func (a *App) generateFromPlan(ctx context.Context, req PlanRequest, build func(*packing.Plan, *cluster.Snapshot) ([]generate.File, []string, error)) (*GenerateResult, error) {

@@ -19,7 +19,9 @@ import (
 // plan` write change a workload's GPU resource only to the shape the
 // savings ledger counts for it (Ledger.Shapes), and every MIG or
 // time-slice shape the ledger counts for a patchable workload is in its
-// patch. On the demo, recommend moves fraud-scorer and intent-classifier
+// patch; `generate plan` drains only nodes a remove-nodes action removes
+// (on the demo the plan removes batch-a100-1, which the ledger's A4
+// scales with demand instead). On the demo, recommend moves fraud-scorer and intent-classifier
 // to nvidia.com/mig-1g.10gb, the plan reverts both (their nodes have MIG
 // off) and so does the ledger: no patch may swap them.
 func TestGeneratedShapesAgreeWithTheLedger(t *testing.T) {
@@ -40,7 +42,15 @@ func TestGeneratedShapesAgreeWithTheLedger(t *testing.T) {
 				t.Fatal(err)
 			}
 			shapes := map[string]rightsize.GPURec{}
+			removed := map[string]bool{}
 			for _, l := range ar.ledgers() {
+				for _, a := range l.Actions {
+					for _, tg := range a.Targets {
+						if a.Kind == "remove-nodes" && tg.Kind == "node" {
+							removed[tg.Name] = true
+						}
+					}
+				}
 				for k, v := range l.Shapes() {
 					shapes[k] = v
 				}
@@ -77,6 +87,16 @@ func TestGeneratedShapesAgreeWithTheLedger(t *testing.T) {
 					}
 					if run == "timeslicing" && !hasShape(shapes, rightsize.UseTimeSlice) {
 						t.Errorf("%s writes %s, and the ledger counts no time-slice shape", run, f.Path)
+					}
+					if f.Path == "plan/remove-nodes.sh" {
+						for _, m := range drainLine.FindAllStringSubmatch(string(f.Data), -1) {
+							if !removed[m[1]] {
+								t.Errorf("plan/remove-nodes.sh drains %s, which no remove-nodes action of the ledger removes", m[1])
+							}
+						}
+						if name == "demo" && !strings.Contains(string(f.Data), "# batch-a100-1 stays: the savings ledger does not remove it, ") {
+							t.Errorf("plan/remove-nodes.sh does not say batch-a100-1 stays (the ledger scales it with demand):\n%s", f.Data)
+						}
 					}
 					if run == "vpa" && strings.Contains(string(f.Data), "nvidia.com/") {
 						t.Errorf("vpa %s names a GPU resource: a VPA sizes CPU and memory only", f.Path)
@@ -143,6 +163,8 @@ func hasShape(shapes map[string]rightsize.GPURec, a rightsize.GPUAction) bool {
 }
 
 type gpuChange struct{ workload, resource string }
+
+var drainLine = regexp.MustCompile(`(?m)^kubectl drain (\S+)`)
 
 var applyPatch = regexp.MustCompile(`kubectl patch (\S+) (\S+) -n (\S+)`)
 
