@@ -18,7 +18,7 @@ func (l *Ledger) Shapes() map[string]rightsize.GPURec {
 			continue
 		}
 		for j := range a.Items {
-			if g := a.Items[j].gpu; g != nil {
+			if g := a.Items[j].Shape(); g != nil {
 				out[g.Workload] = *g
 			}
 		}
