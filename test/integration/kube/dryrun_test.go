@@ -86,7 +86,7 @@ func TestEveryGeneratedObjectDryRun(t *testing.T) {
 	if len(azure) == 0 { // the module was had: its node class is checked too
 		crds = append(crds, putCRD(ctx, t, dyn, firstDocument(t, filepath.Join(crdDir, "karpenter-azure", "karpenter.azure.com_aksnodeclasses.yaml"))))
 	}
-	defer deleteCRDs(dyn, &crds)
+	defer removeCRDs(t, dyn, &crds)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(cfg)))
 
 	d := &dryRun{ctx: ctx, t: t, dyn: dyn, mapper: mapper, cs: cs, made: map[string]bool{}}
@@ -223,8 +223,9 @@ var dryRunAll = []string{metav1.DryRunAll}
 // constraint CRD its controller would make, so its constraints can follow.
 func (d *dryRun) create(o *unstructured.Unstructured) error {
 	if o.GetKind() == "ConstraintTemplate" {
-		name := putCRD(d.ctx, d.t, d.dyn, constraintCRD(d.t, o))
-		d.t.Cleanup(func() { deleteCRDs(d.dyn, &[]string{name}) })
+		if name := putCRD(d.ctx, d.t, d.dyn, constraintCRD(d.t, o)); name != "" {
+			d.t.Cleanup(func() { removeCRDs(d.t, d.dyn, &[]string{name}) })
+		}
 	}
 	r, err := d.resource(o.GroupVersionKind(), o.GetNamespace())
 	if err != nil {
@@ -407,7 +408,8 @@ func documents(t *testing.T, path string) []*unstructured.Unstructured {
 
 // putCRD creates a CRD or replaces the one of that name (another test may
 // have installed Karpenter's own NodePool CRD), and waits until it is
-// established.
+// established. It returns the name of a CRD it created, "" for one it
+// replaced (which stays: the test that made it may still want it).
 func putCRD(ctx context.Context, t *testing.T, dyn dynamic.Interface, crd *unstructured.Unstructured) string {
 	t.Helper()
 	r := dyn.Resource(gvrs["CustomResourceDefinition"])
@@ -417,8 +419,26 @@ func putCRD(ctx context.Context, t *testing.T, dyn dynamic.Interface, crd *unstr
 			t.Fatalf("replacing CRD %s: %v", crd.GetName(), err)
 		}
 		crd.SetResourceVersion("")
+		createCRD(ctx, t, dyn, crd)
+		return ""
 	}
 	return createCRD(ctx, t, dyn, crd)
+}
+
+// removeCRDs deletes the CRDs this test created and waits until they are
+// gone, so that a later test creating them does not race their deletion.
+func removeCRDs(t *testing.T, dyn dynamic.Interface, names *[]string) {
+	r := dyn.Resource(gvrs["CustomResourceDefinition"])
+	for _, n := range *names {
+		if n == "" {
+			continue
+		}
+		r.Delete(context.Background(), n, metav1.DeleteOptions{})
+		waitFor(t, "CRD "+n+" to be deleted", time.Minute, func() (bool, string) {
+			_, err := r.Get(context.Background(), n, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), fmt.Sprint(err)
+		})
+	}
 }
 
 // walkFiles are the files under dir.
