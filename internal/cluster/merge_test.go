@@ -17,8 +17,8 @@ func TestMerged(t *testing.T) {
 	t.Parallel()
 	week, day := clustertest.Window(168), clustertest.Window(24)
 	prod := &cluster.Snapshot{Window: week, Source: "prom", Notes: []string{"one note"},
-		Nodes: []cluster.Node{clustertest.Node("n1").GPUs(1, "L4").Obj()},
-		Pods:  []cluster.Pod{clustertest.Pod("ml", "p").On("n1").Holds("n1/gpu0", 0.5, 3600).Obj()},
+		Nodes:  []cluster.Node{clustertest.Node("n1").GPUs(1, "L4").Obj()},
+		Pods:   []cluster.Pod{clustertest.Pod("ml", "p").On("n1").Holds("n1/gpu0", 0.5, 3600).Obj()},
 		Hourly: &cluster.Hourly{IdleThreshold: 0.05}}
 	dev := &cluster.Snapshot{Window: day, Source: "file", Nodes: []cluster.Node{clustertest.Node("n1").GPUs(1, "L4").Obj()}}
 	var m cluster.Merged
