@@ -54,6 +54,7 @@ func (l *Ledger) plan(r *run, rate float64) {
 	}
 	for _, a := range kept {
 		if a.saving > 0 {
+			datePrices(a)
 			inherit(a, closure(a, byKey), byKey)
 		}
 	}
