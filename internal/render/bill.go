@@ -36,6 +36,14 @@ func writeReconciliation(b *bytes.Buffer, rc *billing.Reconciliation, p painter)
 		}
 		tw.Flush()
 	}
+	if len(rc.UnusedCommitments) > 0 {
+		b.WriteString("\n" + indent + "Unused commitments in the window:\n")
+		tw = tabwriter.NewWriter(b, 0, 0, cellPadding, ' ', 0)
+		for _, u := range rc.UnusedCommitments {
+			io.WriteString(tw, indent+indent+u.ID+"\t"+usdCents(u.USD)+"\n")
+		}
+		tw.Flush()
+	}
 	if len(rc.NodesWithoutBill) > 0 {
 		b.WriteString(indent + "GPU nodes with no bill line (catalog or override prices): " + strings.Join(rc.NodesWithoutBill, ", ") + "\n")
 	}
