@@ -212,7 +212,6 @@ func nodeFlags(n billing.NodeReconciled) string {
 	return " (" + strings.Join(f, ", ") + ")"
 }
 
-
 // reconCSVHeader names the reconciliation CSV's columns (report --bill
 // -o csv --csv-table reconciliation): one line per summary figure, GPU
 // node, unmatched GPU instance, unused commitment and split namespace,
