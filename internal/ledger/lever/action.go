@@ -107,6 +107,10 @@ type Action struct {
 	weight float64
 	// title names a grouped action for its number of items.
 	title func(n int) string
+	// priceDates are the sources and dates of the prices of the nodes it
+	// targets (the plan names them in its confidence; levers that compare
+	// prices name their own).
+	priceDates string
 }
 
 // Item is one workload of a grouped action.
