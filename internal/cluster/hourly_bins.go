@@ -12,26 +12,34 @@ type Bins struct {
 
 // Add adds rate × the seconds of sp to its hours.
 func (b *Bins) Add(sp Span, rate float64) {
-	b.cover(sp)
-	b.S[sp.h-b.From] += rate * sp.in
+	i := int(sp.h) - b.From
+	if i < 0 || i+1 >= len(b.S) && (i >= len(b.S) || sp.next > 0) {
+		b.cover(sp)
+		i = int(sp.h) - b.From
+	}
+	b.S[i] += rate * sp.in
 	if sp.next > 0 {
-		b.S[sp.h+1-b.From] += rate * sp.next
+		b.S[i+1] += rate * sp.next
 	}
 }
 
 // Count adds n events at hour h.
 func (b *Bins) Count(h int, n float64) {
-	b.grow(h, h+1)
+	b.grow(h, h+1, 0)
 	b.S[h-b.From] += n
 }
 
 // Peak keeps the largest v seen in the hours of sp (sums of Peak bins
 // start at 0: peaks of non-negative quantities).
 func (b *Bins) Peak(sp Span, v float64) {
-	b.cover(sp)
-	b.S[sp.h-b.From] = max(b.S[sp.h-b.From], v)
+	i := int(sp.h) - b.From
+	if i < 0 || i+1 >= len(b.S) && (i >= len(b.S) || sp.next > 0) {
+		b.cover(sp)
+		i = int(sp.h) - b.From
+	}
+	b.S[i] = max(b.S[i], v)
 	if sp.next > 0 {
-		b.S[sp.h+1-b.From] = max(b.S[sp.h+1-b.From], v)
+		b.S[i+1] = max(b.S[i+1], v)
 	}
 }
 
@@ -59,12 +67,18 @@ func (b *Bins) Within(lo, hi int) *Bins {
 	return &Bins{From: from, S: b.S[from-b.From : to-b.From]}
 }
 
-// Merge adds o's sums into b.
+// Merge adds o's sums into b. Into empty bins it takes o's storage when
+// o fills it (bins filled to the window's end, as most are), a copy of
+// o's hours otherwise; o must not be used after.
 func (b *Bins) Merge(o *Bins) {
 	if o == nil || len(o.S) == 0 {
 		return
 	}
-	b.grow(o.From, o.From+len(o.S))
+	if len(b.S) == 0 {
+		b.take(o)
+		return
+	}
+	b.grow(o.From, o.From+len(o.S), 0)
 	for i, v := range o.S {
 		b.S[o.From+i-b.From] += v
 	}
@@ -75,30 +89,46 @@ func (b *Bins) MergePeak(o *Bins) {
 	if o == nil || len(o.S) == 0 {
 		return
 	}
-	b.grow(o.From, o.From+len(o.S))
+	if len(b.S) == 0 {
+		b.take(o)
+		return
+	}
+	b.grow(o.From, o.From+len(o.S), 0)
 	for i, v := range o.S {
 		j := o.From + i - b.From
 		b.S[j] = max(b.S[j], v)
 	}
 }
 
-func (b *Bins) cover(sp Span) {
-	if sp.next > 0 {
-		b.grow(sp.h, sp.h+2)
+// take makes empty bins o's hours: 0 + v and max(0, v) are v for the
+// sums and peaks bins hold (a −0 sum reads as 0 wherever it is folded).
+func (b *Bins) take(o *Bins) {
+	if cap(o.S)-len(o.S) <= 8 {
+		b.From, b.S = o.From, o.S
 		return
 	}
-	b.grow(sp.h, sp.h+1)
+	b.From, b.S = o.From, append(make([]float64, 0, len(o.S)), o.S...)
 }
 
-// grow makes the bins cover hours [lo, hi); samples come mostly in time
-// order, so growing is mostly appending.
-func (b *Bins) grow(lo, hi int) {
+func (b *Bins) cover(sp Span) {
+	h := int(sp.h)
+	if sp.next > 0 {
+		b.grow(h, h+2, int(sp.hours))
+		return
+	}
+	b.grow(h, h+1, int(sp.hours))
+}
+
+// grow makes the bins cover hours [lo, hi). Samples come mostly in time
+// order: empty bins are sized once, to the window's end (hours; 0:
+// unknown), so that growing is appending within their capacity.
+func (b *Bins) grow(lo, hi, hours int) {
 	switch {
 	case len(b.S) == 0:
-		b.From, b.S = lo, make([]float64, hi-lo, max(hi-lo, 8))
+		b.From, b.S = lo, make([]float64, hi-lo, max(hi-lo, hours-lo, 8))
 		return
 	case lo < b.From:
-		grown := make([]float64, b.From+len(b.S)-lo, b.From+len(b.S)-lo+8)
+		grown := make([]float64, b.From+len(b.S)-lo, max(b.From+len(b.S)-lo+8, hours-lo))
 		copy(grown[b.From-lo:], b.S)
 		b.From, b.S = lo, grown
 	}
@@ -149,7 +179,7 @@ func (a *HourlyAcc) AddMemoryBins(peakBytes *Bins, limitBytes float64) {
 	}
 	for i, v := range peakBytes.S {
 		if h := peakBytes.From + i; h >= 0 && h < a.b.hours {
-			sp := Span{h: h, in: 1}
+			sp := Span{h: int32(h), in: 1}
 			a.Memory(sp, v/limitBytes)
 		}
 	}

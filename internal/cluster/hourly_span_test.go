@@ -1,0 +1,89 @@
+package cluster_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	ct "github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+)
+
+// TestSpanIsSpansOfOne: Span answers exactly when Spans gives one span,
+// with that span, for samples anywhere around the window, of any length,
+// at whole and fractional seconds.
+func TestSpanIsSpansOfOne(t *testing.T) {
+	t.Parallel()
+	w := cluster.Window{Start: ct.At(0), End: ct.At(5).Add(1234500000)} // 5 h 20.57 min: a part hour at the end
+	b := cluster.NewHourlyBuilder(w, 0.1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	ones, others := 0, 0
+	for i := range 200000 {
+		t0 := rng.Float64()*(w.Seconds()+8000) - 4000
+		if i%2 == 0 {
+			t0 = float64(int(t0)) // whole seconds, as on a scrape grid
+		}
+		dt := []float64{300, 299.999, 3600, 3600.001, 7200, 0, rng.Float64() * 9000}[i%7]
+		spans := b.Spans(t0, dt, nil)
+		sp, ok := b.Span(t0, dt)
+		if ok != (len(spans) == 1) {
+			t.Fatalf("Span(%v, %v): ok %v, Spans gives %d spans", t0, dt, ok, len(spans))
+		}
+		if !ok {
+			others++
+			continue
+		}
+		ones++
+		if diff := cmp.Diff(spans[0], sp, cmp.AllowUnexported(cluster.Span{})); diff != "" {
+			t.Fatalf("Span(%v, %v) differs from Spans (-Spans +Span):\n%s", t0, dt, diff)
+		}
+	}
+	if ones == 0 || others == 0 {
+		t.Fatalf("the cases did not cover both answers: %d one-span, %d other", ones, others)
+	}
+}
+
+// TestBinsSizedOnce: bins fed a series in time order are allocated once,
+// from the first hour they see to the window's end, and merged into empty
+// bins without a copy; bins that stop early are copied to their hours.
+func TestBinsSizedOnce(t *testing.T) {
+	t.Parallel()
+	w := cluster.Window{Start: ct.At(0), End: ct.At(0).Add(336 * 3600e9)}
+	b := cluster.NewHourlyBuilder(w, 0.1)
+	var full, short cluster.Bins
+	var first *float64
+	for t0 := 7200.0; t0 < w.Seconds(); t0 += 300 {
+		for _, sp := range b.Spans(t0, 300, nil) {
+			full.Add(sp, 1)
+			full.Peak(sp, 0) // Peak shares the sizing
+			if t0 < 10*3600 {
+				short.Add(sp, 1)
+			}
+		}
+		if first == nil {
+			first = &full.S[0]
+			if cap(full.S) != 334 {
+				t.Fatalf("first add: capacity %d, want 334 (hours 2…335)", cap(full.S))
+			}
+		}
+		if &full.S[0] != first {
+			t.Fatalf("at %v s the bins were reallocated", t0)
+		}
+	}
+	if full.From != 2 || len(full.S) != 334 || full.S[0] != 3600 {
+		t.Fatalf("bins From %d, %d hours, first %v; want 2, 334, 3600", full.From, len(full.S), full.S[0])
+	}
+	var into cluster.Bins
+	into.Merge(&full)
+	if &into.S[0] != first {
+		t.Error("merging full bins into empty ones copied them")
+	}
+	var intoShort cluster.Bins
+	intoShort.Merge(&short)
+	if len(intoShort.S) != 8 || cap(intoShort.S) != 8 || &intoShort.S[0] == &short.S[0] {
+		t.Errorf("short bins merged: %d hours, capacity %d, shared %v; want a copy of 8", len(intoShort.S), cap(intoShort.S), &intoShort.S[0] == &short.S[0])
+	}
+	if diff := cmp.Diff(short.S, intoShort.S); diff != "" {
+		t.Errorf("short bins merged (-want +got):\n%s", diff)
+	}
+}
