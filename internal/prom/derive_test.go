@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/prom/query"
 	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
 
@@ -58,7 +59,10 @@ func TestDerivedGPUTasks(t *testing.T) {
 	o.Window = cluster.Window{Start: end.Add(-48 * time.Hour), End: end}
 	r := &reader{opts: o, w: o.Window}
 	u := newGPUUsage(300, true, unitIndex{})
-	tasks := r.derivedGPUTasks([]string{"b.x", "a"}, []dcgmMetric{{"M", activityField, 1}}, u)
+	tasks, others := r.derivedGPUTasks([]string{"b.x", "a"}, []dcgmMetric{{"M", activityField, 1}}, u)
+	if len(others) != 0 {
+		t.Errorf("the activity metric's requests for other hosts were set apart: %+v", others)
+	}
 	name := wire.Matcher{Type: wire.MatchEqual, Name: "__name__", Value: "M"}
 	m := func(typ int, n, v string) wire.Matcher { return wire.Matcher{Type: typ, Name: n, Value: v} }
 	want := [][]wire.Matcher{
@@ -77,5 +81,56 @@ func TestDerivedGPUTasks(t *testing.T) {
 	}
 	if !reflect.DeepEqual(tasks[0].Nodes, []string{"a", "b.x"}) || tasks[2].Nodes != nil {
 		t.Errorf("nodes of the tasks: %v, %v", tasks[0].Nodes, tasks[2].Nodes)
+	}
+}
+
+// The other DCGM metrics' requests for hosts outside the labelled nodes
+// are set apart, read only when the activity's found such a host or
+// failed; link metrics are read for whole devices only.
+func TestDerivedGPUTasksOthers(t *testing.T) {
+	end := time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)
+	o := Defaults()
+	o.Window = cluster.Window{Start: end.Add(-48 * time.Hour), End: end}
+	r := &reader{opts: o, w: o.Window}
+	u := newGPUUsage(300, true, unitIndex{})
+	tasks, others := r.derivedGPUTasks([]string{"a"}, dcgmMetrics("M"), u)
+	if len(tasks) != 2*5+2 || len(others) != 2*4 {
+		t.Fatalf("%d tasks and %d set apart, want 12 and 8", len(tasks), len(others))
+	}
+	for _, task := range others {
+		if task.Nodes != nil || task.Metric == "M" {
+			t.Errorf("set apart: %s (nodes %v)", task.Query, task.Nodes)
+		}
+	}
+	links := 0
+	for _, task := range append(tasks, others...) {
+		whole := false
+		for _, m := range task.Matchers {
+			whole = whole || m.Name == "GPU_I_PROFILE" && m.Type == wire.MatchEqual && m.Value == ""
+		}
+		if link := task.Metric == pcieMetric || task.Metric == nvlinkMetric; link != whole {
+			t.Errorf("%s: whole devices only %v", task.Query, whole)
+		} else if link {
+			links++
+		}
+	}
+	if links != 8 {
+		t.Errorf("%d link requests, want 8", links)
+	}
+	failedOther := []query.Failure{{Task: query.Task{}}}
+	failedShard := []query.Failure{{Task: query.Task{Nodes: []string{"a"}}}}
+	for _, c := range []struct {
+		inv    []gpuLabels
+		failed []query.Failure
+		want   bool
+	}{
+		{[]gpuLabels{{host: "a"}}, nil, false},
+		{[]gpuLabels{{host: "a"}, {host: "z"}}, nil, true},
+		{nil, failedShard, false},
+		{nil, failedOther, true},
+	} {
+		if got := otherHostsRead([]string{"a"}, c.inv, c.failed); got != c.want {
+			t.Errorf("otherHostsRead(%v, %d failed): %v, want %v", c.inv, len(c.failed), got, c.want)
+		}
 	}
 }
