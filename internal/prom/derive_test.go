@@ -71,16 +71,19 @@ func TestDerivedGPUTasks(t *testing.T) {
 		{name, m(wire.MatchNotRegexp, "Hostname", `a|b\.x`), m(wire.MatchNotEqual, "Hostname", "")},
 		{name, m(wire.MatchNotRegexp, "hostname", `a|b\.x`), m(wire.MatchNotEqual, "hostname", ""), m(wire.MatchEqual, "Hostname", "")},
 	}
-	if len(tasks) != len(want) {
-		t.Fatalf("%d tasks, want %d", len(tasks), len(want))
+	// One request per shard and one for the other hosts, each reading both
+	// host labels.
+	if len(tasks) != len(want)/2 {
+		t.Fatalf("%d tasks, want %d", len(tasks), len(want)/2)
 	}
 	for i, task := range tasks {
-		if !task.Remote || !reflect.DeepEqual(task.Matchers, want[i]) || !task.To.Equal(end) || !task.From.Equal(r.w.Start.Add(-o.Step)) {
+		got := append([][]wire.Matcher{task.Matchers}, task.Also...)
+		if !task.Remote || !reflect.DeepEqual(got, want[2*i:2*i+2]) || !task.To.Equal(end) || !task.From.Equal(r.w.Start.Add(-o.Step)) {
 			t.Errorf("task %d: %+v", i, task)
 		}
 	}
-	if !reflect.DeepEqual(tasks[0].Nodes, []string{"a", "b.x"}) || tasks[2].Nodes != nil {
-		t.Errorf("nodes of the tasks: %v, %v", tasks[0].Nodes, tasks[2].Nodes)
+	if !reflect.DeepEqual(tasks[0].Nodes, []string{"a", "b.x"}) || tasks[1].Nodes != nil {
+		t.Errorf("nodes of the tasks: %v, %v", tasks[0].Nodes, tasks[1].Nodes)
 	}
 }
 
@@ -94,8 +97,8 @@ func TestDerivedGPUTasksOthers(t *testing.T) {
 	r := &reader{opts: o, w: o.Window}
 	u := newGPUUsage(300, true, unitIndex{})
 	tasks, others := r.derivedGPUTasks([]string{"a"}, dcgmMetrics("M"), u)
-	if len(tasks) != 2*5+2 || len(others) != 2*4 {
-		t.Fatalf("%d tasks and %d set apart, want 12 and 8", len(tasks), len(others))
+	if len(tasks) != 5+1 || len(others) != 4 {
+		t.Fatalf("%d tasks and %d set apart, want 6 and 4", len(tasks), len(others))
 	}
 	for _, task := range others {
 		if task.Nodes != nil || task.Metric == "M" {
@@ -104,9 +107,13 @@ func TestDerivedGPUTasksOthers(t *testing.T) {
 	}
 	links := 0
 	for _, task := range append(tasks, others...) {
-		whole := false
-		for _, m := range task.Matchers {
-			whole = whole || m.Name == "GPU_I_PROFILE" && m.Type == wire.MatchEqual && m.Value == ""
+		whole := len(task.Also) == 1
+		for _, ms := range append([][]wire.Matcher{task.Matchers}, task.Also...) {
+			w := false
+			for _, m := range ms {
+				w = w || m.Name == "GPU_I_PROFILE" && m.Type == wire.MatchEqual && m.Value == ""
+			}
+			whole = whole && w
 		}
 		if link := task.Metric == pcieMetric || task.Metric == nvlinkMetric; link != whole {
 			t.Errorf("%s: whole devices only %v", task.Query, whole)
@@ -114,8 +121,8 @@ func TestDerivedGPUTasksOthers(t *testing.T) {
 			links++
 		}
 	}
-	if links != 8 {
-		t.Errorf("%d link requests, want 8", links)
+	if links != 4 {
+		t.Errorf("%d link requests, want 4", links)
 	}
 	failedOther := []query.Failure{{Task: query.Task{}}}
 	failedShard := []query.Failure{{Task: query.Task{Nodes: []string{"a"}}}}
