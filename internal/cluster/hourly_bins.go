@@ -1,5 +1,7 @@
 package cluster
 
+import "sync"
+
 // Bins are one series' sums per hour, sparse: hour From+i holds S[i], for
 // the hours the series touched only. A source that learns which workload
 // (and which fraction of a GPU) a series belongs to only after reading it
@@ -68,8 +70,8 @@ func (b *Bins) Within(lo, hi int) *Bins {
 }
 
 // Merge adds o's sums into b. Into empty bins it takes o's storage when
-// o fills it (bins filled to the window's end, as most are), a copy of
-// o's hours otherwise; o must not be used after.
+// o fills it (bins filled to the window's end), a copy of o's hours
+// otherwise; o must not be used after (its storage may be recycled).
 func (b *Bins) Merge(o *Bins) {
 	if o == nil || len(o.S) == 0 {
 		return
@@ -82,9 +84,11 @@ func (b *Bins) Merge(o *Bins) {
 	for i, v := range o.S {
 		b.S[o.From+i-b.From] += v
 	}
+	recycle(o)
 }
 
-// MergePeak keeps the larger of each hour of b and o (bins built by Peak).
+// MergePeak keeps the larger of each hour of b and o (bins built by
+// Peak); o must not be used after.
 func (b *Bins) MergePeak(o *Bins) {
 	if o == nil || len(o.S) == 0 {
 		return
@@ -98,16 +102,41 @@ func (b *Bins) MergePeak(o *Bins) {
 		j := o.From + i - b.From
 		b.S[j] = max(b.S[j], v)
 	}
+	recycle(o)
 }
 
 // take makes empty bins o's hours: 0 + v and max(0, v) are v for the
-// sums and peaks bins hold (a −0 sum reads as 0 wherever it is folded).
+// sums and peaks bins hold.
 func (b *Bins) take(o *Bins) {
 	if cap(o.S)-len(o.S) <= 8 {
 		b.From, b.S = o.From, o.S
 		return
 	}
 	b.From, b.S = o.From, append(make([]float64, 0, len(o.S)), o.S...)
+	recycle(o)
+}
+
+// binArrays recycle the window-long arrays bins are first sized to
+// (grow): most series cover part of the window and are copied to their
+// hours when merged, so their arrays serve the next series.
+var binArrays sync.Pool
+
+// binArray is a zeroed array of n hours, recycled when one is free.
+func binArray(n int) []float64 {
+	if p, ok := binArrays.Get().(*[]float64); ok && cap(*p) >= n {
+		a := (*p)[:n]
+		clear(a)
+		return a
+	}
+	return make([]float64, n)
+}
+
+func recycle(o *Bins) {
+	if cap(o.S) >= 64 {
+		a := o.S[:cap(o.S)]
+		binArrays.Put(&a)
+	}
+	o.S = nil
 }
 
 func (b *Bins) cover(sp Span) {
@@ -124,6 +153,10 @@ func (b *Bins) cover(sp Span) {
 // unknown), so that growing is appending within their capacity.
 func (b *Bins) grow(lo, hi, hours int) {
 	switch {
+	case len(b.S) == 0 && hours >= hi && hours-lo >= 64:
+		// The array starts at lo: its capacity is the window's end.
+		b.From, b.S = lo, binArray(hours - lo)[:hi-lo]
+		return
 	case len(b.S) == 0:
 		b.From, b.S = lo, make([]float64, hi-lo, max(hi-lo, hours-lo, 8))
 		return
