@@ -1,7 +1,5 @@
 package cluster
 
-import "sync"
-
 // Bins are one series' sums per hour, sparse: hour From+i holds S[i], for
 // the hours the series touched only. A source that learns which workload
 // (and which fraction of a GPU) a series belongs to only after reading it
@@ -71,7 +69,7 @@ func (b *Bins) Within(lo, hi int) *Bins {
 
 // Merge adds o's sums into b. Into empty bins it takes o's storage when
 // o fills it (bins filled to the window's end), a copy of o's hours
-// otherwise; o must not be used after (its storage may be recycled).
+// otherwise; o must not be used after.
 func (b *Bins) Merge(o *Bins) {
 	if o == nil || len(o.S) == 0 {
 		return
@@ -116,28 +114,7 @@ func (b *Bins) take(o *Bins) {
 	recycle(o)
 }
 
-// binArrays recycle the window-long arrays bins are first sized to
-// (grow): most series cover part of the window and are copied to their
-// hours when merged, so their arrays serve the next series.
-var binArrays sync.Pool
-
-// binArray is a zeroed array of n hours, recycled when one is free.
-func binArray(n int) []float64 {
-	if p, ok := binArrays.Get().(*[]float64); ok && cap(*p) >= n {
-		a := (*p)[:n]
-		clear(a)
-		return a
-	}
-	return make([]float64, n)
-}
-
-func recycle(o *Bins) {
-	if cap(o.S) >= 64 {
-		a := o.S[:cap(o.S)]
-		binArrays.Put(&a)
-	}
-	o.S = nil
-}
+func recycle(o *Bins) { o.S = nil }
 
 func (b *Bins) cover(sp Span) {
 	h := int(sp.h)
@@ -149,25 +126,39 @@ func (b *Bins) cover(sp Span) {
 }
 
 // grow makes the bins cover hours [lo, hi). Samples come mostly in time
-// order: empty bins are sized once, to the window's end (hours; 0:
-// unknown), so that growing is appending within their capacity.
+// order, so growing is mostly appending: bins start at a day and grow
+// fourfold, never past the window's end (hours; 0: unknown), so a series
+// of 14 days is allocated 3 times (24, 96, then to the window's end: 1.35
+// window-lengths, where append's doubling from 8 took 3) and a series of
+// a day or less once.
 func (b *Bins) grow(lo, hi, hours int) {
 	switch {
-	case len(b.S) == 0 && hours >= hi && hours-lo >= 64:
-		// The array starts at lo: its capacity is the window's end.
-		b.From, b.S = lo, binArray(hours - lo)[:hi-lo]
-		return
 	case len(b.S) == 0:
-		b.From, b.S = lo, make([]float64, hi-lo, max(hi-lo, hours-lo, 8))
+		b.From, b.S = lo, make([]float64, hi-lo, binCap(hi-lo, 24, hours-lo))
 		return
 	case lo < b.From:
-		grown := make([]float64, b.From+len(b.S)-lo, max(b.From+len(b.S)-lo+8, hours-lo))
+		n := b.From + len(b.S) - lo
+		grown := make([]float64, n, binCap(n, n+8, hours-lo))
 		copy(grown[b.From-lo:], b.S)
 		b.From, b.S = lo, grown
 	}
 	if end := b.From + len(b.S); hi > end {
+		if hi-b.From > cap(b.S) {
+			grown := make([]float64, len(b.S), binCap(hi-b.From, 4*cap(b.S), hours-b.From))
+			copy(grown, b.S)
+			b.S = grown
+		}
 		b.S = append(b.S, make([]float64, hi-end)...)
 	}
+}
+
+// binCap is a capacity of at least need: want, but not past limit (the
+// hours to the window's end; ≤ 0: unknown).
+func binCap(need, want, limit int) int {
+	if limit > 0 {
+		want = min(want, limit)
+	}
+	return max(need, want)
 }
 
 // The Add*Bins methods fold a series' bins into its workload, once the

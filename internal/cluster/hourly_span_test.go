@@ -44,47 +44,49 @@ func TestSpanIsSpansOfOne(t *testing.T) {
 	}
 }
 
-// TestBinsSizedOnce: bins fed a series in time order are allocated once,
-// from the first hour they see to the window's end, and merged into empty
-// bins without a copy; bins that stop early are copied to their hours.
-func TestBinsSizedOnce(t *testing.T) {
+// TestBinsGrowFew: bins fed a series in time order are allocated 3 times
+// for the whole window (24, 96 hours, then to its end),
+// once for a day, never past the window's end; merged into empty bins
+// they are taken when they reach it, copied to their hours otherwise.
+func TestBinsGrowFew(t *testing.T) {
 	t.Parallel()
 	w := cluster.Window{Start: ct.At(0), End: ct.At(0).Add(336 * 3600e9)}
 	b := cluster.NewHourlyBuilder(w, 0.1)
-	var full, short cluster.Bins
-	var first *float64
+	var full, short, peaks cluster.Bins
+	var at *float64
+	allocs := 0
 	for t0 := 7200.0; t0 < w.Seconds(); t0 += 300 {
 		for _, sp := range b.Spans(t0, 300, nil) {
 			full.Add(sp, 1)
-			full.Peak(sp, 0) // Peak shares the sizing
-			if t0 < 10*3600 {
+			peaks.Peak(sp, 1)
+			if t0 < 12*3600 {
 				short.Add(sp, 1)
 			}
 		}
-		if first == nil {
-			first = &full.S[0]
-			if cap(full.S) < 334 {
-				t.Fatalf("first add: capacity %d, want at least 334 (hours 2…335)", cap(full.S))
-			}
+		if &full.S[0] != at {
+			at, allocs = &full.S[0], allocs+1
 		}
-		if &full.S[0] != first {
-			t.Fatalf("at %v s the bins were reallocated", t0)
+		if cap(full.S) > 334 || cap(peaks.S) > 334 {
+			t.Fatalf("at %v s: capacity %d, past the window's end (334 hours from hour 2)", t0, cap(full.S))
 		}
 	}
-	if full.From != 2 || len(full.S) != 334 || full.S[0] != 3600 {
-		t.Fatalf("bins From %d, %d hours, first %v; want 2, 334, 3600", full.From, len(full.S), full.S[0])
+	if allocs != 3 || cap(short.S) != 24 {
+		t.Errorf("whole window: %d allocations, want 3; 10 hours: capacity %d, want 24 (one allocation)", allocs, cap(short.S))
+	}
+	if full.From != 2 || len(full.S) != 334 || full.S[0] != 3600 || cap(full.S) != 334 {
+		t.Fatalf("bins From %d, %d hours (capacity %d), first %v; want 2, 334 (334), 3600", full.From, len(full.S), cap(full.S), full.S[0])
 	}
 	b2 := b
 	var into cluster.Bins
 	into.Merge(&full)
-	if &into.S[0] != first && cap(into.S) == 334 {
+	if &into.S[0] != at {
 		t.Error("merging full bins into empty ones copied them")
 	}
 	var intoShort cluster.Bins
 	shortHours, shortAt := slices.Clone(short.S), &short.S[0]
 	intoShort.Merge(&short)
-	if len(intoShort.S) != 8 || cap(intoShort.S) != 8 || &intoShort.S[0] == shortAt || short.S != nil {
-		t.Errorf("short bins merged: %d hours, capacity %d, shared %v, source kept %v; want a copy of 8, the source's array recycled",
+	if len(intoShort.S) != 10 || cap(intoShort.S) != 10 || &intoShort.S[0] == shortAt || short.S != nil {
+		t.Errorf("short bins merged: %d hours, capacity %d, shared %v, source kept %v; want a copy of 10, the source dropped",
 			len(intoShort.S), cap(intoShort.S), &intoShort.S[0] == shortAt, short.S != nil)
 	}
 	if diff := cmp.Diff(shortHours, intoShort.S); diff != "" {
