@@ -111,10 +111,8 @@ func inspectCSV(w io.Writer, in *billing.Inspection) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"provider", "service", "rows", "billed_cost", "effective_cost", "list_cost"})
 	for _, s := range in.Services {
-		cw.Write([]string{s.Provider, s.Service, strconv.FormatInt(s.Rows, 10), full(s.BilledCost), full(s.EffectiveCost), full(s.ListCost)})
+		cw.Write([]string{s.Provider, s.Service, strconv.FormatInt(s.Rows, 10), exact(s.BilledCost), exact(s.EffectiveCost), exact(s.ListCost)})
 	}
 	cw.Flush()
 	return cw.Error()
 }
-
-func full(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/inventory"
-	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // Inventory writes the GPU inventory in format f: table is the summary,
@@ -57,11 +56,14 @@ func inventoryAt(inv *inventory.Inventory) string {
 func writeInventoryTable(w io.Writer, inv *inventory.Inventory) error {
 	fmt.Fprintln(w, inventoryAt(inv))
 	fmt.Fprintln(w, inventoryHeadline(inv))
+	if line := draLine(inv.DRA); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODEL\tSHARING\tNODES\tGPUS\tUNITS\tIN USE\t$/HOUR")
 	for _, g := range inv.Summary {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", g.GPUModel, g.Sharing, g.Nodes, g.GPUs, g.Units, g.UnitsInUse, groupUSD(g))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", g.GPUModel, g.Sharing, g.Nodes, g.GPUs, g.Units, g.UnitsInUse, withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", usdCents))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -72,7 +74,7 @@ func writeInventoryTable(w io.Writer, inv *inventory.Inventory) error {
 	fmt.Fprintln(tw, "NODE\tMODEL\tGPUS\tSHARING\tIN USE\t$/HOUR\tPLUGIN\tGFD\tCAPACITY")
 	for _, n := range inv.Nodes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", n.Name, modelCell(n), gpusCell(n), sharingCell(n),
-			n.UnitsInUse, n.Units, nodeUSD(n), n.DevicePlugin.Status, n.FeatureDiscovery.Status, n.CapacityType)
+			n.UnitsInUse, n.Units, moneyOr(nodeUSDPerHour(n), "unpriced", usdCents), n.DevicePlugin.Status, n.FeatureDiscovery.Status, n.CapacityType)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -100,7 +102,7 @@ func inventoryDoc(inv *inventory.Inventory) *doc {
 	var rows [][]string
 	for _, g := range inv.Summary {
 		rows = append(rows, []string{g.GPUModel, g.Sharing, strconv.Itoa(g.Nodes), strconv.Itoa(g.GPUs), strconv.Itoa(g.Units),
-			strconv.Itoa(g.UnitsInUse), groupUSD(g), groupMonthly(g)})
+			strconv.Itoa(g.UnitsInUse), withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", usdCents), withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", perMonthOfHourly)})
 	}
 	d.table([]string{"model", "sharing", "nodes", "GPUs", "units", "in use", "$/hour", "$/month"}, rows)
 	d.heading("Nodes")
@@ -108,7 +110,7 @@ func inventoryDoc(inv *inventory.Inventory) *doc {
 	for _, n := range inv.Nodes {
 		rows = append(rows, []string{n.Name, modelCell(n), gpusCell(n), fmt.Sprintf("%d/%d", n.UnitsInUse, n.Units), sharingCell(n),
 			migCell(n.MIG), string(n.DevicePlugin.Status), string(n.FeatureDiscovery.Status), componentsCell(n.Components),
-			placeCell(n), n.CapacityType, nodeUSD(n), priceSourceCell(n)})
+			placeCell(n), n.CapacityType, moneyOr(nodeUSDPerHour(n), "unpriced", usdCents), priceSourceCell(n)})
 	}
 	d.table([]string{"node", "model", "GPUs", "in use", "sharing", "MIG", "device plugin", "GFD", "operator components",
 		"instance", "capacity", "$/hour", "price source"}, rows)
@@ -120,6 +122,10 @@ func inventoryDoc(inv *inventory.Inventory) *doc {
 		}
 	}
 	d.table([]string{"node", "GPUs", "layout", "units in use"}, rows)
+	if line := draLine(inv.DRA); line != "" {
+		d.heading("Dynamic Resource Allocation")
+		d.line(line)
+	}
 	inventoryFindings(d, inv)
 	return d
 }
@@ -201,8 +207,40 @@ func layoutCell(n inventory.Node) string {
 	return strings.Join(parts, ", ")
 }
 
+// draLine names the DRA drivers and device classes present; empty when
+// the source read no DRA API.
+func draLine(d *inventory.DRA) string {
+	if d == nil {
+		return ""
+	}
+	drivers := make([]string, 0, len(d.Drivers))
+	for _, dr := range d.Drivers {
+		drivers = append(drivers, fmt.Sprintf("%s (%d devices)", dr.Name, dr.Devices))
+	}
+	classes := make([]string, 0, len(d.DeviceClasses))
+	for _, c := range d.DeviceClasses {
+		classes = append(classes, c.Name)
+	}
+	return fmt.Sprintf("DRA drivers: %s; device classes: %s; %d GPU ResourceClaims allocated, %d ResourceClaimTemplates.",
+		orNone(drivers), orNone(classes), d.GPUClaims, d.ClaimTemplates)
+}
+
+func orNone(items []string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	return strings.Join(items, ", ")
+}
+
 func gpuLayoutText(l inventory.GPULayout) string {
+	if l.Mechanism == "dra" {
+		// A DRA driver's device: the same layout, allocated by claims.
+		l.Mechanism = ""
+		return "dra " + gpuLayoutText(l)
+	}
 	switch l.Sharing {
+	case "hami":
+		return fmt.Sprintf("hami ×%d", l.Replicas)
 	case "mig":
 		return "mig " + countRuns(l.Profiles)
 	case "time-slicing", "mps":
@@ -268,40 +306,12 @@ func placeCell(n inventory.Node) string {
 	return strings.Join(parts, " ")
 }
 
-// nodeUSD is the node's $/hour, or "unpriced": unknown is not $0.
-func nodeUSD(n inventory.Node) string {
-	if n.Price == nil {
-		return "unpriced"
-	}
-	return usdCents(n.Price.NodeUSDPerHour)
-}
-
 // priceSourceCell says where the price came from, or why there is none.
 func priceSourceCell(n inventory.Node) string {
 	if n.Price == nil {
 		return "unpriced: " + n.Unpriced
 	}
 	return n.Price.Source
-}
-
-func groupUSD(g inventory.Group) string {
-	return withUnpriced(g.USDPerHour, g.UnpricedNodes, usdCents)
-}
-
-func groupMonthly(g inventory.Group) string {
-	return withUnpriced(g.USDPerHour, g.UnpricedNodes, func(v float64) string { return money(v * pricing.HoursPerMonth) })
-}
-
-// withUnpriced formats a sum over priced nodes and says how many are left
-// out; with none priced it is "unpriced", never $0.
-func withUnpriced(v *float64, unpriced int, format func(float64) string) string {
-	switch {
-	case v == nil:
-		return "unpriced"
-	case unpriced > 0:
-		return fmt.Sprintf("%s + %d unpriced", format(*v), unpriced)
-	}
-	return format(*v)
 }
 
 // inventoryCSVHeader names the CSV's columns: one row per node; their
@@ -322,7 +332,7 @@ func writeInventoryCSV(w io.Writer, inv *inventory.Inventory) error {
 			expected = strconv.Itoa(*n.ExpectedGPUs)
 		}
 		if p := n.Price; p != nil {
-			usd, gpuUSD = strconv.FormatFloat(p.NodeUSDPerHour, 'f', -1, 64), strconv.FormatFloat(p.GPUUSDPerHour, 'f', -1, 64)
+			usd, gpuUSD = exact(p.NodeUSDPerHour), exact(p.GPUUSDPerHour)
 			origin, asOf, source = p.Origin, p.AsOf, p.Source
 		}
 		cw.Write([]string{n.Name, n.GPUModel, n.Product, strconv.Itoa(n.GPUs), expected, strconv.Itoa(n.Units),

@@ -34,6 +34,42 @@ type phaseView struct {
 	Title   string
 	Rows    [][]string
 	Details []actionDetail
+	// Groundwork are the phase's groundwork rows (days 0–30): no saving
+	// of their own, their figure labelled (groundworkHeader).
+	Groundwork [][]string
+}
+
+// groundworkHeader: the groundwork's figure is never a saving.
+var groundworkHeader = []string{"ID", "figure (not a saving)", "effort", "unlocks", "action", "command"}
+
+// groundworkKeep are the columns a narrow terminal keeps.
+var groundworkKeep = []int{0, 1, 4}
+
+// groundworkRows are a phase's groundwork, as groundworkHeader reads.
+func groundworkRows(l *ledger.Ledger, ids []string) [][]string {
+	var rows [][]string
+	for _, id := range ids {
+		for _, f := range l.Foundations {
+			if f.ID != id {
+				continue
+			}
+			fig := "—"
+			switch {
+			case f.USDMonth != nil:
+				fig = monthly(*f.USDMonth) + ": " + f.Figure
+			case f.GPUHours != nil:
+				fig = decimal(*f.GPUHours, 0) + " GPU-hours: " + f.Figure
+			default:
+				fig = f.Figure
+			}
+			unlocks := orDash(strings.Join(f.Unlocks, ", "))
+			if f.UnlocksWhy != "" {
+				unlocks += " (" + f.UnlocksWhy + ")"
+			}
+			rows = append(rows, []string{f.ID, fig, decimal(f.EffortHours, 2) + " h", unlocks, f.Title, f.Command})
+		}
+	}
+	return rows
 }
 
 // actionDetail is the why, confidence, risk, evidence and artefacts of
@@ -95,7 +131,7 @@ func newLedgerView(l *ledger.Ledger) ledgerView {
 	v.Bridge = l.Bridge.Text()
 	v.Bar = newBeforeAfterBar(l)
 	for _, lr := range l.Levers {
-		v.Levers = append(v.Levers, []string{lr.Name, cents(lr.SavingUSDMonth), strconv.Itoa(lr.Actions), strconv.Itoa(lr.NotCounted)})
+		v.Levers = append(v.Levers, []string{lr.Name, usdCents(lr.SavingUSDMonth), strconv.Itoa(lr.Actions), strconv.Itoa(lr.NotCounted)})
 	}
 	v.Phases = phaseViews(l)
 	for _, m := range l.Metrics {
@@ -131,6 +167,10 @@ func phaseViews(l *ledger.Ledger) []phaseView {
 		if len(ph.Actions) > 0 {
 			pv.Title += fmt.Sprintf(" (%s, %s engineer-hours)", monthly(ph.SavingUSDMonth), decimal(ph.EffortHours, 1))
 		}
+		if len(ph.Foundations) > 0 {
+			pv.Title += fmt.Sprintf("; groundwork %s (%s engineer-hours, no saving of its own)", strings.Join(ph.Foundations, ", "), decimal(ph.FoundationEffortHours, 1))
+			pv.Groundwork = groundworkRows(l, ph.Foundations)
+		}
 		for _, id := range ph.Actions {
 			a := byID[id]
 			pv.Rows = append(pv.Rows, actionRow(a))
@@ -142,7 +182,7 @@ func phaseViews(l *ledger.Ledger) []phaseView {
 }
 
 func actionRow(a *ledger.Action) []string {
-	saving := cents(a.SavingUSDMonth)
+	saving := usdCents(a.SavingUSDMonth)
 	switch {
 	case len(a.RealisedBy) > 0 && a.SavingUSDMonth > 0: // saves on its own and is needed by others
 		saving += ", needed by " + strings.Join(a.RealisedBy, ", ")
@@ -207,7 +247,7 @@ func metricValue(m ledger.Metric) string {
 	case "%":
 		return decimal(*m.Value, 1) + "%"
 	case "USD":
-		return "$" + decimal(*m.Value, 2)
+		return usdCents(*m.Value)
 	}
 	return decimal(*m.Value, 0) + " " + m.Unit
 }
@@ -217,11 +257,6 @@ func atStake(f ledger.RedFlag) string {
 		return "-"
 	}
 	return monthly(*f.AtStakeUSDMonth)
-}
-
-// cents formats ledger dollars to the cent: "$12,345.67".
-func cents(v float64) string {
-	return "$" + decimal(v, 2)
 }
 
 func days(d *float64) string {

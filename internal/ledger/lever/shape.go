@@ -72,9 +72,10 @@ func shapeChange(kind rightsize.GPUAction, recs []*rightsize.GPURec) Change {
 		Artefacts: []Artefact{{Command: planRightsize}}}
 	var changes []WorkloadChange
 	for _, r := range recs {
-		it := shapeItem(r)
-		a.Items = append(a.Items, it)
 		rec := *r
+		it := shapeItem(r)
+		it.gpu = &rec
+		a.Items = append(a.Items, it)
 		changes = append(changes, WorkloadChange{Action: it.key, Group: key, Lever: LeverShape, Workload: r.Workload, GPU: &rec})
 	}
 	a.group()
@@ -105,7 +106,7 @@ func shapeItem(r *rightsize.GPURec) Item {
 		},
 		Files: patchFiles(r.Workload), weight: r.MonthlySavingsUSD}
 	it.EffortHours, it.Risk, it.RiskReason = shapeEffortRisk(r)
-	it.Confidence, it.ConfidenceReason = usageConfidence(r.Confidence, r.Evidence)
+	it.Confidence, it.ConfidenceReason = usageConfidence(r.Confidence, r.ConfidenceReason, r.Evidence)
 	it.Confidence, it.ConfidenceReason = gpuVariability(it.Confidence, it.ConfidenceReason, r.Evidence)
 	return it
 }
