@@ -445,6 +445,7 @@ async function idle(main) {
     el("div", { class: "controls" }, filterBox("filter workloads", [tbl])), tbl,
     el("p", { class: "muted" }, "Why it idles: the workload's main idle cause, its share of the workload's idle GPU-hours and what it stands on (the report's idle_causes). GPU shape: the recommendation for the workload's GPU request (api/v1/recommend; hover for the reason).")));
   main.append(await lowUtilPanel());
+  main.append(await lowUtilHistoryPanel());
 }
 
 // lowUtilPanel is the week-1 waste list: GPUs and MIG slices under 30 %
@@ -467,6 +468,40 @@ async function lowUtilPanel() {
   return section("GPUs under 30% for 6 hours or more",
     el("div", { class: "controls" }, filterBox("filter GPUs, holders", [tbl])), tbl,
     el("p", { class: "muted" }, (l.units.length || 0) + " unit(s); hours under 30% are measured held hours, plus hours no pod held the unit; unmeasured units (" + (l.unmeasured_units || 0) + ") are unknown and not listed (the report's low_utilization, ?low-util=30%:6h)."));
+}
+
+// lowUtilHistoryPanel is the same list over a range of the service's
+// history (api/v1/history/low-util): the window by default, or the day,
+// week or 30 days up to the window's end (the lurange parameter), as far
+// as the hourly history reaches.
+const luRanges = { "24h": 24, "7d": 7 * 24, "30d": 30 * 24 };
+async function lowUtilHistoryPanel() {
+  const range = luRanges[params.get("lurange")] ? params.get("lurange") : "";
+  let src = query("api/v1/history/low-util");
+  if (range) {
+    const end = (await load("api/v1/status")).window.end;
+    const from = new Date(Date.parse(end) - luRanges[range] * 3600e3).toISOString();
+    src = "api/v1/history/low-util?" + new URLSearchParams({ from, to: end }).toString();
+  }
+  const h = await load(src);
+  const cols = [
+    { key: "unit", label: "GPU / MIG slice" },
+    { key: "node", label: "Node" },
+    { key: "gpu_model", label: "Model" },
+    { key: "hours_below", label: "Hours under 30%", unit: "num" },
+    { key: "hours_unheld", label: "Hours unheld", unit: "num" },
+    { key: "usd", label: "$", unit: "usd" },
+    { key: "holders", label: "Held by", text: (u) => (u.holders || []).join(", ") },
+  ];
+  const tbl = table(src, h, "low_utilization.units", cols, { sort: "usd", prefix: "luh", filterKey: (u) => u.unit + " " + (u.holders || []).join(" ") });
+  const select = el("select", { id: "lurange", "aria-label": "history range" },
+    [["", "the window"], ["24h", "its last 24 hours"], ["7d", "its last 7 days"], ["30d", "30 days to its end"]].map(([v, label]) => el("option", { value: v, selected: v === range }, label)));
+  select.addEventListener("change", () => { setParam("lurange", select.value); location.search = params.toString(); });
+  return el("section", { id: "low-util-history" }, el("h2", {}, "From the history: GPUs under 30% for 6 hours or more"),
+    el("div", { class: "controls" }, select, filterBox("filter GPUs, holders", [tbl])),
+    el("p", {}, num(src, h, "low_utilization.usd", "usd"), " over ", num(src, h, "coverage.cycles", "int"), " recorded cycles, ",
+      h.from, " – ", h.to, " (whole hours of the history)."), tbl,
+    (h.notes || []).length ? el("ul", { class: "notes muted" }, h.notes.map((n) => el("li", {}, n))) : null);
 }
 
 const causeColors = { "cpu-starved": "#d1495b", "input-bound": "#edae49", "memory-pressured": "#8d6cab", "no-work": "#2456c9", unknown: "#9aa0ad" };
