@@ -565,28 +565,64 @@ function mainCause(src, r, found) {
 }
 
 async function actions(main) {
-  const src = query("api/v1/advise");
-  const l = await load(src);
+  const by = params.get("by") === "cluster";
+  const src = query("api/v1/advise", by ? { by: "cluster" } : {});
+  const answer = await load(src);
+  // Several clusters (or by=cluster): each cluster's own ledger, their sum,
+  // and the chosen cluster's (the cluster parameter; the first by default).
+  let l = answer, base = "";
+  const toggle = el("label", {}, el("input", { type: "checkbox", id: "by-cluster", checked: by || !!answer.clusters }), " per cluster");
+  toggle.querySelector("input").addEventListener("change", (e) => { setParam("by", e.target.checked ? "cluster" : ""); setParam("cluster", ""); location.search = params.toString(); });
+  main.append(el("div", { class: "controls" }, toggle));
+  if (answer.clusters) {
+    const names = answer.clusters.map((c) => c.cluster);
+    const i = Math.max(names.indexOf(params.get("cluster") || ""), 0);
+    const select = el("select", { id: "cluster", "aria-label": "cluster" }, names.map((n, j) => el("option", { value: n, selected: j === i }, n)));
+    select.addEventListener("change", () => { setParam("cluster", select.value); location.search = params.toString(); });
+    main.append(section("Clusters, each its own ledger (nothing shared between them)",
+      el("p", {}, "All " + names.length + " cluster(s): ", num(src, answer, "before_usd_month", "usd"), " → ", num(src, answer, "after_usd_month", "usd"),
+        " a month, recoverable ", num(src, answer, "saving_usd_month", "usd"), "."),
+      table(src, answer, "clusters", [
+        { key: "cluster", label: "Cluster" },
+        { key: "ledger.before_usd_month", label: "Before $/month", unit: "usd" },
+        { key: "ledger.after_usd_month", label: "After $/month", unit: "usd" },
+        { key: "ledger.saving_usd_month", label: "Saving $/month", unit: "usd" },
+      ], { sort: "ledger.saving_usd_month", prefix: "cl-", filterKey: (c) => c.cluster, unfiltered: true }),
+      el("div", { class: "controls" }, select)));
+    l = answer.clusters[i].ledger;
+    base = "clusters." + i + ".ledger.";
+  }
+  main.append(ledgerView(src, answer, base, l));
+}
+
+// ledgerView is one ledger (answer at path base: "" for one cluster's,
+// "clusters.N.ledger." for one of several) as cards, actions, plan and
+// red flags; every figure tagged with its path in answer.
+function ledgerView(src, answer, base, l) {
+  const frag = document.createDocumentFragment();
+  const main = { append: (...kids) => frag.append(...kids) };
+  const numL = (s, _d, path, unit) => num(s, answer, base + path, unit);
   main.append(el("div", { class: "cards", id: "ledger" },
-    card("Cost before, a month", num(src, l, "before_usd_month", "usd"), el("span", {}, num(src, l, "nodes_before", "int"), " nodes")),
-    card("Cost after every action", num(src, l, "after_usd_month", "usd"), el("span", {}, num(src, l, "nodes_after", "int"), " nodes")),
-    card("Saving a month", num(src, l, "saving_usd_month", "usd"), el("span", {}, num(src, l, "saving_share", "pct"), " of the cost")),
-    card("Payback", el("span", {}, num(src, l, "payback.payback_days", "num"), " days"),
-      el("span", {}, num(src, l, "payback.effort_hours", "h"), " engineer-hours"))));
-  const list = el("div", { class: "actions", id: "action-list" }, (l.actions || []).map((a, i) => actionCard(src, l, a, i)));
+    card("Cost before, a month", numL(src, l, "before_usd_month", "usd"), el("span", {}, numL(src, l, "nodes_before", "int"), " nodes")),
+    card("Cost after every action", numL(src, l, "after_usd_month", "usd"), el("span", {}, numL(src, l, "nodes_after", "int"), " nodes")),
+    card("Saving a month", numL(src, l, "saving_usd_month", "usd"), el("span", {}, numL(src, l, "saving_share", "pct"), " of the cost")),
+    card("Payback", el("span", {}, numL(src, l, "payback.payback_days", "num"), " days"),
+      el("span", {}, numL(src, l, "payback.effort_hours", "h"), " engineer-hours"))));
+  const list = el("div", { class: "actions", id: "action-list" }, (l.actions || []).map((a, i) => actionCard(src, answer, a, base + "actions." + i)));
   main.append(section("Actions, ranked (each saving adds to the ones before it)", list));
-  main.append(section("Plan", table(src, l, "phases", [
+  main.append(section("Plan", table(src, answer, base + "phases", [
     { key: "phase", label: "Phase", unit: "int" }, { key: "days", label: "Days" }, { key: "name", label: "Name" },
     { key: "saving_usd_month", label: "Saving $/month", unit: "usd" }, { key: "effort_hours", label: "Effort h", unit: "h" },
   ], { sort: "phase", dir: "asc", filterKey: (p) => p.name })));
-  main.append(section("Red flags to watch", table(src, l, "red_flags", [
+  main.append(section("Red flags to watch", table(src, answer, base + "red_flags", [
     { key: "title", label: "Flag" }, { key: "status", label: "Status", render: (_, v) => el("span", { class: "status-" + v }, v) },
     { key: "at_stake_usd_month", label: "At stake $/month", unit: "usd" }, { key: "detail", label: "Detail" },
   ], { filterKey: (f) => f.title })));
+  return frag;
 }
 
-function actionCard(src, l, a, i) {
-  const p = `actions.${i}`;
+// actionCard is one action of the answer l, at path p in it.
+function actionCard(src, l, a, p) {
   const arts = (a.artefacts || []).map((x) => el("div", {}, el("code", {}, x.command),
     x.files && x.files.length ? el("span", { class: "muted" }, " → " + x.files.join(", ")) : null));
   return el("article", { class: "action", "data-id": a.id },
