@@ -242,7 +242,7 @@ func (an *Analysis) Ledger(o ledger.Options, c cost.Options) (*ledger.Ledger, er
 		if err != nil {
 			return nil, err
 		}
-		in := ledger.Input{Snapshot: an.snap, Prices: an.prices, Allocation: alloc, Report: rep, Recs: recs}
+		in := ledger.Input{Snapshot: an.snap, Prices: an.prices, Allocation: alloc, Report: rep, Recs: recs, Groundwork: groundwork(an.snap, an.prices)}
 		if in, err = ledger.Stage(in, o); err != nil {
 			return nil, fmt.Errorf("ledger: %w", err)
 		}

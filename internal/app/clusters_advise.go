@@ -116,7 +116,7 @@ func perCluster(s *cluster.Prepared, pol rightsize.Policy, prices *Prices, opts 
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: recommending: %w", name, err)
 		}
-		l, err := ledger.Build(ledger.Input{Snapshot: prep, Prices: catalog, Recs: recs}, opts)
+		l, err := ledger.Build(ledger.Input{Snapshot: prep, Prices: catalog, Recs: recs, Groundwork: groundwork(prep, catalog)}, opts)
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: building the savings ledger: %w", name, err)
 		}

@@ -128,6 +128,7 @@ func SnapshotReads(in Input, o Options) Reads {
 func applyLevers(in Input, o Options, lvs []lever.Lever, env *lever.Env, m *lever.Model) (*Ledger, error) {
 	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, Partial: in.Snapshot.Partial, before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
+	vpa := vpaWorkloads(env.Recs)
 	in.Recs = nil // env holds them for the levers that read them
 	st, err := lever.Run(lvs, m, env)
 	if err != nil {
@@ -142,6 +143,7 @@ func applyLevers(in Input, o Options, lvs []lever.Lever, env *lever.Env, m *leve
 		return nil, err
 	}
 	l.relate(in, m, a)
+	l.foundations(in.Groundwork, vpa, a)
 	l.Metrics, l.RedFlags = finops.Compute(finops.Input{Snapshot: in.Snapshot, Hourly: in.Hourly, Counters: in.Counters,
 		Allocation: a, Report: rep, Actions: l.Actions})
 	l.money()
@@ -163,8 +165,10 @@ func (l *Ledger) emptyLists() {
 			a.Items[j].Evidence = nonNil(a.Items[j].Evidence)
 		}
 	}
+	l.Foundations = nonNil(l.Foundations)
 	for i := range l.Phases {
 		l.Phases[i].Actions = nonNil(l.Phases[i].Actions)
+		l.Phases[i].Foundations = nonNil(l.Phases[i].Foundations)
 	}
 }
 

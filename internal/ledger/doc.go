@@ -17,7 +17,9 @@
 // and payback, relates "before" to the cost report's monthly spend (the
 // Bridge), and computes the FinOps metrics and red flags the data supports
 // (those that need hourly series or request counters say so: Hourly and
-// Counters light them up). docs/savings.md is the reference for every rule
+// Counters light them up), and the days 0–30 groundwork (taint, admission
+// policies in warn mode, VPA Off, DCGM: groundwork.go) from the audit's
+// figures the use case passes, never in the saving. docs/savings.md is the reference for every rule
 // and default.
 //
 // The package is split by concept: this one is the core — Build, the

@@ -36,13 +36,16 @@ type Ledger struct {
 	Levers        []LeverResult `json:"levers"`
 	Actions       []Action      `json:"actions"`
 	Phases        []Phase       `json:"phases"`
-	NotCounted    []NotCounted  `json:"not_counted"`
-	Payback       Payback       `json:"payback"`
-	Bridge        Bridge        `json:"bridge"`
-	Metrics       []Metric      `json:"metrics"`
-	RedFlags      []RedFlag     `json:"red_flags"`
-	Summary       Summary       `json:"summary"`
-	Notes         []string      `json:"notes"`
+	// Foundations are the days 0–30 groundwork (groundwork.go): no
+	// saving of their own, never in SavingUSDMonth.
+	Foundations []Foundation `json:"foundations"`
+	NotCounted  []NotCounted `json:"not_counted"`
+	Payback     Payback      `json:"payback"`
+	Bridge      Bridge       `json:"bridge"`
+	Metrics     []Metric     `json:"metrics"`
+	RedFlags    []RedFlag    `json:"red_flags"`
+	Summary     Summary      `json:"summary"`
+	Notes       []string     `json:"notes"`
 
 	before, after Cents
 }
@@ -65,6 +68,11 @@ type Phase struct {
 	Actions        []string `json:"actions"`
 	SavingUSDMonth float64  `json:"saving_usd_month"`
 	EffortHours    float64  `json:"effort_hours"`
+	// Foundations are the groundwork IDs to do in this phase (days 0–30
+	// only) and FoundationEffortHours their effort, apart from the
+	// money actions' EffortHours and the payback.
+	Foundations           []string `json:"foundations"`
+	FoundationEffortHours float64  `json:"foundation_effort_hours"`
 }
 
 // Payback prices the whole plan's effort.

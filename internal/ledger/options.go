@@ -117,6 +117,9 @@ type Input struct {
 	// Capacity is what the capacity levers read from the hourly series
 	// (CapacityFromSnapshot); nil reads it from the snapshot.
 	Capacity *Capacity
+	// Groundwork is the audit's figures for the days 0–30 groundwork;
+	// nil says the taint and admission steps were not audited.
+	Groundwork *Groundwork
 }
 
 // leverNames are the levers Build applies: the named ones, or by default

@@ -42,9 +42,13 @@ func TestPlanOrderPhasesAndPayback(t *testing.T) {
 		t.Errorf("plan (-want +got):\n%s", diff)
 	}
 	wantPhases := []Phase{
-		{Phase: 1, Days: "0-30", Name: "quick wins", Actions: []string{"A1", "A2", "A3", "A4"}, SavingUSDMonth: 10220, EffortHours: 8.25},
-		{Phase: 2, Days: "31-60", Name: "configuration changes", Actions: []string{"A5", "A6"}, SavingUSDMonth: 2920, EffortHours: 6.5},
-		{Phase: 3, Days: "61-90", Name: "capacity changes", Actions: []string{}, SavingUSDMonth: 0},
+		// The groundwork (groundwork_test.go): no audit passed, so the
+		// taint and admission steps are listed unaudited, with no effort;
+		// VPA Off objects for the 4 right-sized workloads: 2 h + 4 × 0.1 h.
+		{Phase: 1, Days: "0-30", Name: "quick wins", Actions: []string{"A1", "A2", "A3", "A4"}, SavingUSDMonth: 10220, EffortHours: 8.25,
+			Foundations: []string{"F1", "F2", "F3"}, FoundationEffortHours: 2.4},
+		{Phase: 2, Days: "31-60", Name: "configuration changes", Actions: []string{"A5", "A6"}, SavingUSDMonth: 2920, EffortHours: 6.5, Foundations: []string{}},
+		{Phase: 3, Days: "61-90", Name: "capacity changes", Actions: []string{}, SavingUSDMonth: 0, Foundations: []string{}},
 	}
 	if diff := cmp.Diff(wantPhases, l.Phases); diff != "" {
 		t.Errorf("phases (-want +got):\n%s", diff)

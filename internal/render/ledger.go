@@ -59,8 +59,16 @@ func ledgerDoc(v ledgerView) *doc {
 	d.table([]string{"lever", "saves $/month", "actions", "not counted"}, v.Levers)
 	for _, ph := range v.Phases {
 		d.heading(ph.Title)
+		if len(ph.Groundwork) > 0 {
+			d.line("Groundwork (saves nothing itself; its figure is never in the saving):")
+			d.tableKeep(groundworkHeader, ph.Groundwork, groundworkKeep...)
+		}
 		if len(ph.Rows) == 0 {
-			d.line("Nothing in this phase.")
+			if len(ph.Groundwork) == 0 {
+				d.line("Nothing in this phase.")
+			} else {
+				d.line("No money action in this phase.")
+			}
 			d.line("")
 			continue
 		}
@@ -115,6 +123,16 @@ func writeLedgerCSV(w io.Writer, l *ledger.Ledger) error {
 			strconv.FormatFloat(a.SavingUSDMonth, 'f', 2, 64), strconv.FormatFloat(a.EffortHours, 'f', -1, 64),
 			strconv.FormatFloat(a.BundleEffortHours, 'f', -1, 64), payback, string(a.Confidence), string(a.Risk),
 			strings.Join(a.Prerequisites, " "), strings.Join(a.RealisedBy, " "), partial})
+	}
+	// The groundwork: phase 1, kind "groundwork:<kind>", no saving (the
+	// saving_usd_month column empty: it is never a saving).
+	for _, f := range l.Foundations {
+		if f.Done {
+			continue
+		}
+		cw.Write([]string{f.ID, "", "1", "groundwork", "groundwork:" + f.Kind, f.Title, f.Command, "",
+			strconv.FormatFloat(f.EffortHours, 'f', -1, 64), strconv.FormatFloat(f.EffortHours, 'f', -1, 64), "", "", "",
+			"", strings.Join(f.Unlocks, " "), partial})
 	}
 	cw.Flush()
 	return cw.Error()

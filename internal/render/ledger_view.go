@@ -34,6 +34,42 @@ type phaseView struct {
 	Title   string
 	Rows    [][]string
 	Details []actionDetail
+	// Groundwork are the phase's groundwork rows (days 0–30): no saving
+	// of their own, their figure labelled (groundworkHeader).
+	Groundwork [][]string
+}
+
+// groundworkHeader: the groundwork's figure is never a saving.
+var groundworkHeader = []string{"ID", "figure (not a saving)", "effort", "unlocks", "action", "command"}
+
+// groundworkKeep are the columns a narrow terminal keeps.
+var groundworkKeep = []int{0, 1, 4}
+
+// groundworkRows are a phase's groundwork, as groundworkHeader reads.
+func groundworkRows(l *ledger.Ledger, ids []string) [][]string {
+	var rows [][]string
+	for _, id := range ids {
+		for _, f := range l.Foundations {
+			if f.ID != id {
+				continue
+			}
+			fig := "—"
+			switch {
+			case f.USDMonth != nil:
+				fig = monthly(*f.USDMonth) + ": " + f.Figure
+			case f.GPUHours != nil:
+				fig = decimal(*f.GPUHours, 0) + " GPU-hours: " + f.Figure
+			default:
+				fig = f.Figure
+			}
+			unlocks := orDash(strings.Join(f.Unlocks, ", "))
+			if f.UnlocksWhy != "" {
+				unlocks += " (" + f.UnlocksWhy + ")"
+			}
+			rows = append(rows, []string{f.ID, fig, decimal(f.EffortHours, 2) + " h", unlocks, f.Title, f.Command})
+		}
+	}
+	return rows
 }
 
 // actionDetail is the why, confidence, risk, evidence and artefacts of
@@ -130,6 +166,10 @@ func phaseViews(l *ledger.Ledger) []phaseView {
 		pv := phaseView{Title: fmt.Sprintf("Days %s: %s", ph.Days, ph.Name)}
 		if len(ph.Actions) > 0 {
 			pv.Title += fmt.Sprintf(" (%s, %s engineer-hours)", monthly(ph.SavingUSDMonth), decimal(ph.EffortHours, 1))
+		}
+		if len(ph.Foundations) > 0 {
+			pv.Title += fmt.Sprintf("; groundwork %s (%s engineer-hours, no saving of its own)", strings.Join(ph.Foundations, ", "), decimal(ph.FoundationEffortHours, 1))
+			pv.Groundwork = groundworkRows(l, ph.Foundations)
 		}
 		for _, id := range ph.Actions {
 			a := byID[id]

@@ -49,7 +49,7 @@ func (e *engine) containers(w *workload, r *Result) {
 func mergeContainers(w *workload) []*containerUsage {
 	var order []*containerUsage
 	by := map[string]*containerUsage{}
-	for i, pod := range w.pods {
+	for i, pod := range w.runs {
 		for _, c := range pod.Containers {
 			u := by[c.Name]
 			if u == nil {
@@ -57,7 +57,7 @@ func mergeContainers(w *workload) []*containerUsage {
 				by[c.Name] = u
 				order = append(order, u)
 			}
-			u.allocatedSec += w.seconds[i]
+			u.allocatedSec += w.runSeconds[i]
 			if c.CPU != nil {
 				u.cpu.Merge(c.CPU)
 				u.cpuPods++
@@ -99,8 +99,10 @@ func (e *engine) containerRec(w *workload, u *containerUsage, spec *cluster.Cont
 		Workload: w.key, Namespace: w.namespace, OwnerKind: w.kind, OwnerName: w.name, Container: u.name,
 		CurrentCPUMilli: spec.CPURequestMilli, CurrentCPULimit: spec.CPULimitMilli, CurrentMemoryBytes: spec.MemoryRequest, CurrentMemoryLimit: spec.MemoryLimit,
 		RoundNumber:    cluster.RoundCPU(spec.CPURequestMilli) || cluster.RoundMemory(spec.MemoryRequest),
-		CPUEvidence:    e.evidence(&u.cpu, u.cpuPods, u.allocatedSec),
-		MemoryEvidence: e.evidence(&u.mem, u.memPods, u.allocatedSec),
+		CPUEvidence:    e.evidence(w, &u.cpu, u.cpuPods, u.allocatedSec),
+		MemoryEvidence: e.evidence(w, &u.mem, u.memPods, u.allocatedSec),
+		Template:       w.template,
+		Runs:           w.nRuns,
 	}
 	cpuCores := withHeadroom(u.cpu.Quantile(pol.CPU.Percentile), pol.CPU.Headroom)
 	rec.CPUMilli = max(roundUp(int64(math.Ceil(cpuCores*1000)), cpuStepMilli), pol.CPU.MinMilli)
@@ -112,6 +114,9 @@ func (e *engine) containerRec(w *workload, u *containerUsage, spec *cluster.Cont
 	why := []string{fmt.Sprintf("CPU p%s %s, memory p%s %s over %s",
 		pct(pol.CPU.Percentile), cores(u.cpu.Quantile(pol.CPU.Percentile)),
 		pct(pol.Memory.Percentile), bytesText(memQ), durationText(time.Duration(u.cpu.Seconds*float64(time.Second))))}
+	if w.template != "" {
+		why[0] += fmt.Sprintf(" of %d runs of %s", w.nRuns, w.template)
+	}
 	if pol.Memory.Headroom > 0 {
 		why[0] += fmt.Sprintf(" (+%s%% memory headroom)", pct(pol.Memory.Headroom))
 	}
@@ -133,7 +138,9 @@ func (e *engine) containerRec(w *workload, u *containerUsage, spec *cluster.Cont
 	if rec.RoundNumber {
 		why = append(why, "current request is a round number, likely guessed")
 	}
-	rec.Confidence = confidence(rec.CPUEvidence, rec.MemoryEvidence)
+	t := trustOf(w)
+	t.oomKilled = u.oomKilled
+	rec.Confidence, rec.ConfidenceReason = confidence(t, rec.CPUEvidence, rec.MemoryEvidence)
 	rec.Reason = strings.Join(why, "; ")
 	e.priceContainer(w, &rec)
 	return rec, ""

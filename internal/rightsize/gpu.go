@@ -40,6 +40,9 @@ func (e *engine) gpu(w *workload, r *Result) {
 	if u == nil {
 		return
 	}
+	if u.dra {
+		defer draFix(r, len(r.GPU))
+	}
 	rec := GPURec{
 		Workload: w.key, Namespace: w.namespace, OwnerKind: w.kind, OwnerName: w.name,
 		Pods: round4(w.avgPods), GPUsPerPod: u.gpusPerPod, CurrentModel: u.node.GPUModel,
@@ -54,7 +57,8 @@ func (e *engine) gpu(w *workload, r *Result) {
 	rate, priced := e.rate(w, func(p *pricing.NodePrice) float64 { return p.GPUUSDPerHour })
 	if u.gpusPerPod > 1 {
 		rec.Action, rec.Resource, rec.Fraction, rec.Priced = KeepWhole, u.resource, 1, priced
-		rec.Confidence = High
+		rec.Template, rec.Runs = w.template, w.nRuns
+		rec.Confidence, rec.ConfidenceReason = High, "a rule, not a measurement: a sharded job keeps whole GPUs whatever its usage"
 		rec.Reason = fmt.Sprintf("multi-GPU pods (%d GPUs each): a sharded job keeps whole GPUs; never MIG or time-slicing", u.gpusPerPod)
 		r.GPU = append(r.GPU, rec)
 		return
@@ -75,11 +79,15 @@ func (e *engine) gpu(w *workload, r *Result) {
 	c.p95 = u.activity.Quantile(e.p.GPU.ActivityPercentile)
 	c.compute = withHeadroom(c.p95, e.p.GPU.ComputeHeadroom)
 	rec.PeakFramebufferMiB, rec.NeedMiB, rec.P95Activity = round4(u.framebuffer.Max), round4(c.need), round4(c.p95)
-	rec.Evidence = e.newEvidence(&u.activity, u.activity.Seconds(), u.activity.Max(), u.actPods, u.allocatedSec)
-	fbEv := e.evidence(&u.framebuffer, u.fbPods, u.allocatedSec)
-	rec.Confidence = confidence(rec.Evidence, fbEv)
+	rec.Evidence = e.newEvidence(w, &u.activity, u.activity.Seconds(), u.activity.Max(), u.actPods, u.allocatedSec)
+	fbEv := e.evidence(w, &u.framebuffer, u.fbPods, u.allocatedSec)
+	rec.Template, rec.Runs = w.template, w.nRuns
+	rec.Confidence, rec.ConfidenceReason = confidence(trustOf(w), rec.Evidence, fbEv)
 	rec.Priced = priced
 	e.decide(c, &rec)
+	if w.template != "" {
+		rec.Reason = fmt.Sprintf("usage of %d runs of %s; %s", w.nRuns, w.template, rec.Reason)
+	}
 	r.GPU = append(r.GPU, rec)
 }
 
@@ -244,5 +252,27 @@ func (e *engine) note(notes ...string) {
 		if !slices.Contains(e.notes, n) {
 			e.notes = append(e.notes, n)
 		}
+	}
+}
+
+// draFix rewrites the recommendation added at r.GPU[k] for a workload
+// holding DRA devices: its GPUs come from a ResourceClaim, so the shape
+// to ask is a device class and, for MIG, a CEL selector on the profile.
+func draFix(r *Result, k int) {
+	if k >= len(r.GPU) {
+		return
+	}
+	rec := &r.GPU[k]
+	rec.CurrentResource = "ResourceClaim"
+	switch rec.Action {
+	case UseMIG:
+		rec.Resource = cluster.DRAMIGClass
+		rec.DRASelector = cluster.DRAMIGSelector(rec.Profile)
+		rec.Reason += fmt.Sprintf("; in its ResourceClaim (or template) ask deviceClassName %s with selector %s", cluster.DRAMIGClass, rec.DRASelector)
+	case UseTimeSlice:
+		rec.Resource = "shared ResourceClaim"
+		rec.Reason += fmt.Sprintf("; with DRA: one ResourceClaim of class %s shared by %d pods", cluster.DRAGPUClass, rec.Replicas)
+	default:
+		rec.Resource = cluster.DRAGPUClass
 	}
 }

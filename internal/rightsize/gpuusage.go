@@ -21,6 +21,7 @@ type gpuUsage struct {
 	actPods      int
 	allocatedSec float64 // Σ pod seconds × units held
 	nodes        []NodePods
+	dra          bool // it holds DRA devices through ResourceClaims
 }
 
 // scaledActivity answers activity percentiles as a share of a whole GPU
@@ -69,14 +70,28 @@ func (s *scaledActivity) Seconds() float64 {
 }
 
 // gpuUsage collects the workload's GPU holdings, or nil when it holds and
-// requests no GPU.
+// requests no GPU. Its shape (model, resource, nodes, share) is its own
+// pods'; its usage evidence (activity, framebuffer) is its runs' (the
+// template's union for a repeated job, template.go).
 func (e *engine) gpuUsage(w *workload) *gpuUsage {
+	u := e.gpuUsageOf(w, w.pods, w.seconds)
+	if u == nil || w.nRuns <= 1 {
+		return u
+	}
+	if all := e.gpuUsageOf(w, w.runs, w.runSeconds); all != nil {
+		u.activity, u.framebuffer, u.actPods, u.fbPods, u.allocatedSec = all.activity, all.framebuffer, all.actPods, all.fbPods, all.allocatedSec
+	}
+	return u
+}
+
+// gpuUsageOf merges the GPU holdings of pods (running seconds secs).
+func (e *engine) gpuUsageOf(w *workload, pods []*cluster.Pod, secs []float64) *gpuUsage {
 	u := &gpuUsage{}
 	nodeSec := map[string]float64{}
 	atEnd, during := map[string]int{}, map[string]int{}
 	var fracSec, gpuSec float64
 	kindSec := map[cluster.UnitKind]float64{}
-	for i, pod := range w.pods {
+	for i, pod := range pods {
 		held := 0
 		var podFrac float64
 		var hasAct, hasFB bool
@@ -86,12 +101,13 @@ func (e *engine) gpuUsage(w *workload) *gpuUsage {
 				continue
 			}
 			held++
+			u.dra = u.dra || ref.GPU.Allocator == cluster.DRA
 			podFrac += ref.Unit.Fraction
-			kindSec[ref.Unit.Kind] += w.seconds[i]
+			kindSec[ref.Unit.Kind] += secs[i]
 			if ref.Unit.Kind == cluster.MIGSlice {
 				u.profile = ref.Unit.Profile
 			}
-			u.allocatedSec += w.seconds[i]
+			u.allocatedSec += secs[i]
 			if h.Activity != nil && h.Activity.Seconds > 0 {
 				u.activity.add(computeShare(ref), h.Activity)
 				hasAct = true
@@ -107,12 +123,12 @@ func (e *engine) gpuUsage(w *workload) *gpuUsage {
 		held = max(held, int(gpuRequest(pod)))
 		u.gpusPerPod = max(u.gpusPerPod, held)
 		if podFrac > 0 {
-			fracSec += podFrac * w.seconds[i]
-			gpuSec += w.seconds[i]
+			fracSec += podFrac * secs[i]
+			gpuSec += secs[i]
 		}
 		u.actPods += b2i(hasAct)
 		u.fbPods += b2i(hasFB)
-		nodeSec[pod.Node] += w.seconds[i]
+		nodeSec[pod.Node] += secs[i]
 		during[pod.Node]++
 		if pod.End.IsZero() || !pod.End.Before(e.s.Window.End) {
 			atEnd[pod.Node]++

@@ -88,6 +88,13 @@ type workload struct {
 	seconds                    []float64 // each pod's running seconds in the window
 	totalSeconds               float64
 	avgPods                    float64
+	// runs and runSeconds are the pods the usage evidence is read from:
+	// the union of its template's runs (template.go), else its own pods;
+	// nRuns counts the template's runs (1: none) and template names it.
+	runs       []*cluster.Pod
+	runSeconds []float64
+	nRuns      int
+	template   string
 }
 
 // workloads groups the pods that ran on GPU nodes or asked for GPUs by
@@ -123,6 +130,7 @@ func (e *engine) workloads() []*workload {
 		out = append(out, w)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	templates(out)
 	return out
 }
 

@@ -73,10 +73,16 @@ type ContainerRec struct {
 	// CPUStarved: a GPU container throttled at its CPU limit while its GPU
 	// idled; CPUMilli (and the limit with it) is raised and never cut, so
 	// that the GPU is fed.
-	CPUStarved        bool       `json:"cpu_starved"`
-	CPUEvidence       Evidence   `json:"cpu_evidence"`
-	MemoryEvidence    Evidence   `json:"memory_evidence"`
+	CPUStarved     bool     `json:"cpu_starved"`
+	CPUEvidence    Evidence `json:"cpu_evidence"`
+	MemoryEvidence Evidence `json:"memory_evidence"`
+	// Template names the repeated-job template the evidence was read
+	// from ("research/Job/rl-sim-*"), Runs its run count; empty and 1 when
+	// the workload's own pods are the evidence (docs/recommendations.md).
+	Template          string     `json:"template,omitempty"`
+	Runs              int        `json:"runs"`
 	Confidence        Confidence `json:"confidence"`
+	ConfidenceReason  string     `json:"confidence_reason"`
 	MonthlySavingsUSD float64    `json:"monthly_savings_usd"` // negative when the container needs more
 	Priced            bool       `json:"priced"`
 	Reason            string     `json:"reason"` // one line a human reads
@@ -113,6 +119,10 @@ type GPURec struct {
 	// ("nvidia.com/mig-1g.10gb", "nvidia.com/gpu.shared", "nvidia.com/gpu").
 	Profile  string `json:"profile,omitempty"`
 	Resource string `json:"resource,omitempty"`
+	// DRASelector is, for a workload holding DRA devices, the CEL
+	// selector its ResourceClaim's request of Resource (the device class)
+	// should name: the MIG profile for UseMIG.
+	DRASelector string `json:"dra_selector,omitempty"`
 	// Replicas is the time-slicing replica count per GPU for UseTimeSlice.
 	Replicas int `json:"replicas,omitempty"`
 	// TargetModel is the GPU model for CheaperModel (and the model the MIG
@@ -129,7 +139,10 @@ type GPURec struct {
 	NeedMiB            float64    `json:"need_mib"`
 	P95Activity        float64    `json:"p95_activity"`
 	Evidence           Evidence   `json:"evidence"`
+	Template           string     `json:"template,omitempty"`
+	Runs               int        `json:"runs"`
 	Confidence         Confidence `json:"confidence"`
+	ConfidenceReason   string     `json:"confidence_reason"`
 	MonthlySavingsUSD  float64    `json:"monthly_savings_usd"`
 	Priced             bool       `json:"priced"`
 	Reason             string     `json:"reason"`

@@ -613,7 +613,16 @@ function ledgerView(src, answer, base, l) {
   main.append(section("Plan", table(src, answer, base + "phases", [
     { key: "phase", label: "Phase", unit: "int" }, { key: "days", label: "Days" }, { key: "name", label: "Name" },
     { key: "saving_usd_month", label: "Saving $/month", unit: "usd" }, { key: "effort_hours", label: "Effort h", unit: "h" },
+    { key: "foundations", label: "Groundwork", text: (p) => (p.foundations || []).join(", ") },
+    { key: "foundation_effort_hours", label: "Groundwork h", unit: "h" },
   ], { sort: "phase", dir: "asc", filterKey: (p) => p.name })));
+  main.append(section("Groundwork, days 0–30 (saves nothing itself; never in the saving)", table(src, answer, base + "foundations", [
+    { key: "id", label: "ID" }, { key: "title", label: "Action" },
+    { key: "usd_month", label: "$/month (not a saving)", unit: "usd" }, { key: "gpu_hours", label: "Unmeasured GPU-h", unit: "h" },
+    { key: "figure", label: "Figure" }, { key: "effort_hours", label: "Effort h", unit: "h" },
+    { key: "command", label: "Command", render: (_, v) => el("code", {}, v) },
+    { key: "unlocks", label: "Unlocks", text: (f) => (f.unlocks || []).join(", ") },
+  ], { sort: "id", dir: "asc", filterKey: (f) => f.title, keep: (f) => !f.done })));
   main.append(section("Red flags to watch", table(src, answer, base + "red_flags", [
     { key: "title", label: "Flag" }, { key: "status", label: "Status", render: (_, v) => el("span", { class: "status-" + v }, v) },
     { key: "at_stake_usd_month", label: "At stake $/month", unit: "usd" }, { key: "detail", label: "Detail" },

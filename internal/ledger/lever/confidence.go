@@ -18,8 +18,12 @@ const (
 )
 
 // usageConfidence is right-sizing's level (history span and coverage of
-// the weakest evidence) with the reason spelled out.
-func usageConfidence(level rightsize.Confidence, evs ...rightsize.Evidence) (Level, string) {
+// the weakest evidence, runs, interruptions, OOM kills) with the reason
+// spelled out: right-sizing's own when it gives one.
+func usageConfidence(level rightsize.Confidence, reason string, evs ...rightsize.Evidence) (Level, string) {
+	if reason != "" {
+		return Level(level), reason
+	}
 	span, cov := time.Duration(math.MaxInt64), 1.0
 	for _, ev := range evs {
 		span, cov = min(span, ev.Span), min(cov, ev.Coverage)

@@ -88,7 +88,7 @@ func resizeItem(w string, recs []rightsize.ContainerRec) Item {
 func resizeConfidence(recs []rightsize.ContainerRec) (Level, string) {
 	level, why := High, ""
 	for _, c := range recs {
-		l, r := usageConfidence(c.Confidence, c.CPUEvidence, c.MemoryEvidence)
+		l, r := usageConfidence(c.Confidence, c.ConfidenceReason, c.CPUEvidence, c.MemoryEvidence)
 		l, r = cpuVariability(l, r, c.CPUEvidence)
 		if why == "" || l.Rank() < level.Rank() {
 			level, why = l, r

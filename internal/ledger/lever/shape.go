@@ -105,7 +105,7 @@ func shapeItem(r *rightsize.GPURec) Item {
 		},
 		Files: patchFiles(r.Workload), weight: r.MonthlySavingsUSD}
 	it.EffortHours, it.Risk, it.RiskReason = shapeEffortRisk(r)
-	it.Confidence, it.ConfidenceReason = usageConfidence(r.Confidence, r.Evidence)
+	it.Confidence, it.ConfidenceReason = usageConfidence(r.Confidence, r.ConfidenceReason, r.Evidence)
 	it.Confidence, it.ConfidenceReason = gpuVariability(it.Confidence, it.ConfidenceReason, r.Evidence)
 	return it
 }
