@@ -1,7 +1,8 @@
 ## integration-kube: the Kubernetes tier. Builds kube-apiserver, scheduler,
 ## controller-manager, etcd and kwok once into $(GPUWISE_CACHE) (reused when
 ## present), fetches the Kyverno and Gatekeeper CRDs and builds gator from
-## their Go modules (hack/policyengines; ~4 min once), starts the control
+## their Go modules (hack/policyengines; ~4 min once), the Karpenter
+## (core and AWS), KEDA and VPA CRDs from theirs (hack/crds), starts the control
 ## plane on 127.0.0.1, runs test/integration/kube against it with the
 ## shipped read-only RBAC, and always stops what it started.
 INTEGRATION += integration-kube
@@ -12,10 +13,11 @@ export GPUWISE_CACHE
 integration-kube:
 	./hack/controlplane/build.sh
 	./hack/policyengines/build.sh crds gator
+	./hack/crds/build.sh
 	@./hack/controlplane/down.sh >/dev/null 2>&1 || true
 	@set -e; trap './hack/controlplane/down.sh' EXIT; \
 	./hack/controlplane/up.sh; \
-	GPUWISE_TEST_KUBECONFIG=$(GPUWISE_CACHE)/controlplane/run/kubeconfig \
+	GPUWISE_TEST_KUBECONFIG=$(GPUWISE_CACHE)/controlplane/run/kubeconfig GPUWISE_CRDS=$(GPUWISE_CACHE)/crds \
 	GPUWISE_POLICY_CRDS=$(GPUWISE_CACHE)/policyengines/crds GPUWISE_GATOR=$(GPUWISE_CACHE)/policyengines/bin/gator \
 	  $(GO) test -tags integration -count=1 -v ./test/integration/kube/...
 

@@ -83,6 +83,11 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 	if err != nil {
 		return nil, err
 	}
+	return a.adviseFrom(req, rr, an)
+}
+
+// adviseFrom builds the savings ledger of recommendations already made.
+func (a *App) adviseFrom(req AdviseRequest, rr *RecommendResult, an *Analysis) (*AdviseResult, error) {
 	opts := req.options()
 	opts.Policy = rr.Policy
 	pols, err := withAutoscaleFlags(rr.policies, req.PolicyFile, req.Autoscale)

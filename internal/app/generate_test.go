@@ -55,7 +55,8 @@ func TestGenerateUseCases(t *testing.T) {
 		{name: "time-slicing", run: func(a *App, ctx context.Context) (*GenerateResult, error) {
 			return a.GenerateTimeSlicing(ctx, recs(demo))
 		},
-			files: []string{"time-slicing/configmap.yaml", "time-slicing/apply.sh"}},
+			// the ledger counts none of the demo's time-slice shapes: the plan reverts them
+			noFiles: true, notes: []string{"dev/Deployment/devbox-carol keeps its GPUs (time-slice recommended nvidia.com/gpu.shared): the consolidation plan reverts it"}},
 		{name: "mig", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GenerateMIG(ctx, plan(demo)) },
 			files: []string{"mig-parted/configmap.yaml", "mig-parted/apply.sh"}, notes: []string{"the consolidation plan's MIG layouts"}},
 		{name: "plan", run: func(a *App, ctx context.Context) (*GenerateResult, error) { return a.GeneratePlan(ctx, plan(demo)) },
@@ -141,24 +142,35 @@ func TestGenerateUseCases(t *testing.T) {
 	}
 }
 
-// The generators that read only the right-sizing build no ledger.
-func TestGeneratorsFromRecommendationsBuildNoLedger(t *testing.T) {
+// The VPA generator reads only the right-sizing and builds no ledger; the
+// resources and time-slicing generators take their GPU shapes from the
+// savings ledger (Ledger.Shapes) and share one.
+func TestGeneratorsFromRecommendationsShareOneLedger(t *testing.T) {
 	t.Parallel()
 	a, ctx := testApp(), context.Background()
 	mem := fixtureMemory(t)
 	req := DefaultRecommendRequest()
 	req.Source = Source{Snapshot: mem}
+	counts := func() (int, int) {
+		an, err := a.Analysis(ctx, req.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(an.recs), len(an.ledgers)
+	}
+	if _, err := a.GenerateVPA(ctx, req); err != nil {
+		t.Fatalf("vpa: %v", err)
+	}
+	if recs, ledgers := counts(); recs != 1 || ledgers != 0 {
+		t.Errorf("vpa: %d right-sizings and %d ledgers, want one right-sizing and no ledger", recs, ledgers)
+	}
 	for name, gen := range map[string]func(context.Context, RecommendRequest) (*GenerateResult, error){
-		"resources": a.GenerateResources, "vpa": a.GenerateVPA, "time-slicing": a.GenerateTimeSlicing} {
+		"resources": a.GenerateResources, "time-slicing": a.GenerateTimeSlicing} {
 		if _, err := gen(ctx, req); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	an, err := a.Analysis(ctx, req.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(an.recs) != 1 || len(an.ledgers) != 0 {
-		t.Errorf("%d right-sizings and %d ledgers, want one right-sizing shared and no ledger", len(an.recs), len(an.ledgers))
+	if recs, ledgers := counts(); recs != 1 || ledgers != 1 {
+		t.Errorf("%d right-sizings and %d ledgers, want one of each, shared", recs, ledgers)
 	}
 }

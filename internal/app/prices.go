@@ -129,6 +129,25 @@ func (n *nodePrices) Price(s pricing.NodeSpec) (pricing.NodePrice, error) {
 	return n.Catalog.Price(s)
 }
 
+// CommitmentDiscount is the bill's realised commitment discount on the
+// snapshot's GPU nodes (the commitment lever prices from it); ok is false
+// without a bill or without commitments in it.
+func (n *nodePrices) CommitmentDiscount() (float64, string, bool) {
+	if n.bill == nil {
+		return 0, "", false
+	}
+	return n.bill.CommitmentDiscount()
+}
+
+// CommittedShare is the part of a node's billed cost the bill's
+// commitments already cover (0 without a bill).
+func (n *nodePrices) CommittedShare(node string) float64 {
+	if n.bill == nil {
+		return 0
+	}
+	return n.bill.CommittedShare(node)
+}
+
 // match is the bill bound to the snapshot; nil without a bill.
 func (n *nodePrices) match() *billing.Match {
 	if n == nil || n.bill == nil {

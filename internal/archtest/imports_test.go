@@ -175,6 +175,8 @@ func forbidden(name string, l layer, in string, il layer) string {
 		return "only the CLI and the service call use cases; render, dashboard, grafana and progress read result values"
 	case callsUseCases[name] && il == adapter:
 		return "front ends reach sources through the use cases (internal/app), which choose them once"
+	case callsUseCases[name] && il == engine:
+		return "front ends reach engines through the use cases (internal/app), which name the engines' settings for them (app/frontend.go)"
 	}
 	return ""
 }
@@ -262,6 +264,8 @@ func TestRulesCatchBadImports(t *testing.T) {
 		{"engine imports the CLI", pkg{ImportPath: module + "internal/rightsize", Imports: []string{module + "internal/cli"}}, "core packages import only core packages"},
 		{"render calls a use case", pkg{ImportPath: module + "internal/render", Imports: []string{module + "internal/app"}}, "only the CLI and the service call use cases"},
 		{"the service reads a source itself", pkg{ImportPath: module + "internal/serve", Imports: []string{module + "internal/sim"}}, "reach sources through the use cases"},
+		{"the CLI names an engine's options itself", pkg{ImportPath: module + "internal/cli", Imports: []string{module + "internal/cost"}}, "reach engines through the use cases"},
+		{"the service runs an engine itself", pkg{ImportPath: module + "internal/serve", Imports: []string{module + "internal/ledger"}}, "reach engines through the use cases"},
 		{"unclassified package", pkg{ImportPath: module + "internal/newthing"}, "not classified"},
 		// the forbidden list for the model and the engines
 		{"engine imports os", pkg{ImportPath: module + "internal/cost", Imports: []string{"os"}}, "imports os"},

@@ -68,22 +68,23 @@ type period struct{ start, end int64 } // unix seconds, [start, end)
 
 // run is n back-to-back charge periods of step seconds from start, each
 // with the effective cost eff, of which committed was covered by a
-// commitment.
+// commitment; committedList is the covered part's list (on-demand) cost,
+// which the commitment's discount is measured against (0: not stated).
 type run struct {
-	start          int64
-	step, n        int32
-	eff, committed float64
+	start                         int64
+	step, n                       int32
+	eff, committed, committedList float64
 }
 
 func (r *run) end() int64 { return r.start + int64(r.step)*int64(r.n) }
 
 // addCharge adds one row's charge, extending one of the last two runs
 // when it continues it.
-func (res *Resource) addCharge(p period, eff, committed float64) {
+func (res *Resource) addCharge(p period, eff, committed, committedList float64) {
 	step := p.end - p.start
 	for k := len(res.runs) - 1; k >= max(len(res.runs)-2, 0); k-- {
 		r := &res.runs[k]
-		if int64(r.step) == step && r.end() == p.start && r.eff == eff && r.committed == committed && r.n < math.MaxInt32 {
+		if int64(r.step) == step && r.end() == p.start && r.eff == eff && r.committed == committed && r.committedList == committedList && r.n < math.MaxInt32 {
 			r.n++
 			return
 		}
@@ -92,11 +93,11 @@ func (res *Resource) addCharge(p period, eff, committed float64) {
 		// A charge period over 68 years: kept as runs of whole steps is
 		// impossible; split it into equal parts (never happens in exports).
 		half := period{p.start, p.start + step/2}
-		res.addCharge(half, eff/2, committed/2)
-		res.addCharge(period{half.end, p.end}, eff-eff/2, committed-committed/2)
+		res.addCharge(half, eff/2, committed/2, committedList/2)
+		res.addCharge(period{half.end, p.end}, eff-eff/2, committed-committed/2, committedList-committedList/2)
 		return
 	}
-	res.runs = append(res.runs, run{start: p.start, step: int32(step), n: 1, eff: eff, committed: committed})
+	res.runs = append(res.runs, run{start: p.start, step: int32(step), n: 1, eff: eff, committed: committed, committedList: committedList})
 }
 
 // NewBill returns an empty bill to Read exports into.
@@ -160,14 +161,14 @@ func (b *Bill) Add(r *Row) error {
 			res.InstanceType = r.InstanceType
 		}
 		res.Spot = res.Spot || r.Spot
-		var committed float64
+		var committed, committedList float64
 		if r.CommitmentStatus == CommitmentUsed {
-			committed = r.EffectiveCost
+			committed, committedList = r.EffectiveCost, r.ListCost
 			if res.Commitment == "" {
 				res.Commitment = r.CommitmentID
 			}
 		}
-		res.addCharge(p, r.EffectiveCost, committed)
+		res.addCharge(p, r.EffectiveCost, committed, committedList)
 	}
 	return nil
 }

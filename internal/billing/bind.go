@@ -49,10 +49,17 @@ type NodeBill struct {
 	// USD is the effective (amortized) cost of the covered hours;
 	// CommittedUSD the part of it commitments covered.
 	USD, CommittedUSD float64
-	Spot              bool
-	GPU               bool
-	InstanceType      string
-	Capacity          string
+	// CommittedListUSD is the list (on-demand) cost of the committed
+	// charges that state one, and committedListed their amortized cost:
+	// the commitment's realised discount is 1 − committedListed ÷
+	// CommittedListUSD.
+	CommittedListUSD, committedListed float64
+	// Commitment names a commitment that covered its charges.
+	Commitment   string
+	Spot         bool
+	GPU          bool
+	InstanceType string
+	Capacity     string
 	// Shared says the charge is a scale set's, shared between its nodes
 	// by node-hours.
 	Shared bool
@@ -100,7 +107,7 @@ func (b *Bill) Bind(start, end time.Time, nodes []NodeLife) *Match {
 		}
 		if r != nil {
 			members[r] = append(members[r], i)
-			nb.ResourceID, nb.Spot = r.ID, r.Spot
+			nb.ResourceID, nb.Spot, nb.Commitment = r.ID, r.Spot, r.Commitment
 		}
 	}
 	covered := make([][]span, len(nodes))
@@ -141,6 +148,10 @@ func (b *Bill) Bind(start, end time.Time, nodes []NodeLife) *Match {
 					share := float64(in.to-in.from) / float64(total)
 					nbs[j].USD += c.eff * share
 					nbs[j].CommittedUSD += c.committed * share
+					if c.committedList > 0 {
+						nbs[j].CommittedListUSD += c.committedList * share
+						nbs[j].committedListed += c.committed * share
+					}
 					usd += c.eff * share
 					m.attributedUSD[r] += c.eff * share
 					covered[j] = addSpan(covered[j], in)
@@ -244,6 +255,37 @@ func (m *Match) SpotRate(instanceType string) (usdPerHour, hours float64, ok boo
 		return 0, 0, false
 	}
 	return usd / hours, hours, true
+}
+
+// Commitments is what the bill says of the commitments that covered the
+// cluster's GPU nodes in the window: the amortized cost of the covered
+// charges that state a list cost, that list cost, and the commitments'
+// ids (sorted); ok is false when no such charge is in the window.
+func (m *Match) Commitments() (amortizedUSD, listUSD float64, ids []string, ok bool) {
+	seen := map[string]bool{}
+	for _, nb := range m.nodes {
+		if !nb.GPU || nb.CommittedListUSD <= 0 {
+			continue
+		}
+		amortizedUSD += nb.committedListed
+		listUSD += nb.CommittedListUSD
+		if nb.Commitment != "" && !seen[nb.Commitment] {
+			seen[nb.Commitment] = true
+			ids = append(ids, nb.Commitment)
+		}
+	}
+	sort.Strings(ids)
+	return amortizedUSD, listUSD, ids, listUSD > 0
+}
+
+// CommittedShare is the part of a node's billed cost in the window that
+// commitments covered (0 for a node the bill does not cover).
+func (m *Match) CommittedShare(node string) float64 {
+	nb := m.nodes[node]
+	if nb == nil || nb.USD <= 0 {
+		return 0
+	}
+	return min(nb.CommittedUSD/nb.USD, 1)
 }
 
 // addSpan appends x, extending the last span when x continues it, so

@@ -152,6 +152,22 @@ func TestMatchFixture(t *testing.T) {
 	if strings.Join(rc.NodesWithoutBill, ",") != "e" {
 		t.Errorf("nodes without bill %v", rc.NodesWithoutBill)
 	}
+	// The savings plan covered a's 01:00 hour ($30 amortized for $55.04
+	// list) and part of its 02:00 hour ($20 for $36.69): realised discount
+	// 1 − 50/91.73; a's committed share 50 of its 115.04.
+	amortized, list, ids, ok := m.Commitments()
+	near(t, "committed amortized", amortized, 50)
+	near(t, "committed list", list, 55.04+36.69)
+	if !ok || strings.Join(ids, ",") != "arn:aws:savingsplans::1:savingsplan/sp1" {
+		t.Errorf("commitments %v ok %v", ids, ok)
+	}
+	d, src, ok := pr.CommitmentDiscount()
+	near(t, "realised discount", d, 1-50/91.73)
+	if !ok || !strings.Contains(src, "bill fixture.csv, arn:aws:savingsplans::1:savingsplan/sp1: $50.00 amortized for $91.73 list, charges up to 2026-11-01") {
+		t.Errorf("discount source %q", src)
+	}
+	near(t, "a committed share", pr.CommittedShare("a"), 50/115.04)
+	near(t, "b committed share", pr.CommittedShare("b"), 0)
 	// Property: the bill's window total is matched + CPU nodes + unmatched.
 	near(t, "bill = matched + cpu + unmatched", rc.BillUSD, rc.MatchedUSD+rc.CPUNodesUSD+rc.UnmatchedBillUSD)
 }

@@ -82,3 +82,26 @@ func runsAs(nb *NodeBill, n pricing.NodeSpec) bool {
 	}
 	return nb.Capacity == "" || n.Capacity == "" || string(n.Capacity) == nb.Capacity
 }
+
+// CommitmentDiscount is the discount the bill's commitments realised on
+// the cluster's GPU nodes in the window: 1 − their covered charges'
+// amortized cost ÷ those charges' list cost, with where it comes from
+// ("bill x.csv, savings plan arn:…: $a amortized for $b list, charges up
+// to 2026-11-07"); ok is false when the bill shows no commitment with a
+// list cost on them.
+func (p *Pricer) CommitmentDiscount() (discount float64, source string, ok bool) {
+	amortized, list, ids, ok := p.Match.Commitments()
+	if !ok {
+		return 0, "", false
+	}
+	names := "commitments"
+	if len(ids) > 0 {
+		names = strings.Join(ids, ", ")
+	}
+	return 1 - amortized/list, fmt.Sprintf("%s, %s: $%.2f amortized for $%.2f list, charges up to %s",
+		p.Match.Bill.Describe(), names, amortized, list, p.asOf()), true
+}
+
+// CommittedShare is the part of a node's billed cost in the window that
+// the bill's commitments covered.
+func (p *Pricer) CommittedShare(node string) float64 { return p.Match.CommittedShare(node) }

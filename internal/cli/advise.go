@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuwise/gpuwise/internal/app"
-	"github.com/gpuwise/gpuwise/internal/capacity"
-	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/render"
 )
 
@@ -19,7 +17,7 @@ type adviseOptions struct {
 	levers []string
 	rate   float64
 	as     autoscaleFlags
-	region capacity.RegionPolicy
+	region app.RegionPolicy
 	by     string
 }
 
@@ -44,12 +42,12 @@ func newAdviseCmd(e *env) *cobra.Command {
 	}
 	o.recommendFlags.register(cmd.Flags())
 	o.output.register(cmd.Flags(), render.Formats)
-	cmd.Flags().StringSliceVar(&o.levers, "levers", nil, "levers to apply (default all but region, which --region-data-gb turns on; always in this order): "+strings.Join(ledger.LeverNames(), ", "))
-	cmd.Flags().Float64Var(&o.rate, "engineer-rate", ledger.DefaultEngineerUSDPerHour, "engineering cost in $ per hour, for payback")
+	cmd.Flags().StringSliceVar(&o.levers, "levers", nil, "levers to apply (default all but region, which --region-data-gb turns on; always in this order): "+strings.Join(app.LeverNames(), ", "))
+	cmd.Flags().Float64Var(&o.rate, "engineer-rate", app.DefaultEngineerUSDPerHour, "engineering cost in $ per hour, for payback")
 	o.as.register(cmd.Flags())
 	cmd.Flags().StringVar(&o.by, "by", "", "cluster: each cluster's own ledger and their sum (what advise gives several clusters' snapshots, --from NAME=FILE repeated)")
 	cmd.Flags().Float64Var(&o.region.DataGB, "region-data-gb", 0, "data a region move takes, in GB (datasets, checkpoints, weights); given, the region lever applies (default 0: unknown, the lever is off)")
-	cmd.Flags().Float64Var(&o.region.MaxPaybackMonths, "region-max-payback", capacity.DefaultRegionMaxPaybackMonths, "longest payback in months of a region move's data transfer that the region lever counts")
+	cmd.Flags().Float64Var(&o.region.MaxPaybackMonths, "region-max-payback", app.DefaultRegionMaxPaybackMonths, "longest payback in months of a region move's data transfer that the region lever counts")
 	return cmd
 }
 

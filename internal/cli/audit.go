@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuwise/gpuwise/internal/app"
-	"github.com/gpuwise/gpuwise/internal/audit"
 	"github.com/gpuwise/gpuwise/internal/render"
 )
 
@@ -50,9 +49,9 @@ func runAudit(ctx context.Context, o *auditOptions, e *env) error {
 	req.Audit.NodeAgents = append(append([]string{}, req.Audit.NodeAgents...), o.allowAgents...)
 	req.Audit.DevNamespaces = o.devNamespaces
 	req.AdmissionFile = o.policySettings
-	var failOn audit.Severity
+	var failOn app.Severity
 	if o.failOn != "" {
-		v, err := audit.ParseSeverity(o.failOn)
+		v, err := app.ParseSeverity(o.failOn)
 		if err != nil {
 			p.addf("fail-on: %v", err)
 		}

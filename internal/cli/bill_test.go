@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -204,4 +207,103 @@ func writeFile(t *testing.T, path, s string) {
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Every report format carries the reconciliation with the JSON's
+// numbers: the table, markdown and HTML print the bill, the matched, the
+// commitment coverage and the unused commitment to the cent, the orphan
+// instance and the commitment's id; the CSV is its own table
+// (--csv-table reconciliation) whose sums equal the JSON's.
+func TestReconciliationInEveryFormat(t *testing.T) {
+	snap, bill := demoBill(t, "focus")
+	out, errOut, code := run(t, "report", "--from", snap, "--bill", bill, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("json: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Reconciliation struct {
+			BillUSD             float64  `json:"bill_usd"`
+			MatchedUSD          float64  `json:"matched_usd"`
+			CommittedUSD        float64  `json:"committed_usd"`
+			CommitmentCoverage  *float64 `json:"commitment_coverage"`
+			UnusedCommitmentUSD float64  `json:"unused_commitment_usd"`
+			UnusedCommitments   []struct {
+				ID string `json:"id"`
+			} `json:"unused_commitments"`
+			Nodes []struct {
+				Node    string  `json:"node"`
+				BillUSD float64 `json:"bill_usd"`
+			} `json:"nodes"`
+		} `json:"reconciliation"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	rc := rep.Reconciliation
+	if rc.CommitmentCoverage == nil || len(rc.UnusedCommitments) == 0 || rc.UnusedCommitmentUSD <= 0 {
+		t.Fatalf("the simulated bill has a savings plan: coverage %v, unused %v", rc.CommitmentCoverage, rc.UnusedCommitments)
+	}
+	usd := func(v float64) string { return "$" + commas(v) }
+	want := []string{usd(rc.BillUSD), usd(rc.MatchedUSD), usd(rc.CommittedUSD), usd(rc.UnusedCommitmentUSD), sim.OrphanInstance, rc.UnusedCommitments[0].ID}
+	for _, f := range []string{"table", "markdown", "html"} {
+		text, errOut, code := run(t, "report", "--from", snap, "--bill", bill, "-o", f)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", f, code, errOut)
+		}
+		plain := strings.NewReplacer(`\$`, "$", `\_`, "_", "&#39;", "'", "<wbr>", "").Replace(text)
+		for _, w := range want {
+			if !strings.Contains(plain, w) {
+				t.Errorf("-o %s lacks %q", f, w)
+			}
+		}
+	}
+	text, errOut, code := run(t, "report", "--from", snap, "--bill", bill, "-o", "csv", "--csv-table", "reconciliation")
+	if code != ExitOK {
+		t.Fatalf("csv: exit %d: %s", code, errOut)
+	}
+	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	var nodes float64
+	var nodeRows int
+	for _, r := range recs[1:] {
+		v, _ := strconv.ParseFloat(r[7], 64)
+		switch r[0] {
+		case "summary":
+			got[r[1]] = v
+		case "node":
+			nodes += v
+			nodeRows++
+		}
+	}
+	if cents(got["bill"]) != cents(rc.BillUSD) || cents(got["matched"]) != cents(rc.MatchedUSD) || cents(got["committed"]) != cents(rc.CommittedUSD) ||
+		cents(got["unused_commitment"]) != cents(rc.UnusedCommitmentUSD) || cents(nodes) != cents(rc.MatchedUSD) || nodeRows != len(rc.Nodes) {
+		t.Errorf("csv summary %v, nodes $%.2f over %d rows; json bill %.2f matched %.2f committed %.2f unused %.2f, %d nodes",
+			got, nodes, nodeRows, rc.BillUSD, rc.MatchedUSD, rc.CommittedUSD, rc.UnusedCommitmentUSD, len(rc.Nodes))
+	}
+	for _, bad := range [][]string{
+		{"report", "--from", snap, "-o", "csv", "--csv-table", "reconciliation"},
+		{"report", "--from", snap, "--bill", bill, "-o", "json", "--csv-table", "reconciliation"},
+		{"report", "--from", snap, "--bill", bill, "-o", "csv", "--csv-table", "nodes"},
+	} {
+		if _, errOut, code := run(t, bad...); code != ExitUsage || !strings.Contains(errOut, "csv-table") {
+			t.Errorf("%v: exit %d (want %d), %q", bad, code, ExitUsage, errOut)
+		}
+	}
+}
+
+// commas writes dollars as the human formats do: $1,234.56.
+func commas(v float64) string {
+	s := strconv.FormatFloat(math.Round(v*100)/100, 'f', 2, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String() + "." + frac
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gpuwise/gpuwise/internal/app"
-	"github.com/gpuwise/gpuwise/internal/capacity"
 )
 
 // autoscaleFlags are the autoscaling policy's flags (advise, generate
@@ -20,7 +19,7 @@ type autoscaleFlags struct {
 }
 
 func (f *autoscaleFlags) register(fs *pflag.FlagSet) {
-	d := capacity.DefaultAutoscalePolicy()
+	d := app.DefaultAutoscalePolicy()
 	f.fs = fs
 	fs.Float64Var(&f.target, "target-activity", d.TargetActivity, "autoscaling: GPU activity each replica is sized for, in (0, 1]")
 	fs.IntVar(&f.minR, "min-replicas", d.MinReplicas, "autoscaling: the floor of replicas a GPU service keeps")

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuwise/gpuwise/internal/app"
-	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/render"
 )
 
@@ -50,7 +49,7 @@ func runDiff(ctx context.Context, o *diffOptions, e *env, args []string) error {
 	var p flagProblems
 	req := app.DefaultDiffRequest()
 	req.Before, req.After, req.By, req.Prices = args[0], args[1], o.by, app.MustLoadPrices(o.prices, o.bills)
-	req.Cost.IdleShare = cost.IdleShare(o.idleShare)
+	req.Cost.IdleShare = app.IdleShare(o.idleShare)
 	format := o.output.parse(&p)
 	if err := p.check(req.Validate); err != nil {
 		return err

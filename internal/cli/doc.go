@@ -5,8 +5,9 @@
 // documented exit codes from app's error kinds. It reaches sources and the
 // history store only through app (report --compare --history calls
 // app.History, as the service's /api/v1/compare does) and runs engines
-// only through app's use cases, naming their option types (cost.IdleShare,
-// packing.Shapes, …) in requests; `serve` builds serve.Options and runs
-// the service. internal/archtest refuses an import of an adapter or a
-// store here.
+// only through app's use cases, naming their settings by app's names
+// (app.CostOptions, app.IdleShare, app.Shapes, app.Severity, …: frontend.go)
+// in requests; `serve` builds serve.Options and runs the service. It
+// imports app, render, progress and serve only: internal/archtest refuses
+// an import of an adapter, a store or an engine here.
 package cli

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/render"
 )
 
@@ -18,7 +18,7 @@ type reportFlags struct {
 }
 
 func (f *reportFlags) register(fs *pflag.FlagSet) {
-	alloc, rep := cost.DefaultOptions(nil), cost.DefaultReportOptions()
+	alloc, rep := app.DefaultCostOptions(), app.DefaultReportOptions()
 	f.output.register(fs, render.Formats)
 	fs.StringVar(&f.by, "by", rep.By, "group rows by namespace, workload, pod, node, gpu-model, capacity-type, cluster or label:KEY")
 	fs.StringVar(&f.idleShare, "idle-share", string(alloc.IdleShare), "where unallocated cost goes: none (own rows), node, cluster")
@@ -28,10 +28,10 @@ func (f *reportFlags) register(fs *pflag.FlagSet) {
 }
 
 // options are the engine settings the flags describe, and the format.
-func (f *reportFlags) options(p *flagProblems) (cost.Options, cost.ReportOptions, render.Format) {
+func (f *reportFlags) options(p *flagProblems) (app.CostOptions, app.ReportOptions, render.Format) {
 	format := f.output.parse(p)
-	low, err := cost.ParseLowUtil(f.lowUtil)
+	low, err := app.ParseLowUtil(f.lowUtil)
 	p.add(err)
-	return cost.Options{IdleThreshold: f.idleThreshold, IdleShare: cost.IdleShare(f.idleShare)},
-		cost.ReportOptions{By: f.by, TopN: f.top, LowUtil: low}, format
+	return app.CostOptions{IdleThreshold: f.idleThreshold, IdleShare: app.IdleShare(f.idleShare)},
+		app.ReportOptions{By: f.by, TopN: f.top, LowUtil: low}, format
 }

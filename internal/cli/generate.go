@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gpuwise/gpuwise/internal/app"
-	"github.com/gpuwise/gpuwise/internal/generate"
 )
 
 func newGenerateCmd(e *env) *cobra.Command {
@@ -111,7 +110,7 @@ func emitGenerated(s Streams, dir string, gen func() (*app.GenerateResult, error
 		}
 		fmt.Fprintf(s.Err, "%s: wrote %d files under %s\n", s.name(), len(res.Files), dir)
 	default:
-		if err := generate.WriteStream(s.Out, res.Files); err != nil {
+		if err := app.WriteFiles(s.Out, res.Files); err != nil {
 			return err
 		}
 	}

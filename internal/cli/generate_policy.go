@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuwise/gpuwise/internal/app"
-	"github.com/gpuwise/gpuwise/internal/policy"
 )
 
 // sourceGiven reports whether any flag naming a source was set: without
@@ -40,7 +39,7 @@ func newGeneratePolicyCmd(e *env) *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var p flagProblems
-			req := app.PolicyRequest{SettingsFile: o.settings, Engine: policy.Engine(o.engine), Mode: policy.Mode(o.mode), KyvernoLegacy: o.kyvernoLegacy}
+			req := app.PolicyRequest{SettingsFile: o.settings, Engine: app.PolicyEngine(o.engine), Mode: app.PolicyMode(o.mode), KyvernoLegacy: o.kyvernoLegacy}
 			if sourceGiven(cmd) {
 				d := o.sourceFlags.data(&p)
 				req.Data = &d
@@ -54,7 +53,7 @@ func newGeneratePolicyCmd(e *env) *cobra.Command {
 	fs := cmd.Flags()
 	o.sourceFlags.register(fs)
 	fs.StringVar(&o.settings, "policy-settings", "", "admission settings `FILE` (YAML, or a ConfigMap with it under policy.yaml); see docs/policy.md")
-	fs.StringVar(&o.engine, "engine", string(policy.Native), "native (ValidatingAdmissionPolicy), kyverno or gatekeeper")
+	fs.StringVar(&o.engine, "engine", string(app.NativePolicies), "native (ValidatingAdmissionPolicy), kyverno or gatekeeper")
 	fs.StringVar(&o.mode, "mode", "", "rollout mode of every rule: warn (the default: admitted with a warning) or deny")
 	fs.BoolVar(&o.kyvernoLegacy, "kyverno-legacy", false, "with --engine kyverno: kyverno.io/v1 ClusterPolicy (deprecated in Kyverno 1.19) instead of ValidatingPolicy")
 	fs.StringVarP(&o.dir, "dir", "d", "", dirUsage)

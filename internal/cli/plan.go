@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuwise/gpuwise/internal/app"
-	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/render"
 )
 
@@ -21,7 +20,7 @@ type planOptions struct {
 
 func (o *planOptions) register(cmd *cobra.Command, output bool) {
 	o.recommendFlags.register(cmd.Flags())
-	cmd.Flags().StringVar(&o.shapes, "shapes", string(packing.DefaultShapes), "GPU shapes to pack: recommended (right-sized as gpuwise recommend does) or current (consolidation alone)")
+	cmd.Flags().StringVar(&o.shapes, "shapes", string(app.DefaultShapes), "GPU shapes to pack: recommended (right-sized as gpuwise recommend does) or current (consolidation alone)")
 	if output {
 		o.output.register(cmd.Flags(), render.Formats)
 		cmd.Flags().StringVar(&o.by, "by", "", "cluster: pack each cluster alone, its own plan and totals, then their sum (several clusters' snapshots: --from NAME=FILE repeated)")
@@ -30,7 +29,7 @@ func (o *planOptions) register(cmd *cobra.Command, output bool) {
 
 // request is the plan request the flags describe.
 func (o *planOptions) request(p *flagProblems) app.PlanRequest {
-	return app.PlanRequest{RecommendRequest: o.recommendFlags.request(p), Shapes: packing.Shapes(o.shapes), By: o.by}
+	return app.PlanRequest{RecommendRequest: o.recommendFlags.request(p), Shapes: app.Shapes(o.shapes), By: o.by}
 }
 
 func newPlanCmd(e *env) *cobra.Command {

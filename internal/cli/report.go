@@ -14,6 +14,9 @@ type reportOptions struct {
 	reportFlags
 	sourceFlags
 	compare compareFlags
+	// csvTable picks the table -o csv writes: the cost rows or the bill
+	// reconciliation (with --bill).
+	csvTable string
 }
 
 func newReportCmd(e *env) *cobra.Command {
@@ -34,6 +37,7 @@ func newReportCmd(e *env) *cobra.Command {
 	o.reportFlags.register(cmd.Flags())
 	o.sourceFlags.register(cmd.Flags())
 	o.compare.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.csvTable, "csv-table", "rows", "the table -o csv writes: rows (the cost rows) or reconciliation (the bill against the node cost, with --bill)")
 	return cmd
 }
 
@@ -45,12 +49,30 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 	req := app.ReportRequest{Data: o.sourceFlags.data(&p)}
 	var format render.Format
 	req.Cost, req.Report, format = o.reportFlags.options(&p)
+	switch o.csvTable {
+	case "rows":
+	case "reconciliation":
+		if format != render.CSV {
+			p.addf("csv-table: --csv-table reconciliation picks the CSV table; with -o %s the reconciliation is already in the output: drop the flag or use -o csv", format)
+		}
+		if len(o.sourceFlags.bills) == 0 {
+			p.addf("csv-table: the reconciliation needs a bill: give --bill FILE")
+		}
+	default:
+		p.addf("csv-table: %q is not a table: use rows or reconciliation", o.csvTable)
+	}
 	if err := p.check(req.Validate); err != nil {
 		return err
 	}
 	res, err := e.app.Report(ctx, req)
 	if err != nil {
 		return err
+	}
+	if o.csvTable == "reconciliation" {
+		if err := render.ReconciliationCSV(e.Streams.Out, res.Reconciliation); err != nil {
+			return err
+		}
+		return partial(res.Partial)
 	}
 	if err := writeReport(e.Streams, res, format); err != nil {
 		return err

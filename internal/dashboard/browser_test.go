@@ -20,6 +20,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/sim"
 )
 
 // The browser tier: every view of the dashboard in a real headless
@@ -667,4 +670,124 @@ func checkLeaderboardCauses(t *testing.T, tb *tab, byWorkload map[string]map[str
 	if len(rows) == 0 || classified == 0 {
 		t.Errorf("leaderboard shows %d rows, %d with a cause", len(rows), classified)
 	}
+}
+
+// serve --bill: the idle view's Bill reconciliation panel shows the
+// API's reconciliation to the cent (every figure, and the orphan
+// instance billed but not in the cluster), and /metrics exports the same
+// matched and unmatched dollars.
+func TestBillReconciliationPanel(t *testing.T) {
+	bill := filepath.Join(t.TempDir(), "bill.csv")
+	req := app.DefaultReportRequest()
+	req.Source, req.SaveBill = app.Source{Demo: app.DefaultDemo()}, bill
+	if _, err := app.New(time.Now).Report(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	prices, err := app.LoadPrices("", []string{bill})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := newDemo(prices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const src = "api/v1/report?by=workload&top=50"
+	rc, ok := d.answer(t, src).(map[string]any)["reconciliation"].(map[string]any)
+	if !ok {
+		t.Fatal("the served report has no reconciliation")
+	}
+	for _, size := range []struct {
+		name          string
+		width, height int64
+		mobile        bool
+	}{{"laptop", 1366, 768, false}, {"phone", 390, 844, true}} {
+		t.Run(size.name, func(t *testing.T) {
+			tb := newTab(t, size.width, size.height, size.mobile)
+			d.failed.reset()
+			tb.open(t, d.url+"/?view=idle")
+			figs := eval[[]figure](t, tb, `[...document.querySelectorAll("#bill [data-path]")].map(e => ({src: e.dataset.src, path: e.dataset.path, unit: e.dataset.unit, text: e.textContent}))`)
+			shown := map[string]bool{}
+			for _, f := range figs {
+				want, ok := lookup(d.answer(t, f.Src), f.Path)
+				if !ok || f.Src != src {
+					t.Errorf("%s %s: not the report's reconciliation (shown %q)", f.Src, f.Path, f.Text)
+					continue
+				}
+				if f.Unit == "usd" {
+					if w, ok := want.(float64); !ok || f.Text != usdText(w) {
+						t.Errorf("%s: page shows %q, API has %v (to the cent: %s)", f.Path, f.Text, want, usdText(w))
+					}
+				} else if msg := compare(f.Text, f.Unit, want); msg != "" {
+					t.Errorf("%s: %s", f.Path, msg)
+				}
+				shown[f.Path] = true
+			}
+			for _, k := range []string{"bill_usd", "matched_usd", "gpuwise_matched_usd", "difference_usd", "unmatched_bill_usd", "cpu_nodes_usd",
+				"unbilled_node_usd", "commitment_coverage", "committed_usd", "unused_commitment_usd", "unmatched_gpu_lines.0.usd"} {
+				if !shown["reconciliation."+k] {
+					t.Errorf("the panel does not show reconciliation.%s", k)
+				}
+			}
+			if txt := tb.text(t, "#bill"); !strings.Contains(txt, sim.OrphanInstance) {
+				t.Errorf("the panel does not name the orphan instance %s:\n%s", sim.OrphanInstance, txt)
+			}
+			if w, vw := fits(t, tb); w > vw {
+				t.Errorf("page is %d px wide in a %d px viewport", w, vw)
+			}
+			screenshot(t, tb, size.name+"-bill")
+			if p := tb.problems(); len(p) > 0 {
+				t.Errorf("console: %v", p)
+			}
+			if f := d.failed.list(); len(f) > 0 {
+				t.Errorf("failed requests: %v", f)
+			}
+		})
+	}
+	resp, err := http.Get(d.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	metric := func(name string) float64 {
+		for _, line := range strings.Split(string(body), "\n") {
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+				return f
+			}
+		}
+		t.Fatalf("/metrics has no %s", name)
+		return 0
+	}
+	for kind, field := range map[string]string{"matched": "matched_usd", "unmatched": "unmatched_bill_usd", "bill": "bill_usd"} {
+		got, want := metric(`gpuwise_window_bill_usd{cluster="default",kind="`+kind+`"}`), rc[field].(float64)
+		if math.Round(got*100) != math.Round(want*100) {
+			t.Errorf("/metrics bill %s $%.4f, the API's %s $%.4f", kind, got, field, want)
+		}
+	}
+	if got, want := metric(`gpuwise_window_bill_unmatched_gpu_instances{cluster="default"}`), len(rc["unmatched_gpu_lines"].([]any)); got != float64(want) || want == 0 {
+		t.Errorf("/metrics unmatched GPU instances %v, the API lists %d", got, want)
+	}
+}
+
+// usdText is dollars as the dashboard shows them: $1,234.56.
+func usdText(v float64) string {
+	neg := v < 0
+	s := strconv.FormatFloat(math.Abs(math.Round(v*100)/100), 'f', 2, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	out := "$" + b.String() + "." + frac
+	if neg {
+		out = "-" + out
+	}
+	return out
 }

@@ -84,17 +84,19 @@ var (
 // start is one shared --demo service for the test binary.
 func start(t *testing.T) *demo {
 	t.Helper()
-	demoOnce.Do(func() { demoInst, demoErr = newDemo() })
+	demoOnce.Do(func() { demoInst, demoErr = newDemo(nil) })
 	if demoErr != nil {
 		t.Fatal(demoErr)
 	}
 	return demoInst
 }
 
-func newDemo() (*demo, error) {
+// newDemo starts `serve --demo` (with prices: `--bill`/`--prices`, nil
+// for the catalog's); stopServices stops every one started.
+func newDemo(prices *app.Prices) (*demo, error) {
 	reg := prometheus.NewRegistry()
 	opts := serve.DefaultOptions()
-	opts.Demo, opts.Listen = app.DefaultDemo(), "127.0.0.1:0"
+	opts.Demo, opts.Listen, opts.Prices = app.DefaultDemo(), "127.0.0.1:0", prices
 	svc, err := serve.New(context.Background(), opts, serve.Deps{App: app.New(time.Now),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.WrapRegistererWith(prometheus.Labels{"cluster": "default"}, reg)})
 	if err != nil {
@@ -107,9 +109,11 @@ func newDemo() (*demo, error) {
 	d := &demo{answers: map[string]any{}, handler: h}
 	srv := httptest.NewServer(d.wrap(h))
 	d.url = srv.URL
+	prev := stopServices
 	stopServices = func() {
 		srv.Close()
 		svc.Close()
+		prev()
 	}
 	return d, nil
 }

@@ -18,6 +18,21 @@ import (
 // device-plugin configs (time-slicing, mixed MIG strategy), GPU resource
 // patches per workload, and the cordon/drain commands of removed nodes.
 func PlanArtefacts(pl *packing.Plan, snap *cluster.Snapshot) ([]File, []string, error) {
+	return planArtefacts(pl, snap, nil)
+}
+
+// PlanArtefactsKeeping is PlanArtefacts with the nodes of keep left out of
+// the drain commands, each with its reason as a comment: the savings
+// ledger keeps some nodes the plan removes (the peak needs them, and the
+// node autoscaler runs them only then), and no file drains a node an
+// action keeps.
+func PlanArtefactsKeeping(keep map[string]string) func(*packing.Plan, *cluster.Snapshot) ([]File, []string, error) {
+	return func(pl *packing.Plan, snap *cluster.Snapshot) ([]File, []string, error) {
+		return planArtefacts(pl, snap, keep)
+	}
+}
+
+func planArtefacts(pl *packing.Plan, snap *cluster.Snapshot, keep map[string]string) ([]File, []string, error) {
 	var files []File
 	var notes []string
 	mig, ts := planNodeConfigs(pl, nodesByName(snap))
@@ -44,7 +59,7 @@ func PlanArtefacts(pl *packing.Plan, snap *cluster.Snapshot) ([]File, []string, 
 		}
 		files = append(files, f...)
 	}
-	if f, ok := removalCommands(pl); ok {
+	if f, ok := removalCommands(pl, keep); ok {
 		files = append(files, f)
 	}
 	notes = append(notes, "CPU and memory request changes are not in these patches; `gpuwise generate resources` writes them")
@@ -245,14 +260,19 @@ func gpuContainer(p *cluster.Pod) (string, string) {
 	return "", ""
 }
 
-// removalCommands is the cordon-and-drain script for the removed nodes.
-func removalCommands(pl *packing.Plan) (File, bool) {
+// removalCommands is the cordon-and-drain script for the removed nodes,
+// less those keep keeps (a comment says why).
+func removalCommands(pl *packing.Plan, keep map[string]string) (File, bool) {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n# gpuwise plan: nodes the plan removes. Apply the MIG, device-plugin and workload\n" +
 		"# changes first, then cordon and drain each node and let the autoscaler (or you) delete it.\nset -eu\n")
 	n := 0
 	for _, np := range pl.Nodes {
 		if np.Keep {
+			continue
+		}
+		if why, ok := keep[np.Name]; ok {
+			fmt.Fprintf(&b, "# %s stays: %s\n", np.Name, why)
 			continue
 		}
 		n++

@@ -102,7 +102,7 @@ type Reads struct {
 
 // SnapshotReads says what Build(in, o) reads of the snapshot beyond what
 // ReleaseUsageDetail keeps: what the snapshot's owner must keep until
-// the ledger is built. Each lever's needs are its traits (lever.go).
+// the ledger is built. Each lever's needs are its traits (lever/lever.go).
 func SnapshotReads(in Input, o Options) Reads {
 	lvs, _ := lever.Levers(o.leverNames())
 	hasSeries := in.Snapshot != nil && in.Snapshot.Hourly != nil

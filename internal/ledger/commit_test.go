@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // A 24×7 baseline: the diurnal service's four H100 nodes ($4/h) run all
@@ -72,5 +73,54 @@ func TestCommitNeedsHistory(t *testing.T) {
 	l := build(t, prepareTest(t, s.Snapshot), options(LeverCommit))
 	if l.Saving() != 0 || len(l.NotCounted) != 1 || !strings.Contains(l.NotCounted[0].Reason, "the window has 48 h") {
 		t.Errorf("saving %s, not counted %+v; want none and the history reason", l.Saving(), l.NotCounted)
+	}
+}
+
+// billed is the test catalog with a bill's word on commitments: the
+// discount its savings plan realised and the part of each node's cost it
+// already covers (the app's prices with --bill).
+type billed struct {
+	*pricing.Catalog
+	discount float64
+	covered  map[string]float64
+}
+
+func (b billed) CommitmentDiscount() (float64, string, bool) {
+	return b.discount, "bill t.csv, sp1: $60.00 amortized for $100.00 list, charges up to 2026-11-07", b.discount > 0
+}
+
+func (b billed) CommittedShare(node string) float64 { return b.covered[node] }
+
+// With a bill, the commitment prices from the discount its commitments
+// realised (40%, not the policy's 30%) and leaves out what they already
+// cover: h1's rate is half committed, so the curve is $2 + 3 × $4 =
+// $14/h all month; the cap is 65% of it, $9.10/h, fully used: 40% of
+// $9.10 × 730 h = $2,657.20 a month.
+func TestCommitFromBill(t *testing.T) {
+	t.Parallel()
+	prices := billed{Catalog: testPrices(), discount: 0.40, covered: map[string]float64{"h1": 0.5}}
+	l, err := Build(Input{Snapshot: diurnalService(t), Prices: prices}, options(LeverCommit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := CentsOf(0.40 * 9.10 * HoursPerMonth); l.Saving() != want || len(l.Actions) != 1 {
+		t.Fatalf("commit from the bill saves %s in %d action(s), want %s", l.Saving(), len(l.Actions), want)
+	}
+	a := l.Actions[0]
+	for _, want := range []string{"40% off", "$9.10/h"} {
+		if !strings.Contains(a.Title, want) {
+			t.Errorf("title %q lacks %q", a.Title, want)
+		}
+	}
+	for _, want := range []string{"catalog as of ", "the 40.0% the bill's commitments realised (bill t.csv, sp1: $60.00 amortized for $100.00 list, charges up to 2026-11-07)",
+		"$2.00/h of the nodes' use the bill's commitments already cover is left out"} {
+		if !strings.Contains(a.ConfidenceReason, want) {
+			t.Errorf("confidence %q lacks %q", a.ConfidenceReason, want)
+		}
+	}
+	// Without the bill's word the policy's 30% applies to all $16/h.
+	plain := build(t, diurnalService(t), options(LeverCommit))
+	if want := CentsOf(0.30 * 10.40 * HoursPerMonth); plain.Saving() != want || !strings.Contains(plain.Actions[0].ConfidenceReason, "the policy's 30%") {
+		t.Errorf("without a bill: %s (%q), want %s at the policy's 30%%", plain.Saving(), plain.Actions[0].ConfidenceReason, want)
 	}
 }

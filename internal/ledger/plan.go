@@ -87,6 +87,7 @@ func (l *Ledger) plan(r *lever.Result, rate float64) {
 	}
 	for _, a := range kept {
 		if a.Saving() > 0 {
+			a.DatePrices()
 			inherit(a, closure(a, byKey), byKey)
 		}
 	}

@@ -137,3 +137,36 @@ func TestSpotLimitIsPerNode(t *testing.T) {
 		t.Errorf("evidence %v: want 4 a week in the cluster and about 0.1 a node", ev)
 	}
 }
+
+// billSpot prices spot from a bill's effective spot rate ($3/h, as
+// billing.Pricer does for a what-if on spot) and on-demand from the
+// catalog.
+type billSpot struct{ *pricing.Catalog }
+
+func (b billSpot) Price(s pricing.NodeSpec) (pricing.NodePrice, error) {
+	p, err := b.Catalog.Price(s)
+	if err != nil || s.Capacity != pricing.Spot {
+		return p, err
+	}
+	p = pricing.Rescale(p, 3)
+	p.Source, p.Origin, p.AsOf = "bill t.csv spot effective rate of "+a100x4, pricing.OriginBill, "2026-11-07"
+	return p, nil
+}
+
+// With a bill's spot rate the lever prices spot from it ($3/h, not the
+// catalog's $4/h) and its confidence names both dates compared.
+func TestSpotFromBill(t *testing.T) {
+	t.Parallel()
+	l, err := Build(Input{Snapshot: checkpointed(t, time.Hour, "Job", 0), Prices: billSpot{spotPrices()}}, options(LeverSpot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rework := capacity.GPUInterruptionsPerMonth / 730 * (0.5 + 10.0/60)
+	want := CentsOf(10*HoursPerMonth) - CentsOf(3/(1-rework)*HoursPerMonth)
+	if l.Saving() != want || len(l.Actions) != 1 {
+		t.Fatalf("spot from the bill saves %s in %d action(s), want %s", l.Saving(), len(l.Actions), want)
+	}
+	if r := l.Actions[0].ConfidenceReason; !strings.Contains(r, "the spot price (bill, charges up to 2026-11-07) with the nodes' price (catalog as of 2026-01-21)") {
+		t.Errorf("confidence %q does not name the dates compared", r)
+	}
+}

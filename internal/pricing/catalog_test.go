@@ -13,9 +13,10 @@ func TestEmbeddedLoads(t *testing.T) {
 	if c.loadErr != nil {
 		t.Fatal(c.loadErr)
 	}
-	// 1,733 rows from ../shared/data/prices (AWS 941, Azure 792) and 27
-	// GCP rows (data/gcp.csv: 10 A2/A3 types in up to 3 regions).
-	if got, want := len(c.entries), 1733+27; got != want {
+	// 1,733 rows from ../shared/data/prices (AWS 941, Azure 792) and 51
+	// GCP rows (data/gcp.csv: 10 A2/A3 types in up to 3 regions, 8 G2
+	// types in 3).
+	if got, want := len(c.entries), 1733+51; got != want {
 		t.Errorf("embedded catalog has %d rows, want %d", got, want)
 	}
 	for _, e := range c.entries {
@@ -55,8 +56,8 @@ func TestSources(t *testing.T) {
 		{Cloud: "aws", Price: "spot", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 672, Note: caveats["aws spot"]},
 		{Cloud: "azure", Price: "on-demand", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 792},
 		{Cloud: "azure", Price: "spot", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 769, Note: caveats["azure spot"]},
-		{Cloud: "gcp", Price: "on-demand", AsOf: "2025-03-06", Source: "Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml", Rows: 27},
-		{Cloud: "gcp", Price: "spot", AsOf: "2025-03-06", Source: "Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml", Rows: 27},
+		{Cloud: "gcp", Price: "on-demand", AsOf: "2025-03-06", Source: "Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml", Rows: 51},
+		{Cloud: "gcp", Price: "spot", AsOf: "2025-03-06", Source: "Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml", Rows: 51},
 	}
 	if diff := cmp.Diff(want, Embedded().Sources()); diff != "" {
 		t.Errorf("Sources mismatch (-want +got):\n%s", diff)
@@ -143,7 +144,7 @@ func TestNewCatalogLaterRowWins(t *testing.T) {
 	}
 }
 
-// GCP's A2 and A3 GPU instances price from the embedded catalog with
+// GCP's A2, A3 and G2 GPU instances price from the embedded catalog with
 // their source's date (docs/pricing.md), on demand and spot.
 func TestEmbeddedGCP(t *testing.T) {
 	c := Embedded()
@@ -151,7 +152,8 @@ func TestEmbeddedGCP(t *testing.T) {
 		it       string
 		gpus     int
 		od, spot float64
-	}{{"a2-highgpu-1g", 1, 3.673385, 1.293355}, {"a3-highgpu-8g", 8, 88.4899999025753, 35.3957496986301}} {
+	}{{"a2-highgpu-1g", 1, 3.673385, 1.293355}, {"a3-highgpu-8g", 8, 88.4899999025753, 35.3957496986301},
+		{"g2-standard-4", 1, 0.706832255, 0.279932}, {"g2-standard-24", 2, 2.000832574, 0.787192}, {"g2-standard-96", 8, 8.003330296, 3.148768}} {
 		n := NodeSpec{Name: "g", Cloud: "gcp", Region: "us-central1", InstanceType: tt.it, Capacity: OnDemand, GPUCount: tt.gpus, CPUCores: 12, MemoryGiB: 85}
 		p, err := c.Price(n)
 		if err != nil || p.NodeUSDPerHour != tt.od || p.AsOf != "2025-03-06" {
@@ -162,7 +164,7 @@ func TestEmbeddedGCP(t *testing.T) {
 			t.Errorf("%s spot: %+v, %v", tt.it, p, err)
 		}
 	}
-	if !c.GPUInstanceType("gcp", "a3-highgpu-8g") || c.GPUInstanceType("gcp", "n2-standard-8") {
+	if !c.GPUInstanceType("gcp", "a3-highgpu-8g") || !c.GPUInstanceType("gcp", "g2-standard-48") || c.GPUInstanceType("gcp", "n2-standard-8") {
 		t.Error("GPUInstanceType on GCP")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -62,14 +61,14 @@ func writeAuditTable(w io.Writer, r *audit.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tSEVERITY\tFINDINGS\tAT STAKE $/MONTH\tWHAT")
 	for _, g := range groupFindings(r.Findings) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", g.rule, g.severity, g.count, g.usdText(), g.what())
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", g.rule, g.severity, g.count, pricedOr(g.usd, g.priced > 0, "-", plainUSD), g.what())
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	s := r.Summary
-	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; $%.2f/month at stake where priced: %s. Source: %s\n",
-		s.Critical, s.Warning, s.Info, s.MonthlyUSD, atStakeNote, r.Source)
+	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; %s at stake where priced: %s. Source: %s\n",
+		s.Critical, s.Warning, s.Info, "$"+plainUSD(s.MonthlyUSD)+"/month", atStakeNote, r.Source)
 	if len(r.Findings) > 0 {
 		fmt.Fprintln(w, "Each finding's object, evidence and fix: gpuwise audit -o wide (every field: -o json).")
 	}
@@ -122,14 +121,6 @@ func groupFindings(fs []audit.Finding) []*findingGroup {
 	return out
 }
 
-// usdText is the dollars at stake, "-" when none of the findings is priced.
-func (g *findingGroup) usdText() string {
-	if g.priced == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", g.usd)
-}
-
 // maxObjects is how many objects a rule's row names.
 const maxObjects = 3
 
@@ -159,14 +150,14 @@ func writeAuditWide(w io.Writer, r *audit.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEVERITY\tRULE\tOBJECT\tAT STAKE $/MONTH\tFINDING")
 	for _, f := range r.Findings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, f.Object, findingUSD(f.MonthlyUSD), f.Message)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, f.Object, moneyOr(f.MonthlyUSD, "-", plainUSD), f.Message)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	s := r.Summary
-	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; $%.2f/month at stake where priced: %s. Source: %s\n",
-		s.Critical, s.Warning, s.Info, s.MonthlyUSD, atStakeNote, r.Source)
+	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; %s at stake where priced: %s. Source: %s\n",
+		s.Critical, s.Warning, s.Info, "$"+plainUSD(s.MonthlyUSD)+"/month", atStakeNote, r.Source)
 	for i, f := range r.Findings {
 		fmt.Fprintf(w, "\n[%d] %s %s %s\n", i+1, f.Rule, f.Severity, f.Object)
 		for _, e := range f.Evidence {
@@ -181,13 +172,6 @@ func writeAuditWide(w io.Writer, r *audit.Result) error {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	return nil
-}
-
-func findingUSD(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", *v)
 }
 
 // SARIF 2.1.0, the subset CI systems read.
@@ -290,7 +274,7 @@ func writeAuditCSV(w io.Writer, r *audit.Result) error {
 	for _, f := range r.Findings {
 		usd := ""
 		if f.MonthlyUSD != nil {
-			usd = strconv.FormatFloat(*f.MonthlyUSD, 'f', -1, 64)
+			usd = exact(*f.MonthlyUSD)
 		}
 		cw.Write([]string{f.Rule, f.Severity.String(), f.Object, usd, f.Message, strings.Join(f.Evidence, "; "), f.Remediation})
 	}
@@ -307,7 +291,7 @@ func auditDoc(r *audit.Result) *doc {
 	d.heading("Findings")
 	rows := make([][]string, 0, len(r.Findings))
 	for _, f := range r.Findings {
-		rows = append(rows, []string{f.Severity.String(), f.Rule, f.Object, findingUSD(f.MonthlyUSD), f.Message, strings.Join(f.Evidence, "; "), f.Remediation})
+		rows = append(rows, []string{f.Severity.String(), f.Rule, f.Object, moneyOr(f.MonthlyUSD, "-", plainUSD), f.Message, strings.Join(f.Evidence, "; "), f.Remediation})
 	}
 	d.table([]string{"severity", "rule", "object", "at stake $/month", "finding", "evidence", "fix"}, rows)
 	if len(r.Notes) > 0 {

@@ -104,6 +104,14 @@ func addUSD(sum **float64, v *float64) {
 	**sum += *v
 }
 
+// totalUSD is a plan total over priced nodes, saying how many are left out.
+func totalUSD(t packing.Totals) string {
+	return withUnpriced(t.USDPerMonth, t.UnpricedNodes, "n/a (unpriced)", usdCents)
+}
+
+// maybeUSD is a plan figure, n/a when no node is priced.
+func maybeUSD(v *float64) string { return moneyOr(v, "n/a (unpriced)", usdCents) }
+
 // ClusterPlans writes several clusters' own plans (plan --by cluster), one
 // after the other under the cluster's name, then their sum: every format
 // (CSV one table with a cluster column; HTML one page).

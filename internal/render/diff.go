@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/gpuwise/gpuwise/internal/compare"
@@ -56,7 +55,7 @@ func diffRow(c compare.Change) []string {
 	b, a := side(c.Before), side(c.After)
 	return []string{c.Key, percent(b.Utilization), percent(a.Utilization), points(c.UtilizationPoints),
 		hours(b.GPUAllocatedHours), hours(a.GPUAllocatedHours),
-		usdOrNA(b.IdleUSD), usdOrNA(a.IdleUSD), signedUSD(c.IdleUSD), signedUSD(c.TotalUSD), countOrNA(b.OOMKills), countOrNA(a.OOMKills)}
+		moneyOr(b.IdleUSD, "n/a", money), moneyOr(a.IdleUSD, "n/a", money), signedMoney(c.IdleUSD), signedMoney(c.TotalUSD), countOrNA(b.OOMKills), countOrNA(a.OOMKills)}
 }
 
 // side is f, or empty figures for a key absent on that side.
@@ -72,25 +71,6 @@ func points(v *float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%+.1f pt", *v)
-}
-
-func usdOrNA(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	return money(*v)
-}
-
-func signedUSD(v *float64) string {
-	switch {
-	case v == nil:
-		return "n/a"
-	case math.Abs(*v) < 0.005:
-		return "$0"
-	case *v < 0:
-		return "-" + money(-*v)
-	}
-	return "+" + money(*v)
 }
 
 func countOrNA(v *int) string {

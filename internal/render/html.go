@@ -37,7 +37,8 @@ type htmlPage struct {
 	Facts        []fact
 	Cost         grid
 	Idle         grid
-	// Why are the "Why GPUs idle" grids, when computed.
+	// Why are the "Why GPUs idle" grids, when computed, then the bill
+	// reconciliation's (report --bill).
 	Why []grid
 	// Lines are the cost grid's lines, each with its GPU dollar bar.
 	Lines []htmlLine
@@ -65,7 +66,7 @@ func writeHTML(w io.Writer, r *cost.Report, o Options) error {
 		Facts:   headline(r, o.Savings),
 		Cost:    g,
 		Idle:    idleGrid(r),
-		Why:     whyGrids(o.IdleCauses),
+		Why:     append(whyGrids(o.IdleCauses), reconGrids(o.Reconciliation)...),
 		Partial: r.Partial,
 	}
 	if len(r.Partial) > 0 {

@@ -31,7 +31,7 @@ func causeGrid(r *idlecause.Result) grid {
 	}
 	for _, s := range r.Totals {
 		g.Rows = append(g.Rows, gridRow{Key: causeTitles[s.Cause], Cells: []string{
-			percent(&s.Share), hours(s.GPUHours), usdOrNA(s.MonthlyUSD), fmt.Sprint(s.Hours)},
+			percent(&s.Share), hours(s.GPUHours), moneyOr(s.MonthlyUSD, "n/a", money), fmt.Sprint(s.Hours)},
 			Hot: []bool{false, false, deref(s.MonthlyUSD) > 0, false}})
 	}
 	all := 1.0
@@ -59,7 +59,7 @@ func causeWorkloadGrid(r *idlecause.Result) grid {
 		g.Cols = append(g.Cols, column{Title: causeTitles[c]})
 	}
 	for _, w := range r.Workloads {
-		row := gridRow{Key: w.Workload, Cells: []string{hours(w.IdleGPUHours), usdOrNA(w.MonthlyUSD)},
+		row := gridRow{Key: w.Workload, Cells: []string{hours(w.IdleGPUHours), moneyOr(w.MonthlyUSD, "n/a", money)},
 			Hot: []bool{false, deref(w.MonthlyUSD) > 0}}
 		for _, c := range idlecause.Causes {
 			row.Cells = append(row.Cells, causeCell(w, c))

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/inventory"
-	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // Inventory writes the GPU inventory in format f: table is the summary,
@@ -64,7 +63,7 @@ func writeInventoryTable(w io.Writer, inv *inventory.Inventory) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODEL\tSHARING\tNODES\tGPUS\tUNITS\tIN USE\t$/HOUR")
 	for _, g := range inv.Summary {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", g.GPUModel, g.Sharing, g.Nodes, g.GPUs, g.Units, g.UnitsInUse, groupUSD(g))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", g.GPUModel, g.Sharing, g.Nodes, g.GPUs, g.Units, g.UnitsInUse, withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", usdCents))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -75,7 +74,7 @@ func writeInventoryTable(w io.Writer, inv *inventory.Inventory) error {
 	fmt.Fprintln(tw, "NODE\tMODEL\tGPUS\tSHARING\tIN USE\t$/HOUR\tPLUGIN\tGFD\tCAPACITY")
 	for _, n := range inv.Nodes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", n.Name, modelCell(n), gpusCell(n), sharingCell(n),
-			n.UnitsInUse, n.Units, nodeUSD(n), n.DevicePlugin.Status, n.FeatureDiscovery.Status, n.CapacityType)
+			n.UnitsInUse, n.Units, moneyOr(nodeUSDPerHour(n), "unpriced", usdCents), n.DevicePlugin.Status, n.FeatureDiscovery.Status, n.CapacityType)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -103,7 +102,7 @@ func inventoryDoc(inv *inventory.Inventory) *doc {
 	var rows [][]string
 	for _, g := range inv.Summary {
 		rows = append(rows, []string{g.GPUModel, g.Sharing, strconv.Itoa(g.Nodes), strconv.Itoa(g.GPUs), strconv.Itoa(g.Units),
-			strconv.Itoa(g.UnitsInUse), groupUSD(g), groupMonthly(g)})
+			strconv.Itoa(g.UnitsInUse), withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", usdCents), withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", perMonthOfHourly)})
 	}
 	d.table([]string{"model", "sharing", "nodes", "GPUs", "units", "in use", "$/hour", "$/month"}, rows)
 	d.heading("Nodes")
@@ -111,7 +110,7 @@ func inventoryDoc(inv *inventory.Inventory) *doc {
 	for _, n := range inv.Nodes {
 		rows = append(rows, []string{n.Name, modelCell(n), gpusCell(n), fmt.Sprintf("%d/%d", n.UnitsInUse, n.Units), sharingCell(n),
 			migCell(n.MIG), string(n.DevicePlugin.Status), string(n.FeatureDiscovery.Status), componentsCell(n.Components),
-			placeCell(n), n.CapacityType, nodeUSD(n), priceSourceCell(n)})
+			placeCell(n), n.CapacityType, moneyOr(nodeUSDPerHour(n), "unpriced", usdCents), priceSourceCell(n)})
 	}
 	d.table([]string{"node", "model", "GPUs", "in use", "sharing", "MIG", "device plugin", "GFD", "operator components",
 		"instance", "capacity", "$/hour", "price source"}, rows)
@@ -307,40 +306,12 @@ func placeCell(n inventory.Node) string {
 	return strings.Join(parts, " ")
 }
 
-// nodeUSD is the node's $/hour, or "unpriced": unknown is not $0.
-func nodeUSD(n inventory.Node) string {
-	if n.Price == nil {
-		return "unpriced"
-	}
-	return usdCents(n.Price.NodeUSDPerHour)
-}
-
 // priceSourceCell says where the price came from, or why there is none.
 func priceSourceCell(n inventory.Node) string {
 	if n.Price == nil {
 		return "unpriced: " + n.Unpriced
 	}
 	return n.Price.Source
-}
-
-func groupUSD(g inventory.Group) string {
-	return withUnpriced(g.USDPerHour, g.UnpricedNodes, usdCents)
-}
-
-func groupMonthly(g inventory.Group) string {
-	return withUnpriced(g.USDPerHour, g.UnpricedNodes, func(v float64) string { return money(v * pricing.HoursPerMonth) })
-}
-
-// withUnpriced formats a sum over priced nodes and says how many are left
-// out; with none priced it is "unpriced", never $0.
-func withUnpriced(v *float64, unpriced int, format func(float64) string) string {
-	switch {
-	case v == nil:
-		return "unpriced"
-	case unpriced > 0:
-		return fmt.Sprintf("%s + %d unpriced", format(*v), unpriced)
-	}
-	return format(*v)
 }
 
 // inventoryCSVHeader names the CSV's columns: one row per node; their
@@ -361,7 +332,7 @@ func writeInventoryCSV(w io.Writer, inv *inventory.Inventory) error {
 			expected = strconv.Itoa(*n.ExpectedGPUs)
 		}
 		if p := n.Price; p != nil {
-			usd, gpuUSD = strconv.FormatFloat(p.NodeUSDPerHour, 'f', -1, 64), strconv.FormatFloat(p.GPUUSDPerHour, 'f', -1, 64)
+			usd, gpuUSD = exact(p.NodeUSDPerHour), exact(p.GPUUSDPerHour)
 			origin, asOf, source = p.Origin, p.AsOf, p.Source
 		}
 		cw.Write([]string{n.Name, n.GPUModel, n.Product, strconv.Itoa(n.GPUs), expected, strconv.Itoa(n.Units),

@@ -120,7 +120,7 @@ func writeLedgerCSV(w io.Writer, l *ledger.Ledger) error {
 			payback = strconv.FormatFloat(*a.PaybackDays, 'f', -1, 64)
 		}
 		cw.Write([]string{a.ID, strconv.Itoa(a.Rank), strconv.Itoa(a.Phase), a.Lever, a.Kind, a.Title, a.Target,
-			strconv.FormatFloat(a.SavingUSDMonth, 'f', 2, 64), strconv.FormatFloat(a.EffortHours, 'f', -1, 64),
+			plainUSD(a.SavingUSDMonth), strconv.FormatFloat(a.EffortHours, 'f', -1, 64),
 			strconv.FormatFloat(a.BundleEffortHours, 'f', -1, 64), payback, string(a.Confidence), string(a.Risk),
 			strings.Join(a.Prerequisites, " "), strings.Join(a.RealisedBy, " "), partial})
 	}

@@ -131,7 +131,7 @@ func newLedgerView(l *ledger.Ledger) ledgerView {
 	v.Bridge = l.Bridge.Text()
 	v.Bar = newBeforeAfterBar(l)
 	for _, lr := range l.Levers {
-		v.Levers = append(v.Levers, []string{lr.Name, cents(lr.SavingUSDMonth), strconv.Itoa(lr.Actions), strconv.Itoa(lr.NotCounted)})
+		v.Levers = append(v.Levers, []string{lr.Name, usdCents(lr.SavingUSDMonth), strconv.Itoa(lr.Actions), strconv.Itoa(lr.NotCounted)})
 	}
 	v.Phases = phaseViews(l)
 	for _, m := range l.Metrics {
@@ -182,7 +182,7 @@ func phaseViews(l *ledger.Ledger) []phaseView {
 }
 
 func actionRow(a *ledger.Action) []string {
-	saving := cents(a.SavingUSDMonth)
+	saving := usdCents(a.SavingUSDMonth)
 	switch {
 	case len(a.RealisedBy) > 0 && a.SavingUSDMonth > 0: // saves on its own and is needed by others
 		saving += ", needed by " + strings.Join(a.RealisedBy, ", ")
@@ -247,7 +247,7 @@ func metricValue(m ledger.Metric) string {
 	case "%":
 		return decimal(*m.Value, 1) + "%"
 	case "USD":
-		return "$" + decimal(*m.Value, 2)
+		return usdCents(*m.Value)
 	}
 	return decimal(*m.Value, 0) + " " + m.Unit
 }
@@ -257,11 +257,6 @@ func atStake(f ledger.RedFlag) string {
 		return "-"
 	}
 	return monthly(*f.AtStakeUSDMonth)
-}
-
-// cents formats ledger dollars to the cent: "$12,345.67".
-func cents(v float64) string {
-	return "$" + decimal(v, 2)
 }
 
 func days(d *float64) string {

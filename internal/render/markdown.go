@@ -31,6 +31,9 @@ func writeMarkdown(w io.Writer, r *cost.Report, o Options) error {
 	for _, g := range whyGrids(o.IdleCauses) {
 		mdGrid(&b, g)
 	}
+	for _, g := range reconGrids(o.Reconciliation) {
+		mdGrid(&b, g)
+	}
 	mdNotes(&b, r)
 	_, err := w.Write(b.Bytes())
 	return err

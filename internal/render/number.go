@@ -11,22 +11,6 @@ import (
 
 // Display rounding lives here and only here; reports keep full precision.
 
-// money formats dollars as "$12,345". Amounts that round to zero but are not
-// zero read "<$1", so that a small cost is never shown as none.
-func money(v float64) string {
-	if v < 0 {
-		return "-" + money(-v)
-	}
-	r := math.Round(v)
-	if r == 0 && v > 0 {
-		return "<$1"
-	}
-	return "$" + thousands(strconv.FormatFloat(r, 'f', 0, 64))
-}
-
-// monthly formats a monthly dollar amount as "$12,345/month".
-func monthly(v float64) string { return money(v) + "/month" }
-
 // percent formats a ratio as "23.4%"; nil is "n/a" because no data is not 0%.
 func percent(p *float64) string {
 	if p == nil {

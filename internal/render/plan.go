@@ -33,11 +33,11 @@ func planDoc(pl *packing.Plan, shapes packing.Shapes) *doc {
 	bf, af := pl.Before, pl.After
 	d.heading("Summary")
 	d.table([]string{"", "nodes", "GPUs", "$/month", "GPU allocation", "GPU utilization"}, [][]string{
-		{"before", fmt.Sprint(bf.Nodes), fmt.Sprint(bf.GPUs), totalUSD(bf), pct(bf.Allocation), pctOrNA(bf.Utilization)},
-		{"after", fmt.Sprint(af.Nodes), fmt.Sprint(af.GPUs), totalUSD(af), pct(af.Allocation), pctOrNA(af.Utilization)},
+		{"before", fmt.Sprint(bf.Nodes), fmt.Sprint(bf.GPUs), withUnpriced(bf.USDPerMonth, bf.UnpricedNodes, "n/a (unpriced)", usdCents), pct(bf.Allocation), pctOrNA(bf.Utilization)},
+		{"after", fmt.Sprint(af.Nodes), fmt.Sprint(af.GPUs), withUnpriced(af.USDPerMonth, af.UnpricedNodes, "n/a (unpriced)", usdCents), pct(af.Allocation), pctOrNA(af.Utilization)},
 	})
 	d.linef("Saves %s/month: %d node(s) removed, %d move(s), %d GPU re-cut(s), %d workload(s) unplaced.",
-		maybeUSD(pl.SavingsUSDPerMonth), bf.Nodes-af.Nodes, len(pl.Moves), len(pl.Recuts), len(pl.Unplaced))
+		moneyOr(pl.SavingsUSDPerMonth, "n/a (unpriced)", usdCents), bf.Nodes-af.Nodes, len(pl.Moves), len(pl.Recuts), len(pl.Unplaced))
 	if n := len(pl.Shapes); n > 0 {
 		d.linef("Right-sized GPU shapes: %d applied, %d applied without effect (time-slicing), %d reverted to the current shape (see right-sizing).",
 			countShapes(pl, packing.ShapeApplied), countShapes(pl, packing.ShapeNoEffect), countShapes(pl, packing.ShapeReverted))
@@ -48,7 +48,7 @@ func planDoc(pl *packing.Plan, shapes packing.Shapes) *doc {
 	var rows [][]string
 	for _, p := range pl.Pools {
 		rows = append(rows, []string{p.Pool, fmt.Sprint(p.Nodes), fmt.Sprint(p.Kept), fmt.Sprint(p.Removed), fmt.Sprint(p.GPUsKept) + "/" + fmt.Sprint(p.GPUs),
-			poolUSD(p.USDPerMonthBefore, p.Unpriced), poolUSD(p.USDPerMonthAfter, p.Unpriced)})
+			withUnpriced(p.USDPerMonthBefore, p.Unpriced, "n/a (unpriced)", usdCents), withUnpriced(p.USDPerMonthAfter, p.Unpriced, "n/a (unpriced)", usdCents)})
 	}
 	d.table([]string{"pool", "nodes", "kept", "removed", "GPUs kept", "$/month before", "after"}, rows)
 	d.heading("Kept nodes")
@@ -80,29 +80,6 @@ func ledgerRelation(shapes packing.Shapes) string {
 	return "Savings ledger: this is the consolidation lever with every right-sized change packed (`gpuwise advise --levers rightsize,shape,consolidate`); " +
 		"`gpuwise advise` splits it into consolidation alone and what right-sizing adds, counts the cheaper of packing with or without each lever's changes, " +
 		"and with the autoscale lever keeps the nodes the window's peak needed and scales them in the troughs instead."
-}
-
-// maybeUSD is a dollar amount, or "n/a (unpriced)": unknown is not $0.
-func maybeUSD(v *float64) string {
-	if v == nil {
-		return "n/a (unpriced)"
-	}
-	return usdCents(*v)
-}
-
-// totalUSD is a total over priced nodes, saying how many are left out.
-func totalUSD(t packing.Totals) string {
-	if t.USDPerMonth != nil && t.UnpricedNodes > 0 {
-		return fmt.Sprintf("%s + %d unpriced", usdCents(*t.USDPerMonth), t.UnpricedNodes)
-	}
-	return maybeUSD(t.USDPerMonth)
-}
-
-func poolUSD(v *float64, unpriced int) string {
-	if v != nil && unpriced > 0 {
-		return fmt.Sprintf("%s + %d unpriced", usdCents(*v), unpriced)
-	}
-	return maybeUSD(v)
 }
 
 func countShapes(pl *packing.Plan, decision string) int {
@@ -250,7 +227,7 @@ func writePlanCSV(w io.Writer, pl *packing.Plan) error {
 	for _, n := range pl.Nodes {
 		usd := ""
 		if n.USDPerHour != nil {
-			usd = strconv.FormatFloat(*n.USDPerHour, 'f', -1, 64)
+			usd = exact(*n.USDPerHour)
 		}
 		cw.Write([]string{n.Name, n.Pool, n.Model, strconv.FormatBool(n.Keep), gpuModes(n), strconv.Itoa(n.Workloads),
 			strconv.Itoa(n.TimeSlicingReplicas), usd, strconv.FormatBool(n.Priced), n.Reason})

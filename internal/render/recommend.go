@@ -109,24 +109,17 @@ func writeRecommendationsCSV(w io.Writer, r *rightsize.Result) error {
 	cw.Write(recommendCSVHeader)
 	for _, g := range r.GPU {
 		cw.Write([]string{"gpu", g.Workload, g.Container, string(g.Action), gpuNow(g), gpuTarget(g),
-			savingsCell(g.MonthlySavingsUSD, g.Priced), strconv.FormatBool(g.Priced), string(g.Confidence), g.Reason})
+			pricedOr(g.MonthlySavingsUSD, g.Priced, "", plainUSD), strconv.FormatBool(g.Priced), string(g.Confidence), g.Reason})
 	}
 	for _, c := range r.Containers {
 		cw.Write([]string{"cpu-memory", c.Workload, c.Container, "resize", containerNow(c), containerTarget(c),
-			savingsCell(c.MonthlySavingsUSD, c.Priced), strconv.FormatBool(c.Priced), string(c.Confidence), c.Reason})
+			pricedOr(c.MonthlySavingsUSD, c.Priced, "", plainUSD), strconv.FormatBool(c.Priced), string(c.Confidence), c.Reason})
 	}
 	for _, k := range r.Skipped {
 		cw.Write([]string{"skipped", k.Workload, k.Container, k.Kind, "", "", "", "", "", k.Reason})
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-func savingsCell(v float64, priced bool) string {
-	if !priced {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
 // maxSkipLines keeps the table's skip list short; json has them all.
@@ -190,7 +183,7 @@ func gpuRows(r *rightsize.Result) [][]string {
 	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].MonthlySavingsUSD > gpus[j].MonthlySavingsUSD })
 	rows := make([][]string, 0, len(gpus))
 	for _, g := range gpus {
-		rows = append(rows, []string{g.Workload, moneyCell(g.MonthlySavingsUSD, g.Priced), strconv.Itoa(podsNow(g)), gpuNow(g), gpuTarget(g),
+		rows = append(rows, []string{g.Workload, pricedOr(g.MonthlySavingsUSD, g.Priced, "n/a", usdCents), strconv.Itoa(podsNow(g)), gpuNow(g), gpuTarget(g),
 			string(g.Confidence), g.Reason})
 	}
 	return rows
@@ -229,7 +222,7 @@ func containerRows(r *rightsize.Result) [][]string {
 		if c.CPUStarved {
 			note = append(note, "CPU-starved GPU: raised")
 		}
-		rows = append(rows, []string{c.Workload, c.Container, moneyCell(c.MonthlySavingsUSD, c.Priced),
+		rows = append(rows, []string{c.Workload, c.Container, pricedOr(c.MonthlySavingsUSD, c.Priced, "n/a", usdCents),
 			coresText(c.CurrentCPUMilli) + " → " + coresText(c.CPUMilli), gibText(c.CurrentMemoryBytes) + " → " + gibText(c.MemoryBytes),
 			string(c.Confidence), strings.Join(note, ", ")})
 	}
@@ -338,27 +331,6 @@ func bytesQty(b int64) string {
 		return strconv.FormatInt(b>>30, 10) + "Gi"
 	}
 	return strconv.FormatInt(int64(math.Ceil(float64(b)/(1<<20))), 10) + "Mi"
-}
-
-func moneyCell(v float64, priced bool) string {
-	if !priced {
-		return "n/a"
-	}
-	return usdCents(v)
-}
-
-// usdCents writes dollars with thousands separators: "$12,345.67", "-$5.00".
-func usdCents(v float64) string {
-	sign := ""
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	s := strconv.FormatFloat(v, 'f', 2, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	for i := len(whole) - 3; i > 0; i -= 3 {
-		whole = whole[:i] + "," + whole[i:]
-	}
-	return sign + "$" + whole + "." + frac
 }
 
 func windowText(r *rightsize.Result) string {

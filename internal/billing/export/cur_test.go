@@ -69,3 +69,29 @@ func near(t *testing.T, what string, got, want float64) {
 		t.Errorf("%s = %.10f, want %.10f", what, got, want)
 	}
 }
+
+// A split row whose resource id is not a pod ARN takes its namespace
+// from the aws:eks:namespace cost allocation tag (resource_tags); the
+// savings plan's realised discount is its effective cost against the
+// covered usage's public on-demand cost.
+func TestCURSplitNamespaceTagAndCommitment(t *testing.T) {
+	const cur = `bill_billing_period_start_date,line_item_usage_start_date,line_item_usage_end_date,line_item_line_item_type,line_item_product_code,line_item_usage_type,line_item_operation,line_item_resource_id,line_item_unblended_cost,pricing_public_on_demand_cost,savings_plan_savings_plan_effective_cost,savings_plan_savings_plan_a_r_n,split_line_item_parent_resource_id,split_line_item_split_cost,split_line_item_unused_cost,resource_tags
+2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,SavingsPlanCoveredUsage,AmazonEC2,USE1-BoxUsage:p5.48xlarge,RunInstances,i-0aaa,55.04,55.04,33.02,arn:sp1,,,,
+2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,Usage,AmazonEC2,USE1-EKS-EC2-vCPU-Hours,RunInstances,pod-uid-1,0,,,,i-0aaa,7,1,"{""aws:eks:namespace"": ""team-b"", ""aws:eks:cluster-name"": ""prod""}"
+`
+	b := billing.NewBill()
+	if err := Read(b, "cur.csv", strings.NewReader(cur), DefaultLimits()); err != nil {
+		t.Fatal(err)
+	}
+	m := b.Bind(t0, at(1), []billing.NodeLife{{Name: "a", ProviderID: "aws:///us-east-1a/i-0aaa", GPUs: 8}})
+	rc := m.Reconcile(nil, nil, nil)
+	if len(rc.Split) != 1 || rc.Split[0].Namespace != "team-b" || rc.Split[0].AWSUSD != 8 {
+		t.Errorf("split %+v", rc.Split)
+	}
+	amortized, list, ids, ok := m.Commitments()
+	near(t, "amortized", amortized, 33.02)
+	near(t, "list", list, 55.04)
+	if !ok || len(ids) != 1 || ids[0] != "arn:sp1" {
+		t.Errorf("commitments %v %v", ids, ok)
+	}
+}

@@ -143,7 +143,7 @@ var curSchema = schema{
 		"reservation_effective_cost", "reservation_reservation_a_r_n",
 		"reservation_unused_amortized_upfront_fee_for_billing_period", "reservation_unused_recurring_fee",
 		"split_line_item_parent_resource_id", "split_line_item_split_cost", "split_line_item_unused_cost",
-		"bill_billing_entity"},
+		"bill_billing_entity", "resource_tags"},
 	build: buildCUR,
 }
 
@@ -251,6 +251,16 @@ func buildCUR(c cells, r *billing.Row) (string, error) {
 		}
 		r.Split, r.SplitParent, r.SplitCost = true, parent, split+unused
 		r.SplitNamespace = namespaceOfPodARN(r.ResourceID)
+		if r.SplitNamespace == "" {
+			// The aws:eks:namespace cost allocation tag split cost
+			// allocation data puts on every pod row.
+			tags := c.get("resource_tags")
+			for _, k := range []string{"aws:eks:namespace", "aws_eks_namespace"} {
+				if r.SplitNamespace = productMapValue(tags, k); r.SplitNamespace != "" {
+					break
+				}
+			}
+		}
 	}
 	op := nullable(c.get("line_item_operation"))
 	r.ServiceCategory = ""

@@ -543,6 +543,8 @@ function billPanel(src, r) {
       num(src, r, "reconciliation.cpu_nodes_usd", "usd"), "."),
     el("li", {}, "Not on the bill: ", num(src, r, "reconciliation.unbilled_node_usd", "usd"), " of node cost at catalog prices (",
       String((rc.nodes_without_bill || []).length), " GPU nodes without a bill line)."),
+    el("li", {}, "Commitment coverage: ", num(src, r, "reconciliation.commitment_coverage", "pct"), " of the matched cost (",
+      num(src, r, "reconciliation.committed_usd", "usd"), " under savings plans or reservations)."),
     el("li", {}, "Unused commitment in the window: ", num(src, r, "reconciliation.unused_commitment_usd", "usd"), "."));
   const tbl = table(src, r, "reconciliation.unmatched_gpu_lines", [
     { key: "resource_id", label: "Billed instance" }, { key: "provider", label: "Provider" },

@@ -1,6 +1,10 @@
 package lever
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpuwise/gpuwise/internal/rightsize"
+)
 
 // Level grades confidence and risk.
 type Level string
@@ -103,6 +107,10 @@ type Action struct {
 	weight float64
 	// title names a grouped action for its number of items.
 	title func(n int) string
+	// priceDates are the sources and dates of the prices of the nodes it
+	// targets (the plan names them in its confidence; levers that compare
+	// prices name their own).
+	priceDates string
 }
 
 // Item is one workload of a grouped action.
@@ -119,7 +127,13 @@ type Item struct {
 
 	key    string // the workload change's key, for Unrealised
 	weight float64
+	gpu    *rightsize.GPURec // a shape item's shape (Shape)
 }
+
+// Shape is the GPU shape a shape action's item gives its workload (the
+// recommendation, or the in-cluster alternative the ledger took); nil for
+// an item of any other action.
+func (it *Item) Shape() *rightsize.GPURec { return it.gpu }
 
 // group sets a grouped action's targets, effort, confidence, risk,
 // evidence, files and title from its items.

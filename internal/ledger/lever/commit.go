@@ -27,7 +27,11 @@ func (commitLever) Propose(m *Model, env *Env) (Proposal, error) {
 		return prop, nil
 	}
 	p := env.Commit
-	curve := m.OnDemandCurve()
+	bc := commitmentsBilled(m, env)
+	if bc.discount > 0 {
+		p.Discount1Y = bc.discount
+	}
+	curve := m.onDemandCurve(bc.covered)
 	one := capacity.BestCommit(curve, p.Discount1Y, p.CapOfMean)
 	three := capacity.BestCommit(curve, p.Discount3Y, p.CapOfMean)
 	if one.LevelUSDPerHour <= 0 || one.SavingUSDPerHour <= 0 {
@@ -52,14 +56,27 @@ func (commitLever) Propose(m *Model, env *Env) (Proposal, error) {
 		},
 		Artefacts: []Artefact{},
 	}
+	if bc.coveredUSD > 0 {
+		a.Evidence = append(a.Evidence, Evidence{Name: "already_committed_usd_per_hour", Value: round2(bc.coveredUSD), Unit: "USD/hour"})
+	}
 	a.Confidence, a.ConfidenceReason = commitConfidence(env.Snapshot.Window.Hours())
-	if d := priceDates(env, func(n *cluster.Node) bool { return n.Capacity != cluster.Spot }); d != "" {
+	d := priceDates(env, func(n *cluster.Node) bool { return n.Capacity != cluster.Spot })
+	if d == "" {
+		d = "unpriced"
+	}
+	if bc.discount > 0 {
+		a.ConfidenceReason += fmt.Sprintf("; the on-demand use is priced at the nodes' rates (%s) and the discount is the %.1f%% the bill's commitments realised (%s), on their own term (the bill does not say it; the 3-year alternative takes the policy's %.0f%%)",
+			d, one.Discount*100, bc.source, p.Discount3Y*100)
+	} else {
 		a.ConfidenceReason += fmt.Sprintf("; the on-demand use is priced at the nodes' rates (%s) and the discount is the policy's %.0f%%, not a quote", d, one.Discount*100)
+	}
+	if bc.coveredUSD > 0 {
+		a.ConfidenceReason += fmt.Sprintf("; $%.2f/h of the nodes' use the bill's commitments already cover is left out", bc.coveredUSD)
 	}
 	a.Risk, a.RiskReason = Medium, fmt.Sprintf("%s/month is owed for the term whatever the use; below %.0f%% use of the commitment it costs more than on demand", CentsOf(owed), one.BreakEven*100)
 	level, disc := one.LevelUSDPerHour, one.Discount
 	prop.Changes = []Change{{Action: a, Apply: func(m *Model) {
-		m.Commitment = &Commitment{LevelUSDPerHour: level, Discount: disc, Term: "1y"}
+		m.Commitment = &Commitment{LevelUSDPerHour: level, Discount: disc, Term: "1y", Covered: bc.covered}
 	}}}
 	return prop, nil
 }
@@ -71,4 +88,49 @@ func commitConfidence(hours float64) (Level, string) {
 		return Low, fmt.Sprintf("a year's commitment sized on %.0f h of use: less than a week", hours)
 	}
 	return Medium, fmt.Sprintf("a year's commitment sized on %.0f h of use: check it against the last months' bills", hours)
+}
+
+// billCommitments is what prices backed by a bill say of the
+// commitments already in it (the app's prices with --bill).
+type billCommitments interface {
+	// CommitmentDiscount is the discount the bill's commitments realised
+	// on the cluster's GPU nodes (1 − amortized ÷ list), with its source.
+	CommitmentDiscount() (discount float64, source string, ok bool)
+	// CommittedShare is the part of a node's billed cost they cover.
+	CommittedShare(node string) float64
+}
+
+// billedCommitments is the bill's word on commitments for the lever: the
+// realised discount (0: none; the policy's applies), its source, and the
+// part of each kept on-demand node's rate already committed.
+type billedCommitments struct {
+	discount   float64
+	source     string
+	covered    map[string]float64
+	coveredUSD float64 // $/h of the nodes' rates already covered
+}
+
+func commitmentsBilled(m *Model, env *Env) billedCommitments {
+	var bc billedCommitments
+	b, ok := env.Prices.(billCommitments)
+	if !ok {
+		return bc
+	}
+	if d, src, ok := b.CommitmentDiscount(); ok && d > 0 && d < 1 {
+		bc.discount, bc.source = d, src
+	}
+	for i := range m.Nodes {
+		n := &m.Nodes[i]
+		if !n.Kept || !n.Priced || n.Capacity == cluster.Spot || n.Capacity == cluster.Reserved {
+			continue
+		}
+		if s := b.CommittedShare(n.Name); s > 0 {
+			if bc.covered == nil {
+				bc.covered = map[string]float64{}
+			}
+			bc.covered[n.Name] = s
+			bc.coveredUSD += n.USDPerHour * s
+		}
+	}
+	return bc
 }

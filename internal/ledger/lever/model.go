@@ -95,6 +95,9 @@ type Commitment struct {
 	LevelUSDPerHour float64 `json:"level_usd_per_hour"`
 	Discount        float64 `json:"discount"`
 	Term            string  `json:"term"`
+	// Covered is the part of each node's cost the bill's commitments
+	// already cover: left out of the curve the new one applies to.
+	Covered map[string]float64 `json:"-"`
 }
 
 // newModel builds the model of a packing problem's nodes, each kept and
@@ -116,7 +119,7 @@ func (m *Model) Cost() Cents {
 		usd += m.Nodes[i].monthly()
 	}
 	if c := m.Commitment; c != nil {
-		usd -= capacity.Saving(m.OnDemandCurve(), c.LevelUSDPerHour, c.Discount) * HoursPerMonth
+		usd -= capacity.Saving(m.onDemandCurve(c.Covered), c.LevelUSDPerHour, c.Discount) * HoursPerMonth
 	}
 	return CentsOf(usd)
 }
@@ -126,12 +129,16 @@ func (m *Model) Cost() Cents {
 // of those that run more (as an autoscaler adds and removes them), so at
 // a share x of the month the use is the sum of the rates of the nodes that
 // run more than x of it.
-func (m *Model) OnDemandCurve() []capacity.Use {
+func (m *Model) OnDemandCurve() []capacity.Use { return m.onDemandCurve(nil) }
+
+// onDemandCurve is OnDemandCurve without the part of each node's rate
+// that existing commitments cover (covered: the share per node).
+func (m *Model) onDemandCurve(covered map[string]float64) []capacity.Use {
 	type nr struct{ share, rate float64 }
 	var ns []nr
 	for i := range m.Nodes {
-		if n := &m.Nodes[i]; n.Kept && n.Priced && n.Capacity != cluster.Spot && n.Capacity != cluster.Reserved && n.Hours > 0 {
-			ns = append(ns, nr{math.Min(n.Hours/HoursPerMonth, 1), n.USDPerHour})
+		if n := &m.Nodes[i]; n.Kept && n.Priced && n.Capacity != cluster.Spot && n.Capacity != cluster.Reserved && n.Hours > 0 && covered[n.Name] < 1 {
+			ns = append(ns, nr{math.Min(n.Hours/HoursPerMonth, 1), n.USDPerHour * (1 - covered[n.Name])})
 		}
 	}
 	slices.SortFunc(ns, func(a, b nr) int { return cmp.Compare(b.share, a.share) })

@@ -45,3 +45,44 @@ func priceDates(env *Env, keep func(*cluster.Node) bool) string {
 	slices.Sort(out)
 	return strings.Join(out, "; ")
 }
+
+// targetPriceDates lists the sources and dates of the prices of the GPU
+// nodes an action targets: its nodes, its pools' nodes, the nodes its
+// workloads' pods run on at the window's end.
+func targetPriceDates(env *Env, m *Model, targets []Target) string {
+	nodes, pools, workloads := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, t := range targets {
+		switch t.Kind {
+		case "node":
+			nodes[t.Name] = true
+		case "pool":
+			pools[t.Name] = true
+		case "workload":
+			workloads[t.Name] = true
+		}
+	}
+	for i := range m.Nodes {
+		if pools[m.Nodes[i].Pool] {
+			nodes[m.Nodes[i].Name] = true
+		}
+	}
+	if len(workloads) > 0 {
+		s := env.Snapshot.Snapshot
+		for i := range s.Pods {
+			if p := &s.Pods[i]; p.Node != "" && workloads[p.WorkloadKey()] {
+				nodes[p.Node] = true
+			}
+		}
+	}
+	return priceDates(env, func(n *cluster.Node) bool { return nodes[n.Name] })
+}
+
+// DatePrices names in a money action's confidence the sources and dates
+// of the node prices its saving is counted at; the levers that compare
+// prices (spot, commitments) name the prices they compare themselves.
+func (a *Action) DatePrices() {
+	if a.priceDates == "" || a.Lever == LeverSpot || a.Lever == LeverCommit {
+		return
+	}
+	a.ConfidenceReason += "; counted at the nodes' prices (" + a.priceDates + ")"
+}

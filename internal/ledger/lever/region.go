@@ -39,6 +39,7 @@ type regionPool struct {
 	nodes                             []*Node
 	to                                string
 	toUSD, perGB, saving              float64
+	toDate                            string // the other region's price source and date
 }
 
 func (regionLever) Propose(m *Model, env *Env) (Proposal, error) {
@@ -107,7 +108,7 @@ func cheapestRegion(p *regionPool, prices Prices, rp regionPrices) bool {
 		if err != nil || (p.to != "" && np.NodeUSDPerHour >= p.toUSD) || !cheaperOnAll(p.nodes, np.NodeUSDPerHour) {
 			continue
 		}
-		p.to, p.toUSD, p.perGB = e.Region, np.NodeUSDPerHour, perGB
+		p.to, p.toUSD, p.perGB, p.toDate = e.Region, np.NodeUSDPerHour, perGB, priceDate(np)
 	}
 	if p.to == "" {
 		return false
@@ -168,7 +169,7 @@ func regionChange(p regionPool, target string, be capacity.RegionMove, pol capac
 		},
 		Artefacts: []Artefact{},
 	}
-	a.Confidence, a.ConfidenceReason = Medium, "catalog list prices in both regions and a list $/GB for the transfer (docs/pricing.md); capacity and quota for the instance type in "+p.to+" are not checked"
+	a.Confidence, a.ConfidenceReason = Medium, "catalog list prices in both regions ("+p.to+": "+p.toDate+") and a list $/GB for the transfer (docs/pricing.md); capacity and quota for the instance type in "+p.to+" are not checked"
 	a.Risk, a.RiskReason = Medium, "latency to users and data, data residency and quotas change with the region; the one-time transfer is not in the monthly saving"
 	to, nodes := p.toUSD, names
 	return Change{Action: a, Apply: func(m *Model) {

@@ -155,6 +155,7 @@ func (r *Result) apply(lv Lever, m *Model, env *Env) error {
 	for _, ch := range p.Changes {
 		a := ch.Action
 		a.Lever, a.requires = lv.Name(), ch.Requires
+		a.priceDates = targetPriceDates(env, m, a.Targets)
 		before := m.Cost()
 		ch.Apply(m)
 		after := m.Cost()

@@ -72,9 +72,10 @@ func shapeChange(kind rightsize.GPUAction, recs []*rightsize.GPURec) Change {
 		Artefacts: []Artefact{{Command: planRightsize}}}
 	var changes []WorkloadChange
 	for _, r := range recs {
-		it := shapeItem(r)
-		a.Items = append(a.Items, it)
 		rec := *r
+		it := shapeItem(r)
+		it.gpu = &rec
+		a.Items = append(a.Items, it)
 		changes = append(changes, WorkloadChange{Action: it.key, Group: key, Lever: LeverShape, Workload: r.Workload, GPU: &rec})
 	}
 	a.group()

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# build.sh: fetches the CRDs of every kind `gpuwise generate` writes that
+# the apiserver does not serve itself, from the Go modules of the projects
+# that define them (module downloads only, seconds), into a cache outside
+# the repository; skipped when the cache holds them for the pinned versions.
+#   karpenter/        Karpenter's NodePool (sigs.k8s.io/karpenter)
+#   karpenter-aws/    the AWS provider's NodePool (Karpenter's with the
+#                     karpenter.k8s.aws label rules) and EC2NodeClass
+#   karpenter-azure/  the Azure provider's NodePool and AKSNodeClass, when
+#                     its module can be had (see env.sh); UNAVAILABLE says
+#                     why not
+#   keda/             KEDA's ScaledObject
+#   vpa/              the VerticalPodAutoscaler (and its checkpoint)
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+
+want="$KARPENTER_MODULE@$KARPENTER_VERSION $KARPENTER_AWS_MODULE@$KARPENTER_AWS_VERSION $KARPENTER_AZURE_MODULE@$KARPENTER_AZURE_VERSION $KEDA_MODULE@$KEDA_VERSION $VPA_MODULE@$VPA_VERSION"
+if [ "$(cat "$CRDS/.built-from" 2>/dev/null)" = "$want" ]; then
+  echo "crds: CRDs in $CRDS are current"
+  exit 0
+fi
+mkdir -p "$CRDS_MOD"
+[ -f "$CRDS_MOD/go.mod" ] || printf 'module gpuwise.local/crds\n\ngo 1.26\n' >"$CRDS_MOD/go.mod"
+
+# moddir MODULE VERSION: the module's directory in the module cache, or
+# nothing (and the go command's error in $CRDS_MOD/error) when it cannot
+# be had.
+moddir() {
+  local out
+  out=$(cd "$CRDS_MOD" && go mod download -json "$1@$2" 2>&1) || true
+  printf '%s\n' "$out" | sed -n 's/.*"Error": "\(.*\)",*$/\1/p' | sed 's/\\n\\t/ /g' >"$CRDS_MOD/error"
+  printf '%s\n' "$out" | sed -n 's/.*"Dir": "\(.*\)",/\1/p'
+}
+err() { cat "$CRDS_MOD/error"; }
+
+rm -rf "$CRDS" && mkdir -p "$CRDS"/{karpenter,karpenter-aws,karpenter-azure,keda,vpa}
+copy() { # copy DIR DEST FILE...
+  local dir=$1 dest=$2
+  shift 2
+  for f in "$@"; do cp "$dir/$f" "$CRDS/$dest/"; done
+  cp "$dir/LICENSE" "$CRDS/$dest/LICENSE"
+}
+d=$(moddir "$KARPENTER_MODULE" "$KARPENTER_VERSION")
+[ -n "$d" ] || { echo "crds: $KARPENTER_MODULE@$KARPENTER_VERSION: $(err)" >&2; exit 1; }
+copy "$d" karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml
+d=$(moddir "$KARPENTER_AWS_MODULE" "$KARPENTER_AWS_VERSION")
+[ -n "$d" ] || { echo "crds: $KARPENTER_AWS_MODULE@$KARPENTER_AWS_VERSION: $(err)" >&2; exit 1; }
+copy "$d" karpenter-aws pkg/apis/crds/karpenter.sh_nodepools.yaml pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml
+d=$(moddir "$KARPENTER_AZURE_MODULE" "$KARPENTER_AZURE_VERSION")
+if [ -n "$d" ]; then
+  copy "$d" karpenter-azure pkg/apis/crds/karpenter.sh_nodepools.yaml pkg/apis/crds/karpenter.azure.com_aksnodeclasses.yaml
+else
+  echo "$KARPENTER_AZURE_MODULE@$KARPENTER_AZURE_VERSION cannot be had from the module proxy: $(err)" >"$CRDS/karpenter-azure/UNAVAILABLE"
+  echo "crds: $(cat "$CRDS/karpenter-azure/UNAVAILABLE")" >&2
+fi
+d=$(moddir "$KEDA_MODULE" "$KEDA_VERSION")
+[ -n "$d" ] || { echo "crds: $KEDA_MODULE@$KEDA_VERSION: $(err)" >&2; exit 1; }
+copy "$d" keda config/crd/bases/keda.sh_scaledobjects.yaml
+d=$(moddir "$VPA_MODULE" "$VPA_VERSION")
+[ -n "$d" ] || { echo "crds: $VPA_MODULE@$VPA_VERSION: $(err)" >&2; exit 1; }
+copy "$d" vpa deploy/vpa-v1-crd-gen.yaml
+chmod -R u+w "$CRDS"
+echo "$want" >"$CRDS/.built-from"
+echo "crds: CRDs from $want in $CRDS"

@@ -1,0 +1,22 @@
+# env.sh: the pinned modules whose CRDs the generated objects are checked
+# against (sourced by build.sh). Everything lives in a cache outside the
+# repository. Karpenter, KEDA and the VPA are the versions go.mod pins;
+# the AWS provider is the release built on that Karpenter.
+CRDS=${GPUWISE_CACHE:-$HOME/.cache/gpuwise}/crds
+CRDS_MOD=${GPUWISE_CACHE:-$HOME/.cache/gpuwise}/crds-mod
+KARPENTER_MODULE=sigs.k8s.io/karpenter
+KARPENTER_VERSION=v1.14.1
+KARPENTER_AWS_MODULE=github.com/aws/karpenter-provider-aws
+KARPENTER_AWS_VERSION=v1.14.1
+# The Azure provider's module is not served by the module proxy this
+# project can reach (its version list and zips answer 403 "This module
+# version is not available"), so its AKSNodeClass CRD cannot be had; the
+# Azure NodePools are checked under Karpenter's own NodePool CRD, and the
+# test says so.
+KARPENTER_AZURE_MODULE=github.com/Azure/karpenter-provider-azure
+KARPENTER_AZURE_VERSION=v1.14.1
+KEDA_MODULE=github.com/kedacore/keda/v2
+KEDA_VERSION=v2.21.0
+VPA_MODULE=k8s.io/autoscaler/vertical-pod-autoscaler
+VPA_VERSION=v1.8.1
+export GOFLAGS=-buildvcs=false GOWORK=off
