@@ -122,6 +122,30 @@ func applyNodeFacts(nf map[string]*facts, byNode map[string]*cluster.Node) {
 	get("kube_node_deletion_timestamp", func(n *cluster.Node, f *fact) { n.Deleted = unixTime(f.value) })
 }
 
+// endNodes ends, one info step after it was last seen, a node whose
+// kube_node_info series stops before the window's end and that has no
+// deletion time (kube_node_deletion_timestamp missing, or never scraped
+// between the delete and the node's going): as a pod deleted while
+// running. Without it a node deleted in the window looked alive at its
+// end, and the ledger removed it again (issue 31's fault-mode property).
+func endNodes(nodes []cluster.Node, nf map[string]*facts, w cluster.Window, infoStep time.Duration) {
+	last := map[string]float64{}
+	nf["kube_node_info"].each(func(f *fact) {
+		n := f.labels.Get("node")
+		last[n] = max(last[n], f.last)
+	})
+	for i := range nodes {
+		n := &nodes[i]
+		seen, ok := last[n.Name]
+		if !ok || !n.Deleted.IsZero() {
+			continue
+		}
+		if end := unixTime(seen).Add(infoStep); end.Before(w.End) {
+			n.Deleted = end
+		}
+	}
+}
+
 // describe fills a node's cloud facts and GPU model from its labels.
 func describe(n *cluster.Node) {
 	l := n.Labels

@@ -40,6 +40,7 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 		}
 		return struct{}{}
 	})
+	endNodes(s.Nodes, a.nodeFacts.facts, r.w, r.opts.InfoStep)
 	held, conflicts := attachMeasured(a.pods, a.gpu, r.w)
 	unplaced := placeUnmeasured(a.pods, a.gpu, held, r.w)
 	attached()
