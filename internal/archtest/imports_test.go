@@ -67,9 +67,14 @@ var layers = map[string]layer{
 // the other engine; each is also written in the importer's doc.go.
 var engineExceptions = map[string][]string{
 	// the savings ledger: right-sized changes packed onto fewer priced
-	// nodes, related to the cost report (docs/savings.md)
-	"internal/ledger": {"internal/rightsize", "internal/packing", "internal/cost", "internal/capacity"},
-	"internal/quota":  {"internal/cost"}, // prices quotas from the cost allocation (cost.Allocation)
+	// nodes, related to the cost report (docs/savings.md); its levers and
+	// its FinOps metrics are its own parts, below it (the levers know
+	// neither the ledger nor the metrics; the metrics read the levers'
+	// actions and know no ledger)
+	"internal/ledger":        {"internal/rightsize", "internal/packing", "internal/cost", "internal/capacity", "internal/ledger/lever", "internal/ledger/finops"},
+	"internal/ledger/lever":  {"internal/rightsize", "internal/packing", "internal/capacity"},
+	"internal/ledger/finops": {"internal/cost", "internal/ledger/lever"},
+	"internal/quota":         {"internal/cost"}, // prices quotas from the cost allocation (cost.Allocation)
 }
 
 // callsUseCases are the front ends that run use cases: the CLI and the
@@ -247,6 +252,11 @@ func TestRulesCatchBadImports(t *testing.T) {
 		want string
 	}{
 		{"engine imports an engine", pkg{ImportPath: module + "internal/cost", Imports: []string{module + "internal/audit"}}, "engines are siblings"},
+		// the ledger's parts: the levers below the metrics, both below the ledger
+		{"a lever imports the ledger", pkg{ImportPath: module + "internal/ledger/lever", Imports: []string{module + "internal/ledger"}}, "engines are siblings"},
+		{"a lever reads the metrics", pkg{ImportPath: module + "internal/ledger/lever", Imports: []string{module + "internal/ledger/finops"}}, "engines are siblings"},
+		{"the metrics import the ledger", pkg{ImportPath: module + "internal/ledger/finops", Imports: []string{module + "internal/ledger"}}, "engines are siblings"},
+		{"the metrics pack", pkg{ImportPath: module + "internal/ledger/finops", Imports: []string{module + "internal/packing"}}, "engines are siblings"},
 		{"core imports an adapter", pkg{ImportPath: module + "internal/cluster", Imports: []string{module + "internal/prom"}}, "core packages import only core packages"},
 		{"core reaches the network", pkg{ImportPath: module + "internal/pricing", Deps: []string{"net/http"}}, "depends on net/http"},
 		{"engine reaches client-go", pkg{ImportPath: module + "internal/audit", Deps: []string{"k8s.io/client-go/rest"}}, "depends on k8s.io/client-go"},
@@ -291,6 +301,8 @@ func TestRulesCatchBadImports(t *testing.T) {
 	}
 	allowed := []pkg{
 		{ImportPath: module + "internal/ledger", Imports: []string{module + "internal/rightsize"}}, // the documented exception
+		{ImportPath: module + "internal/ledger", Imports: []string{module + "internal/ledger/lever", module + "internal/ledger/finops"}},
+		{ImportPath: module + "internal/ledger/finops", Imports: []string{module + "internal/ledger/lever", module + "internal/cost"}},
 		// use cases build manifests and metric frames by layer, not by name
 		{ImportPath: module + "internal/app", Imports: []string{module + "internal/generate", module + "internal/generate/newkind", module + "internal/history"}},
 		{ImportPath: module + "internal/collector", Imports: []string{module + "internal/exporter", module + "internal/app", module + "internal/rolling"}},
@@ -304,7 +316,7 @@ func TestRulesCatchBadImports(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]layer{"internal/prom/promtest": support, "internal/prom/wire/wiretest": support, "internal/prom/wire": adapter,
-		"internal/archtest": support, "internal/history": store, "internal/generate": manifests, "internal/collector": useCase, "test/integration/serve": main_} {
+		"internal/archtest": support, "internal/history": store, "internal/ledger/lever": engine, "internal/ledger/finops": engine, "internal/ledger/ledgertest": support, "internal/generate": manifests, "internal/collector": useCase, "test/integration/serve": main_} {
 		if got, _ := classify(name); got != want {
 			t.Errorf("classify(%s) = %q, want %q", name, got, want)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 )
 
 // batchBurst: two 4-GPU A100 nodes ($10/h, $7,300/month each); a
@@ -51,12 +52,12 @@ func TestAutoscaleKeepsThePeakAndScalesTheTrough(t *testing.T) {
 	}
 	byLever := map[string]Cents{}
 	for _, lr := range l.Levers {
-		byLever[lr.Name] = lr.saving
+		byLever[lr.Name] = lr.Saving()
 	}
 	if byLever[LeverConsolidate] != 0 || byLever[LeverAutoscale] != want {
 		t.Errorf("levers %v: want consolidation $0 (a2 kept for the peak) and autoscale %s", byLever, want)
 	}
-	if len(l.Actions) != 1 || l.Actions[0].Kind != kindScaleNodes || l.Actions[0].Confidence != High {
+	if len(l.Actions) != 1 || l.Actions[0].Kind != lever.KindScaleNodes || l.Actions[0].Confidence != High {
 		t.Errorf("actions %+v, want one high-confidence scale-nodes action", l.Actions)
 	}
 }
@@ -109,8 +110,8 @@ func TestAutoscaleDiurnalService(t *testing.T) {
 		t.Fatalf("%d actions, want the node pool (a prerequisite) and the service", len(l.Actions))
 	}
 	pool, svc := l.Actions[0], l.Actions[1]
-	if pool.Kind != kindScaleNodes || pool.saving != 0 || svc.Kind != kindAutoscale || svc.saving != want {
-		t.Errorf("actions %s %s and %s %s; want scale-nodes $0 then autoscale-workloads %s", pool.Kind, pool.saving, svc.Kind, svc.saving, want)
+	if pool.Kind != lever.KindScaleNodes || pool.Saving() != 0 || svc.Kind != lever.KindAutoscale || svc.Saving() != want {
+		t.Errorf("actions %s %s and %s %s; want scale-nodes $0 then autoscale-workloads %s", pool.Kind, pool.Saving(), svc.Kind, svc.Saving(), want)
 	}
 	if len(svc.Prerequisites) != 1 || svc.Prerequisites[0] != pool.ID || len(svc.Items) != 1 {
 		t.Errorf("service action needs %v with %d items; want %s and one item", svc.Prerequisites, len(svc.Items), pool.ID)

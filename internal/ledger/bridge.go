@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 )
 
 // Bridge relates the ledger's "before" to the cost report's monthly spend,
@@ -33,7 +34,7 @@ type Bridge struct {
 
 // relate builds the bridge from the cost engine's allocation of the same
 // snapshot and prices.
-func (l *Ledger) relate(in Input, m *Model, a *cost.Allocation) {
+func (l *Ledger) relate(in Input, m *lever.Model, a *cost.Allocation) {
 	w := in.Snapshot.Window
 	factor := HoursPerMonth / w.Hours()
 	var part, departed float64

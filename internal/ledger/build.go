@@ -2,13 +2,10 @@ package ledger
 
 import (
 	"fmt"
-	"slices"
-	"sync"
 
-	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
-	"github.com/gpuwise/gpuwise/internal/packing"
-	"github.com/gpuwise/gpuwise/internal/rightsize"
+	"github.com/gpuwise/gpuwise/internal/ledger/finops"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 )
 
 // Build applies the levers in order to the modelled cluster of a prepared
@@ -18,22 +15,21 @@ func Build(in Input, o Options) (*Ledger, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("ledger options: %w", err)
 	}
-	lvs, _ := Levers(o.leverNames())
+	lvs, _ := lever.Levers(o.leverNames())
 	return buildWith(in, o, lvs)
 }
 
 // buildWith applies the levers in the order given (Build passes the
 // documented order; tests try others).
-func buildWith(in Input, o Options, lvs []Lever) (*Ledger, error) {
+func buildWith(in Input, o Options, lvs []lever.Lever) (*Ledger, error) {
 	in, err := stage(in, o)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
-	env, m, err := prepare(in, o, packs(lvs))
+	env, m, err := lever.Prepare(setup(in, o), lvs)
 	if err != nil {
 		return nil, err
 	}
-	env.peakAware = slices.ContainsFunc(lvs, func(lv Lever) bool { return traitsOf(lv).wantsPeak })
 	return applyLevers(in, o, lvs, env, m)
 }
 
@@ -56,6 +52,42 @@ func stage(in Input, o Options) (Input, error) {
 	return withCapacity(in, o)
 }
 
+// withSnapshotSignals fills Hourly and Counters the caller left nil from
+// the snapshot's hourly series, when it carries them.
+func withSnapshotSignals(in Input) Input {
+	if in.Snapshot == nil {
+		return in
+	}
+	h, c := finops.SnapshotSignals(in.Snapshot.Snapshot)
+	if in.Hourly == nil && h != nil {
+		in.Hourly = h
+	}
+	if in.Counters == nil && c != nil {
+		in.Counters = c
+	}
+	return in
+}
+
+// withCapacity fills Input.Capacity from the snapshot when the caller did
+// not.
+func withCapacity(in Input, o Options) (Input, error) {
+	if in.Capacity != nil || in.Snapshot == nil {
+		return in, nil
+	}
+	c, err := lever.CapacityFromSnapshot(in.Snapshot.Snapshot, o.Autoscale, o.Reclaim)
+	if err != nil {
+		return in, err
+	}
+	in.Capacity = c
+	return in, nil
+}
+
+// setup is what lever.Prepare reads of an input and options.
+func setup(in Input, o Options) lever.Setup {
+	return lever.Setup{Snapshot: in.Snapshot, Prices: in.Prices, Recs: in.Recs, Capacity: in.Capacity, Policy: o.Policy,
+		Autoscale: o.Autoscale, Commit: o.Commit, Reclaim: o.Reclaim, Region: o.Region, Workers: o.Workers}
+}
+
 // Reads is what of a snapshot beyond its nodes, pods, requests and the
 // GPUs' activity (what cluster.Snapshot.ReleaseUsageDetail keeps) a build
 // still reads.
@@ -72,13 +104,13 @@ type Reads struct {
 // ReleaseUsageDetail keeps: what the snapshot's owner must keep until
 // the ledger is built. Each lever's needs are its traits (lever.go).
 func SnapshotReads(in Input, o Options) Reads {
-	lvs, _ := Levers(o.leverNames())
+	lvs, _ := lever.Levers(o.leverNames())
 	hasSeries := in.Snapshot != nil && in.Snapshot.Hourly != nil
 	var r Reads
 	if hasSeries && (in.Hourly == nil || in.Counters == nil) {
 		r.Hourly = true
 	}
-	if hasSeries && in.Capacity == nil && slices.ContainsFunc(lvs, func(lv Lever) bool { return traitsOf(lv).readsCapacity }) {
+	if hasSeries && in.Capacity == nil && lever.ReadCapacity(lvs) {
 		r.Hourly = true
 	}
 	// Right-sizing reads the usage detail and the CPU series; the
@@ -93,29 +125,25 @@ func SnapshotReads(in Input, o Options) Reads {
 }
 
 // applyLevers applies the levers to a prepared model and makes the ledger.
-func applyLevers(in Input, o Options, lvs []Lever, env *Env, m *Model) (*Ledger, error) {
+func applyLevers(in Input, o Options, lvs []lever.Lever, env *lever.Env, m *lever.Model) (*Ledger, error) {
 	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, Partial: in.Snapshot.Partial, before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
-	st := &run{unrealised: map[string]string{}}
 	in.Recs = nil // env holds them for the levers that read them
-	for i, lv := range lvs {
-		if err := st.apply(lv, m, env); err != nil {
-			return nil, err
-		}
-		if !slices.ContainsFunc(lvs[i+1:], func(lv Lever) bool { return traitsOf(lv).readsRecs }) {
-			env.Recs = nil // what the model's changes need of them they hold
-		}
+	st, err := lever.Run(lvs, m, env)
+	if err != nil {
+		return nil, err
 	}
 	l.after = m.Cost()
 	l.NodesAfter, l.GPUsAfter, _ = m.Kept()
-	l.Levers, l.Notes = st.levers, st.notes
+	l.Levers, l.Notes = st.Levers, st.Notes
 	l.plan(st, o.EngineerUSDPerHour)
 	a, rep, err := costReport(in)
 	if err != nil {
 		return nil, err
 	}
 	l.relate(in, m, a)
-	l.Metrics, l.RedFlags = metrics(in, env, l, a, rep)
+	l.Metrics, l.RedFlags = finops.Compute(finops.Input{Snapshot: in.Snapshot, Hourly: in.Hourly, Counters: in.Counters,
+		Allocation: a, Report: rep, Actions: l.Actions})
 	l.money()
 	l.Summary = summarize(l, rep)
 	l.emptyLists()
@@ -146,120 +174,6 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// prepare computes what levers read (right-sizing results, GPU demand)
-// and the starting model: the GPU nodes alive at the window's end, priced
-// as the planner prices them. Right-sizing (unless given) and the GPU
-// demand run beside the rest; with pack, the rest includes packing the
-// current shapes for the consolidation lever (none reads what another
-// makes).
-func prepare(in Input, o Options, pack bool) (*Env, *Model, error) {
-	if in.Snapshot == nil || in.Prices == nil {
-		return nil, nil, fmt.Errorf("ledger: no snapshot or no prices")
-	}
-	if err := in.Snapshot.Window.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("ledger: %w", err)
-	}
-	env := &Env{Snapshot: in.Snapshot, Prices: in.Prices, Recs: in.Recs, Autoscale: o.Autoscale, Commit: o.Commit, Reclaim: o.Reclaim,
-		Region: o.Region, capacity: in.Capacity, packers: o.Workers}
-	var wg sync.WaitGroup
-	var recErr error
-	// beside runs f beside the rest, unless the caller asked for one
-	// worker.
-	beside := func(f func()) {
-		if o.Workers == 1 {
-			f()
-			return
-		}
-		wg.Go(f)
-	}
-	if env.Recs == nil {
-		beside(func() { env.Recs, recErr = rightsize.Recommend(in.Snapshot, o.Policy, in.Prices) })
-	}
-	beside(func() { env.peaks = gpuDemand(in.Snapshot) })
-	prob, err := packing.FromSnapshot(in.Snapshot, packing.SnapshotOptions{Prices: in.Prices, Shapes: packing.CurrentShapes})
-	if err == nil {
-		env.current = prob
-		if pack {
-			env.packed = &packed{}
-			env.packed.plan, env.packed.err = packing.Solve(prob)
-		}
-	}
-	wg.Wait()
-	if recErr != nil {
-		return nil, nil, fmt.Errorf("ledger: %w", recErr)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("ledger: %w", err)
-	}
-	return env, newModel(modelNodes(prob, in.Snapshot.Snapshot)), nil
-}
-
-// packs reports whether a lever list packs the current shapes.
-func packs(lvs []Lever) bool {
-	return slices.ContainsFunc(lvs, func(lv Lever) bool { return traitsOf(lv).packsCurrent })
-}
-
-// modelNodes are the planner's nodes with their capacity type.
-func modelNodes(p *packing.Problem, s *cluster.Snapshot) []Node {
-	capacity := make(map[string]string, len(s.Nodes))
-	for i := range s.Nodes {
-		capacity[s.Nodes[i].Name] = s.Nodes[i].Capacity
-	}
-	out := make([]Node, len(p.Nodes))
-	for i, n := range p.Nodes {
-		out[i] = Node{Name: n.Name, Pool: n.Pool, GPUModel: n.Model, Capacity: capacity[n.Name], GPUs: n.GPUs,
-			USDPerHour: n.USDPerHour, Priced: n.Priced}
-	}
-	return out
-}
-
-// run collects what the levers did.
-type run struct {
-	actions    []Action
-	notCounted []NotCounted
-	unrealised map[string]string
-	levers     []LeverResult
-	notes      []string
-}
-
-// apply lets one lever propose changes and applies them in order,
-// pricing the model around each.
-func (r *run) apply(lv Lever, m *Model, env *Env) error {
-	p, err := lv.Propose(m.clone(), env)
-	if err != nil {
-		return fmt.Errorf("lever %s: %w", lv.Name(), err)
-	}
-	lr := LeverResult{Name: lv.Name(), NotCounted: len(p.NotCounted)}
-	for _, ch := range p.Changes {
-		a := ch.Action
-		a.Lever, a.requires = lv.Name(), ch.Requires
-		before := m.Cost()
-		ch.Apply(m)
-		after := m.Cost()
-		if after > before {
-			return fmt.Errorf("lever %s: action %s raises the modelled cost from %s to %s (a gpuwise bug; please report it)", lv.Name(), a.Key, before, after)
-		}
-		a.saving = before - after
-		a.ModelBeforeUSDMonth, a.ModelAfterUSDMonth, a.SavingUSDMonth = before.USD(), after.USD(), a.saving.USD()
-		lr.saving += a.saving
-		r.actions = append(r.actions, a)
-	}
-	if p.Finish != nil {
-		before := m.Cost()
-		if p.Finish(m); m.Cost() != before {
-			return fmt.Errorf("lever %s: finishing changed the modelled cost (a gpuwise bug; please report it)", lv.Name())
-		}
-	}
-	lr.SavingUSDMonth = lr.saving.USD()
-	r.levers = append(r.levers, lr)
-	r.notCounted = append(r.notCounted, p.NotCounted...)
-	for k, why := range p.Unrealised {
-		r.unrealised[k] = why
-	}
-	r.notes = append(r.notes, p.Notes...)
-	return nil
 }
 
 // money sets the ledger's dollar fields from its cents.

@@ -32,7 +32,7 @@ func TestCommitOnTopOfAutoscale(t *testing.T) {
 	var commit Cents
 	for _, lr := range both.Levers {
 		if lr.Name == LeverCommit {
-			commit = lr.saving
+			commit = lr.Saving()
 		}
 	}
 	if commit <= 0 || both.Saving() != scaled.Saving()+commit {

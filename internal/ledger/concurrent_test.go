@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 )
 
 // The consolidation lever packs the subsets of the changing levers
@@ -30,7 +32,7 @@ func TestConcurrentPackingIsSequential(t *testing.T) {
 				t.Errorf("%s: concurrent packing changed the ledger (-sequential +concurrent):\n%s", name, d)
 			}
 			for _, a := range l.Actions {
-				if a.Kind == kindRepack {
+				if a.Kind == lever.KindRepack {
 					repacks++
 				}
 			}

@@ -20,15 +20,25 @@
 // Counters light them up). docs/savings.md is the reference for every rule
 // and default.
 //
+// The package is split by concept: this one is the core — Build, the
+// Ledger and its Reconcile, the plan (ranking, phases, payback), the
+// bridge and the summary; the levers, the model they transform and the
+// actions' vocabulary are package lever (one file per lever); the FinOps
+// metrics and red flags are package finops. The vocabulary a use case
+// reads (Action, Cents, Metric, RedFlag, the lever names…) is named here
+// too (vocab.go), so that use cases and render import the ledger alone.
+//
 // Composition exception: the ledger is an engine that composes other
 // engines (with quota, which prices from cost; both listed in
-// internal/archtest's engineExceptions). It calls rightsize (recommendations), packing (the
+// internal/archtest's engineExceptions). It calls its own parts, lever
+// and finops, and rightsize (recommendations), packing (the
 // consolidation planner), cost (allocation and report) and capacity (the
 // replicas GPU services need hour by hour), all pricing nodes through the
 // same pricing.Pricer. No engine imports the ledger.
 //
 // Pure engine: it imports cluster, pricing, nodeprice, cost, rightsize,
-// packing, capacity and the standard library only; never adapters (kube,
+// packing, capacity, its parts (ledger/lever, ledger/finops) and the
+// standard library only; never adapters (kube,
 // prom, sim, snapshot, trace), the store (history), the output layers
 // (generate, exporter), use cases (app, collector), front ends (cli,
 // render, serve) or the clock: time comes from the snapshot's window.

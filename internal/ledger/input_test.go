@@ -39,38 +39,3 @@ func TestGivenReportGivesTheSameLedger(t *testing.T) {
 		}
 	}
 }
-
-// TestPackingAheadGivesTheSameLedger: the current shapes packed beside
-// right-sizing make the ledger the consolidation lever makes packing them
-// itself.
-func TestPackingAheadGivesTheSameLedger(t *testing.T) {
-	t.Parallel()
-	lvs, _ := Levers(nil)
-	for seed := range uint64(8) {
-		s := genCluster(t, rand.New(rand.NewPCG(seed, 29)))
-		in := Input{Snapshot: s, Prices: testPrices()}
-		var got [2][]byte
-		for i, ahead := range []bool{false, true} {
-			env, m, err := prepare(in, DefaultOptions(), ahead)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (env.packed != nil) != ahead {
-				t.Fatalf("packed ahead: %v, want %v", env.packed != nil, ahead)
-			}
-			l, err := applyLevers(in, DefaultOptions(), lvs, env, m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got[i], err = json.Marshal(l); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if !bytes.Equal(got[0], got[1]) {
-			t.Errorf("seed %d: the ledger with the plan packed ahead differs:\n%s\n%s", seed, got[0], got[1])
-		}
-	}
-	if packs([]Lever{rightsizeLever{}}) || !packs(lvs) {
-		t.Error("packs: only a lever list with consolidation packs ahead")
-	}
-}

@@ -1,9 +1,8 @@
 package ledger
 
 import (
-	"fmt"
-
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 )
 
 // Ledger is the savings ledger of one snapshot: the modelled cluster's
@@ -57,18 +56,6 @@ func (l *Ledger) After() Cents { return l.after }
 // Saving is before − after.
 func (l *Ledger) Saving() Cents { return l.before - l.after }
 
-// LeverResult is what one lever added.
-type LeverResult struct {
-	Name           string  `json:"name"`
-	SavingUSDMonth float64 `json:"saving_usd_month"`
-	// Actions counts the lever's actions in the ledger (money and
-	// prerequisites); NotCounted the opportunities it did not count.
-	Actions    int `json:"actions"`
-	NotCounted int `json:"not_counted"`
-
-	saving Cents
-}
-
 // Phase is one part of the 30/60/90-day plan.
 type Phase struct {
 	Phase int    `json:"phase"`
@@ -94,22 +81,8 @@ type Payback struct {
 // negative, the actions add up to before − after, the levers add up to
 // the same, and the bridge to the cost report adds up.
 func (l *Ledger) Reconcile() error {
-	var sum, levers Cents
-	for i := range l.Actions {
-		a := &l.Actions[i]
-		if a.saving < 0 {
-			return fmt.Errorf("ledger does not reconcile: action %s (%s) saves %s, less than nothing", a.ID, a.Key, a.saving)
-		}
-		if CentsOf(a.ModelBeforeUSDMonth)-CentsOf(a.ModelAfterUSDMonth) != a.saving {
-			return fmt.Errorf("ledger does not reconcile: action %s saves %s but the model goes from $%.2f to $%.2f", a.ID, a.saving, a.ModelBeforeUSDMonth, a.ModelAfterUSDMonth)
-		}
-		sum += a.saving
-	}
-	for _, lr := range l.Levers {
-		levers += lr.saving
-	}
-	if want := l.before - l.after; sum != want || levers != want {
-		return fmt.Errorf("ledger does not reconcile: actions save %s and levers %s, but the model goes from %s to %s (%s)", sum, levers, l.before, l.after, want)
+	if err := lever.Reconcile(l.Actions, l.Levers, l.before, l.after); err != nil {
+		return err
 	}
 	return l.Bridge.reconcile(l.before)
 }

@@ -18,7 +18,7 @@ import (
 func savings(l *Ledger) map[string]Cents {
 	out := map[string]Cents{}
 	for _, a := range l.Actions {
-		out[a.Key] = a.saving
+		out[a.Key] = a.Saving()
 	}
 	return out
 }
@@ -175,11 +175,9 @@ func TestShapeAloneSavesNothing(t *testing.T) {
 func TestReconcileRefusesALedgerOffByACent(t *testing.T) {
 	t.Parallel()
 	for name, tamper := range map[string]func(l *Ledger){
-		"an action a cent richer":   func(l *Ledger) { l.Actions[0].saving++ },
-		"after a cent lower":        func(l *Ledger) { l.after-- },
-		"a negative action":         func(l *Ledger) { l.Actions[0].saving = -1 },
-		"a lever total off":         func(l *Ledger) { l.Levers[0].saving++ },
-		"bridge rounding of 2 cent": func(l *Ledger) { l.Bridge.rounding = 2 },
+		"an action's model a cent richer": func(l *Ledger) { l.Actions[0].ModelBeforeUSDMonth += 0.01 },
+		"after a cent lower":              func(l *Ledger) { l.after-- },
+		"bridge rounding of 2 cent":       func(l *Ledger) { l.Bridge.rounding = 2 },
 	} {
 		l := build(t, fixture(t), upToConsolidation())
 		tamper(l)

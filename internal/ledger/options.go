@@ -9,7 +9,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
-	"github.com/gpuwise/gpuwise/internal/packing"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -64,7 +64,7 @@ func DefaultOptions() Options {
 // Validate lists every problem with the options, each naming its field.
 func (o Options) Validate() error {
 	var errs []error
-	if _, err := Levers(o.Levers); err != nil {
+	if _, err := lever.Levers(o.Levers); err != nil {
 		errs = append(errs, fmt.Errorf("levers: %w", err))
 	}
 	if r := o.EngineerUSDPerHour; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
@@ -119,42 +119,6 @@ type Input struct {
 	Capacity *Capacity
 }
 
-// Env is what levers read besides the model: the snapshot, prices,
-// right-sizing results and the effort table. It is shared and read-only,
-// but for packed, which the consolidation lever takes.
-type Env struct {
-	Snapshot *cluster.Prepared
-	Prices   Prices
-	Recs     *rightsize.Result
-	// Autoscale and Commit are the capacity levers' policies (Options).
-	Autoscale capacity.AutoscalePolicy
-	Commit    capacity.CommitPolicy
-	Reclaim   capacity.ReclaimPolicy
-	Region    capacity.RegionPolicy
-	// capacity is Input.Capacity.
-	capacity *Capacity
-	// peaks is the GPU demand over the window per model, for the
-	// consolidation lever's confidence.
-	peaks *demand
-	// peakAware: the autoscale lever follows consolidation, which then
-	// keeps the nodes the window's peak needs (burst.go).
-	peakAware bool
-	// current is the packing problem of the pods as they are (the model's
-	// nodes come from it); the consolidation lever packs it as it is.
-	current *packing.Problem
-	// packed is current's plan, packed beside right-sizing; the
-	// consolidation lever takes it (and may drop it later).
-	packed *packed
-	// packers is Options.Workers.
-	packers int
-}
-
-// packed is a plan packed ahead, or why it could not be.
-type packed struct {
-	plan *packing.Plan
-	err  error
-}
-
 // leverNames are the levers Build applies: the named ones, or by default
 // every lever that is on by default, and the region lever when the data a
 // move takes is given (without it the lever can count nothing).
@@ -162,6 +126,6 @@ func (o Options) leverNames() []string {
 	if len(o.Levers) > 0 || o.Region.DataGB <= 0 {
 		return o.Levers
 	}
-	out := slices.DeleteFunc(LeverNames(), func(n string) bool { return offByDefault[n] })
+	out := slices.DeleteFunc(LeverNames(), func(n string) bool { return lever.OffByDefault(n) })
 	return append(out[:len(out):len(out)], LeverRegion)
 }

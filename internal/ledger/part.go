@@ -1,6 +1,10 @@
 package ledger
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
+)
 
 // Part is a slice of the ledger that another command's figures belong
 // to: the money actions of some kinds, with their prerequisites, and what
@@ -30,10 +34,10 @@ func (l *Ledger) Part(name string, kinds ...string) Part {
 	in := map[string]bool{}
 	var saving Cents
 	for _, a := range l.Actions {
-		if a.saving <= 0 || !slices.Contains(kinds, a.Kind) {
+		if a.Saving() <= 0 || !slices.Contains(kinds, a.Kind) {
 			continue
 		}
-		saving += a.saving
+		saving += a.Saving()
 		in[a.ID] = true
 		for _, id := range a.Prerequisites {
 			in[id] = true
@@ -49,7 +53,7 @@ func (l *Ledger) Part(name string, kinds ...string) Part {
 }
 
 // RightSizing is the right-sizing part: the re-pack actions.
-func (l *Ledger) RightSizing() Part { return l.Part(PartRightSizing, kindRepack) }
+func (l *Ledger) RightSizing() Part { return l.Part(PartRightSizing, lever.KindRepack) }
 
 // Consolidation is the consolidation-alone part: the pool removals.
-func (l *Ledger) Consolidation() Part { return l.Part(PartConsolidation, kindRemoveNodes) }
+func (l *Ledger) Consolidation() Part { return l.Part(PartConsolidation, lever.KindRemoveNodes) }

@@ -6,10 +6,43 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 )
 
 // daysPerMonth turns a monthly saving into a daily one for payback.
 const daysPerMonth = HoursPerMonth / 24.0
+
+// quickWinHours is the most effort (with prerequisites) a phase-1 action
+// may take.
+const quickWinHours = 8
+
+// phase names and day ranges.
+var phases = []struct{ days, name string }{
+	{"0-30", "quick wins"},
+	{"31-60", "configuration changes"},
+	{"61-90", "capacity changes"},
+}
+
+// kindPhase is the earliest phase an action's kind allows: request
+// changes are quick wins; MIG and time-slicing change node configuration;
+// a cheaper GPU model changes what capacity is bought. Removing nodes is a
+// quick win when it and its prerequisites take at most quickWinHours and
+// its risk is not high, else a configuration change. effort includes the
+// prerequisites'.
+func kindPhase(a *Action, effort float64) int {
+	switch a.Kind {
+	case lever.KindResize:
+		return 1
+	case lever.KindCheaperModel, lever.KindCommit, lever.KindRegion:
+		return 3
+	case lever.KindRemoveNodes, lever.KindRepack:
+		if effort <= quickWinHours && a.Risk != High {
+			return 1
+		}
+	}
+	return 2
+}
 
 // plan turns the levers' actions into the ledger's plan: actions that
 // save money, with the prerequisites they realise; changes that save
@@ -17,27 +50,27 @@ const daysPerMonth = HoursPerMonth / 24.0
 // confidence is carried from prerequisites, actions are ranked by saving
 // per effort hour (a bundle at a time: an action with the prerequisites
 // not yet scheduled), phased, numbered and priced for payback.
-func (l *Ledger) plan(r *run, rate float64) {
-	byKey := make(map[string]*Action, len(r.actions))
-	for i := range r.actions {
-		byKey[r.actions[i].Key] = &r.actions[i]
+func (l *Ledger) plan(r *lever.Result, rate float64) {
+	byKey := make(map[string]*Action, len(r.Actions))
+	for i := range r.Actions {
+		byKey[r.Actions[i].Key] = &r.Actions[i]
 	}
 	need := map[string][]string{} // prerequisite key → money actions that need it
-	for i := range r.actions {
-		if a := &r.actions[i]; a.saving > 0 {
+	for i := range r.Actions {
+		if a := &r.Actions[i]; a.Saving() > 0 {
 			for _, k := range closure(a, byKey) {
 				need[k] = append(need[k], a.Key)
 			}
 		}
 	}
 	var kept []*Action
-	for i := range r.actions {
-		a := &r.actions[i]
-		needed := a.saving > 0 || len(need[a.Key]) > 0
+	for i := range r.Actions {
+		a := &r.Actions[i]
+		needed := a.Saving() > 0 || len(need[a.Key]) > 0
 		if len(a.Items) > 0 {
-			l.NotCounted = append(l.NotCounted, a.trim(needed, r.unrealised)...)
+			l.NotCounted = append(l.NotCounted, a.Trim(needed, r.Unrealised)...)
 		} else if !needed {
-			l.NotCounted = append(l.NotCounted, NotCounted{Lever: a.Lever, Target: a.Target, Reason: unrealisedWhy(a, r.unrealised), weight: a.weight})
+			l.NotCounted = append(l.NotCounted, a.NotCounted(unrealisedWhy(a, r.Unrealised)))
 		}
 		if needed {
 			kept = append(kept, a)
@@ -45,15 +78,15 @@ func (l *Ledger) plan(r *run, rate float64) {
 	}
 	// Changes found and not realised first, the larger first, then what
 	// had too little data.
-	slices.SortStableFunc(l.NotCounted, func(a, b NotCounted) int { return cmp.Compare(b.weight, a.weight) })
-	l.NotCounted = append(l.NotCounted, r.notCounted...)
+	slices.SortStableFunc(l.NotCounted, func(a, b NotCounted) int { return cmp.Compare(b.Weight(), a.Weight()) })
+	l.NotCounted = append(l.NotCounted, r.NotCounted...)
 	if len(l.Partial) > 0 {
 		for _, a := range kept {
 			capPartial(a, l.Partial[0])
 		}
 	}
 	for _, a := range kept {
-		if a.saving > 0 {
+		if a.Saving() > 0 {
 			inherit(a, closure(a, byKey), byKey)
 		}
 	}
@@ -61,30 +94,6 @@ func (l *Ledger) plan(r *run, rate float64) {
 	l.number(order, byKey, need)
 	l.price(order, bundles, rate)
 	l.count()
-}
-
-// trim moves a grouped action's items that nothing realises to the
-// not-counted list (all of them when the action itself is not needed) and
-// regroups the rest.
-func (a *Action) trim(needed bool, unrealised map[string]string) []NotCounted {
-	var out []NotCounted
-	var kept []Item
-	for _, it := range a.Items {
-		why, ok := unrealised[it.key]
-		if needed && !ok {
-			kept = append(kept, it)
-			continue
-		}
-		if !ok {
-			why = "saves nothing on its own and no later lever realises it"
-		}
-		out = append(out, NotCounted{Lever: a.Lever, Target: it.Target, Reason: why, weight: it.weight})
-	}
-	if needed {
-		a.Items = kept
-		a.group()
-	}
-	return out
 }
 
 // unrealisedWhy is why an action that saves nothing is not counted.
@@ -105,7 +114,7 @@ func closure(a *Action, byKey map[string]*Action) []string {
 	seen := map[string]bool{a.Key: true}
 	var walk func(x *Action)
 	walk = func(x *Action) {
-		for _, k := range x.requires {
+		for _, k := range x.Requires() {
 			if p := byKey[k]; p != nil && !seen[k] {
 				seen[k] = true
 				walk(p)
@@ -145,7 +154,7 @@ func capPartial(a *Action, first string) {
 func inherit(a *Action, prereqs []string, byKey map[string]*Action) {
 	for _, k := range prereqs {
 		p := byKey[k]
-		if p.Confidence.rank() < a.Confidence.rank() {
+		if p.Confidence.Rank() < a.Confidence.Rank() {
 			a.Confidence = p.Confidence
 			a.ConfidenceReason = fmt.Sprintf("%s; a prerequisite (%s) is %s: %s", a.ConfidenceReason, p.Target, p.Confidence, p.ConfidenceReason)
 		}
@@ -184,7 +193,7 @@ func rank(actions []*Action, byKey map[string]*Action, need map[string][]string)
 	bundles := map[string]float64{}
 	taken := map[string]bool{}
 	for _, a := range order {
-		if a.saving > 0 {
+		if a.Saving() > 0 {
 			_, bundles[a.Key] = bundle(a, byKey, taken)
 			for _, k := range append(closure(a, byKey), a.Key) {
 				taken[k] = true
@@ -201,13 +210,13 @@ func next(actions []*Action, byKey map[string]*Action, done map[string]bool) (*A
 	var bestKeys []string
 	bestRatio := 0.0
 	for _, a := range actions {
-		if a.saving <= 0 || done[a.Key] {
+		if a.Saving() <= 0 || done[a.Key] {
 			continue
 		}
 		keys, effort := bundle(a, byKey, done)
 		ratio := math.Inf(1)
 		if effort > 0 {
-			ratio = float64(a.saving) / effort
+			ratio = float64(a.Saving()) / effort
 		}
 		if best == nil || before(a, ratio, best, bestRatio) {
 			best, bestKeys, bestRatio = a, keys, ratio
@@ -225,7 +234,7 @@ func before(a *Action, ra float64, b *Action, rb float64) bool {
 	if ra != rb {
 		return ra > rb
 	}
-	return cmp.Or(cmp.Compare(b.saving, a.saving), cmp.Compare(a.Key, b.Key)) < 0
+	return cmp.Or(cmp.Compare(b.Saving(), a.Saving()), cmp.Compare(a.Key, b.Key)) < 0
 }
 
 // bundle is an action with its prerequisites not yet done, prerequisites
@@ -253,7 +262,7 @@ func phase(actions []*Action, byKey map[string]*Action, need map[string][]string
 		}
 	}
 	for _, a := range actions {
-		if a.saving > 0 {
+		if a.Saving() > 0 {
 			continue
 		}
 		first := 0
@@ -278,7 +287,7 @@ func (l *Ledger) number(order []*Action, byKey map[string]*Action, need map[stri
 	l.Actions = make([]Action, len(order))
 	for i, a := range order {
 		a.Prerequisites = []string{}
-		for _, k := range a.requires {
+		for _, k := range a.Requires() {
 			if byKey[k] != nil {
 				a.Prerequisites = append(a.Prerequisites, id[k])
 			}
@@ -302,12 +311,12 @@ func (l *Ledger) price(order []*Action, bundles map[string]float64, rate float64
 		ph := &l.Phases[a.Phase-1]
 		ph.Actions = append(ph.Actions, a.ID)
 		ph.EffortHours += a.EffortHours
-		ph.SavingUSDMonth = (CentsOf(ph.SavingUSDMonth) + a.saving).USD()
+		ph.SavingUSDMonth = (CentsOf(ph.SavingUSDMonth) + a.Saving()).USD()
 		l.Payback.EffortHours += a.EffortHours
-		if a.saving > 0 {
+		if a.Saving() > 0 {
 			a.BundleEffortHours = bundles[a.Key]
 			a.OneTimeUSD = round2(a.BundleEffortHours * rate)
-			a.PaybackDays = payback(a.OneTimeUSD, a.saving)
+			a.PaybackDays = payback(a.OneTimeUSD, a.Saving())
 		} else {
 			a.BundleEffortHours = a.EffortHours
 		}
@@ -315,7 +324,7 @@ func (l *Ledger) price(order []*Action, bundles map[string]float64, rate float64
 	l.Payback.OneTimeUSD = round2(l.Payback.EffortHours * rate)
 	var total Cents
 	for i := range l.Actions {
-		total += l.Actions[i].saving
+		total += l.Actions[i].Saving()
 	}
 	l.Payback.Days = payback(l.Payback.OneTimeUSD, total)
 }
@@ -347,3 +356,6 @@ func (l *Ledger) count() {
 		}
 	}
 }
+
+// round2 rounds dollars or days to two decimals for display.
+func round2(v float64) float64 { return math.Round(v*100) / 100 }

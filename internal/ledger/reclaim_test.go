@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/nodeprice"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
@@ -45,7 +46,7 @@ func TestReclaimNotebookIdle20HoursADay(t *testing.T) {
 	l := build(t, notebookIdle(t), options(LeverReclaim))
 	runs := 7 * (4 + 1.0/3) * HoursPerMonth / weekHours
 	want := CentsOf(4*HoursPerMonth) - CentsOf(4*runs)
-	if l.Saving() != want || len(l.Actions) != 1 || l.Actions[0].Kind != kindReclaim || len(l.Actions[0].Items) != 1 {
+	if l.Saving() != want || len(l.Actions) != 1 || l.Actions[0].Kind != lever.KindReclaim || len(l.Actions[0].Items) != 1 {
 		t.Errorf("reclaim saves %s in %d action(s), want %s in one with the notebook", l.Saving(), len(l.Actions), want)
 	}
 	// Autoscale first: the notebook holds one replica (its floor), so the
@@ -132,7 +133,7 @@ func TestReclaimAloneIsNotCreditedWithPoolScaling(t *testing.T) {
 	var after Cents
 	for _, lr := range both.Levers {
 		if lr.Name == LeverReclaim {
-			after = lr.saving
+			after = lr.Saving()
 		}
 	}
 	if scaling.Saving() <= 0 || alone.Saving() <= 0 {

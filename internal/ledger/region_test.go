@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
@@ -46,7 +47,7 @@ func TestRegionMoveCounted(t *testing.T) {
 	for _, e := range a.Evidence {
 		ev[e.Name] = e.Value
 	}
-	if a.Kind != kindRegion || !strings.Contains(a.Title, "to us-east-2") || ev["one_time_transfer_usd"] != 400 ||
+	if a.Kind != lever.KindRegion || !strings.Contains(a.Title, "to us-east-2") || ev["one_time_transfer_usd"] != 400 ||
 		ev["transfer_payback_months"] != round2(400.0/(2*HoursPerMonth)) {
 		t.Errorf("action %q kind %s evidence %v; want a move to us-east-2, $400 once, payback %.2f months", a.Title, a.Kind, ev, 400.0/(2*HoursPerMonth))
 	}
@@ -101,11 +102,11 @@ func TestRegionOffByDefault(t *testing.T) {
 	}{{0, false}, {1, true}} {
 		o := DefaultOptions()
 		o.Region.DataGB = tc.dataGB
-		lvs, err := Levers(o.leverNames())
+		lvs, err := lever.Levers(o.leverNames())
 		if err != nil {
 			t.Fatal(err)
 		}
-		on := slices.ContainsFunc(lvs, func(lv Lever) bool { return lv.Name() == LeverRegion })
+		on := slices.ContainsFunc(lvs, func(lv lever.Lever) bool { return lv.Name() == LeverRegion })
 		if on != tc.on || len(lvs) != len(LeverNames())-1+btoi(tc.on) {
 			t.Errorf("data %g GB: %d levers, region on %v; want on %v", tc.dataGB, len(lvs), on, tc.on)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -46,7 +47,7 @@ func TestCheaperModelAbsentFallsBackToMIG(t *testing.T) {
 	}
 	mig, nc := 0, 0
 	for _, a := range l.Actions {
-		if a.Kind == kindMIG {
+		if a.Kind == lever.KindMIG {
 			mig += len(a.Items)
 		}
 	}

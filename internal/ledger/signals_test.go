@@ -136,6 +136,10 @@ func TestSnapshotSignalsLightUpTheLedger(t *testing.T) {
 	}
 }
 
+// needsGPUHourly is why the 6-hour rule per GPU is unavailable from a
+// snapshot's series (finops).
+const needsGPUHourly = "needs hour-by-hour activity per physical GPU: the hourly series at hand are per GPU workload"
+
 // TestCallerSignalsWin: Hourly and Counters the caller gives are used
 // over the snapshot's series.
 func TestCallerSignalsWin(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/capacity"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
@@ -55,7 +56,7 @@ func TestSpotForCheckpointedTraining(t *testing.T) {
 	}
 	rework := capacity.GPUInterruptionsPerMonth / 730 * (0.5 + 10.0/60)
 	want := CentsOf(10*HoursPerMonth) - CentsOf(4/(1-rework)*HoursPerMonth)
-	if l.Saving() != want || len(l.Actions) != 1 || l.Actions[0].Kind != kindSpot {
+	if l.Saving() != want || len(l.Actions) != 1 || l.Actions[0].Kind != lever.KindSpot {
 		t.Errorf("spot saves %s in %d action(s), want %s in one", l.Saving(), len(l.Actions), want)
 	}
 }
@@ -125,7 +126,7 @@ func TestSpotLimitIsPerNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Actions) != 1 || l.Actions[0].Kind != kindSpot || l.Saving() <= 0 {
+	if len(l.Actions) != 1 || l.Actions[0].Kind != lever.KindSpot || l.Saving() <= 0 {
 		t.Fatalf("spot: %d actions saving %s, not counted %+v: want the candidate counted", len(l.Actions), l.Saving(), l.NotCounted)
 	}
 	ev := map[string]float64{}

@@ -34,7 +34,7 @@ type FirstAction struct {
 func summarize(l *Ledger, rep *cost.Report) Summary {
 	s := Summary{SpendUSDMonth: l.Bridge.ReportUSDMonth, Utilization: rep.Totals.GPUUtilizationOfProvisioned, RecoverableUSDMonth: l.Saving().USD()}
 	for _, a := range l.Actions {
-		if a.saving > 0 && len(s.First) < 3 {
+		if a.Saving() > 0 && len(s.First) < 3 {
 			s.First = append(s.First, FirstAction{ID: a.ID, Title: a.Title, SavingUSDMonth: a.SavingUSDMonth, PaybackDays: a.PaybackDays, Confidence: a.Confidence})
 		}
 	}
@@ -45,7 +45,7 @@ func summarize(l *Ledger, rep *cost.Report) Summary {
 	s.Lines = append(s.Lines, fmt.Sprintf("GPU spend %s/month; GPU utilization %s of provisioned GPU-hours.", l.Bridge.report, util))
 	money := 0
 	for _, a := range l.Actions {
-		if a.saving > 0 {
+		if a.Saving() > 0 {
 			money++
 		}
 	}

@@ -1,0 +1,47 @@
+package lever
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/nodeprice"
+	"github.com/gpuwise/gpuwise/internal/pricing"
+)
+
+// priceDate says where one price came from and how old it is, for the
+// confidence reasons that compare prices: "catalog as of 2026-01-21",
+// "bill, charges up to 2026-11-07", "override".
+func priceDate(p pricing.NodePrice) string {
+	switch {
+	case p.Origin == pricing.OriginBill:
+		return "bill, charges up to " + p.AsOf
+	case p.AsOf != "":
+		return "catalog as of " + p.AsOf
+	case p.Origin != "":
+		return p.Origin
+	}
+	return "unpriced"
+}
+
+// priceDates lists the distinct sources and dates of the prices of the
+// snapshot's GPU nodes that keep selects, as the lever's pricer gives
+// them: "catalog as of 2026-01-21; bill, charges up to 2026-11-07".
+func priceDates(env *Env, keep func(*cluster.Node) bool) string {
+	var out []string
+	for i := range env.Snapshot.Nodes {
+		n := &env.Snapshot.Nodes[i]
+		if !n.HasGPUs() || !keep(n) {
+			continue
+		}
+		p, err := env.Prices.Price(nodeprice.Spec(n))
+		if err != nil {
+			continue
+		}
+		if d := priceDate(p); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
+}
