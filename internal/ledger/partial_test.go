@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
+
 	"strings"
 	"testing"
 )
@@ -54,7 +56,7 @@ func TestPartialReadCapsConfidence(t *testing.T) {
 func TestCommitWithheldOnPartialRead(t *testing.T) {
 	t.Parallel()
 	full := build(t, diurnalService(t), options(LeverCommit))
-	if len(full.Actions) != 1 || full.Actions[0].Kind != kindCommit {
+	if len(full.Actions) != 1 || full.Actions[0].Kind != lever.KindCommit {
 		t.Fatalf("complete read: %d action(s); want the commitment (the test checks nothing otherwise)", len(full.Actions))
 	}
 	s := diurnalService(t)

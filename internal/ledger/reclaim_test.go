@@ -73,7 +73,7 @@ func TestReclaimIsNoSurerThanThePoolScaling(t *testing.T) {
 		l := build(t, notebookIdleFor(t, c.hours), options(c.levers...))
 		var got *Action
 		for i := range l.Actions {
-			if l.Actions[i].Kind == kindReclaim {
+			if l.Actions[i].Kind == lever.KindReclaim {
 				got = &l.Actions[i]
 			}
 		}

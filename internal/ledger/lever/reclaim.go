@@ -99,7 +99,7 @@ func reclaimChange(m *Model, env *Env, model string, idles []capacity.Idle) (Cha
 	poolLevel, poolWhy := historyConfidence(env.Snapshot.Window.Hours(), "the pool's hourly GPU demand the freed node-hours rest on")
 	for _, id := range idles {
 		it := reclaimItem(id, perMonth, env.Reclaim)
-		if poolLevel.rank() < it.Confidence.rank() {
+		if poolLevel.Rank() < it.Confidence.Rank() {
 			it.Confidence, it.ConfidenceReason = poolLevel, it.ConfidenceReason+"; "+poolWhy
 		}
 		a.Items = append(a.Items, it)
