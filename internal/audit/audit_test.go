@@ -112,6 +112,9 @@ func TestRuleNonGPUPod(t *testing.T) {
 	onCPU := clustertest.Pod("shop", "api-1").Owner("Deployment", "api").On("c1").Requests(1000, 1).Obj()
 	done := clustertest.Pod("shop", "batch-1").Owner("Job", "batch").On("h1").Requests(1000, 1).Obj()
 	done.Phase = "Succeeded"
+	// A DRA pod asks no nvidia.com/gpu: its ResourceClaim makes it a GPU pod.
+	dra := clustertest.Pod("ml", "train-1").Owner("Job", "train").On("h1").Requests(4000, 16).Obj()
+	dra.Claims = []string{"ml/train-1-gpu"}
 	nodes := []cluster.Node{h100("h1", true), clustertest.Node("c1").Resources(8, 32).Obj()}
 	// p5.48xlarge CPU+memory rates: 2 pods × (4 cores, 16 GiB) at the node's split rates.
 	tests := []struct {
@@ -124,6 +127,8 @@ func TestRuleNonGPUPod(t *testing.T) {
 		{"unknown DaemonSet is info", []cluster.Pod{fluent}, []got{{Info, "DaemonSet logging/fluent-bit", 0}}},
 		{"pod on a CPU node", []cluster.Pod{onCPU}, nil},
 		{"terminated pod", []cluster.Pod{done}, nil},
+		{"DRA GPU pod", []cluster.Pod{dra}, nil},
+		{"DRA GPU pod beside a non-GPU one", []cluster.Pod{dra, web}, []got{{Warning, "Deployment shop/web", webUSD() / 2}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -43,7 +43,9 @@ func (a *auditor) isAgent(p *cluster.Pod) bool {
 
 func (a *auditor) nonGPUPod(p *cluster.Pod) *hit {
 	n := a.s.Index.Nodes[p.Node]
-	if n == nil || !n.HasGPUs() || isGPUPod(p) || a.isAgent(p) {
+	// A pod holding a GPU through a DRA ResourceClaim asks no
+	// nvidia.com/gpu: it is a GPU pod all the same.
+	if n == nil || !n.HasGPUs() || isGPUPod(p) || len(p.Claims) > 0 || a.isAgent(p) {
 		return nil
 	}
 	cores, gib := p.CPURequestCores(), float64(p.MemoryRequestBytes())/(1<<30)

@@ -3,9 +3,12 @@ package cluster
 import "fmt"
 
 // Normalize sets every unit's Fraction from its kind: 1 for a whole GPU,
-// 1/replicas for a time-slice replica, and max(compute/C, memory/M) for a
+// 1/replicas for a time-slice replica, max(compute/C, memory/M) for a
 // MIG instance, scaled down when a GPU's layout would sum past 1 (4g+3g is
-// 4/7 + 4/8 > 1). Afterwards the fractions of every GPU sum to at most 1.
+// 4/7 + 4/8 > 1), and for a HAMi vGPU the larger of the compute and memory
+// share its pod asked for (HAMiShare), scaled down likewise, the free
+// vGPUs sharing what is left. Afterwards the fractions of every GPU sum to
+// at most 1.
 func (g *GPU) Normalize() error {
 	switch g.Sharing {
 	case Exclusive, "":
@@ -14,6 +17,8 @@ func (g *GPU) Normalize() error {
 		return g.normalizeTimeSliced()
 	case MIG:
 		return g.normalizeMIG()
+	case HAMi:
+		return g.normalizeHAMi()
 	}
 	return fmt.Errorf("gpu %d: unknown sharing %q", g.Index, g.Sharing)
 }
@@ -59,6 +64,60 @@ func (g *GPU) normalizeMIG() error {
 	if sum > 1 {
 		for i := range g.Units {
 			g.Units[i].Fraction /= sum
+		}
+	}
+	return nil
+}
+
+// HAMiShare is the share of its physical GPU a HAMi vGPU grants, as MIG
+// is priced: the larger of the compute share (nvidia.com/gpucores, percent
+// of the GPU's SMs) and the memory share (nvidia.com/gpumem-percentage, or
+// nvidia.com/gpumem MiB of the GPU's gpuMiB), each at most 1. A MiB ask on
+// a GPU of unknown memory counts as the replica share 1/replicas. 0: the
+// unit is free (no ask).
+func HAMiShare(u *Unit, gpuMiB int64, replicas int) float64 {
+	compute := float64(u.CoresPercent) / 100
+	var memory float64
+	switch {
+	case u.MemoryPercent > 0:
+		memory = float64(u.MemoryPercent) / 100
+	case u.MemoryMiB > 0 && gpuMiB > 0:
+		memory = float64(u.MemoryMiB) / float64(gpuMiB)
+	case u.MemoryMiB > 0:
+		memory = 1 / float64(max(replicas, 1))
+	}
+	return min(max(compute, memory), 1)
+}
+
+func (g *GPU) normalizeHAMi() error {
+	if g.Replicas < 1 || len(g.Units) > g.Replicas {
+		return fmt.Errorf("gpu %d: HAMi GPU with %d vGPUs and %d replicas", g.Index, len(g.Units), g.Replicas)
+	}
+	var held float64
+	free := 0
+	for i := range g.Units {
+		u := &g.Units[i]
+		if u.CoresPercent < 0 || u.MemoryPercent < 0 || u.MemoryMiB < 0 {
+			return fmt.Errorf("gpu %d: HAMi unit %s asks a negative share", g.Index, u.ID)
+		}
+		u.Fraction = HAMiShare(u, g.MemoryMiB, g.Replicas)
+		if u.Fraction == 0 {
+			free++
+		}
+		held += u.Fraction
+	}
+	if held > 1 {
+		for i := range g.Units {
+			g.Units[i].Fraction /= held
+		}
+		held = 1
+	}
+	if free > 0 {
+		rest := (1 - held) / float64(free)
+		for i := range g.Units {
+			if g.Units[i].Fraction == 0 {
+				g.Units[i].Fraction = rest
+			}
 		}
 	}
 	return nil

@@ -64,6 +64,19 @@ const (
 	Exclusive   Sharing = "exclusive"
 	MIG         Sharing = "mig"
 	TimeSlicing Sharing = "time-slicing"
+	// HAMi: HAMi's vGPUs, each pod granted the share of compute
+	// (nvidia.com/gpucores) and memory (nvidia.com/gpumem,
+	// nvidia.com/gpumem-percentage) it asked for; see docs/dra.md.
+	HAMi Sharing = "hami"
+)
+
+// Allocators: who grants a GPU's units to pods (GPU.Allocator).
+const (
+	// DevicePlugin: the NVIDIA device plugin's extended resources (the
+	// empty value in snapshots).
+	DevicePlugin = ""
+	// DRA: Dynamic Resource Allocation (resource.k8s.io ResourceClaims).
+	DRA = "dra"
 )
 
 // GPU is one physical GPU and the units carved from it.
@@ -76,6 +89,14 @@ type GPU struct {
 	// Replicas is the time-slicing replica count (1 when not shared).
 	Replicas int    `json:"replicas,omitempty"`
 	Units    []Unit `json:"units"`
+	// Allocator is who grants the GPU's units: DevicePlugin ("") or DRA
+	// (a DRA driver's ResourceSlice device, Driver/Pool/Device naming it).
+	Allocator string `json:"allocator,omitempty"`
+	// Driver, Pool and Device name a DRA GPU's device in its
+	// ResourceSlice (a MIG GPU's parent: Device is the parent's UUID
+	// there, its units' Device the MIG devices).
+	Driver string `json:"dra_driver,omitempty"`
+	Pool   string `json:"dra_pool,omitempty"`
 }
 
 // UnitKind says what a GPU unit is.
@@ -99,6 +120,18 @@ type Unit struct {
 	MemorySlices  int    `json:"memory_slices,omitempty"`
 	// Fraction is set by Normalize; see DESIGN.md "GPU unit".
 	Fraction float64 `json:"fraction"`
+	// Device is a DRA unit's device name in its ResourceSlice ("gpu-0",
+	// "gpu-0-mig-1g10gb-19-0"); Claim the ResourceClaim ("namespace/name")
+	// allocated it, empty when free.
+	Device string `json:"dra_device,omitempty"`
+	Claim  string `json:"dra_claim,omitempty"`
+	// CoresPercent, MemoryPercent and MemoryMiB are what the HAMi pod
+	// holding the unit asked for (nvidia.com/gpucores,
+	// nvidia.com/gpumem-percentage, nvidia.com/gpumem); all zero on a free
+	// HAMi unit. Normalize prices the unit from them.
+	CoresPercent  int   `json:"hami_cores_percent,omitempty"`
+	MemoryPercent int   `json:"hami_memory_percent,omitempty"`
+	MemoryMiB     int64 `json:"hami_memory_mib,omitempty"`
 }
 
 // HasGPUs reports whether the node has at least one physical GPU.
@@ -109,3 +142,29 @@ func (n *Node) CPUCores() float64 { return float64(n.CPUMilli) / 1000 }
 
 // MemoryGiB is the node's allocatable memory in GiB.
 func (n *Node) MemoryGiB() float64 { return float64(n.MemoryBytes) / (1 << 30) }
+
+// Allocation mechanisms of a GPU unit, as outputs name them.
+const (
+	ViaDevicePlugin = "device-plugin"
+	ViaMIG          = "mig"
+	ViaTimeSlicing  = "time-slicing"
+	ViaDRA          = "dra"
+	ViaHAMi         = "hami"
+)
+
+// Mechanism is how unit u of g is allocated to pods: DRA for a DRA
+// driver's device (whole or MIG), HAMi for a HAMi vGPU, else the device
+// plugin's MIG instance, time-slice replica or whole GPU.
+func Mechanism(g *GPU, u *Unit) string {
+	switch {
+	case g.Allocator == DRA:
+		return ViaDRA
+	case g.Sharing == HAMi:
+		return ViaHAMi
+	case u.Kind == MIGSlice:
+		return ViaMIG
+	case u.Kind == TimeSlice:
+		return ViaTimeSlicing
+	}
+	return ViaDevicePlugin
+}

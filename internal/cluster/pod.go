@@ -27,6 +27,9 @@ type Pod struct {
 	Containers   []Container         `json:"containers"`
 	// GPUs are the units the pod held, with their measured activity.
 	GPUs []Holding `json:"gpus,omitempty"`
+	// Claims are the GPU ResourceClaims ("namespace/name") the pod holds
+	// through DRA: a GPU pod without any nvidia.com/gpu request.
+	Claims []string `json:"resource_claims,omitempty"`
 	// OOMKills counts out-of-memory kills over the window.
 	OOMKills int `json:"oom_kills,omitempty"`
 	// EndReason is why the pod ended, as Kubernetes recorded it: its
@@ -65,6 +68,12 @@ type Container struct {
 	// "nvidia.com/mig-3g.40gb", "nvidia.com/gpu.shared") to its count;
 	// request equals limit for extended resources.
 	GPURequests map[string]int64 `json:"gpu_requests,omitempty"`
+	// GPUCores, GPUMemoryMiB and GPUMemoryPercent are HAMi's fractional
+	// asks per vGPU (nvidia.com/gpucores: percent of the GPU's compute;
+	// nvidia.com/gpumem: MiB; nvidia.com/gpumem-percentage); 0: not asked.
+	GPUCores         int64 `json:"hami_gpucores,omitempty"`
+	GPUMemoryMiB     int64 `json:"hami_gpumem_mib,omitempty"`
+	GPUMemoryPercent int64 `json:"hami_gpumem_percent,omitempty"`
 	// CPU is usage in cores; Memory is working set in bytes. Nil: unmeasured.
 	CPU    *usage.Gauge `json:"cpu_usage,omitempty"`
 	Memory *usage.Gauge `json:"memory_usage,omitempty"`
@@ -112,8 +121,12 @@ func (p *Pod) MemoryRequestBytes() int64 {
 	return b
 }
 
-// RequestsGPU reports whether any container asks for a GPU resource.
+// RequestsGPU reports whether any container asks for a GPU resource or
+// the pod holds a GPU ResourceClaim.
 func (p *Pod) RequestsGPU() bool {
+	if len(p.Claims) > 0 {
+		return true
+	}
 	for _, c := range p.Containers {
 		for _, n := range c.GPURequests {
 			if n > 0 {

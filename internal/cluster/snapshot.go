@@ -31,6 +31,9 @@ type Snapshot struct {
 	// snapshot (an audit rule is "unknown", a plan names the constraint it
 	// could not see). Empty: the source reads them all.
 	Unknown []string `json:"unknown,omitempty"`
+	// DRA is the cluster's DRA drivers, device classes and GPU claims;
+	// nil when the source read none (no resource.k8s.io API, Prometheus).
+	DRA *DRAInfo `json:"dra,omitempty"`
 }
 
 // Facts a source may be unable to read (Snapshot.Unknown).

@@ -140,6 +140,42 @@ func TestAllocateHandComputed(t *testing.T) {
 			wantTotal: Hours{Provisioned: 10, Allocated: 10, Unmeasured: 10},
 		},
 		{
+			// docs/dra.md: a claim shared by k pods splits its GPU equally,
+			// one 1/k unit per pod; a unit whose pod has not started yet is
+			// unallocated, and a pod the exporter cannot attribute is
+			// unmeasured, never idle.
+			name:  "DRA GPU shared by three pods through one ResourceClaim",
+			nodes: []cluster.Node{draShared("n1", 3)},
+			pods: []cluster.Pod{
+				ct.Pod("ml", "s-a").On("n1").Holds("n1/gpu-0/share-0", 0.6, 10*hour).Obj(),
+				ct.Pod("ml", "s-b").On("n1").Holds("n1/gpu-0/share-1", 0, 10*hour).Obj(),
+				ct.Pod("ml", "s-c").On("n1").Life(ct.At(5), time.Time{}).Holds("n1/gpu-0/share-2", -1, 0).Obj(),
+			},
+			key: "ml",
+			// 1/3 × (10 + 10 + 5) h held; s-a active 1/3 × 0.6 × 10 h = 2 h
+			// ($4), s-b idle 10/3 h, s-c unmeasured 5/3 h ($3.33); 5/3 h of
+			// s-c's share before it started unallocated.
+			wantHours: Hours{Allocated: 25.0 / 3, Active: 2, Idle: 10.0 / 3, Unmeasured: 5.0 / 3},
+			wantGPU:   GPUCost{Active: 4, AllocatedIdle: 50.0/3 - 4 - 10.0/3, Unmeasured: 10.0 / 3},
+			wantTotal: Hours{Provisioned: 10, Allocated: 25.0 / 3, Active: 2, Idle: 10.0 / 3, Unmeasured: 5.0 / 3, Unallocated: 5.0 / 3},
+		},
+		{
+			// docs/dra.md: a HAMi vGPU costs the larger of the compute and
+			// memory share its pod asked for.
+			name:  "HAMi vGPUs priced from gpucores and gpumem",
+			nodes: []cluster.Node{hamiNode("n1")},
+			pods: []cluster.Pod{
+				// max(25%, 4096/24576 MiB) = 1/4 of the GPU.
+				ct.Pod("inf", "q").On("n1").Holds("n1/gpu0/ts-0", 0.5, 10*hour).Obj(),
+				// max(10%, 50%) = 1/2.
+				ct.Pod("inf", "h").On("n1").Holds("n1/gpu0/ts-1", 0.2, 10*hour).Obj(),
+			},
+			key:       "inf",
+			wantHours: Hours{Allocated: 7.5, Active: 0.25*0.5*10 + 0.5*0.2*10},
+			wantGPU:   GPUCost{Active: 4.5, AllocatedIdle: 15 - 4.5},
+			wantTotal: Hours{Provisioned: 10, Allocated: 7.5, Active: 2.25, Unallocated: 2.5},
+		},
+		{
 			name:      "usage covering half the held time leaves the rest unmeasured",
 			nodes:     []cluster.Node{ct.Node("n1").GPUs(1, "A100-80GB").Obj()},
 			pods:      []cluster.Pod{ct.Pod("ml", "gap").On("n1").Holds("n1/gpu0", 0.8, 5*hour).Obj()},
@@ -234,4 +270,29 @@ func TestSMUtilizationBesideEngineActivity(t *testing.T) {
 	if u := r.Totals.GPUUtilization; u == nil || math.Abs(*u-0.65) > 1e-12 {
 		t.Errorf("GPU utilization = %v, want 0.65", u)
 	}
+}
+
+// draShared is a node whose one H100 a DRA claim shares among k pods, as
+// internal/kube builds it: k time-slice units of the DRA device.
+func draShared(name string, k int) cluster.Node {
+	n := ct.Node(name).GPUs(1, "H100-80GB").Obj()
+	g := &n.GPUs[0]
+	g.Allocator, g.Driver, g.Pool, g.Sharing, g.Replicas, g.Units = cluster.DRA, cluster.DRAGPUDriver, name, cluster.TimeSlicing, k, nil
+	for i := range k {
+		g.Units = append(g.Units, cluster.Unit{ID: fmt.Sprintf("%s/gpu-0/share-%d", name, i), Kind: cluster.TimeSlice,
+			Device: "gpu-0", Claim: "ml/shared"})
+	}
+	return n
+}
+
+// hamiNode is a node whose one A10 (24 GiB) HAMi splits into 4 vGPUs,
+// two of them asked for: 25% of the cores and 4096 MiB; 10% of the
+// cores and 50% of the memory.
+func hamiNode(name string) cluster.Node {
+	n := ct.Node(name).TimeSliced("A10", 4).Obj()
+	g := &n.GPUs[0]
+	g.Sharing, g.MemoryMiB = cluster.HAMi, 24576
+	g.Units[0].CoresPercent, g.Units[0].MemoryMiB = 25, 4096
+	g.Units[1].CoresPercent, g.Units[1].MemoryPercent = 10, 50
+	return n
 }

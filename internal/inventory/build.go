@@ -35,6 +35,7 @@ func Build(s *cluster.Prepared, o Options) *Inventory {
 	sort.Slice(inv.Nodes, func(i, j int) bool { return inv.Nodes[i].Name < inv.Nodes[j].Name })
 	sortFindings(inv.Findings)
 	inv.Summary = summarize(inv.Nodes)
+	inv.DRA = draOf(s.DRA)
 	total(inv)
 	inv.Notes = b.notes(inv, s.Notes)
 	return inv
@@ -126,6 +127,9 @@ func (b *builder) layout(n *cluster.Node, out *Node) {
 
 func (b *builder) gpuLayout(n *cluster.Node, g *cluster.GPU) GPULayout {
 	l := GPULayout{Index: g.Index, Sharing: sharingOf(n, g), Replicas: max(g.Replicas, 1), Units: len(g.Units)}
+	if len(g.Units) > 0 {
+		l.Mechanism = cluster.Mechanism(g, &g.Units[0])
+	}
 	for _, u := range g.Units {
 		if b.inUse[u.ID] {
 			l.UnitsInUse++
@@ -198,4 +202,20 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// draOf is the DRA section: the drivers, the device classes and how many
+// GPU claims are allocated; nil when the source read no DRA API.
+func draOf(d *cluster.DRAInfo) *DRA {
+	if d == nil {
+		return nil
+	}
+	out := &DRA{Drivers: d.Drivers, DeviceClasses: d.DeviceClasses, GPUClaims: len(d.Claims), ClaimTemplates: len(d.Templates)}
+	if out.Drivers == nil {
+		out.Drivers = []cluster.DRADriver{}
+	}
+	if out.DeviceClasses == nil {
+		out.DeviceClasses = []cluster.DeviceClass{}
+	}
+	return out
 }

@@ -32,6 +32,7 @@ const (
 	sharingMIG         = "mig"
 	sharingTimeSlicing = "time-slicing"
 	sharingMPS         = "mps"
+	sharingHAMi        = "hami"
 	sharingNone        = "none"
 	// NotAdvertised is the summary's sharing mode for GPU nodes that
 	// advertise no GPU to the scheduler.
@@ -115,6 +116,8 @@ func sharingOf(n *cluster.Node, g *cluster.GPU) string {
 	switch g.Sharing {
 	case cluster.MIG:
 		return sharingMIG
+	case cluster.HAMi:
+		return sharingHAMi
 	case cluster.TimeSlicing:
 		if n.Labels[lblSharing] == "mps" {
 			return sharingMPS

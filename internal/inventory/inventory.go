@@ -3,6 +3,7 @@ package inventory
 import (
 	"time"
 
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
@@ -21,6 +22,21 @@ type Inventory struct {
 	Totals   Totals    `json:"totals"`
 	Findings []Finding `json:"findings"`
 	Notes    []string  `json:"notes,omitempty"`
+	// DRA lists the Dynamic Resource Allocation drivers and device
+	// classes present; nil when the source read no resource.k8s.io API.
+	DRA *DRA `json:"dra,omitempty"`
+}
+
+// DRA is what the cluster's resource.k8s.io API holds for GPUs.
+type DRA struct {
+	// Drivers are the drivers publishing ResourceSlices, with their
+	// device counts; DeviceClasses the classes pods ask from.
+	Drivers       []cluster.DRADriver   `json:"drivers"`
+	DeviceClasses []cluster.DeviceClass `json:"device_classes"`
+	// GPUClaims are the allocated ResourceClaims holding GPU devices;
+	// ClaimTemplates the ResourceClaimTemplates.
+	GPUClaims      int `json:"gpu_claims"`
+	ClaimTemplates int `json:"claim_templates"`
 }
 
 // Node is one GPU node.
@@ -87,8 +103,11 @@ type MIG struct {
 // GPULayout is one physical GPU's units.
 type GPULayout struct {
 	Index int `json:"index"`
-	// Sharing is exclusive, mig, time-slicing or mps.
+	// Sharing is exclusive, mig, time-slicing, mps or hami.
 	Sharing string `json:"sharing"`
+	// Mechanism is how its units are allocated to pods: device-plugin,
+	// mig, time-slicing (the device plugin's), dra or hami.
+	Mechanism string `json:"mechanism,omitempty"`
 	// Profiles are the MIG instances' profiles, largest first; empty
 	// unless Sharing is mig.
 	Profiles []string `json:"profiles,omitempty"`

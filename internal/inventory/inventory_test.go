@@ -275,3 +275,47 @@ func TestFindingsNameTheFix(t *testing.T) {
 		t.Errorf("fix %q does not point at the device plugin's log", f.Fix)
 	}
 }
+
+// A node whose GPUs a DRA driver publishes needs no device plugin: its
+// layout says dra, and the inventory lists the drivers and classes.
+func TestDRAAndHAMiInventory(t *testing.T) {
+	t.Parallel()
+	dra := clustertest.Node("dra-a").Resources(96, 1152).Instance("p4d.24xlarge", cluster.OnDemand).GPUs(8, "A100-40GB").Obj()
+	for i := range dra.GPUs {
+		dra.GPUs[i].Allocator, dra.GPUs[i].Driver = cluster.DRA, cluster.DRAGPUDriver
+	}
+	hami := clustertest.Node("hami-a").Resources(32, 128).Instance("g5.12xlarge", cluster.OnDemand).TimeSliced("A10G", 10).Obj()
+	hami.GPUs[0].Sharing = cluster.HAMi
+	s := &cluster.Snapshot{Window: clustertest.Window(24), Source: "test", Nodes: []cluster.Node{dra, hami},
+		Pods: []cluster.Pod{clustertest.Pod("ml", "train").On("dra-a").Holds("dra-a/gpu0", 0.5, 3600).Obj()},
+		DRA: &cluster.DRAInfo{Drivers: []cluster.DRADriver{{Name: cluster.DRAGPUDriver, Devices: 8}},
+			DeviceClasses: []cluster.DeviceClass{{Name: cluster.DRAGPUClass}, {Name: cluster.DRAMIGClass}},
+			Claims:        []cluster.ResourceClaim{{Namespace: "ml", Name: "train-gpu", Units: []string{"dra-a/gpu0"}, Pods: []string{"ml/train"}}}}}
+	s.Pods[0].Claims = []string{"ml/train-gpu"}
+	c := pricing.Embedded()
+	inv := Build(clustertest.Prepare(t, s), Options{Prices: c, Catalog: c})
+	var mech []string
+	for _, n := range inv.Nodes {
+		for _, l := range n.Layout {
+			mech = append(mech, n.Name+" "+l.Sharing+" "+l.Mechanism)
+		}
+		if n.Name == "dra-a" && (n.DevicePlugin.Status != Present || !strings.Contains(n.DevicePlugin.Evidence, "DRA")) {
+			t.Errorf("DRA node's device plugin %+v, want present through DRA", n.DevicePlugin)
+		}
+	}
+	want := []string{}
+	for range 8 {
+		want = append(want, "dra-a exclusive dra")
+	}
+	if diff := cmp.Diff(append(want, "hami-a hami hami"), mech); diff != "" {
+		t.Errorf("layouts (-want +got):\n%s", diff)
+	}
+	if inv.DRA == nil || inv.DRA.GPUClaims != 1 || len(inv.DRA.DeviceClasses) != 2 || inv.DRA.Drivers[0].Name != "gpu.nvidia.com" {
+		t.Errorf("DRA section %+v", inv.DRA)
+	}
+	for _, f := range inv.Findings {
+		if f.Node == "dra-a" {
+			t.Errorf("finding on the DRA node: %+v", f)
+		}
+	}
+}

@@ -109,6 +109,9 @@ func devicePlugin(n *cluster.Node, out *Node, pods []string) Component {
 	switch {
 	case seen && (c.Status == Running || c.Status == Paused):
 		return c
+	case out.Units > 0 && allDRA(n):
+		return Component{Name: compDevicePlugin, Status: Present,
+			Evidence: fmt.Sprintf("%d GPU unit(s) from DRA ResourceSlices (driver %s): no device plugin needed", out.Units, n.GPUs[0].Driver)}
 	case out.Units > 0:
 		return Component{Name: compDevicePlugin, Status: Present,
 			Evidence: fmt.Sprintf("%d GPU unit(s) allocatable; no device-plugin pod seen", out.Units)}
@@ -153,4 +156,14 @@ func gfdLabel(l map[string]string) string {
 	}
 	sort.Strings(keys)
 	return keys[0] + "=" + l[keys[0]]
+}
+
+// allDRA reports whether every GPU of n is a DRA driver's device.
+func allDRA(n *cluster.Node) bool {
+	for _, g := range n.GPUs {
+		if g.Allocator != cluster.DRA {
+			return false
+		}
+	}
+	return len(n.GPUs) > 0
 }

@@ -50,6 +50,13 @@ func buildSticky(o *objects, now time.Time, window time.Duration, prev map[strin
 	if missing > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d pods are bound to nodes that no longer exist; treated as unbound", missing))
 	}
+	if o.dra != nil {
+		info, notes := draBuild(s, o.dra, o.templateOf)
+		s.DRA = info
+		s.Notes = append(s.Notes, notes...)
+	}
+	s.Partial = append(s.Partial, o.partial...)
 	s.Notes = append(s.Notes, assignSticky(s.Pods, o.pools, prev, reserved)...)
+	s.Notes = append(s.Notes, hamiAsks(s)...)
 	return s
 }

@@ -26,6 +26,10 @@ const (
 	lblSharing  = "nvidia.com/gpu.sharing-strategy"
 	lblStrategy = "nvidia.com/mig.strategy"
 	annHAMi     = "hami.io/node-nvidia-register"
+	// HAMi's fractional asks per vGPU (charts/hami/values.yaml).
+	resHAMiCores      = "nvidia.com/gpucores"
+	resHAMiMem        = "nvidia.com/gpumem"
+	resHAMiMemPercent = "nvidia.com/gpumem-percentage"
 	// hamiSplit is HAMi's default devicePlugin.deviceSplitCount.
 	hamiSplit = 10
 )
@@ -211,15 +215,32 @@ func (b *gpuBuilder) timeSliced(resource string, units, replicas int64) {
 	}
 }
 
-// hami models HAMi vGPUs as time-slice replicas: nvidia.com/gpu counts
-// vGPUs, physical GPUs come from the count label or the default split.
+// hami models HAMi vGPUs: nvidia.com/gpu counts vGPUs, physical GPUs
+// come from the count label or the default split. Each vGPU is priced at
+// the share its pod asks (hamiAsks; cluster.HAMiShare), and the pool
+// lists the GPUs' first vGPUs, then their second ones, …: HAMi gives a
+// pod's vGPUs on distinct GPUs.
 func (b *gpuBuilder) hami(vgpus int64) {
 	physical := b.labelInt(lblCount)
 	if physical < 1 {
 		physical = (vgpus + hamiSplit - 1) / hamiSplit
 		b.notef("HAMi node without %s; assuming deviceSplitCount %d (%d physical GPUs)", lblCount, hamiSplit, physical)
 	}
+	first := len(b.node.GPUs)
 	b.timeSliced(resGPU, vgpus, max(vgpus/physical, 1))
+	gpus := b.node.GPUs[first:]
+	var pool []string
+	for r := 0; len(pool) < len(b.pools[resGPU]); r++ {
+		for i := range gpus {
+			if r < len(gpus[i].Units) {
+				pool = append(pool, gpus[i].Units[r].ID)
+			}
+		}
+	}
+	for i := range gpus {
+		gpus[i].Sharing = cluster.HAMi
+	}
+	b.pools[resGPU] = pool
 }
 
 // singleMIG: every nvidia.com/gpu is one MIG device of the profile named

@@ -2,10 +2,12 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -25,6 +27,13 @@ type objects struct {
 	pods       []cluster.Pod
 	rsOwners   []appsv1.ReplicaSet
 	jobsOwners []batchv1.Job
+	// dra is what resource.k8s.io says; nil when not read (the watcher).
+	dra *draObjects
+	// partial are what could not be read, for Snapshot.Partial.
+	partial []string
+	// templateOf maps a claim made from a pod's ResourceClaimTemplate
+	// ("namespace/claim") to the template's name.
+	templateOf map[string]string
 }
 
 // page is what one list response says about the list: its continue
@@ -84,7 +93,69 @@ func (c *Client) list(ctx context.Context, now time.Time) (*objects, error) {
 			return nil, classify(err, "list", s.resource, c.Server)
 		}
 	}
+	o.dra = &draObjects{read: true}
+	for _, s := range c.draSteps(o.dra) {
+		err := listAll(ctx, s.resource, c.Progress, s.fetch)
+		switch {
+		case err == nil:
+		case apierrors.IsNotFound(err):
+			// resource.k8s.io/v1 is not served (Kubernetes before 1.34, or
+			// DRA off): the cluster has no DRA devices to model.
+			o.dra = nil
+			return o, nil
+		case apierrors.IsForbidden(err):
+			o.partial = append(o.partial, fmt.Sprintf("listing %s is forbidden (grant list on resource.k8s.io %s, see docs/rbac.md): GPUs allocated through DRA ResourceClaims are not modelled, their pods count as non-GPU pods", s.resource, s.resource))
+			o.dra = nil
+			return o, nil
+		default:
+			return nil, classify(err, "list", s.resource+".resource.k8s.io", c.Server)
+		}
+	}
 	return o, nil
+}
+
+// draSteps list the DRA objects: slices, device classes, claims and
+// claim templates (resource.k8s.io/v1).
+func (c *Client) draSteps(d *draObjects) []step {
+	r := c.Interface.ResourceV1()
+	return []step{
+		{"resourceslices", func(ctx context.Context, lo metav1.ListOptions) (page, error) {
+			l, err := r.ResourceSlices().List(ctx, lo)
+			if err != nil {
+				return page{}, err
+			}
+			d.slices = append(d.slices, l.Items...)
+			return pageOf(l.ListMeta, len(l.Items)), nil
+		}},
+		{"deviceclasses", func(ctx context.Context, lo metav1.ListOptions) (page, error) {
+			l, err := r.DeviceClasses().List(ctx, lo)
+			if err != nil {
+				return page{}, err
+			}
+			for i := range l.Items {
+				d.classes = append(d.classes, convertClass(&l.Items[i]))
+			}
+			return pageOf(l.ListMeta, len(l.Items)), nil
+		}},
+		{"resourceclaims", func(ctx context.Context, lo metav1.ListOptions) (page, error) {
+			l, err := r.ResourceClaims(metav1.NamespaceAll).List(ctx, lo)
+			if err != nil {
+				return page{}, err
+			}
+			d.claims = append(d.claims, l.Items...)
+			return pageOf(l.ListMeta, len(l.Items)), nil
+		}},
+		{"resourceclaimtemplates", func(ctx context.Context, lo metav1.ListOptions) (page, error) {
+			l, err := r.ResourceClaimTemplates(metav1.NamespaceAll).List(ctx, lo)
+			if err != nil {
+				return page{}, err
+			}
+			for i := range l.Items {
+				d.templates = append(d.templates, convertTemplate(&l.Items[i]))
+			}
+			return pageOf(l.ListMeta, len(l.Items)), nil
+		}},
+	}
 }
 
 func (c *Client) steps(o *objects, own **owners, now time.Time) []step {
@@ -127,6 +198,7 @@ func (c *Client) steps(o *objects, own **owners, now time.Time) []step {
 			for i := range l.Items {
 				p := &l.Items[i]
 				o.pods = append(o.pods, convertPod(p, (*own).of(p), now))
+				o.noteClaimTemplates(p)
 			}
 			return pageOf(l.ListMeta, len(l.Items)), nil
 		}},

@@ -139,9 +139,10 @@ func TestConvertNodeGPUs(t *testing.T) {
 			labels: map[string]string{lblProduct: "NVIDIA-A10", lblCount: "2", "gpu": "on"},
 			ann:    map[string]string{annHAMi: "GPU-1,10,24576,100,NVIDIA-A10,0,true:"},
 			res:    []string{"nvidia.com/gpu", "4"},
-			want: gpuShape{Model: "A10", GPUs: []string{"time-slicing", "time-slicing"},
+			// A pod's vGPUs land on distinct GPUs: the pool alternates them.
+			want: gpuShape{Model: "A10", GPUs: []string{"hami", "hami"},
 				Units: [][]string{{"n/gpu0/ts-0", "n/gpu0/ts-1"}, {"n/gpu1/ts-0", "n/gpu1/ts-1"}},
-				Pools: map[string][]string{"nvidia.com/gpu": {"n/gpu0/ts-0", "n/gpu0/ts-1", "n/gpu1/ts-0", "n/gpu1/ts-1"}}},
+				Pools: map[string][]string{"nvidia.com/gpu": {"n/gpu0/ts-0", "n/gpu1/ts-0", "n/gpu0/ts-1", "n/gpu1/ts-1"}}},
 		},
 		{
 			name:   "garbage labels and resources are notes, not panics",

@@ -112,7 +112,24 @@ func convertContainer(c *corev1.Container) cluster.Container {
 			}
 		}
 	}
+	out.GPUCores = askOf(lim, req, resHAMiCores)
+	out.GPUMemoryMiB = askOf(lim, req, resHAMiMem)
+	out.GPUMemoryPercent = min(askOf(lim, req, resHAMiMemPercent), 100)
 	return out
+}
+
+// askOf is a HAMi ask, its limit first (HAMi reads limits, then
+// requests); 0 when absent or not a positive whole number.
+func askOf(lim, req corev1.ResourceList, name corev1.ResourceName) int64 {
+	for _, l := range []corev1.ResourceList{lim, req} {
+		if q, ok := l[name]; ok {
+			if n, ok := q.AsInt64(); ok && n > 0 {
+				return n
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 func milli(l corev1.ResourceList, name corev1.ResourceName) int64 {

@@ -57,6 +57,9 @@ func inventoryAt(inv *inventory.Inventory) string {
 func writeInventoryTable(w io.Writer, inv *inventory.Inventory) error {
 	fmt.Fprintln(w, inventoryAt(inv))
 	fmt.Fprintln(w, inventoryHeadline(inv))
+	if line := draLine(inv.DRA); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODEL\tSHARING\tNODES\tGPUS\tUNITS\tIN USE\t$/HOUR")
@@ -120,6 +123,10 @@ func inventoryDoc(inv *inventory.Inventory) *doc {
 		}
 	}
 	d.table([]string{"node", "GPUs", "layout", "units in use"}, rows)
+	if line := draLine(inv.DRA); line != "" {
+		d.heading("Dynamic Resource Allocation")
+		d.line(line)
+	}
 	inventoryFindings(d, inv)
 	return d
 }
@@ -201,8 +208,40 @@ func layoutCell(n inventory.Node) string {
 	return strings.Join(parts, ", ")
 }
 
+// draLine names the DRA drivers and device classes present; empty when
+// the source read no DRA API.
+func draLine(d *inventory.DRA) string {
+	if d == nil {
+		return ""
+	}
+	drivers := make([]string, 0, len(d.Drivers))
+	for _, dr := range d.Drivers {
+		drivers = append(drivers, fmt.Sprintf("%s (%d devices)", dr.Name, dr.Devices))
+	}
+	classes := make([]string, 0, len(d.DeviceClasses))
+	for _, c := range d.DeviceClasses {
+		classes = append(classes, c.Name)
+	}
+	return fmt.Sprintf("DRA drivers: %s; device classes: %s; %d GPU ResourceClaims allocated, %d ResourceClaimTemplates.",
+		orNone(drivers), orNone(classes), d.GPUClaims, d.ClaimTemplates)
+}
+
+func orNone(items []string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	return strings.Join(items, ", ")
+}
+
 func gpuLayoutText(l inventory.GPULayout) string {
+	if l.Mechanism == "dra" {
+		// A DRA driver's device: the same layout, allocated by claims.
+		l.Mechanism = ""
+		return "dra " + gpuLayoutText(l)
+	}
 	switch l.Sharing {
+	case "hami":
+		return fmt.Sprintf("hami ×%d", l.Replicas)
 	case "mig":
 		return "mig " + countRuns(l.Profiles)
 	case "time-slicing", "mps":

@@ -40,6 +40,9 @@ func (e *engine) gpu(w *workload, r *Result) {
 	if u == nil {
 		return
 	}
+	if u.dra {
+		defer draFix(r, len(r.GPU))
+	}
 	rec := GPURec{
 		Workload: w.key, Namespace: w.namespace, OwnerKind: w.kind, OwnerName: w.name,
 		Pods: round4(w.avgPods), GPUsPerPod: u.gpusPerPod, CurrentModel: u.node.GPUModel,
@@ -244,5 +247,27 @@ func (e *engine) note(notes ...string) {
 		if !slices.Contains(e.notes, n) {
 			e.notes = append(e.notes, n)
 		}
+	}
+}
+
+// draFix rewrites the recommendation added at r.GPU[k] for a workload
+// holding DRA devices: its GPUs come from a ResourceClaim, so the shape
+// to ask is a device class and, for MIG, a CEL selector on the profile.
+func draFix(r *Result, k int) {
+	if k >= len(r.GPU) {
+		return
+	}
+	rec := &r.GPU[k]
+	rec.CurrentResource = "ResourceClaim"
+	switch rec.Action {
+	case UseMIG:
+		rec.Resource = cluster.DRAMIGClass
+		rec.DRASelector = cluster.DRAMIGSelector(rec.Profile)
+		rec.Reason += fmt.Sprintf("; in its ResourceClaim (or template) ask deviceClassName %s with selector %s", cluster.DRAMIGClass, rec.DRASelector)
+	case UseTimeSlice:
+		rec.Resource = "shared ResourceClaim"
+		rec.Reason += fmt.Sprintf("; with DRA: one ResourceClaim of class %s shared by %d pods", cluster.DRAGPUClass, rec.Replicas)
+	default:
+		rec.Resource = cluster.DRAGPUClass
 	}
 }

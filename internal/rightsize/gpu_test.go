@@ -230,3 +230,30 @@ func hasSkip(r *Result, kind, reasonHas string) bool {
 	}
 	return false
 }
+
+// A workload holding a whole GPU through a DRA ResourceClaim while it
+// uses a slice: the fix is a MIG device by CEL selector, not a device
+// plugin resource.
+func TestDRAWholeGPUClaimMovesToMIGSelector(t *testing.T) {
+	t.Parallel()
+	n := a100Node("a")
+	for i := range n.GPUs {
+		n.GPUs[i].Allocator = cluster.DRA
+	}
+	p := gpuPod("inference", "w", "a", 0.08, 6*1024, "a/gpu0")
+	for i := range p.Containers {
+		p.Containers[i].GPURequests = nil
+	}
+	p.Claims = []string{"inference/w-gpu"}
+	g := gpuRec(t, recommend(t, snapshot(t, []cluster.Node{n}, p), testCatalog()), "inference/Deployment/w")
+	want := "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"
+	if g.Action != UseMIG || g.Resource != "mig.nvidia.com" || g.DRASelector != want || g.CurrentResource != "ResourceClaim" {
+		t.Fatalf("got %s %q selector %q from %q; want mig, mig.nvidia.com, %q, ResourceClaim", g.Action, g.Resource, g.DRASelector, g.CurrentResource, want)
+	}
+	if !strings.Contains(g.Reason, "deviceClassName mig.nvidia.com with selector "+want) {
+		t.Errorf("reason %q does not give the claim's fix", g.Reason)
+	}
+	if g.MonthlySavingsUSD <= 0 {
+		t.Errorf("saving $%v, want the same positive saving as a device-plugin pod", g.MonthlySavingsUSD)
+	}
+}

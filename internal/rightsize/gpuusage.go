@@ -21,6 +21,7 @@ type gpuUsage struct {
 	actPods      int
 	allocatedSec float64 // Σ pod seconds × units held
 	nodes        []NodePods
+	dra          bool // it holds DRA devices through ResourceClaims
 }
 
 // scaledActivity answers activity percentiles as a share of a whole GPU
@@ -86,6 +87,7 @@ func (e *engine) gpuUsage(w *workload) *gpuUsage {
 				continue
 			}
 			held++
+			u.dra = u.dra || ref.GPU.Allocator == cluster.DRA
 			podFrac += ref.Unit.Fraction
 			kindSec[ref.Unit.Kind] += w.seconds[i]
 			if ref.Unit.Kind == cluster.MIGSlice {

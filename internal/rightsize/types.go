@@ -113,6 +113,10 @@ type GPURec struct {
 	// ("nvidia.com/mig-1g.10gb", "nvidia.com/gpu.shared", "nvidia.com/gpu").
 	Profile  string `json:"profile,omitempty"`
 	Resource string `json:"resource,omitempty"`
+	// DRASelector is, for a workload holding DRA devices, the CEL
+	// selector its ResourceClaim's request of Resource (the device class)
+	// should name: the MIG profile for UseMIG.
+	DRASelector string `json:"dra_selector,omitempty"`
 	// Replicas is the time-slicing replica count per GPU for UseTimeSlice.
 	Replicas int `json:"replicas,omitempty"`
 	// TargetModel is the GPU model for CheaperModel (and the model the MIG

@@ -24,7 +24,7 @@ import (
 // inventory's window (cluster.Hourly.Within).
 func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot {
 	out := &cluster.Snapshot{Window: w, Source: inv.Source, ActivityMetric: inv.ActivityMetric, Nodes: cloneNodes(inv.Nodes),
-		Notes: append([]string(nil), inv.Notes...), Unknown: inv.Unknown}
+		Notes: append([]string(nil), inv.Notes...), Unknown: inv.Unknown, DRA: inv.DRA}
 	if u != nil && u.ActivityMetric != "" {
 		out.ActivityMetric = u.ActivityMetric
 	}
@@ -45,7 +45,36 @@ func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot 
 	if unplaced > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d GPU usage series of pods on units the inventory does not give them were left out", unplaced))
 	}
+	if u != nil {
+		if note := draUnmeasured(out); note != "" {
+			out.Notes = append(out.Notes, note)
+		}
+	}
 	return out
+}
+
+// draUnmeasured says how many DRA units held by pods got no usage series:
+// the exporter did not attribute the DRA device to its pod (dcgm-exporter
+// maps devices to pods through the kubelet's pod-resources API, which
+// must report DRA allocations), so their GPU-hours are unmeasured, never
+// idle.
+func draUnmeasured(s *cluster.Snapshot) string {
+	ix := cluster.NewIndex(s)
+	n, first := 0, ""
+	for i := range s.Pods {
+		for _, h := range s.Pods[i].GPUs {
+			if ref, ok := ix.Units[h.UnitID]; ok && ref.GPU.Allocator == cluster.DRA && h.Activity == nil {
+				if n == 0 {
+					first = s.Pods[i].Key() + " on " + h.UnitID
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d DRA GPU unit(s) held through ResourceClaims have no usage series (the first: %s): the DCGM exporter did not attribute the DRA device to its pod; their GPU-hours are unmeasured, not idle (docs/dra.md)", n, first)
 }
 
 // lived reports whether p ran at some time in w (unbound pods count: the

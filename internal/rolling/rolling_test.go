@@ -225,3 +225,40 @@ func TestAttachFallsBackToNames(t *testing.T) {
 		t.Error("pod ml/b took the usage of one of two other lives of its name")
 	}
 }
+
+// A DRA device the exporter attributes to its pod gets the pod's usage
+// (by the pod, as any unit the inventory named otherwise); one it cannot
+// attribute stays unmeasured, with a note, never idle.
+func TestAttachDRAUnattributedIsUnmeasured(t *testing.T) {
+	t.Parallel()
+	w := clustertest.Window(2)
+	node := clustertest.Node("n1").GPUs(2, "H100-80GB").Obj()
+	for i := range node.GPUs {
+		node.GPUs[i].Allocator = cluster.DRA
+	}
+	seen := clustertest.Pod("ml", "seen").On("n1").Holds("n1/gpu0", 0, 0).Obj()
+	dark := clustertest.Pod("ml", "dark").On("n1").Holds("n1/gpu1", 0, 0).Obj()
+	a := &usage.Activity{}
+	a.Add(0.7, 7200)
+	inv := &cluster.Snapshot{Window: w, Nodes: []cluster.Node{node}, Pods: []cluster.Pod{seen, dark},
+		DRA: &cluster.DRAInfo{Drivers: []cluster.DRADriver{{Name: cluster.DRAGPUDriver, Devices: 2}}}}
+	span := &rolling.Span{Window: w, Pods: map[string]*rolling.PodUsage{
+		rolling.PodKey(&seen): {GPUs: map[string]*rolling.GPUUsage{"n1/gpu-exporter-0": {Activity: a}}}}}
+	got := rolling.Attach(inv, w, span)
+	if got.DRA == nil {
+		t.Error("Attach dropped the DRA section")
+	}
+	if m := got.Pods[0].GPUs[0].Activity; m == nil || m.Mean() != 0.7 {
+		t.Errorf("attributed DRA unit's activity %v, want 0.7", m)
+	}
+	if got.Pods[1].GPUs[0].Activity != nil {
+		t.Error("unattributed DRA unit got activity")
+	}
+	if !strings.Contains(strings.Join(got.Notes, "\n"), "1 DRA GPU unit(s) held through ResourceClaims have no usage series (the first: ml/dark on n1/gpu1)") {
+		t.Errorf("notes %q lack the unattributed DRA unit", got.Notes)
+	}
+	r := report(t, got)
+	if r.Totals.GPUHours.Unmeasured != 2 || r.Totals.GPUHours.Idle != 0 {
+		t.Errorf("unmeasured %v idle %v GPU-hours, want 2 and 0", r.Totals.GPUHours.Unmeasured, r.Totals.GPUHours.Idle)
+	}
+}

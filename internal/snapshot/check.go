@@ -49,7 +49,7 @@ func count(ok bool) int {
 // longestString is the length of the longest string in s.
 func longestString(s *cluster.Snapshot) int {
 	m := maxLen(s.Source, s.ActivityMetric)
-	m = max(m, maxLen(s.Notes...), maxLen(s.Partial...), maxLen(s.Unknown...))
+	m = max(m, maxLen(s.Notes...), maxLen(s.Partial...), maxLen(s.Unknown...), draLongest(s.DRA))
 	for i := range s.Nodes {
 		m = max(m, nodeLongest(&s.Nodes[i]))
 	}
@@ -66,9 +66,9 @@ func nodeLongest(n *cluster.Node) int {
 		m = max(m, maxLen(t.Key, t.Value, t.Effect))
 	}
 	for _, g := range n.GPUs {
-		m = max(m, maxLen(g.UUID, g.Model, string(g.Sharing)))
+		m = max(m, maxLen(g.UUID, g.Model, string(g.Sharing), g.Allocator, g.Driver, g.Pool))
 		for _, u := range g.Units {
-			m = max(m, maxLen(u.ID, string(u.Kind), u.Profile))
+			m = max(m, maxLen(u.ID, string(u.Kind), u.Profile, u.Device, u.Claim))
 		}
 	}
 	return m
@@ -92,7 +92,7 @@ func podLongest(p *cluster.Pod) int {
 	for _, h := range p.GPUs {
 		m = max(m, len(h.UnitID))
 	}
-	return m
+	return max(m, maxLen(p.Claims...))
 }
 
 func mapLongest(m map[string]string) int {
@@ -109,4 +109,31 @@ func maxLen(ss ...string) int {
 		n = max(n, len(s))
 	}
 	return n
+}
+
+func draLongest(d *cluster.DRAInfo) int {
+	if d == nil {
+		return 0
+	}
+	m := 0
+	for _, dr := range d.Drivers {
+		m = max(m, len(dr.Name))
+	}
+	for _, c := range d.DeviceClasses {
+		m = max(m, maxLen(c.Name, c.ExtendedResource), maxLen(c.Selectors...))
+	}
+	reqs := func(rs []cluster.DeviceRequest) {
+		for _, r := range rs {
+			m = max(m, maxLen(r.Name, r.DeviceClass), maxLen(r.Selectors...))
+		}
+	}
+	for _, c := range d.Claims {
+		m = max(m, maxLen(c.Namespace, c.Name, c.Template), maxLen(c.Units...), maxLen(c.Pods...))
+		reqs(c.Requests)
+	}
+	for _, t := range d.Templates {
+		m = max(m, maxLen(t.Namespace, t.Name))
+		reqs(t.Requests)
+	}
+	return m
 }

@@ -11,12 +11,13 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
-// Version is the format version this build writes: 4, the framed binary
+// Version is the format version this build writes: 5, the framed binary
 // format (frame.go) with the hourly series, interruptions, checkpoint
-// hints and the nodes' provider IDs (matched against cloud bills).
-// Version 3 (the same without provider IDs), version 2 (the same without them) and version 1 (gzip or plain
+// hints, the nodes' provider IDs (matched against cloud bills) and DRA
+// and HAMi allocation (dra.go). Version 4 (the same without DRA and HAMi
+// shares), version 3 (the same without provider IDs), version 2 (the same without them) and version 1 (gzip or plain
 // JSON) are still read.
-const Version = 4
+const Version = 5
 
 // Kind marks a gpuwise snapshot: the "kind" of a version 1 JSON document
 // and the first 16 bytes of a version 2 file.

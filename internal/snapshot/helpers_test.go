@@ -159,6 +159,8 @@ func (f filler) fill(v reflect.Value) {
 		v.SetString(f.str())
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		v.SetInt(f.int())
+	case reflect.Bool:
+		v.SetBool(f.rng.IntN(2) == 1)
 	case reflect.Float64:
 		v.SetFloat([]float64{0, 1, 0.5, 1.0 / 3, -0.25, f.rng.Float64(), math.Copysign(0, -1), 1e300}[f.rng.IntN(8)])
 	case reflect.Float32: // hourly series: NaN is an hour without data

@@ -166,3 +166,32 @@ func TestHourlySeriesReadBackNilEmptyAndCapped(t *testing.T) {
 		t.Errorf("series capacity %d, next series starts %v after an append: want 2 and 3", cap(two.Pods), two.GPUHeld[0])
 	}
 }
+
+// v4Fixture is a version 4 file (main at 12f38e2, `gpuwise demo --window
+// 6h --save`): before DRA and HAMi shares joined the format.
+const v4Fixture = "testdata/demo-6h.v4.snap"
+
+// TestVersion4StillReads: a version 4 file reads (no DRA section, no
+// claims, no HAMi asks: it has none), with its hourly series, and written
+// again as version 5 reads back to the same snapshot and report.
+func TestVersion4StillReads(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(v4Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := binary.Uvarint(data[len(Kind):]); v != 4 {
+		t.Fatalf("%s is version %d, want 4", v4Fixture, v)
+	}
+	old := mustRead(t, data)
+	if old.Hourly == nil || len(old.Pods) == 0 || old.DRA != nil {
+		t.Fatalf("version 4 read: hourly %v, %d pods, DRA %v", old.Hourly != nil, len(old.Pods), old.DRA)
+	}
+	again := mustRead(t, encodeV2(t, old))
+	if diff := cmp.Diff(snapshotJSON(t, old), snapshotJSON(t, again)); diff != "" {
+		t.Fatalf("version 4 -> 5 changed the snapshot (-v4 +v5):\n%s", diff)
+	}
+	if diff := cmp.Diff(reportJSON(t, old), reportJSON(t, again)); diff != "" {
+		t.Errorf("version 4 -> 5 changed the report (-v4 +v5):\n%s", diff)
+	}
+}

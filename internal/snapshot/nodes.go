@@ -85,12 +85,29 @@ func (e *encoder) gpu(g *cluster.GPU) {
 		e.varint(int64(u.ComputeSlices))
 		e.varint(int64(u.MemorySlices))
 		e.float(u.Fraction)
+		// version 5: DRA device and claim, HAMi asks
+		e.str(u.Device)
+		e.str(u.Claim)
+		e.varint(int64(u.CoresPercent))
+		e.varint(int64(u.MemoryPercent))
+		e.varint(u.MemoryMiB)
 	}
+	// version 5
+	e.str(g.Allocator)
+	e.str(g.Driver)
+	e.str(g.Pool)
 }
 
 func (d *decoder) gpu(g *cluster.GPU) {
 	g.Index, g.UUID, g.Model, g.MemoryMiB = d.int(), d.str(), d.str(), d.varint()
 	g.Sharing, g.Replicas = cluster.Sharing(d.str()), d.int()
+	d.units(g)
+	if d.version >= 5 {
+		g.Allocator, g.Driver, g.Pool = d.str(), d.str(), d.str()
+	}
+}
+
+func (d *decoder) units(g *cluster.GPU) {
 	k, isNil := d.nilOrLen("units")
 	if isNil {
 		return
@@ -99,6 +116,11 @@ func (d *decoder) gpu(g *cluster.GPU) {
 	for i := range g.Units {
 		g.Units[i] = cluster.Unit{ID: d.str(), Kind: cluster.UnitKind(d.str()), Profile: d.str(),
 			ComputeSlices: d.int(), MemorySlices: d.int(), Fraction: d.float()}
+		if d.version >= 5 {
+			u := &g.Units[i]
+			u.Device, u.Claim = d.str(), d.str()
+			u.CoresPercent, u.MemoryPercent, u.MemoryMiB = d.int(), d.int(), d.varint()
+		}
 	}
 }
 

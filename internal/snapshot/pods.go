@@ -43,6 +43,10 @@ func (e *encoder) pod(p *cluster.Pod) {
 	e.varint(int64(p.OOMKills))
 	e.str(p.EndReason) // version 3
 	e.varint(p.CheckpointSeconds)
+	e.nilOrLen(p.Claims == nil, len(p.Claims)) // version 5
+	for _, c := range p.Claims {
+		e.str(c)
+	}
 }
 
 // podDecoder decodes a frame's pods with its scratch state and its
@@ -89,6 +93,9 @@ func (d *podDecoder) pod(p *cluster.Pod) {
 	p.OOMKills = d.int()
 	if d.version >= 3 {
 		p.EndReason, p.CheckpointSeconds = d.str(), d.varint()
+	}
+	if d.version >= 5 {
+		p.Claims = d.strs("resource claims")
 	}
 }
 
@@ -217,6 +224,10 @@ func (e *encoder) container(c *cluster.Container) {
 	if c.Memory != nil {
 		e.gauge(c.Memory)
 	}
+	// version 5: HAMi's fractional asks
+	e.varint(c.GPUCores)
+	e.varint(c.GPUMemoryMiB)
+	e.varint(c.GPUMemoryPercent)
 }
 
 func (d *podDecoder) container(c *cluster.Container) {
@@ -229,6 +240,9 @@ func (d *podDecoder) container(c *cluster.Container) {
 	}
 	if has&hasMemory != 0 {
 		c.Memory = d.gauge()
+	}
+	if d.version >= 5 {
+		c.GPUCores, c.GPUMemoryMiB, c.GPUMemoryPercent = d.varint(), d.varint(), d.varint()
 	}
 }
 

@@ -123,7 +123,12 @@ func (rd *reader) parseHeader(raw []byte, withPartial bool) (*header, error) {
 	pods, nilPods := lenOrNil(d.uvarint())
 	nodesPer, podsPer := d.uvarint(), d.uvarint()
 	hourly := d.hourlyHeader(s)
-	if rd.version >= 3 && d.err == nil && len(d.b) > 0 {
+	switch {
+	case rd.version >= 5:
+		s.Unknown = d.strs("unknown facts")
+		s.DRA = d.dra()
+	case rd.version >= 3 && d.err == nil && len(d.b) > 0:
+		// Versions 3 and 4 write the unknown facts only when there are any.
 		s.Unknown = d.strs("unknown facts")
 	}
 	if err := finish(d, "header"); err != nil {

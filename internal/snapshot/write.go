@@ -17,7 +17,7 @@ const (
 	podsPerFrame  = 1024
 )
 
-// Write encodes s to w in the current format (version 4).
+// Write encodes s to w in the current format (version 5).
 func Write(w io.Writer, s *cluster.Snapshot) error {
 	head := binary.AppendUvarint([]byte(Kind), Version)
 	if _, err := w.Write(head); err != nil {
@@ -83,15 +83,12 @@ func headerPayload(e *encoder, s *cluster.Snapshot) {
 	e.uvarint(nodesPerFrame)
 	e.uvarint(podsPerFrame)
 	hourlyHeaderPayload(e, s.Hourly)
-	// The unknown facts trail the header, only when there are any: a
-	// snapshot that knows every fact is written as before, and a reader
-	// takes a header that ends here as knowing them all.
-	if len(s.Unknown) > 0 {
-		e.nilOrLen(false, len(s.Unknown))
-		for _, u := range s.Unknown {
-			e.str(u)
-		}
+	// The unknown facts, then (version 5) the DRA section.
+	e.nilOrLen(s.Unknown == nil, len(s.Unknown))
+	for _, u := range s.Unknown {
+		e.str(u)
 	}
+	e.dra(s.DRA)
 }
 
 func nodesPayload(e *encoder, nodes []cluster.Node, k int) {
