@@ -113,20 +113,15 @@ func TestH1AdviseWithoutDCGM(t *testing.T) {
 
 var confidenceRank = map[string]int{"low": 0, "medium": 1, "high": 2}
 
-// notYet are the kube-state-metrics families for which the property does
-// not hold yet (found by this test, open in issue 31's report): each
-// named with what its absence does.
-var notYet = map[string]string{
-	"kube_pod_start_time":      "pods start at kube_pod_info's first sighting (to the hour): the hourly demand shrinks and scale-nodes saves more",
-	"kube_pod_completion_time": "pods end one info step after their last sighting (up to two hours late): reclaim and the workload autoscaler save more",
-}
-
 // TestH1NoFaultModeRaisesAnAction (issue 31 H1): a property over fault
 // modes. Removing any one series family (each metric the history holds,
 // and each exporter whole) never gives an action that the full data does
 // not give, nor one at a higher confidence, nor a larger total saving;
 // and a read that lost a family is partial or fails (exit 6 or 3), never
-// a clean exit 0 when an exporter is gone whole.
+// a clean exit 0 when an exporter is gone whole. Every family is in:
+// without kube_pod_start_time or kube_pod_completion_time the pod lives
+// estimated from kube_pod_info's sightings are cut at the same GPU unit's
+// neighbouring holders (prom TestCutEstimatedLives).
 func TestH1NoFaultModeRaisesAnAction(t *testing.T) {
 	ss, err := simHistory()
 	if err != nil {
@@ -150,9 +145,7 @@ func TestH1NoFaultModeRaisesAnAction(t *testing.T) {
 	}
 	families := []string{"DCGM_", "container_", "kube_", "vllm:", "nv_inference"}
 	for n := range names {
-		if notYet[n] == "" {
-			families = append(families, n)
-		}
+		families = append(families, n)
 	}
 	sort.Strings(families)
 	for _, fam := range families {

@@ -103,7 +103,7 @@ var expected = []struct{ metric, effect string }{
 	{"kube_node_created", "node creation times are unknown, so nodes count from the window's start"},
 	{"kube_pod_owner", "pod owners are unknown, so every pod is its own workload"},
 	{"kube_pod_labels", "pod labels are unknown, so --by label:KEY puts every pod in one group"},
-	{"kube_pod_start_time", "pod start times are taken from kube_pod_info's first sighting (to the hour)"},
+	{"kube_pod_start_time", "pod start times are estimated as one info step before kube_pod_info's first sighting (the earliest start its sightings allow; cut at the end of the GPU unit's previous holder)"},
 }
 
 // missing says, one sentence each, what the snapshot lacks and which

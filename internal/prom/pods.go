@@ -25,6 +25,10 @@ type podFacts struct {
 	// annotations the ones gpuwise reads.
 	reason      string
 	annotations map[string]string
+	// startEst and endEst: the life's start or end is estimated from
+	// kube_pod_info's sightings (no kube_pod_start_time or
+	// kube_pod_completion_time series), so cutEstimated may move it.
+	startEst, endEst bool
 }
 
 // podIndex finds a pod's facts by namespace and name.
@@ -162,13 +166,22 @@ func (p *podFacts) finish(w cluster.Window, infoStep time.Duration, owners map[s
 		o = owner{"Pod", p.pod.Name}
 	}
 	p.pod.Owner = cluster.Owner{Kind: o.kind, Name: o.name}
+	// With no start time the pod started within one info step before it
+	// was first seen: the earliest such time, so that its GPU-hours are
+	// never under-counted (cutEstimated moves it to the end of the unit's
+	// previous holder).
 	if p.pod.Start.IsZero() {
-		p.pod.Start = unixTime(p.seenFirst)
+		p.pod.Start, p.startEst = unixTime(p.seenFirst).Add(-infoStep), true
 	}
 	// A pod deleted while running has no completion time: it ended within
 	// one info step after it was last seen.
-	if last := unixTime(p.seenLast).Add(infoStep); p.pod.End.IsZero() && last.Before(w.End) {
-		p.pod.End = last
+	// Seen last in the window's last info step, it may still run: its end
+	// stays open, and estimated (cutEstimated).
+	if last := unixTime(p.seenLast).Add(infoStep); p.pod.End.IsZero() && unixTime(p.seenLast).Before(w.End) {
+		p.endEst = true
+		if last.Before(w.End) {
+			p.pod.End = last
+		}
 	}
 	if !p.pod.End.IsZero() && p.pod.End.Before(p.pod.Start) {
 		p.pod.End = p.pod.Start // a clock skew between kubelet and apiserver

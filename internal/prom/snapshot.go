@@ -1,6 +1,7 @@
 package prom
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 		return struct{}{}
 	})
 	endNodes(s.Nodes, a.nodeFacts.facts, r.w, r.opts.InfoStep)
-	held, conflicts := attachMeasured(a.pods, a.gpu, r.w)
+	held, conflicts, cuts := attachMeasured(a.pods, a.gpu, r.w)
 	unplaced := placeUnmeasured(a.pods, a.gpu, held, r.w)
 	attached()
 	if len(a.pods) > 0 {
@@ -51,6 +52,7 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 		s.Pods = append(s.Pods, p.pod)
 	}
 	s.Notes = notes(s, a, conflicts, r.opts.Step)
+	s.Notes = append(s.Notes, estimateNotes(a, cuts, r.opts.InfoStep)...)
 	schedPartial := schedulingNotes(s, a.podFacts)
 	var hourlyNotes []string
 	s.Hourly, s.HourSums, hourlyNotes = hourlyOf(s, a, r.opts.HourSums)
@@ -64,13 +66,16 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	return s, &PartialError{Missing: s.Partial, Failed: failed, Total: total}
 }
 
-// attachMeasured gives pods the holdings DCGM attributed to them, and
-// counts holdings left out for overlapping another on the same unit.
-func attachMeasured(pods []*podFacts, g gpuRead, w cluster.Window) (map[string][]interval, int) {
+// attachMeasured gives pods the holdings DCGM attributed to them, once
+// cutEstimated has fitted estimated lives between the unit's other
+// holders; it counts holdings left out for overlapping another on the
+// same unit, and the estimated lives it cut.
+func attachMeasured(pods []*podFacts, g gpuRead, w cluster.Window) (map[string][]interval, int, int) {
 	byPod := map[string][]holdKey{}
 	for k := range g.usage.holds {
 		byPod[k.pod] = append(byPod[k.pod], k)
 	}
+	cuts := cutEstimated(pods, byPod, g.units)
 	held := map[string][]interval{}
 	conflicts := 0
 	for _, p := range pods {
@@ -90,7 +95,87 @@ func attachMeasured(pods []*podFacts, g gpuRead, w cluster.Window) (map[string][
 			held[k.unit] = append(held[k.unit], p.interval(w))
 		}
 	}
-	return held, conflicts
+	return held, conflicts, cuts
+}
+
+// estimateNotes names the pod lives estimated from kube_pod_info's
+// sightings where a whole family is missing (kube_pod_completion_time is
+// not in expected: a cluster whose pods all ran on has none) and the
+// estimated lives cutEstimated cut.
+func estimateNotes(a assembly, cuts int, infoStep time.Duration) []string {
+	var out []string
+	if a.podFacts.facts["kube_pod_completion_time"].len() == 0 {
+		ended := 0
+		for _, p := range a.pods {
+			if p.endEst && !p.pod.End.IsZero() {
+				ended++
+			}
+		}
+		if ended > 0 {
+			out = append(out, fmt.Sprintf("no kube_pod_completion_time series in the window: the ends of %d pod(s) that ended are estimated as %s after kube_pod_info last saw them (never early, up to %s late), or at the next pod DCGM measured on the same GPU unit",
+				ended, infoStep, 2*infoStep))
+		}
+	}
+	if cuts > 0 {
+		out = append(out, fmt.Sprintf("%d estimated pod life/lives (start or end from kube_pod_info's sightings) were cut where they overlapped the previous or next pod DCGM measured on the same GPU unit", cuts))
+	}
+	return out
+}
+
+// cutEstimated ends an estimated life (no kube_pod_completion_time) at
+// the measured start of the next pod DCGM saw on the same GPU unit, and
+// starts an estimated life (no kube_pod_start_time) at the measured end
+// of the previous one: a unit has one holder at a time, and an estimate
+// that overlaps a measured holding is the estimate's error. Where both
+// sides are estimated they meet half-way. A pod last seen in the
+// window's last info step has an open estimated end (it may have ended
+// in that step): the next holder's start ends it. It returns how many
+// lives it cut.
+func cutEstimated(pods []*podFacts, byPod map[string][]holdKey, ix unitIndex) int {
+	onUnit := map[string][]*podFacts{}
+	estimated := false
+	for _, p := range pods {
+		estimated = estimated || p.startEst || p.endEst
+		for _, k := range byPod[p.key] {
+			if ref := ix.units[k.unit]; ref.Node != nil && ref.Node.Name == p.pod.Node {
+				onUnit[k.unit] = append(onUnit[k.unit], p)
+			}
+		}
+	}
+	if !estimated {
+		return 0
+	}
+	units := make([]string, 0, len(onUnit))
+	for u := range onUnit {
+		units = append(units, u)
+	}
+	sort.Strings(units)
+	cut := map[*podFacts]bool{}
+	for _, u := range units {
+		ps := onUnit[u]
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].pod.Start.Before(ps[j].pod.Start) })
+		for i := 0; i+1 < len(ps); i++ {
+			a, b := ps[i], ps[i+1]
+			open := a.pod.End.IsZero()
+			if open && !a.endEst || !open && !b.pod.Start.Before(a.pod.End) || !a.endEst && !b.startEst {
+				continue // no overlap, or both measured (a conflict attachMeasured counts)
+			}
+			at := b.pod.Start
+			switch {
+			case a.endEst && b.startEst && !open:
+				at = b.pod.Start.Add(a.pod.End.Sub(b.pod.Start) / 2)
+			case !a.endEst:
+				at = a.pod.End
+			}
+			if a.endEst && at.After(a.pod.Start) && (open || at.Before(a.pod.End)) {
+				a.pod.End, cut[a] = at, true
+			}
+			if b.startEst && at.After(b.pod.Start) && (b.pod.End.IsZero() || at.Before(b.pod.End)) {
+				b.pod.Start, cut[b] = at, true
+			}
+		}
+	}
+	return len(cut)
 }
 
 // interval is a pod's life clipped to the window.

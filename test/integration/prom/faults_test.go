@@ -111,6 +111,13 @@ func truthTotals(t *testing.T) cost.Totals {
 	return want.Totals
 }
 
+// factRequests is how many kube-state-metrics fact requests a read by
+// remote read makes: one per metric of internal/prom's nodeFactMetrics (6)
+// and podFactMetrics (15), as TestBuildDeadServer counts them. The proxy
+// dies only once every one is answered: with fewer, a fact request still
+// in flight fails with the DCGM reads.
+const factRequests = 21
+
 // TestPrometheusKilledMidReport (issue 16.6): the real Prometheus stops
 // answering once the facts and the GPU inventory are read (the default
 // read mode, auto, lists the inventory first): the report ends in
@@ -121,7 +128,7 @@ func truthTotals(t *testing.T) cost.Totals {
 func TestPrometheusKilledMidReport(t *testing.T) {
 	base, _ := state(t)
 	p := newFaultProxy(t, base)
-	p.dieAfter = 1 + 1 + 20 // the node list, the remote-read probe, the facts
+	p.dieAfter = 1 + 1 + factRequests // the node list, the remote-read probe, the facts
 	start := time.Now()
 	got, out, stderr, code := reportJSON(t, p.URL, "--prometheus-concurrency", "32", "--prometheus-read", "auto")
 	took := time.Since(start)
@@ -144,7 +151,7 @@ func TestPrometheusKilledMidReport(t *testing.T) {
 	t.Logf("killed after the facts: exit %d in %v", code, took.Round(time.Millisecond))
 
 	p = newFaultProxy(t, base)
-	p.dieAfter = 1 + 16
+	p.dieAfter = 1 + factRequests // the node list, the facts
 	start = time.Now()
 	_, out, stderr, code = reportJSON(t, p.URL, "--prometheus-concurrency", "32")
 	if code != cli.ExitUnreachable || out != "" || !strings.Contains(stderr, "DCGM GPU inventory") || time.Since(start) > 60*time.Second {
