@@ -24,6 +24,10 @@ type AdviseRequest struct {
 	Autoscale AutoscaleOverrides
 	// Region is the region lever's policy (the zero value: its defaults).
 	Region capacity.RegionPolicy
+	// By is "" or "cluster" (ByCluster): Clusters holds each cluster's
+	// own ledger even for one cluster's snapshot (a merged snapshot of
+	// several clusters always gives them).
+	By string
 }
 
 // LeverNames are the levers an AdviseRequest may name, in the order the
@@ -52,6 +56,7 @@ func (r AdviseRequest) Validate() error {
 	var p problems
 	r.Data.validate(&p)
 	p.add(r.options().Validate())
+	checkByCluster(&p, r.By)
 	r.Autoscale.validate(&p)
 	return p.err()
 }
@@ -91,7 +96,7 @@ func (a *App) adviseFrom(req AdviseRequest, rr *RecommendResult, an *Analysis) (
 	}
 	opts.Autoscale, opts.Commit, opts.Reclaim = pols.Autoscale, pols.Commit, pols.Reclaim
 	a.progress.phase("building the savings ledger")
-	if len(clusterNames(rr.Snapshot.Snapshot)) > 1 {
+	if len(clusterNames(rr.Snapshot.Snapshot)) > 1 { // by cluster, asked or not: nothing is shared between them
 		cl, err := perCluster(rr.Snapshot, rr.Policy, req.Prices, opts)
 		if err != nil {
 			return nil, err
@@ -105,5 +110,9 @@ func (a *App) adviseFrom(req AdviseRequest, rr *RecommendResult, an *Analysis) (
 	if err != nil {
 		return nil, fmt.Errorf("building the savings ledger: %w", err)
 	}
-	return &AdviseResult{Ledger: l, Snapshot: rr.Snapshot, Partial: rr.Partial}, nil
+	res := &AdviseResult{Ledger: l, Snapshot: rr.Snapshot, Partial: rr.Partial}
+	if req.By == ByCluster { // one cluster: its ledger is the one section
+		res.Clusters = []ClusterLedger{{Cluster: soleClusterName(rr.Snapshot.Snapshot, req.Source), Ledger: l}}
+	}
+	return res, nil
 }

@@ -19,6 +19,9 @@ type BreakdownRequest struct {
 	// length of every report.
 	By   []string
 	TopN int
+	// Units asks for every GPU unit's time too (cost.UnitUsage: what
+	// serve's history keeps for the low-utilization list).
+	Units bool
 }
 
 // DefaultBreakdownRequest groups the default allocation by workload,
@@ -47,6 +50,7 @@ func (r BreakdownRequest) Validate() error {
 // BreakdownResult is one report per grouping, keyed by its --by value.
 type BreakdownResult struct {
 	Reports  map[string]*cost.Report
+	Units    []cost.UnitHours
 	Snapshot *cluster.Prepared
 	Partial  error
 }
@@ -72,6 +76,9 @@ func (a *App) Breakdown(ctx context.Context, req BreakdownRequest) (*BreakdownRe
 			return nil, fmt.Errorf("building report by %s: %w", by, err)
 		}
 		res.Reports[by] = r
+	}
+	if req.Units {
+		res.Units = cost.UnitUsage(alloc, cluster.NewIndex(alloc.Snapshot))
 	}
 	return res, nil
 }

@@ -91,5 +91,17 @@ func TestClustersNeverMixed(t *testing.T) {
 		if got := *pl.Plan.SavingsUSDPerMonth; math.Abs(got-planAlone) > 0.005 {
 			t.Errorf("seeds %v: merged plan saves $%.2f, the clusters' own plans $%.2f", seeds, got, planAlone)
 		}
+		preq.By = ByCluster // plan --by cluster: each cluster packed alone
+		byc, err := a.Plan(ctx, preq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bySum float64
+		for _, c := range byc.Clusters {
+			bySum += *c.Plan.SavingsUSDPerMonth
+		}
+		if byc.Plan != nil || len(byc.Clusters) != 2 || math.Abs(bySum-planAlone) > 0.005 {
+			t.Errorf("seeds %v: plan by cluster: whole plan %v, %d cluster plans saving $%.2f; the clusters' own $%.2f", seeds, byc.Plan != nil, len(byc.Clusters), bySum, planAlone)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/packing"
+	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
 // PlanRequest asks for a consolidation plan.
@@ -13,6 +14,9 @@ type PlanRequest struct {
 	RecommendRequest
 	// Shapes packs right-sized shapes (recommended) or the current ones.
 	Shapes packing.Shapes
+	// By is "" (one plan) or "cluster" (ByCluster: each cluster's own
+	// plan in Clusters).
+	By string
 }
 
 // DefaultPlanRequest is plan with every default.
@@ -25,13 +29,19 @@ func (r PlanRequest) Validate() error {
 	var p problems
 	r.Data.validate(&p)
 	p.add(r.Shapes.Validate())
+	checkByCluster(&p, r.By)
 	return p.err()
 }
 
 // PlanResult is the plan and the snapshot it packs; Recommendations are
 // set when it packs right-sized shapes; Partial as in ReportResult.
 type PlanResult struct {
-	Plan            *packing.Plan
+	// Plan is the whole snapshot's plan; nil with By "cluster" over
+	// several clusters, whose own plans are in Clusters (the sum of their
+	// savings is the whole plan's: none moves a pod across clusters).
+	Plan *packing.Plan
+	// Clusters are the clusters' own plans (By "cluster"), sorted by name.
+	Clusters        []ClusterPlan
 	Recommendations *RecommendResult
 	Snapshot        *cluster.Prepared
 	Partial         error
@@ -45,12 +55,13 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
 	res := &PlanResult{}
 	var an *Analysis
 	var recs *packing.Recommendations
+	var pol rightsize.Policy
 	if req.Shapes == packing.RecommendedShapes {
 		rr, rrAn, err := a.recommend(ctx, req.RecommendRequest)
 		if err != nil {
 			return nil, err
 		}
-		res.Recommendations, an, recs = rr, rrAn, ledger.PackingRecommendations(rr.Result)
+		res.Recommendations, an, recs, pol = rr, rrAn, ledger.PackingRecommendations(rr.Result), rr.Policy
 	} else {
 		var err error
 		if an, err = a.analyze(ctx, req.Data, liveReportWindow); err != nil {
@@ -58,6 +69,13 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
 		}
 	}
 	res.Snapshot, res.Partial = an.snap, an.partial
+	if req.By == ByCluster && len(clusterNames(res.Snapshot.Snapshot)) > 1 {
+		a.progress.phase("packing each cluster")
+		if err := a.planByCluster(ctx, req, res, pol); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	catalog := an.prices
 	a.progress.phase("building the packing problem")
 	prob, err := packing.FromSnapshot(res.Snapshot, packing.SnapshotOptions{Prices: catalog, Shapes: req.Shapes, Recs: recs})
@@ -66,6 +84,11 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
 	}
 	if res.Plan, err = packing.SolveReporting(prob, packing.Progress(a.progress)); err != nil {
 		return nil, withKind(Input, err)
+	}
+	if req.By == ByCluster {
+		if err := a.planByCluster(ctx, req, res, pol); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }

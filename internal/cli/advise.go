@@ -18,11 +18,12 @@ type adviseOptions struct {
 	rate   float64
 	as     autoscaleFlags
 	region app.RegionPolicy
+	by     string
 }
 
 // request is the advise request the flags describe.
 func (o *adviseOptions) request(p *flagProblems) app.AdviseRequest {
-	return app.AdviseRequest{RecommendRequest: o.recommendFlags.request(p), Levers: o.levers, EngineerUSDPerHour: o.rate, Autoscale: o.as.overrides(), Region: o.region}
+	return app.AdviseRequest{RecommendRequest: o.recommendFlags.request(p), Levers: o.levers, EngineerUSDPerHour: o.rate, Autoscale: o.as.overrides(), Region: o.region, By: o.by}
 }
 
 func newAdviseCmd(e *env) *cobra.Command {
@@ -44,6 +45,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 	cmd.Flags().StringSliceVar(&o.levers, "levers", nil, "levers to apply (default all but region, which --region-data-gb turns on; always in this order): "+strings.Join(app.LeverNames(), ", "))
 	cmd.Flags().Float64Var(&o.rate, "engineer-rate", app.DefaultEngineerUSDPerHour, "engineering cost in $ per hour, for payback")
 	o.as.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.by, "by", "", "cluster: each cluster's own ledger and their sum (what advise gives several clusters' snapshots, --from NAME=FILE repeated)")
 	cmd.Flags().Float64Var(&o.region.DataGB, "region-data-gb", 0, "data a region move takes, in GB (datasets, checkpoints, weights); given, the region lever applies (default 0: unknown, the lever is off)")
 	cmd.Flags().Float64Var(&o.region.MaxPaybackMonths, "region-max-payback", app.DefaultRegionMaxPaybackMonths, "longest payback in months of a region move's data transfer that the region lever counts")
 	return cmd
@@ -60,13 +62,10 @@ func runAdvise(ctx context.Context, o *adviseOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	if res.Ledger == nil { // several clusters, each its own ledger
+	if len(res.Clusters) > 0 { // several clusters (or --by cluster), each its own ledger
 		cl := make([]render.ClusterLedger, len(res.Clusters))
 		for i, c := range res.Clusters {
 			cl[i] = render.ClusterLedger{Cluster: c.Cluster, Ledger: c.Ledger}
-		}
-		if format == render.CSV || format == render.HTML {
-			return usageErrorf("output: -o %s holds one ledger, and these snapshots are %d clusters: use table, wide, markdown, json or yaml, or advise one cluster at a time", format, len(cl))
 		}
 		if err := render.ClusterLedgers(e.Out, cl, format, e.renderOptions()); err != nil {
 			return err

@@ -15,6 +15,7 @@ type planOptions struct {
 	output outputFlag
 	shapes string
 	dir    string
+	by     string
 }
 
 func (o *planOptions) register(cmd *cobra.Command, output bool) {
@@ -22,12 +23,13 @@ func (o *planOptions) register(cmd *cobra.Command, output bool) {
 	cmd.Flags().StringVar(&o.shapes, "shapes", string(app.DefaultShapes), "GPU shapes to pack: recommended (right-sized as gpuwise recommend does) or current (consolidation alone)")
 	if output {
 		o.output.register(cmd.Flags(), render.Formats)
+		cmd.Flags().StringVar(&o.by, "by", "", "cluster: pack each cluster alone, its own plan and totals, then their sum (several clusters' snapshots: --from NAME=FILE repeated)")
 	}
 }
 
 // request is the plan request the flags describe.
 func (o *planOptions) request(p *flagProblems) app.PlanRequest {
-	return app.PlanRequest{RecommendRequest: o.recommendFlags.request(p), Shapes: app.Shapes(o.shapes)}
+	return app.PlanRequest{RecommendRequest: o.recommendFlags.request(p), Shapes: app.Shapes(o.shapes), By: o.by}
 }
 
 func newPlanCmd(e *env) *cobra.Command {
@@ -58,6 +60,16 @@ func runPlan(ctx context.Context, o *planOptions, e *env) error {
 	res, err := e.app.Plan(ctx, req)
 	if err != nil {
 		return err
+	}
+	if len(res.Clusters) > 0 {
+		cl := make([]render.ClusterPlan, len(res.Clusters))
+		for i, c := range res.Clusters {
+			cl[i] = render.ClusterPlan{Cluster: c.Cluster, Plan: c.Plan}
+		}
+		if err := render.ClusterPlans(e.Out, cl, req.Shapes, format, e.renderOptions()); err != nil {
+			return err
+		}
+		return partial(res.Partial)
 	}
 	if err := render.Plan(e.Out, res.Plan, req.Shapes, format, e.renderOptions()); err != nil {
 		return err

@@ -12,26 +12,34 @@ type Bins struct {
 
 // Add adds rate × the seconds of sp to its hours.
 func (b *Bins) Add(sp Span, rate float64) {
-	b.cover(sp)
-	b.S[sp.h-b.From] += rate * sp.in
+	i := int(sp.h) - b.From
+	if i < 0 || i+1 >= len(b.S) && (i >= len(b.S) || sp.next > 0) {
+		b.cover(sp)
+		i = int(sp.h) - b.From
+	}
+	b.S[i] += rate * sp.in
 	if sp.next > 0 {
-		b.S[sp.h+1-b.From] += rate * sp.next
+		b.S[i+1] += rate * sp.next
 	}
 }
 
 // Count adds n events at hour h.
 func (b *Bins) Count(h int, n float64) {
-	b.grow(h, h+1)
+	b.grow(h, h+1, 0)
 	b.S[h-b.From] += n
 }
 
 // Peak keeps the largest v seen in the hours of sp (sums of Peak bins
 // start at 0: peaks of non-negative quantities).
 func (b *Bins) Peak(sp Span, v float64) {
-	b.cover(sp)
-	b.S[sp.h-b.From] = max(b.S[sp.h-b.From], v)
+	i := int(sp.h) - b.From
+	if i < 0 || i+1 >= len(b.S) && (i >= len(b.S) || sp.next > 0) {
+		b.cover(sp)
+		i = int(sp.h) - b.From
+	}
+	b.S[i] = max(b.S[i], v)
 	if sp.next > 0 {
-		b.S[sp.h+1-b.From] = max(b.S[sp.h+1-b.From], v)
+		b.S[i+1] = max(b.S[i+1], v)
 	}
 }
 
@@ -59,52 +67,98 @@ func (b *Bins) Within(lo, hi int) *Bins {
 	return &Bins{From: from, S: b.S[from-b.From : to-b.From]}
 }
 
-// Merge adds o's sums into b.
+// Merge adds o's sums into b. Into empty bins it takes o's storage when
+// o fills it (bins filled to the window's end), a copy of o's hours
+// otherwise; o must not be used after.
 func (b *Bins) Merge(o *Bins) {
 	if o == nil || len(o.S) == 0 {
 		return
 	}
-	b.grow(o.From, o.From+len(o.S))
+	if len(b.S) == 0 {
+		b.take(o)
+		return
+	}
+	b.grow(o.From, o.From+len(o.S), 0)
 	for i, v := range o.S {
 		b.S[o.From+i-b.From] += v
 	}
+	recycle(o)
 }
 
-// MergePeak keeps the larger of each hour of b and o (bins built by Peak).
+// MergePeak keeps the larger of each hour of b and o (bins built by
+// Peak); o must not be used after.
 func (b *Bins) MergePeak(o *Bins) {
 	if o == nil || len(o.S) == 0 {
 		return
 	}
-	b.grow(o.From, o.From+len(o.S))
+	if len(b.S) == 0 {
+		b.take(o)
+		return
+	}
+	b.grow(o.From, o.From+len(o.S), 0)
 	for i, v := range o.S {
 		j := o.From + i - b.From
 		b.S[j] = max(b.S[j], v)
 	}
+	recycle(o)
 }
 
-func (b *Bins) cover(sp Span) {
-	if sp.next > 0 {
-		b.grow(sp.h, sp.h+2)
+// take makes empty bins o's hours: 0 + v and max(0, v) are v for the
+// sums and peaks bins hold.
+func (b *Bins) take(o *Bins) {
+	if cap(o.S)-len(o.S) <= 8 {
+		b.From, b.S = o.From, o.S
 		return
 	}
-	b.grow(sp.h, sp.h+1)
+	b.From, b.S = o.From, append(make([]float64, 0, len(o.S)), o.S...)
+	recycle(o)
 }
 
-// grow makes the bins cover hours [lo, hi); samples come mostly in time
-// order, so growing is mostly appending.
-func (b *Bins) grow(lo, hi int) {
+func recycle(o *Bins) { o.S = nil }
+
+func (b *Bins) cover(sp Span) {
+	h := int(sp.h)
+	if sp.next > 0 {
+		b.grow(h, h+2, int(sp.hours))
+		return
+	}
+	b.grow(h, h+1, int(sp.hours))
+}
+
+// grow makes the bins cover hours [lo, hi). Samples come mostly in time
+// order, so growing is mostly appending: bins start at a day and grow
+// fourfold, never past the window's end (hours; 0: unknown), so a series
+// of 14 days is allocated 3 times (24, 96, then to the window's end: 1.35
+// window-lengths, where append's doubling from 8 took 3) and a series of
+// a day or less once.
+func (b *Bins) grow(lo, hi, hours int) {
 	switch {
 	case len(b.S) == 0:
-		b.From, b.S = lo, make([]float64, hi-lo, max(hi-lo, 8))
+		b.From, b.S = lo, make([]float64, hi-lo, binCap(hi-lo, 24, hours-lo))
 		return
 	case lo < b.From:
-		grown := make([]float64, b.From+len(b.S)-lo, b.From+len(b.S)-lo+8)
+		n := b.From + len(b.S) - lo
+		grown := make([]float64, n, binCap(n, n+8, hours-lo))
 		copy(grown[b.From-lo:], b.S)
 		b.From, b.S = lo, grown
 	}
 	if end := b.From + len(b.S); hi > end {
+		if hi-b.From > cap(b.S) {
+			grown := make([]float64, len(b.S), binCap(hi-b.From, 4*cap(b.S), hours-b.From))
+			copy(grown, b.S)
+			b.S = grown
+		}
 		b.S = append(b.S, make([]float64, hi-end)...)
 	}
+}
+
+// binCap is a capacity of at least need: want, but not past limit (the
+// hours to the window's end; ≤ 0: unknown).
+func binCap(need, want, limit int) int {
+	if limit > 0 {
+		want = min(want, limit)
+	}
+	return max(need, want)
 }
 
 // The Add*Bins methods fold a series' bins into its workload, once the
@@ -149,7 +203,7 @@ func (a *HourlyAcc) AddMemoryBins(peakBytes *Bins, limitBytes float64) {
 	}
 	for i, v := range peakBytes.S {
 		if h := peakBytes.From + i; h >= 0 && h < a.b.hours {
-			sp := Span{h: h, in: 1}
+			sp := Span{h: int32(h), in: 1}
 			a.Memory(sp, v/limitBytes)
 		}
 	}

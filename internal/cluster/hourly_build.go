@@ -113,7 +113,8 @@ func (a *HourlyAcc) Life(from, to, gpuFraction float64) {
 // Quantities are added per span as rates, so a source finds a sample's
 // span once and adds every GPU, container and counter of it.
 type Span struct {
-	h        int
+	h        int32
+	hours    int32 // the window's hours: Bins a span first touches are sized to the window's end once
 	in, next float64
 }
 
@@ -122,20 +123,40 @@ type Span struct {
 func (b *HourlyBuilder) Spans(t, dt float64, buf []Span) []Span {
 	end := min(t+dt, b.window)
 	for t = max(t, 0); t < end; {
-		h := int(t / 3600)
-		cut := float64(h+1) * 3600
-		sp := Span{h: h, in: min(cut, end) - t}
-		if end > cut && h+1 < b.hours {
-			sp.next = min(end, cut+3600) - cut
-		}
+		sp := b.span(t, end)
 		buf = append(buf, sp)
 		t += sp.in + sp.next
 	}
 	return buf
 }
 
+// Span is the one span of a sample [t, t+dt) that Spans would return,
+// ok false when Spans returns none or more than one (a sample longer
+// than an hour, or cut by the window's ends): then call Spans. Sources
+// call it first for each sample, which is most often the whole answer.
+func (b *HourlyBuilder) Span(t, dt float64) (sp Span, ok bool) {
+	end := min(t+dt, b.window)
+	if t = max(t, 0); !(t < end) {
+		return Span{}, false
+	}
+	sp = b.span(t, end)
+	// The same test as Spans' loop: the span must reach end.
+	return sp, !(t+sp.in+sp.next < end)
+}
+
+// span is the span starting at t (0 ≤ t < end ≤ the window's end).
+func (b *HourlyBuilder) span(t, end float64) Span {
+	h := int(t / 3600)
+	cut := float64(h+1) * 3600
+	sp := Span{h: int32(h), hours: int32(b.hours), in: min(cut, end) - t}
+	if end > cut && h+1 < b.hours {
+		sp.next = min(end, cut+3600) - cut
+	}
+	return sp
+}
+
 // Hour is the hour the span starts in.
-func (sp Span) Hour() int { return sp.h }
+func (sp Span) Hour() int { return int(sp.h) }
 
 // Seconds is the span's length.
 func (sp Span) Seconds() float64 { return sp.in + sp.next }
@@ -195,9 +216,9 @@ func (a *HourlyAcc) Memory(sp Span, ofLimit float64) {
 			a.memPeak[i] = math.NaN()
 		}
 	}
-	peak(a.memPeak, sp.h, ofLimit)
+	peak(a.memPeak, int(sp.h), ofLimit)
 	if sp.next > 0 {
-		peak(a.memPeak, sp.h+1, ofLimit)
+		peak(a.memPeak, int(sp.h)+1, ofLimit)
 	}
 }
 

@@ -25,6 +25,7 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 	}
 	req := app.DefaultBreakdownRequest()
 	req.Source, req.Prices = app.Source{Snapshot: &app.InMemory{Prepared: prep}}, s.prices.Load()
+	req.Units = true
 	bd, err := s.app.Breakdown(ctx, req)
 	if err != nil {
 		return 0, fmt.Errorf("costing %s: %w", span.Window, err)
@@ -35,7 +36,7 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 		oom[by] = app.OOMKills(prep.Snapshot, by) // nil where not counted (node, gpu-model)
 	}
 	c := history.Cycle{Cluster: s.opts.Cluster, Start: span.Window.Start, End: span.Window.End, Partial: partial,
-		Fleet: fleet(inv, span.Window)}
+		Fleet: fleet(inv, span.Window), Units: bd.Units}
 	for _, by := range req.By {
 		c.Entries = append(c.Entries, history.Entries(app.HistoryKinds[by], bd.Reports[by], secs, oom[by])...)
 	}

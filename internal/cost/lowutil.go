@@ -3,12 +3,14 @@ package cost
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
 // LowUtilOptions ask for the low-utilization list: GPU units (whole
@@ -99,33 +101,87 @@ type LowUtilUnit struct {
 	USD *float64 `json:"usd"`
 }
 
-// lowUtil builds the list from the allocation's lines: each holding's
-// measured time below the threshold (as the cost engine scales a series
-// to the held time) and each unit's unheld time.
-func lowUtil(a *Allocation, ix *cluster.Index, o LowUtilOptions) *LowUtil {
-	type acc struct {
-		u                      LowUtilUnit
-		ref                    cluster.UnitRef
-		held, measured, active float64 // seconds
-		holders                map[string]bool
-		unmeasured             bool
-		frac                   float64 // of its physical GPU
+// UnitHours is one GPU unit's time over a window: what the
+// low-utilization list is made of (LowUtilFrom), kept per unit and hour
+// by serve's history so that a range of it gives the list the snapshot of
+// that range gives.
+type UnitHours struct {
+	Unit     string           `json:"unit"`
+	Node     string           `json:"node"`
+	Model    string           `json:"gpu_model"`
+	Kind     cluster.UnitKind `json:"kind"`
+	Profile  string           `json:"profile,omitempty"`
+	Fraction float64          `json:"fraction"` // of its physical GPU
+	// GPUUSDPerHour is the node's GPU price (the cost engine's); nil on
+	// an unpriced node.
+	GPUUSDPerHour *float64 `json:"gpu_usd_per_hour"`
+	// LifeSeconds is the unit's node's time in the window; HeldSeconds
+	// the time pods held the unit; MeasuredSeconds and ActiveSeconds the
+	// held time with a usage series and its integral of activity.
+	LifeSeconds     float64 `json:"life_seconds"`
+	HeldSeconds     float64 `json:"held_seconds"`
+	MeasuredSeconds float64 `json:"measured_seconds"`
+	ActiveSeconds   float64 `json:"active_seconds"`
+	// Unmeasured: some held time had no usage series.
+	Unmeasured bool     `json:"unmeasured"`
+	Holders    []string `json:"holders"`
+	// Hist[b] is the measured held seconds at activity in [b%, (b+1)%)
+	// (the usage histogram's buckets, scaled to the held time as the cost
+	// engine scales a series).
+	Hist [usage.ActivityBuckets]float64 `json:"-"`
+}
+
+// SecondsBelow is the measured held time below threshold, by the usage
+// histogram's rule (whole-percent buckets below the threshold's).
+func (u *UnitHours) SecondsBelow(threshold float64) float64 {
+	limit := min(max(int(math.Round(threshold*100)), 0), usage.ActivityBuckets)
+	var s float64
+	for b := 0; b < limit; b++ {
+		s += u.Hist[b]
 	}
-	units := map[string]*acc{}
-	get := func(id string, ref cluster.UnitRef) *acc {
+	return s
+}
+
+// Merge adds v (the same unit over a later time) to u: sums, the holders'
+// union, v's description (the unit as it is last).
+func (u *UnitHours) Merge(v *UnitHours) {
+	u.Node, u.Model, u.Kind, u.Profile, u.Fraction = v.Node, v.Model, v.Kind, v.Profile, v.Fraction
+	u.LifeSeconds += v.LifeSeconds
+	u.HeldSeconds += v.HeldSeconds
+	u.MeasuredSeconds += v.MeasuredSeconds
+	u.ActiveSeconds += v.ActiveSeconds
+	u.Unmeasured = u.Unmeasured || v.Unmeasured
+	for _, h := range v.Holders {
+		if !slices.Contains(u.Holders, h) {
+			u.Holders = append(u.Holders, h)
+		}
+	}
+	sort.Strings(u.Holders)
+	for b := range u.Hist {
+		u.Hist[b] += v.Hist[b]
+	}
+}
+
+// UnitUsage is every GPU unit's time in the allocation's window, from its
+// lines: each holding's held and measured time (a series scaled to the
+// held time as the cost engine scales it) and each unit's node life; a
+// GPU its units do not cover (MIG capacity not carved into an instance)
+// is one entry for the rest, kind "uncarved". Sorted by unit.
+func UnitUsage(a *Allocation, ix *cluster.Index) []UnitHours {
+	units := map[string]*UnitHours{}
+	refs := map[string]cluster.UnitRef{}
+	get := func(id string, ref cluster.UnitRef) *UnitHours {
 		x := units[id]
 		if x == nil {
-			x = &acc{ref: ref, holders: map[string]bool{}, u: LowUtilUnit{Unit: id, Node: ref.Node.Name, Model: ref.GPU.Model,
-				Kind: ref.Unit.Kind, Profile: ref.Unit.Profile}, frac: ref.Unit.Fraction}
-			units[id] = x
+			x = &UnitHours{Unit: id, Node: ref.Node.Name, Model: ref.GPU.Model, Kind: ref.Unit.Kind, Profile: ref.Unit.Profile,
+				Fraction: ref.Unit.Fraction, Holders: []string{}}
+			units[id], refs[id] = x, ref
 		}
 		return x
 	}
 	for id, ref := range ix.Units {
 		get(id, ref)
 	}
-	// A GPU its units do not cover (MIG capacity not carved into an
-	// instance) is capacity no pod can hold: one entry for the rest.
 	for i := range a.Snapshot.Nodes {
 		n := &a.Snapshot.Nodes[i]
 		for j := range n.GPUs {
@@ -137,7 +193,7 @@ func lowUtil(a *Allocation, ix *cluster.Index, o LowUtilOptions) *LowUtil {
 			if rest > 1e-9 {
 				id := fmt.Sprintf("%s/gpu%d (not carved into units)", n.Name, g.Index)
 				x := get(id, cluster.UnitRef{Node: n, GPU: g, Unit: &cluster.Unit{ID: id, Kind: cluster.MIGSlice, Fraction: rest}})
-				x.u.Kind, x.frac = "uncarved", rest
+				x.Kind, x.Fraction = "uncarved", rest
 			}
 		}
 	}
@@ -158,46 +214,106 @@ func lowUtil(a *Allocation, ix *cluster.Index, o LowUtilOptions) *LowUtil {
 				continue
 			}
 			x := get(hd.UnitID, ref)
-			x.held += heldSec
-			x.holders[l.Pod.WorkloadKey()] = true
+			x.HeldSeconds += heldSec
+			if h := l.Pod.WorkloadKey(); !slices.Contains(x.Holders, h) {
+				x.Holders = append(x.Holders, h)
+			}
 			if hd.Activity == nil || hd.Activity.Seconds <= 0 {
-				x.unmeasured = true
+				x.Unmeasured = true
 				continue
 			}
 			measured := math.Min(hd.Activity.Seconds, heldSec)
 			k := measured / hd.Activity.Seconds
-			x.measured += measured
-			x.active += hd.Activity.ActiveSeconds * k
-			x.u.HoursBelow += hd.Activity.IdleSeconds(o.Threshold) * k / 3600
+			x.MeasuredSeconds += measured
+			x.ActiveSeconds += hd.Activity.ActiveSeconds * k
+			st := hd.Activity.State()
+			for j, sec := range st.Buckets {
+				x.Hist[st.Offset+j] += sec * k
+			}
+		}
+	}
+	out := make([]UnitHours, 0, len(units))
+	for id, x := range units {
+		ref := refs[id]
+		x.LifeSeconds = w.Clip(ref.Node.Created, ref.Node.Deleted)
+		if p, ok := a.Prices[ref.Node.Name]; ok {
+			v := p.GPUUSDPerHour
+			x.GPUUSDPerHour = &v
+		}
+		sort.Strings(x.Holders)
+		out = append(out, *x)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Unit < out[j].Unit })
+	return out
+}
+
+// lowUtil builds the list from the allocation's units.
+func lowUtil(a *Allocation, ix *cluster.Index, o LowUtilOptions) *LowUtil {
+	return LowUtilFrom(UnitUsage(a, ix), o)
+}
+
+// LowUtilFrom builds the list from units' time: one window's (UnitUsage)
+// or a range of windows' (serve's history), where rows of the same unit
+// add up (UnitHours.Merge). Its dollars are each row's hours below the
+// threshold and unheld at that row's price × the unit's fraction: with one
+// price over the range (the usual case) the same as the snapshot's.
+func LowUtilFrom(rows []UnitHours, o LowUtilOptions) *LowUtil {
+	type acc struct {
+		u      UnitHours
+		usd    float64
+		rate   *float64 // the one price of every row, or nil
+		mix    bool     // rows at different prices (or some unpriced)
+		seen   bool
+		priced bool // some row priced
+	}
+	units := map[string]*acc{}
+	var order []string
+	for i := range rows {
+		r := &rows[i]
+		x := units[r.Unit]
+		if x == nil {
+			x = &acc{u: UnitHours{Unit: r.Unit, Holders: []string{}}}
+			units[r.Unit] = x
+			order = append(order, r.Unit)
+		}
+		x.u.Merge(r)
+		switch {
+		case !x.seen:
+			x.rate, x.seen = r.GPUUSDPerHour, true
+		case (x.rate == nil) != (r.GPUUSDPerHour == nil) || (x.rate != nil && *x.rate != *r.GPUUSDPerHour):
+			x.mix = true
+		}
+		if r.GPUUSDPerHour != nil {
+			x.priced = true
+			x.usd += *r.GPUUSDPerHour * r.Fraction * (r.SecondsBelow(o.Threshold) + math.Max(r.LifeSeconds-r.HeldSeconds, 0)) / 3600
 		}
 	}
 	out := &LowUtil{Threshold: o.Threshold, MinHours: o.MinHours, Units: []LowUtilUnit{}}
-	for _, x := range units {
-		life := w.Clip(x.ref.Node.Created, x.ref.Node.Deleted)
-		x.u.HoursUnheld = math.Max(life-x.held, 0) / 3600
-		if x.unmeasured && x.measured == 0 && x.u.HoursUnheld < o.MinHours {
+	for _, id := range order {
+		x := units[id]
+		u := LowUtilUnit{Unit: x.u.Unit, Node: x.u.Node, Model: x.u.Model, Kind: x.u.Kind, Profile: x.u.Profile,
+			HoursBelow: x.u.SecondsBelow(o.Threshold) / 3600, HoursUnheld: math.Max(x.u.LifeSeconds-x.u.HeldSeconds, 0) / 3600}
+		if x.u.Unmeasured && x.u.MeasuredSeconds == 0 && u.HoursUnheld < o.MinHours {
 			out.Unmeasured++
 			continue
 		}
-		if x.u.HoursBelow+x.u.HoursUnheld < o.MinHours {
+		if u.HoursBelow+u.HoursUnheld < o.MinHours {
 			continue
 		}
-		if x.measured > 0 {
-			u := x.active / x.measured
-			x.u.Utilization = &u
+		if x.u.MeasuredSeconds > 0 {
+			v := x.u.ActiveSeconds / x.u.MeasuredSeconds
+			u.Utilization = &v
 		}
-		for h := range x.holders {
-			x.u.Holders = append(x.u.Holders, h)
+		u.Holders = append([]string{}, x.u.Holders...)
+		switch {
+		case !x.mix && x.rate != nil:
+			v := *x.rate * x.u.Fraction * (u.HoursBelow + u.HoursUnheld)
+			u.USD = &v
+		case x.mix && x.priced: // the priced rows' dollars
+			v := x.usd
+			u.USD = &v
 		}
-		sort.Strings(x.u.Holders)
-		if x.u.Holders == nil {
-			x.u.Holders = []string{}
-		}
-		if p, ok := a.Prices[x.ref.Node.Name]; ok {
-			v := p.GPUUSDPerHour * x.frac * (x.u.HoursBelow + x.u.HoursUnheld)
-			x.u.USD = &v
-		}
-		out.Units = append(out.Units, x.u)
+		out.Units = append(out.Units, u)
 	}
 	sort.Slice(out.Units, func(i, j int) bool {
 		ui, uj := out.Units[i], out.Units[j]

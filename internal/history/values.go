@@ -57,6 +57,9 @@ type Cycle struct {
 	// Fleet is the GPUs by model and sharing mode at End; nil when the
 	// cycle did not read it (the buckets keep the fleet they had).
 	Fleet []FleetGPUs
+	// Units are the GPU units' time in the cycle (cost.UnitUsage), added
+	// into their hour for the low-utilization list; nil: none recorded.
+	Units []cost.UnitHours
 }
 
 // Entries turns one cycle's report (grouped by kind) into entries, with

@@ -330,9 +330,13 @@ func (r *reader) readGPUsDerived(ctx context.Context, nodes nodeList, nf factSet
 		if i == 0 {
 			ms = dcgmMetrics(m)
 		}
-		tasks := r.derivedGPUTasks(gpuNodes, ms, u)
+		tasks, others := r.derivedGPUTasks(gpuNodes, ms, u)
 		failed := r.q.Run(ctx, tasks, 0)
 		g.queries, g.failed = g.queries+len(tasks), append(g.failed, failed...)
+		if len(others) > 0 && otherHostsRead(gpuNodes, u.inv, failed) {
+			failed := r.q.Run(ctx, others, 0)
+			g.queries, g.failed = g.queries+len(others), append(g.failed, failed...)
+		}
 		if u.seen || len(failed) > 0 {
 			g.metric = m
 			break
@@ -346,6 +350,27 @@ func (r *reader) readGPUsDerived(ctx context.Context, nodes nodeList, nf factSet
 	g.invErr = r.completeInventory(ctx, &g, labels)
 	g.nodes, g.units = buildNodes(nodes, nf.facts, labels, u.inv)
 	return g
+}
+
+// otherHostsRead reports whether the activity reads of the hosts outside
+// gpuNodes found one (a GPU in inv on such a host) or failed: then the
+// other DCGM metrics are read for those hosts too (derivedGPUTasks).
+func otherHostsRead(gpuNodes []string, inv []gpuLabels, failed []query.Failure) bool {
+	for _, f := range failed {
+		if f.Task.Nodes == nil {
+			return true
+		}
+	}
+	labelled := make(map[string]bool, len(gpuNodes))
+	for _, n := range gpuNodes {
+		labelled[n] = true
+	}
+	for _, gl := range inv {
+		if !labelled[gl.host] {
+			return true
+		}
+	}
+	return false
 }
 
 // completeInventory fills the inventory where reading the activity

@@ -181,6 +181,11 @@ func (s *cpuState) Samples(xs []wire.Sample) {
 
 // hour bins one rate: inc core-seconds over [from, to).
 func (s *cpuState) hour(from, to, inc float64) {
+	if sp, ok := s.clock.span(from, to-from); ok {
+		s.used.Add(sp, inc/(to-from))
+		s.ran.Add(sp, 1)
+		return
+	}
 	s.buf = s.clock.spans(from, to-from, s.buf[:0])
 	for _, sp := range s.buf {
 		s.used.Add(sp, inc/(to-from))

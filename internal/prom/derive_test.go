@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/prom/query"
 	"github.com/gpuwise/gpuwise/internal/prom/wire"
 )
 
@@ -58,7 +59,10 @@ func TestDerivedGPUTasks(t *testing.T) {
 	o.Window = cluster.Window{Start: end.Add(-48 * time.Hour), End: end}
 	r := &reader{opts: o, w: o.Window}
 	u := newGPUUsage(300, true, unitIndex{})
-	tasks := r.derivedGPUTasks([]string{"b.x", "a"}, []dcgmMetric{{"M", activityField, 1}}, u)
+	tasks, others := r.derivedGPUTasks([]string{"b.x", "a"}, []dcgmMetric{{"M", activityField, 1}}, u)
+	if len(others) != 0 {
+		t.Errorf("the activity metric's requests for other hosts were set apart: %+v", others)
+	}
 	name := wire.Matcher{Type: wire.MatchEqual, Name: "__name__", Value: "M"}
 	m := func(typ int, n, v string) wire.Matcher { return wire.Matcher{Type: typ, Name: n, Value: v} }
 	want := [][]wire.Matcher{
@@ -67,15 +71,73 @@ func TestDerivedGPUTasks(t *testing.T) {
 		{name, m(wire.MatchNotRegexp, "Hostname", `a|b\.x`), m(wire.MatchNotEqual, "Hostname", "")},
 		{name, m(wire.MatchNotRegexp, "hostname", `a|b\.x`), m(wire.MatchNotEqual, "hostname", ""), m(wire.MatchEqual, "Hostname", "")},
 	}
-	if len(tasks) != len(want) {
-		t.Fatalf("%d tasks, want %d", len(tasks), len(want))
+	// One request per shard and one for the other hosts, each reading both
+	// host labels.
+	if len(tasks) != len(want)/2 {
+		t.Fatalf("%d tasks, want %d", len(tasks), len(want)/2)
 	}
 	for i, task := range tasks {
-		if !task.Remote || !reflect.DeepEqual(task.Matchers, want[i]) || !task.To.Equal(end) || !task.From.Equal(r.w.Start.Add(-o.Step)) {
+		got := append([][]wire.Matcher{task.Matchers}, task.Also...)
+		if !task.Remote || !reflect.DeepEqual(got, want[2*i:2*i+2]) || !task.To.Equal(end) || !task.From.Equal(r.w.Start.Add(-o.Step)) {
 			t.Errorf("task %d: %+v", i, task)
 		}
 	}
-	if !reflect.DeepEqual(tasks[0].Nodes, []string{"a", "b.x"}) || tasks[2].Nodes != nil {
-		t.Errorf("nodes of the tasks: %v, %v", tasks[0].Nodes, tasks[2].Nodes)
+	if !reflect.DeepEqual(tasks[0].Nodes, []string{"a", "b.x"}) || tasks[1].Nodes != nil {
+		t.Errorf("nodes of the tasks: %v, %v", tasks[0].Nodes, tasks[1].Nodes)
+	}
+}
+
+// The other DCGM metrics' requests for hosts outside the labelled nodes
+// are set apart, read only when the activity's found such a host or
+// failed; link metrics are read for whole devices only.
+func TestDerivedGPUTasksOthers(t *testing.T) {
+	end := time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)
+	o := Defaults()
+	o.Window = cluster.Window{Start: end.Add(-48 * time.Hour), End: end}
+	r := &reader{opts: o, w: o.Window}
+	u := newGPUUsage(300, true, unitIndex{})
+	tasks, others := r.derivedGPUTasks([]string{"a"}, dcgmMetrics("M"), u)
+	if len(tasks) != 5+1 || len(others) != 4 {
+		t.Fatalf("%d tasks and %d set apart, want 6 and 4", len(tasks), len(others))
+	}
+	for _, task := range others {
+		if task.Nodes != nil || task.Metric == "M" {
+			t.Errorf("set apart: %s (nodes %v)", task.Query, task.Nodes)
+		}
+	}
+	links := 0
+	for _, task := range append(tasks, others...) {
+		whole := len(task.Also) == 1
+		for _, ms := range append([][]wire.Matcher{task.Matchers}, task.Also...) {
+			w := false
+			for _, m := range ms {
+				w = w || m.Name == "GPU_I_PROFILE" && m.Type == wire.MatchEqual && m.Value == ""
+			}
+			whole = whole && w
+		}
+		if link := task.Metric == pcieMetric || task.Metric == nvlinkMetric; link != whole {
+			t.Errorf("%s: whole devices only %v", task.Query, whole)
+		} else if link {
+			links++
+		}
+	}
+	if links != 4 {
+		t.Errorf("%d link requests, want 4", links)
+	}
+	failedOther := []query.Failure{{Task: query.Task{}}}
+	failedShard := []query.Failure{{Task: query.Task{Nodes: []string{"a"}}}}
+	for _, c := range []struct {
+		inv    []gpuLabels
+		failed []query.Failure
+		want   bool
+	}{
+		{[]gpuLabels{{host: "a"}}, nil, false},
+		{[]gpuLabels{{host: "a"}, {host: "z"}}, nil, true},
+		{nil, failedShard, false},
+		{nil, failedOther, true},
+	} {
+		if got := otherHostsRead([]string{"a"}, c.inv, c.failed); got != c.want {
+			t.Errorf("otherHostsRead(%v, %d failed): %v, want %v", c.inv, len(c.failed), got, c.want)
+		}
 	}
 }

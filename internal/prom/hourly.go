@@ -31,6 +31,10 @@ func (c *hourClock) spans(t, dt float64, buf []cluster.Span) []cluster.Span {
 	return c.b.Spans(t-c.start, dt, buf)
 }
 
+// span is the one span of [t, t+dt) when it has one (see
+// cluster.HourlyBuilder.Span); else call spans.
+func (c *hourClock) span(t, dt float64) (cluster.Span, bool) { return c.b.Span(t-c.start, dt) }
+
 // hour is the hour holding Unix second t, or -1 outside the window.
 func (c *hourClock) hour(t float64) int { return c.b.Hour(t - c.start) }
 
@@ -83,6 +87,12 @@ func (h *holdHours) addActivity(c *hourClock, t, dt, v, sign float64) {
 	if c.b.IsIdle(v) {
 		idle = sign
 	}
+	if sp, ok := c.span(t, dt); ok {
+		h.measured.Add(sp, sign)
+		h.active.Add(sp, sign*v)
+		h.idle.Add(sp, idle)
+		return
+	}
 	h.buf = c.spans(t, dt, h.buf[:0])
 	for _, sp := range h.buf {
 		h.measured.Add(sp, sign)
@@ -127,6 +137,11 @@ func (h *holdHours) link(c *hourClock, bytes, secs **cluster.Bins, last *lastSam
 			return
 		}
 		last.keep(t, dt, v)
+		if sp, ok := c.span(t, dt); ok {
+			b.Add(sp, v)
+			s.Add(sp, 1)
+			return
+		}
 		h.buf = c.spans(t, dt, h.buf[:0])
 		for _, sp := range h.buf {
 			b.Add(sp, v)
@@ -191,6 +206,10 @@ func peakFeed(c *hourClock, into *cluster.Bins) func(t, v, dt float64) {
 		if v != v || !(dt > 0) {
 			return
 		}
+		if sp, ok := c.span(t, dt); ok {
+			into.Peak(sp, v)
+			return
+		}
 		buf = c.spans(t, dt, buf[:0])
 		for _, sp := range buf {
 			into.Peak(sp, v)
@@ -249,6 +268,13 @@ func (s *counterBins) add(t, v float64) {
 		return
 	}
 	dt := t - s.prevT
+	if sp, ok := s.c.span(s.prevT, dt); ok {
+		s.into.Add(sp, inc/dt)
+		if s.secs != nil {
+			s.secs.Add(sp, 1)
+		}
+		return
+	}
 	s.buf = s.c.spans(s.prevT, dt, s.buf[:0])
 	for _, sp := range s.buf {
 		s.into.Add(sp, inc/dt)

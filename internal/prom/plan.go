@@ -3,6 +3,7 @@ package prom
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/prom/query"
@@ -206,32 +207,54 @@ func (r *reader) rawGPUTasks(shards []query.Shard, listed listing, u *gpuUsage, 
 
 // derivedGPUTasks read DCGM metrics ms by remote read before the nodes
 // are built (see readGPUsDerived): the nodes whose labels count GPUs in
-// shards, both host labels, and one request per host label for every
-// other host.
-func (r *reader) derivedGPUTasks(gpuNodes []string, ms []dcgmMetric, u *gpuUsage) []query.Task {
+// shards, and every other host, each one request reading both host
+// labels (two queries: Hostname, and hostname where Hostname is empty).
+// The other hosts' requests for metrics besides the activity are
+// returned apart (others): their series count only for hosts whose
+// activity series came (a host no node label counts GPUs on has only the
+// units its activity series name), so they are read only when the
+// activity's request for other hosts found one or failed.
+func (r *reader) derivedGPUTasks(gpuNodes []string, ms []dcgmMetric, u *gpuUsage) (tasks, others []query.Task) {
 	allRe := query.Alternatives(slices.Sorted(slices.Values(gpuNodes)))
-	var tasks []query.Task
 	for _, m := range ms {
 		keep, open := dcgmKeep(m.f == activityField), u.batch(m.f, m.scale)
-		add := func(sel string, matchers []wire.Matcher, nodes []string) {
-			t := query.WholeWindow(r.rawDays(sel, open, nodes), sel, matchers, keep)[0]
+		add := func(into *[]query.Task, sel, sel2 string, ms, ms2 []wire.Matcher, nodes []string) {
+			sel, ms = wholeGPUs(m.f, sel, ms)
+			sel2, ms2 = wholeGPUs(m.f, sel2, ms2)
+			t := query.WholeWindow(r.rawDays(sel, open, nodes), sel+" and "+sel2, ms, keep)[0]
+			t.Also = [][]wire.Matcher{ms2}
 			t.Metric = m.name // see completeInventory
-			tasks = append(tasks, t)
+			*into = append(*into, t)
 		}
 		for _, sh := range query.Shards(gpuNodes, r.opts.ShardSize) {
-			for _, hl := range []string{"Hostname", "hostname"} {
-				sel, matchers := hostSelector(m.name, hl, sh)
-				add(sel, matchers, sh.Nodes)
-			}
+			sel, ms := hostSelector(m.name, "Hostname", sh)
+			sel2, ms2 := hostSelector(m.name, "hostname", sh)
+			add(&tasks, sel, sel2, ms, ms2, sh.Nodes)
+		}
+		into := &tasks
+		if m.f != activityField {
+			into = &others
 		}
 		name := wire.Matcher{Type: wire.MatchEqual, Name: "__name__", Value: m.name}
-		add(m.name+`{Hostname!~<GPU nodes>,Hostname!=""}`,
-			[]wire.Matcher{name, {Type: wire.MatchNotRegexp, Name: "Hostname", Value: allRe}, {Type: wire.MatchNotEqual, Name: "Hostname", Value: ""}}, nil)
-		add(m.name+`{hostname!~<GPU nodes>,hostname!="",Hostname=""}`,
+		add(into, m.name+`{Hostname!~<GPU nodes>,Hostname!=""}`, m.name+`{hostname!~<GPU nodes>,hostname!="",Hostname=""}`,
+			[]wire.Matcher{name, {Type: wire.MatchNotRegexp, Name: "Hostname", Value: allRe}, {Type: wire.MatchNotEqual, Name: "Hostname", Value: ""}},
 			[]wire.Matcher{name, {Type: wire.MatchNotRegexp, Name: "hostname", Value: allRe}, {Type: wire.MatchNotEqual, Name: "hostname", Value: ""},
 				{Type: wire.MatchEqual, Name: "Hostname", Value: ""}}, nil)
 	}
-	return tasks
+	return tasks, others
+}
+
+// wholeGPUs narrows a link metric's read to whole devices: dcgm-exporter
+// reports links per device, and gpuBatch.Series leaves a MIG instance's or
+// a time-slice replica's copy out (not its own traffic), so Prometheus
+// need not send them. Other metrics are read as they are.
+func wholeGPUs(f field, sel string, ms []wire.Matcher) (string, []wire.Matcher) {
+	if f != pcieField && f != nvlinkField {
+		return sel, ms
+	}
+	ms = append(slices.Clip(ms), wire.Matcher{Type: wire.MatchEqual, Name: "vgpu", Value: ""},
+		wire.Matcher{Type: wire.MatchEqual, Name: "GPU_I_PROFILE", Value: ""})
+	return strings.TrimSuffix(sel, "}") + `,vgpu="",GPU_I_PROFILE=""}`, ms
 }
 
 // ctrTasks read one shard's cAdvisor series: working sets and CPU

@@ -155,8 +155,8 @@ type clusterLedgers struct {
 
 // ClusterLedgers writes several clusters' own ledgers, one after the
 // other under the cluster's name, then their sum (the cents of each
-// cluster's before, after and saving added up). CSV and HTML, one ledger
-// per file, are refused: render one cluster at a time.
+// cluster's before, after and saving added up); CSV is one table with a
+// cluster column, HTML one page with each cluster's ledger and the sum.
 func ClusterLedgers(w io.Writer, ls []ClusterLedger, f Format, o Options) error {
 	var sum clusterLedgers
 	var before, after ledger.Cents
@@ -182,7 +182,7 @@ func ClusterLedgers(w io.Writer, ls []ClusterLedger, f Format, o Options) error 
 					return err
 				}
 			}
-			_, err := fmt.Fprintf(w, "ALL %d CLUSTERS (each cluster's own ledger; nothing shared between them)\n- %s/month → %s/month: recoverable %s/month\n",
+			_, err := fmt.Fprintf(w, "ALL %d CLUSTER(S) (each cluster's own ledger; nothing shared between them)\n- %s/month → %s/month: recoverable %s/month\n",
 				len(ls), before, after, before-after)
 			return err
 		}
@@ -193,5 +193,7 @@ func ClusterLedgers(w io.Writer, ls []ClusterLedger, f Format, o Options) error 
 		Markdown: text(Markdown),
 		JSON:     func(w io.Writer) error { return encodeJSON(w, sum) },
 		YAML:     func(w io.Writer) error { return encodeYAML(w, sum) },
+		CSV:      func(w io.Writer) error { return clusterLedgersCSV(w, ls) },
+		HTML:     func(w io.Writer) error { return clusterLedgersHTML(w, ls, before, after) },
 	})
 }

@@ -212,6 +212,7 @@ func planHandler(s *Service, rt route) http.HandlerFunc {
 		req := app.DefaultPlanRequest()
 		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
 		setString(&req.Shapes, q.str("shapes", string(req.Shapes)))
+		req.By = q.str("by", "")
 		f := q.format(render.Formats)
 		q.add(req.Validate())
 		if err := q.err(); err != nil {
@@ -220,6 +221,11 @@ func planHandler(s *Service, rt route) http.HandlerFunc {
 		res, err := s.app.Plan(ctx, req)
 		if err != nil {
 			return nil, err
+		}
+		if len(res.Clusters) > 0 {
+			return rendered(f, res.Partial, func(b *bytes.Buffer) error {
+				return render.ClusterPlans(b, clusterPlans(res.Clusters), req.Shapes, f, s.renderOptions())
+			})
 		}
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Plan(b, res.Plan, req.Shapes, f, s.renderOptions()) })
 	})
@@ -231,6 +237,7 @@ func adviseHandler(s *Service, rt route) http.HandlerFunc {
 		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
 		req.Levers = q.list("levers", nil)
 		req.EngineerUSDPerHour = q.float("engineer-rate", req.EngineerUSDPerHour)
+		req.By = q.str("by", "")
 		f := q.format(render.Formats)
 		q.add(req.Validate())
 		if err := q.err(); err != nil {
@@ -240,8 +247,31 @@ func adviseHandler(s *Service, rt route) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
+		if len(res.Clusters) > 0 { // several clusters (or by=cluster): each its own ledger
+			return rendered(f, res.Partial, func(b *bytes.Buffer) error {
+				return render.ClusterLedgers(b, clusterLedgers(res.Clusters), f, s.renderOptions())
+			})
+		}
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Ledger(b, res.Ledger, f, s.renderOptions()) })
 	})
+}
+
+// clusterLedgers and clusterPlans hand the use case's per-cluster results
+// to the renderer.
+func clusterLedgers(cs []app.ClusterLedger) []render.ClusterLedger {
+	out := make([]render.ClusterLedger, len(cs))
+	for i, c := range cs {
+		out[i] = render.ClusterLedger{Cluster: c.Cluster, Ledger: c.Ledger}
+	}
+	return out
+}
+
+func clusterPlans(cs []app.ClusterPlan) []render.ClusterPlan {
+	out := make([]render.ClusterPlan, len(cs))
+	for i, c := range cs {
+		out[i] = render.ClusterPlan{Cluster: c.Cluster, Plan: c.Plan}
+	}
+	return out
 }
 
 // setString sets a request's string-typed setting (an idle share, a

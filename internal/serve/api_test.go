@@ -36,6 +36,9 @@ func TestAPIAnswersTheCLIsOutput(t *testing.T) {
 		{"/api/v1/report?window=7d", []string{"demo", "-o", "json", "--window", "7d"}},
 		{"/api/v1/advise", []string{"advise", "--demo", "-o", "json"}},
 		{"/api/v1/advise?levers=rightsize,consolidate&engineer-rate=150&output=markdown", []string{"advise", "--demo", "-o", "markdown", "--levers", "rightsize,consolidate", "--engineer-rate", "150"}},
+		{"/api/v1/advise?by=cluster", []string{"advise", "--demo", "--by", "cluster", "-o", "json"}},
+		{"/api/v1/advise?by=cluster&output=csv", []string{"advise", "--demo", "--by", "cluster", "-o", "csv"}},
+		{"/api/v1/plan?by=cluster&shapes=current", []string{"plan", "--demo", "--by", "cluster", "--shapes", "current", "-o", "json"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -73,6 +76,8 @@ func TestAPIRefusesBadParameters(t *testing.T) {
 		{"/api/v1/plan?shapes=tiny", []string{"tiny"}},
 		{"/api/v1/advise?levers=magic&engineer-rate=-3", []string{`unknown lever "magic"`, "engineer rate: -3 $/hour"}},
 		{"/api/v1/advise?engineer-rate=cheap", []string{`engineer-rate: "cheap" is not a number`}},
+		{"/api/v1/advise?by=namespace", []string{`by: "namespace": advise and plan split by cluster only`}},
+		{"/api/v1/plan?by=team", []string{`by: "team"`}},
 		{"/api/v1/history?kind=pods&step=week", []string{`kind: "pods"`, `step: "week"`}},
 		{"/api/v1/history?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z", []string{"is not after from"}},
 		{"/api/v1/compare?period=-1d", []string{"period:"}},

@@ -48,6 +48,36 @@ func (q *query) addEach(err error) {
 	q.add(err)
 }
 
+var lowUtilParams = []param{
+	{Name: "from", Description: "start: RFC 3339, or a duration before now (7d); taken back to the hour", Default: "the window's start"},
+	{Name: "to", Description: "end: RFC 3339, or a duration before now; taken on to the hour", Default: "the window's end"},
+	{Name: "low-util", Description: "PERCENT[:DURATION]: the units below PERCENT utilization for at least DURATION of the range", Default: "30%:6h"},
+	{Name: "cluster", Description: "as in /api/v1/history", Default: "this service's --cluster"},
+}
+
+// lowUtilHandler is the low-utilization list over a range of the history
+// (app.History.LowUtil): the list report --low-util gives of a snapshot
+// of the same range.
+func lowUtilHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
+		now := s.app.Now()
+		req := app.HistoryLowUtilRequest{From: q.time("from", st.Window.Start, now), To: q.time("to", st.Window.End, now),
+			Cluster: q.str("cluster", s.opts.Cluster)}
+		lu, err := app.ParseLowUtil(q.str("low-util", "30%:6h"))
+		q.add(err)
+		req.LowUtil = lu
+		q.addEach(req.Validate())
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		a, err := s.coll.History().LowUtil(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return jsonAnswer(a, nil)
+	})
+}
+
 func historyHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := s.historyRequest(q, st)

@@ -43,6 +43,11 @@ var (
 	formatOutputs = "table, wide, json, yaml, csv, markdown, html"
 )
 
+// byClusterParam is advise's and plan's by: each cluster's own what.
+func byClusterParam(what string) param {
+	return param{Name: "by", Description: "cluster: each cluster's own " + what + " and their sum (a snapshot of several clusters always gives the ledgers per cluster)", Enum: []string{"cluster"}}
+}
+
 // routes is every endpoint the service answers.
 func routes() []route {
 	return []route{
@@ -70,14 +75,16 @@ func routes() []route {
 			Params: []param{windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: recommendHandler},
 		{Method: "GET", Path: "/api/v1/plan", Summary: "The consolidation plan on the window: exactly `gpuwise plan -o json`.",
 			Params: []param{{Name: "shapes", Description: "pack right-sized shapes or the current ones", Enum: []string{"recommended", "current"}, Default: "recommended"},
-				windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: planHandler},
+				byClusterParam("plan"), windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: planHandler},
 		{Method: "GET", Path: "/api/v1/advise", Summary: "The savings ledger on the window: exactly `gpuwise advise -o json`.",
 			Params: []param{
 				{Name: "levers", Description: "levers to apply, comma-separated (default all but region, always in the documented order): " + strings.Join(app.LeverNames(), ", ")},
 				{Name: "engineer-rate", Description: "engineering cost in $ per hour, for payback", Default: strconv.FormatFloat(app.DefaultAdviseRequest().EngineerUSDPerHour, 'f', -1, 64)},
-				windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: adviseHandler},
+				byClusterParam("ledger"), windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: adviseHandler},
 		{Method: "GET", Path: "/api/v1/history", Summary: "Hourly or daily aggregates from the history store, per key of one kind.",
 			Params: historyParams, Types: jsonType, handler: historyHandler},
+		{Method: "GET", Path: "/api/v1/history/low-util", Summary: "The low-utilization list (GPUs and MIG slices below a threshold for at least N hours) over a range of the history store.",
+			Params: lowUtilParams, Types: jsonType, handler: lowUtilHandler},
 		{Method: "GET", Path: "/api/v1/compare", Summary: "The last period against the one before it, per key, from the history store.",
 			Params: compareParams, Types: jsonType, handler: compareHandler},
 		{Method: "GET", Path: "/", Summary: "The dashboard (docs/dashboard.md): one page drawn from this API.", Types: []string{"text/html"}, Public: false, handler: nil},

@@ -445,6 +445,7 @@ async function idle(main) {
     el("div", { class: "controls" }, filterBox("filter workloads", [tbl])), tbl,
     el("p", { class: "muted" }, "Why it idles: the workload's main idle cause, its share of the workload's idle GPU-hours and what it stands on (the report's idle_causes). GPU shape: the recommendation for the workload's GPU request (api/v1/recommend; hover for the reason).")));
   main.append(await lowUtilPanel());
+  main.append(await lowUtilHistoryPanel());
 }
 
 // lowUtilPanel is the week-1 waste list: GPUs and MIG slices under 30 %
@@ -467,6 +468,40 @@ async function lowUtilPanel() {
   return section("GPUs under 30% for 6 hours or more",
     el("div", { class: "controls" }, filterBox("filter GPUs, holders", [tbl])), tbl,
     el("p", { class: "muted" }, (l.units.length || 0) + " unit(s); hours under 30% are measured held hours, plus hours no pod held the unit; unmeasured units (" + (l.unmeasured_units || 0) + ") are unknown and not listed (the report's low_utilization, ?low-util=30%:6h)."));
+}
+
+// lowUtilHistoryPanel is the same list over a range of the service's
+// history (api/v1/history/low-util): the window by default, or the day,
+// week or 30 days up to the window's end (the lurange parameter), as far
+// as the hourly history reaches.
+const luRanges = { "24h": 24, "7d": 7 * 24, "30d": 30 * 24 };
+async function lowUtilHistoryPanel() {
+  const range = luRanges[params.get("lurange")] ? params.get("lurange") : "";
+  let src = query("api/v1/history/low-util");
+  if (range) {
+    const end = (await load("api/v1/status")).window.end;
+    const from = new Date(Date.parse(end) - luRanges[range] * 3600e3).toISOString();
+    src = "api/v1/history/low-util?" + new URLSearchParams({ from, to: end }).toString();
+  }
+  const h = await load(src);
+  const cols = [
+    { key: "unit", label: "GPU / MIG slice" },
+    { key: "node", label: "Node" },
+    { key: "gpu_model", label: "Model" },
+    { key: "hours_below", label: "Hours under 30%", unit: "num" },
+    { key: "hours_unheld", label: "Hours unheld", unit: "num" },
+    { key: "usd", label: "$", unit: "usd" },
+    { key: "holders", label: "Held by", text: (u) => (u.holders || []).join(", ") },
+  ];
+  const tbl = table(src, h, "low_utilization.units", cols, { sort: "usd", prefix: "luh", filterKey: (u) => u.unit + " " + (u.holders || []).join(" ") });
+  const select = el("select", { id: "lurange", "aria-label": "history range" },
+    [["", "the window"], ["24h", "its last 24 hours"], ["7d", "its last 7 days"], ["30d", "30 days to its end"]].map(([v, label]) => el("option", { value: v, selected: v === range }, label)));
+  select.addEventListener("change", () => { setParam("lurange", select.value); location.search = params.toString(); });
+  return el("section", { id: "low-util-history" }, el("h2", {}, "From the history: GPUs under 30% for 6 hours or more"),
+    el("div", { class: "controls" }, select, filterBox("filter GPUs, holders", [tbl])),
+    el("p", {}, num(src, h, "low_utilization.usd", "usd"), " over ", num(src, h, "coverage.cycles", "int"), " recorded cycles, ",
+      h.from, " – ", h.to, " (whole hours of the history)."), tbl,
+    (h.notes || []).length ? el("ul", { class: "notes muted" }, h.notes.map((n) => el("li", {}, n))) : null);
 }
 
 const causeColors = { "cpu-starved": "#d1495b", "input-bound": "#edae49", "memory-pressured": "#8d6cab", "no-work": "#2456c9", unknown: "#9aa0ad" };
@@ -532,37 +567,73 @@ function mainCause(src, r, found) {
 }
 
 async function actions(main) {
-  const src = query("api/v1/advise");
-  const l = await load(src);
+  const by = params.get("by") === "cluster";
+  const src = query("api/v1/advise", by ? { by: "cluster" } : {});
+  const answer = await load(src);
+  // Several clusters (or by=cluster): each cluster's own ledger, their sum,
+  // and the chosen cluster's (the cluster parameter; the first by default).
+  let l = answer, base = "";
+  const toggle = el("label", {}, el("input", { type: "checkbox", id: "by-cluster", checked: by || !!answer.clusters }), " per cluster");
+  toggle.querySelector("input").addEventListener("change", (e) => { setParam("by", e.target.checked ? "cluster" : ""); setParam("cluster", ""); location.search = params.toString(); });
+  main.append(el("div", { class: "controls" }, toggle));
+  if (answer.clusters) {
+    const names = answer.clusters.map((c) => c.cluster);
+    const i = Math.max(names.indexOf(params.get("cluster") || ""), 0);
+    const select = el("select", { id: "cluster", "aria-label": "cluster" }, names.map((n, j) => el("option", { value: n, selected: j === i }, n)));
+    select.addEventListener("change", () => { setParam("cluster", select.value); location.search = params.toString(); });
+    main.append(section("Clusters, each its own ledger (nothing shared between them)",
+      el("p", {}, "All " + names.length + " cluster(s): ", num(src, answer, "before_usd_month", "usd"), " → ", num(src, answer, "after_usd_month", "usd"),
+        " a month, recoverable ", num(src, answer, "saving_usd_month", "usd"), "."),
+      table(src, answer, "clusters", [
+        { key: "cluster", label: "Cluster" },
+        { key: "ledger.before_usd_month", label: "Before $/month", unit: "usd" },
+        { key: "ledger.after_usd_month", label: "After $/month", unit: "usd" },
+        { key: "ledger.saving_usd_month", label: "Saving $/month", unit: "usd" },
+      ], { sort: "ledger.saving_usd_month", prefix: "cl-", filterKey: (c) => c.cluster, unfiltered: true }),
+      el("div", { class: "controls" }, select)));
+    l = answer.clusters[i].ledger;
+    base = "clusters." + i + ".ledger.";
+  }
+  main.append(ledgerView(src, answer, base, l));
+}
+
+// ledgerView is one ledger (answer at path base: "" for one cluster's,
+// "clusters.N.ledger." for one of several) as cards, actions, plan and
+// red flags; every figure tagged with its path in answer.
+function ledgerView(src, answer, base, l) {
+  const frag = document.createDocumentFragment();
+  const main = { append: (...kids) => frag.append(...kids) };
+  const numL = (s, _d, path, unit) => num(s, answer, base + path, unit);
   main.append(el("div", { class: "cards", id: "ledger" },
-    card("Cost before, a month", num(src, l, "before_usd_month", "usd"), el("span", {}, num(src, l, "nodes_before", "int"), " nodes")),
-    card("Cost after every action", num(src, l, "after_usd_month", "usd"), el("span", {}, num(src, l, "nodes_after", "int"), " nodes")),
-    card("Saving a month", num(src, l, "saving_usd_month", "usd"), el("span", {}, num(src, l, "saving_share", "pct"), " of the cost")),
-    card("Payback", el("span", {}, num(src, l, "payback.payback_days", "num"), " days"),
-      el("span", {}, num(src, l, "payback.effort_hours", "h"), " engineer-hours"))));
-  const list = el("div", { class: "actions", id: "action-list" }, (l.actions || []).map((a, i) => actionCard(src, l, a, i)));
+    card("Cost before, a month", numL(src, l, "before_usd_month", "usd"), el("span", {}, numL(src, l, "nodes_before", "int"), " nodes")),
+    card("Cost after every action", numL(src, l, "after_usd_month", "usd"), el("span", {}, numL(src, l, "nodes_after", "int"), " nodes")),
+    card("Saving a month", numL(src, l, "saving_usd_month", "usd"), el("span", {}, numL(src, l, "saving_share", "pct"), " of the cost")),
+    card("Payback", el("span", {}, numL(src, l, "payback.payback_days", "num"), " days"),
+      el("span", {}, numL(src, l, "payback.effort_hours", "h"), " engineer-hours"))));
+  const list = el("div", { class: "actions", id: "action-list" }, (l.actions || []).map((a, i) => actionCard(src, answer, a, base + "actions." + i)));
   main.append(section("Actions, ranked (each saving adds to the ones before it)", list));
-  main.append(section("Plan", table(src, l, "phases", [
+  main.append(section("Plan", table(src, answer, base + "phases", [
     { key: "phase", label: "Phase", unit: "int" }, { key: "days", label: "Days" }, { key: "name", label: "Name" },
     { key: "saving_usd_month", label: "Saving $/month", unit: "usd" }, { key: "effort_hours", label: "Effort h", unit: "h" },
     { key: "foundations", label: "Groundwork", text: (p) => (p.foundations || []).join(", ") },
     { key: "foundation_effort_hours", label: "Groundwork h", unit: "h" },
   ], { sort: "phase", dir: "asc", filterKey: (p) => p.name })));
-  main.append(section("Groundwork, days 0–30 (saves nothing itself; never in the saving)", table(src, l, "foundations", [
+  main.append(section("Groundwork, days 0–30 (saves nothing itself; never in the saving)", table(src, answer, base + "foundations", [
     { key: "id", label: "ID" }, { key: "title", label: "Action" },
     { key: "usd_month", label: "$/month (not a saving)", unit: "usd" }, { key: "gpu_hours", label: "Unmeasured GPU-h", unit: "h" },
     { key: "figure", label: "Figure" }, { key: "effort_hours", label: "Effort h", unit: "h" },
     { key: "command", label: "Command", render: (_, v) => el("code", {}, v) },
     { key: "unlocks", label: "Unlocks", text: (f) => (f.unlocks || []).join(", ") },
   ], { sort: "id", dir: "asc", filterKey: (f) => f.title, keep: (f) => !f.done })));
-  main.append(section("Red flags to watch", table(src, l, "red_flags", [
+  main.append(section("Red flags to watch", table(src, answer, base + "red_flags", [
     { key: "title", label: "Flag" }, { key: "status", label: "Status", render: (_, v) => el("span", { class: "status-" + v }, v) },
     { key: "at_stake_usd_month", label: "At stake $/month", unit: "usd" }, { key: "detail", label: "Detail" },
   ], { filterKey: (f) => f.title })));
+  return frag;
 }
 
-function actionCard(src, l, a, i) {
-  const p = `actions.${i}`;
+// actionCard is one action of the answer l, at path p in it.
+function actionCard(src, l, a, p) {
   const arts = (a.artefacts || []).map((x) => el("div", {}, el("code", {}, x.command),
     x.files && x.files.length ? el("span", { class: "muted" }, " → " + x.files.join(", ")) : null));
   return el("article", { class: "action", "data-id": a.id },

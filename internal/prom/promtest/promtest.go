@@ -194,29 +194,31 @@ func labelsJSON(l map[string]string) string {
 }
 
 // read answers a remote read with the matching series' samples in range,
-// one frame a series, chunks of 120 samples.
+// one frame a series, chunks of 120 samples; the queries of a request
+// one after the other, as Prometheus does.
 func (s *Server) read(w http.ResponseWriter, body []byte) {
 	qs, _, err := wiretest.DecodeReadRequest(body)
-	if err != nil || len(qs) != 1 {
+	if err != nil || len(qs) == 0 {
 		http.Error(w, "bad remote-read request", http.StatusBadRequest)
 		return
 	}
-	q := qs[0]
 	w.Header().Set("Content-Type", wire.StreamedChunksType)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, sr := range s.series {
-		if !matches(sr.Labels, q.Matchers) {
-			continue
-		}
-		var in []wire.Sample
-		for _, x := range sr.Samples {
-			if x.T >= q.Start && x.T <= q.End {
-				in = append(in, x)
+	for _, q := range qs {
+		for _, sr := range s.series {
+			if !matches(sr.Labels, q.Matchers) {
+				continue
 			}
-		}
-		if len(in) > 0 {
-			w.Write(wiretest.SeriesFrames(sorted(sr.Labels), in))
+			var in []wire.Sample
+			for _, x := range sr.Samples {
+				if x.T >= q.Start && x.T <= q.End {
+					in = append(in, x)
+				}
+			}
+			if len(in) > 0 {
+				w.Write(wiretest.SeriesFrames(sorted(sr.Labels), in))
+			}
 		}
 	}
 }

@@ -198,7 +198,7 @@ var errUnsupportedRead = errors.New("remote read: server did not answer with str
 // request over the whole window gives each series one accumulator.
 func (r Runner) remote(ctx context.Context, t Task, open func() Batch) error {
 	q := wire.ChunkedRead{StartMs: t.From.UnixMilli() + 1, EndMs: t.To.UnixMilli(), Ends: t.Ends, Keep: t.Keep, Limits: r.Limits}
-	return r.postRemoteRead(ctx, q, t.Matchers, t.Query, func(body io.Reader) error {
+	return r.postRemoteRead(ctx, q, append([][]wire.Matcher{t.Matchers}, t.Also...), t.Query, func(body io.Reader) error {
 		b := open()
 		w := &weigher{cap: capOf(t).Seconds()}
 		return wire.DecodeChunkedRead(body, q, func(l wire.Labels) wire.SampleSink {
@@ -215,8 +215,8 @@ func (r Runner) remote(ctx context.Context, t Task, open func() Batch) error {
 	})
 }
 
-func (r Runner) postRemoteRead(ctx context.Context, q wire.ChunkedRead, ms []wire.Matcher, query string, read func(io.Reader) error) error {
-	body := wire.ReadRequest(q.StartMs, q.EndMs, ms)
+func (r Runner) postRemoteRead(ctx context.Context, q wire.ChunkedRead, ms [][]wire.Matcher, query string, read func(io.Reader) error) error {
+	body := wire.ReadRequest(q.StartMs, q.EndMs, ms...)
 	return r.Client.PostRemoteRead(ctx, body, wire.StreamedChunksType, wire.RemoteReadVersion, query,
 		func(contentType string, rd io.Reader) error {
 			if !strings.HasPrefix(contentType, "application/x-streamed-protobuf") {
@@ -232,7 +232,7 @@ func (r Runner) postRemoteRead(ctx context.Context, q wire.ChunkedRead, ms []wir
 // anything else does not.
 func (r Runner) RemoteReadWorks(ctx context.Context, startMs, endMs int64, ms []wire.Matcher) bool {
 	q := wire.ChunkedRead{StartMs: startMs, EndMs: endMs, Limits: r.Limits}
-	return r.postRemoteRead(ctx, q, ms, "remote read probe", func(body io.Reader) error {
+	return r.postRemoteRead(ctx, q, [][]wire.Matcher{ms}, "remote read probe", func(body io.Reader) error {
 		return wire.DecodeChunkedRead(body, q, func(wire.Labels) wire.SampleSink { return nil })
 	}) == nil
 }

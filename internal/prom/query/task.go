@@ -34,6 +34,10 @@ type Task struct {
 	// the whole span, however long.
 	Remote   bool
 	Matchers []wire.Matcher
+	// Also, for a Remote task, are further selectors read in the same
+	// request (one query each), whose series go to the same batch: each
+	// must select series none of the others does.
+	Also [][]wire.Matcher
 	// Ends, for a Remote task, hands each series only its first and last
 	// sample in (From, To] (NaNs left out): all that a Batch keeping a
 	// series' first sighting and last value needs, with most chunks left

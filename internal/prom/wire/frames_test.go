@@ -209,6 +209,13 @@ func TestReadRequestRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(want, qs); diff != "" || err != nil || !cmp.Equal(types, []uint64{1}) {
 		t.Errorf("request (-want +got):\n%s\naccepted types %v, want [1]; err %v", diff, types, err)
 	}
+	// Several selectors: one query each, in order, over the same span.
+	ms2 := []wire.Matcher{{wire.MatchEqual, "__name__", "m"}, {wire.MatchEqual, "Hostname", ""}}
+	qs, _, err = wiretest.DecodeReadRequest(wire.ReadRequest(5, 9, ms, ms2))
+	want = []wiretest.ReadQuery{{Start: 5, End: 9, Matchers: ms}, {Start: 5, End: 9, Matchers: ms2}}
+	if diff := cmp.Diff(want, qs); diff != "" || err != nil {
+		t.Errorf("two queries (-want +got):\n%s\nerr %v", diff, err)
+	}
 	// Requests longer than one snappy literal (64 KiB) split into several.
 	many := []wire.Matcher{{wire.MatchRegexp, "node", strings.Repeat("n|", 70000)}}
 	if qs, _, err := wiretest.DecodeReadRequest(wire.ReadRequest(0, 1, many)); err != nil || len(qs) != 1 || qs[0].Matchers[0] != many[0] {

@@ -51,27 +51,30 @@ func appendVarintField(b []byte, field int, v uint64) []byte {
 }
 
 // ReadRequest is the body of a remote-read request (POST /api/v1/read,
-// Content-Encoding snappy) of one query over [startMs, endMs] (both
-// included) accepting only streamed XOR chunks: a protobuf ReadRequest in
-// a snappy block.
-func ReadRequest(startMs, endMs int64, ms []Matcher) []byte {
-	return snappyLiteral(encodeReadRequest(startMs, endMs, ms))
+// Content-Encoding snappy) of one query per selector over [startMs,
+// endMs] (both included) accepting only streamed XOR chunks: a protobuf
+// ReadRequest in a snappy block. Prometheus answers the queries one after
+// the other in the same stream.
+func ReadRequest(startMs, endMs int64, selectors ...[]Matcher) []byte {
+	return snappyLiteral(encodeReadRequest(startMs, endMs, selectors...))
 }
 
 // encodeReadRequest is the protobuf ReadRequest.
-func encodeReadRequest(startMs, endMs int64, ms []Matcher) []byte {
-	var q []byte
-	q = appendVarintField(q, 1, uint64(startMs))
-	q = appendVarintField(q, 2, uint64(endMs))
-	for _, m := range ms {
-		var mb []byte
-		mb = appendVarintField(mb, 1, uint64(m.Type))
-		mb = appendBytesField(mb, 2, []byte(m.Name))
-		mb = appendBytesField(mb, 3, []byte(m.Value))
-		q = appendBytesField(q, 3, mb)
-	}
+func encodeReadRequest(startMs, endMs int64, selectors ...[]Matcher) []byte {
 	var req []byte
-	req = appendBytesField(req, 1, q)
+	for _, ms := range selectors {
+		var q []byte
+		q = appendVarintField(q, 1, uint64(startMs))
+		q = appendVarintField(q, 2, uint64(endMs))
+		for _, m := range ms {
+			var mb []byte
+			mb = appendVarintField(mb, 1, uint64(m.Type))
+			mb = appendBytesField(mb, 2, []byte(m.Name))
+			mb = appendBytesField(mb, 3, []byte(m.Value))
+			q = appendBytesField(q, 3, mb)
+		}
+		req = appendBytesField(req, 1, q)
+	}
 	req = appendBytesField(req, 2, []byte{1}) // packed accepted_response_types: STREAMED_XOR_CHUNKS
 	return req
 }
