@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -172,7 +173,6 @@ func (b *serveBatch) Commit() {
 			u.pods[s.pod] = h
 		}
 		h.server = b.m.server
-		mergeBins(h.field(b.m.field), s.bins)
 		if s.model != "" && (b.m.field == serveRequests || b.m.field == serveGenTokens) {
 			if h.models == nil {
 				h.models = map[string]*modelHours{}
@@ -186,8 +186,11 @@ func (b *serveBatch) Commit() {
 			if b.m.field == serveGenTokens {
 				into = &m.gen
 			}
-			mergeBins(into, s.bins)
+			// Merge hands the merged bins' storage on: the model's bins get
+			// a copy, the pod's totals the original.
+			mergeBins(into, &cluster.Bins{From: s.bins.From, S: slices.Clone(s.bins.S)})
 		}
+		mergeBins(h.field(b.m.field), s.bins)
 	}
 }
 
