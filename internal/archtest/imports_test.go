@@ -46,6 +46,7 @@ const (
 var layers = map[string]layer{
 	"internal/cluster": core, "internal/usage": core, "internal/pricing": core, "internal/nodeprice": core,
 	"internal/gpushape": core, "internal/rolling": core, "internal/tally": core, "internal/gpurule": core, "internal/yamldoc": core,
+	"internal/param":  core,
 	"internal/config": config,
 	"internal/cost":   engine, "internal/audit": engine, "internal/inventory": engine, "internal/rightsize": engine, "internal/packing": engine,
 	"internal/idlecause": engine, "internal/capacity": engine, "internal/ledger": engine, "internal/compare": engine, "internal/policy": engine, "internal/quota": engine,

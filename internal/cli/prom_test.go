@@ -101,7 +101,7 @@ func TestReportPartialSaysSoFirst(t *testing.T) {
 	for _, format := range []string{"table", "wide", "markdown", "html", "json", "yaml"} {
 		t.Run(format, func(t *testing.T) {
 			srv := promtest.New(t, promtest.Cluster())
-			srv.Inject(promtest.KillAtUsage(srv, 1+1+20, 1)) // the node list, the remote-read probe, the facts; the DCGM inventory
+			srv.Inject(promtest.KillAtUsage(srv, 1+1+21, 1)) // the node list, the remote-read probe, the facts (6 node, 15 pod metrics); the DCGM inventory
 			start := time.Now()
 			args := []string{"report", "--prometheus", srv.URL, "--window", "2d", "--end", "2026-11-03T00:00:00Z",
 				"-o", format, "--prometheus-concurrency", "64"} // --prometheus-read auto: the inventory is listed

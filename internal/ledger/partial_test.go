@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
+
 	"strings"
 	"testing"
 )
@@ -43,6 +45,35 @@ func TestPartialReadCapsConfidence(t *testing.T) {
 			if it.Confidence == High {
 				t.Errorf("%s item %s is high confidence on a partial read", a.Key, it.Target)
 			}
+		}
+	}
+}
+
+// TestCommitWithheldOnPartialRead (issue 31): a one-year commitment is
+// not advised on a partial read: the complete read commits, the partial
+// one gives no commit action and says in the not-counted list why, naming
+// what is missing and what unblocks it; every other action stays.
+func TestCommitWithheldOnPartialRead(t *testing.T) {
+	t.Parallel()
+	full := build(t, diurnalService(t), options(LeverCommit))
+	if len(full.Actions) != 1 || full.Actions[0].Kind != lever.KindCommit {
+		t.Fatalf("complete read: %d action(s); want the commitment (the test checks nothing otherwise)", len(full.Actions))
+	}
+	s := diurnalService(t)
+	s.Partial = []string{"no DCGM series in the window (looked for DCGM_FI_PROF_GR_ENGINE_ACTIVE): every GPU is unmeasured", "no kube_pod_owner series in the window: owners unknown"}
+	got := build(t, s, options(LeverCommit))
+	if len(got.Actions) != 0 || got.Saving() != 0 {
+		t.Fatalf("partial read: %d action(s), %s; want no commitment", len(got.Actions), got.Saving())
+	}
+	var why string
+	for _, nc := range got.NotCounted {
+		if nc.Lever == LeverCommit {
+			why = nc.Reason
+		}
+	}
+	for _, w := range []string{"withheld", "partial read (no DCGM series in the window and 1 more gap(s)", "advised once the read is complete"} {
+		if !strings.Contains(why, w) {
+			t.Errorf("not-counted reason %q; want it to say %q", why, w)
 		}
 	}
 }

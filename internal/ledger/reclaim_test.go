@@ -19,11 +19,17 @@ import (
 // week, × 730 ÷ 168; it saves the rest of the month at $4/h.
 func notebookIdle(t *testing.T) *cluster.Prepared {
 	t.Helper()
+	return notebookIdleFor(t, weekHours)
+}
+
+// notebookIdleFor is notebookIdle over a window of hours.
+func notebookIdleFor(t *testing.T, hours int) *cluster.Prepared {
+	t.Helper()
 	nodes := []cluster.Node{node("h1", h100x1, 1, "H100-80GB", 8, 64)}
 	pods := []cluster.Pod{clustertest.Pod("notebooks", "lab-0").Owner("StatefulSet", "lab").On("h1").Requests(1000, 8).
-		Holds("h1/gpu0", 0.2, weekHours*3600).Obj()}
+		Holds("h1/gpu0", 0.2, float64(hours)*3600).Obj()}
 	wh := cluster.WorkloadHours{Workload: "notebooks/StatefulSet/lab"}
-	for h := range weekHours {
+	for h := range hours {
 		act := float32(0.01)
 		if hd := h % 24; hd >= 10 && hd < 14 {
 			act = 0.9
@@ -31,7 +37,7 @@ func notebookIdle(t *testing.T) *cluster.Prepared {
 		wh.Pods, wh.GPUHeld, wh.GPUMeasured = append(wh.Pods, 1), append(wh.GPUHeld, 1), append(wh.GPUMeasured, 1)
 		wh.GPUActive, wh.GPUIdle = append(wh.GPUActive, act), append(wh.GPUIdle, 0)
 	}
-	return prepareTest(t, &cluster.Snapshot{Window: clustertest.Window(weekHours), Source: "fixture", Nodes: nodes, Pods: pods,
+	return prepareTest(t, &cluster.Snapshot{Window: clustertest.Window(hours), Source: "fixture", Nodes: nodes, Pods: pods,
 		Hourly: &cluster.Hourly{IdleThreshold: cluster.DefaultIdleThreshold, Workloads: []cluster.WorkloadHours{wh}}})
 }
 
@@ -48,6 +54,35 @@ func TestReclaimNotebookIdle20HoursADay(t *testing.T) {
 	both := build(t, notebookIdle(t), options(LeverAutoscale, LeverReclaim))
 	if both.Saving() != want {
 		t.Errorf("autoscale + reclaim save %s, want %s", both.Saving(), want)
+	}
+}
+
+// TestReclaimIsNoSurerThanThePoolScaling (issue 31's fault-mode
+// property): reclaim's freed node-hours rest on the pool scaling with the
+// hourly GPU demand, so on two days of history (low for scale-nodes) a
+// reclaim is low too, with the autoscale lever's action to inherit from
+// or without it (the lever off, or, on a partial read, a service's
+// autoscale action gone); on a week it keeps its own medium.
+func TestReclaimIsNoSurerThanThePoolScaling(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		hours  int
+		levers []string
+		want   Level
+	}{{48, []string{LeverReclaim}, Low}, {48, []string{LeverAutoscale, LeverReclaim}, Low}, {weekHours, []string{LeverReclaim}, Medium}} {
+		l := build(t, notebookIdleFor(t, c.hours), options(c.levers...))
+		var got *Action
+		for i := range l.Actions {
+			if l.Actions[i].Kind == lever.KindReclaim {
+				got = &l.Actions[i]
+			}
+		}
+		if got == nil {
+			t.Fatalf("%d h, %v: no reclaim action", c.hours, c.levers)
+		}
+		if got.Confidence != c.want || c.want == Low && !strings.Contains(got.ConfidenceReason, "over only 48 h") {
+			t.Errorf("%d h, %v: reclaim %s (%q), want %s", c.hours, c.levers, got.Confidence, got.ConfidenceReason, c.want)
+		}
 	}
 }
 

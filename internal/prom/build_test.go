@@ -177,14 +177,14 @@ func TestBuildDeadServer(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		read         string
-		kubeAnswers  int64 // node list, remote-read probe (auto), facts
+		kubeAnswers  int64 // node list, remote-read probe (auto), facts (6 node, 15 pod metrics)
 		dcgmListings int64 // the inventory (auto)
 		lateListing  bool
 		wantPartial  bool
 	}{
-		{ReadAuto, 1 + 1 + 20, 1, false, true},
-		{ReadAuto, 1 + 1 + 20, 1, true, true},
-		{ReadRemote, 1 + 20, 0, false, false},
+		{ReadAuto, 1 + 1 + 21, 1, false, true},
+		{ReadAuto, 1 + 1 + 21, 1, true, true},
+		{ReadRemote, 1 + 21, 0, false, false},
 	} {
 		srv := promtest.New(t, promtest.Cluster())
 		if tt.lateListing {

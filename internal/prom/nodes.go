@@ -122,13 +122,37 @@ func applyNodeFacts(nf map[string]*facts, byNode map[string]*cluster.Node) {
 	get("kube_node_deletion_timestamp", func(n *cluster.Node, f *fact) { n.Deleted = unixTime(f.value) })
 }
 
+// endNodes ends, one info step after it was last seen, a node whose
+// kube_node_info series stops before the window's end and that has no
+// deletion time (kube_node_deletion_timestamp missing, or never scraped
+// between the delete and the node's going): as a pod deleted while
+// running. Without it a node deleted in the window looked alive at its
+// end, and the ledger removed it again (issue 31's fault-mode property).
+func endNodes(nodes []cluster.Node, nf map[string]*facts, w cluster.Window, infoStep time.Duration) {
+	last := map[string]float64{}
+	nf["kube_node_info"].each(func(f *fact) {
+		n := f.labels.Get("node")
+		last[n] = max(last[n], f.last)
+	})
+	for i := range nodes {
+		n := &nodes[i]
+		seen, ok := last[n.Name]
+		if !ok || !n.Deleted.IsZero() {
+			continue
+		}
+		if end := unixTime(seen).Add(infoStep); end.Before(w.End) {
+			n.Deleted = end
+		}
+	}
+}
+
 // describe fills a node's cloud facts and GPU model from its labels.
 func describe(n *cluster.Node) {
 	l := n.Labels
 	n.Region, n.Zone = l["topology.kubernetes.io/region"], l["topology.kubernetes.io/zone"]
 	n.InstanceType = first(l, "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
 	n.Capacity = capacityOf(l, n.Cloud)
-	if l["nvidia.com/mig.strategy"] == "mixed" || l["nvidia.com/mig.strategy"] == "single" {
+	if l["nvidia.com/mig.strategy"] == "mixed" || l["nvidia.com/mig.strategy"] == migSingle {
 		n.MIGStrategy = l["nvidia.com/mig.strategy"]
 	}
 	if p := l["nvidia.com/gpu.product"]; p != "" {
@@ -226,6 +250,11 @@ func hostAndIndexOf(l wire.Labels) (string, int, bool) {
 // those the node advertises: layoutFromInventory), whole otherwise.
 // alloc is the node's allocatable GPU resources.
 func buildGPUs(n *cluster.Node, seen map[int]*dcgmGPU, alloc map[string]int) []cluster.GPU {
+	if n.MIGStrategy == migSingle {
+		if gpus, ok := singleMIG(n, seen, alloc); ok {
+			return gpus
+		}
+	}
 	count := min(atoi(n.Labels["nvidia.com/gpu.count"]), maxGPUs)
 	for idx := range seen {
 		count = max(count, idx+1)
@@ -278,6 +307,71 @@ const (
 	maxGPUs     = 1024
 	maxReplicas = 1024
 )
+
+// migSingle is the MIG strategy under which the device plugin advertises
+// each MIG device as nvidia.com/gpu.
+const migSingle = "single"
+
+// singleMIG lays out a node of the MIG "single" strategy (issue 31): the
+// device plugin advertises each MIG device as nvidia.com/gpu, and GPU
+// feature discovery labels the product <model>-MIG-<profile>, with
+// gpu.count the MIG devices and gpu.memory one device's memory
+// (../shared/reference/gpu-formats.md §1, §2.3), so neither label counts
+// or sizes physical GPUs: the GPU's memory comes from the product name.
+// With DCGM's MIG instances the layout is DCGM's, GPU by GPU (a GPU DCGM
+// does not show gets the profile's full cut, as every GPU of a single
+// layout has one profile); without them the advertised devices
+// (allocatable nvidia.com/gpu, else gpu.count) are laid out from the
+// inventory as the mixed strategy's are, on as many GPUs as they fill.
+// ok is false when the product names no MIG profile gpuwise reads (GFD's
+// "-MIG-INVALID" for a layout the strategy cannot serve): the node is
+// laid out as before.
+func singleMIG(n *cluster.Node, seen map[int]*dcgmGPU, alloc map[string]int) ([]cluster.GPU, bool) {
+	product := strings.TrimSuffix(n.Labels["nvidia.com/gpu.product"], "-SHARED")
+	_, profile, _ := strings.Cut(product, "-MIG-")
+	_, memGB := pricing.ModelFromProduct(product, 0)
+	c, m, ok := cluster.ParseMIGProfile(profile, n.GPUModel, memGB)
+	if !ok || memGB <= 0 {
+		return nil, false
+	}
+	memMiB := int64(math.Round(memGB * 1024))
+	physical := 0
+	for idx := range seen {
+		physical = max(physical, idx+1)
+	}
+	if !anyMIG(seen) {
+		devices := alloc["nvidia.com/gpu"]
+		if devices == 0 {
+			devices = min(atoi(n.Labels["nvidia.com/gpu.count"]), maxGPUs*7)
+		}
+		gpus, _ := inventoryMIG(n, physical, map[string]int{profile: devices}, memMiB)
+		for i := range gpus {
+			if d := seen[i]; d != nil {
+				gpus[i].UUID = d.uuid
+			}
+		}
+		return gpus, true
+	}
+	geoC, geoM := cluster.MIGGeometry(n.GPUModel)
+	full := map[int]string{}
+	for gi := range min(geoC/c, geoM/m) {
+		full[gi] = profile
+	}
+	out := make([]cluster.GPU, min(physical, maxGPUs))
+	for i := range out {
+		g := cluster.GPU{Index: i, Model: n.GPUModel, MemoryMiB: memMiB, Sharing: cluster.MIG, Replicas: 1}
+		mig := full
+		if d := seen[i]; d != nil {
+			g.UUID = d.uuid
+			if len(d.mig) > 0 {
+				mig = d.mig
+			}
+		}
+		g.Units = migUnits(fmt.Sprintf("%s/gpu%d", n.Name, i), mig, n.GPUModel, memMiB)
+		out[i] = g
+	}
+	return out, true
+}
 
 func migUnits(base string, mig map[int]string, model string, memMiB int64) []cluster.Unit {
 	ids := make([]int, 0, len(mig))

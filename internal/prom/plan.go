@@ -14,7 +14,7 @@ import (
 
 var (
 	nodeFactMetrics = []string{"kube_node_labels", "kube_node_status_allocatable", "kube_node_spec_taint",
-		"kube_node_created", "kube_node_deletion_timestamp"}
+		"kube_node_created", "kube_node_deletion_timestamp", "kube_node_info"}
 	podFactMetrics = []string{"kube_pod_info", "kube_pod_owner", "kube_replicaset_owner", "kube_job_owner",
 		"kube_pod_labels", "kube_pod_start_time", "kube_pod_completion_time",
 		"kube_pod_container_resource_requests", "kube_pod_container_resource_limits",
@@ -39,15 +39,16 @@ var activityMetrics = []string{
 }
 
 // factTasks are the requests for one kube-state-metrics metric, each read
-// keeping the last value of each series. kube_pod_info, whose first and
-// last points bound a pod's life when kube-state-metrics has no
-// timestamp for it, is read at InfoStep; the other facts only need their
+// keeping the last value of each series. kube_pod_info and kube_node_info,
+// whose first and last points bound a pod's or a node's life when
+// kube-state-metrics has no timestamp for it (no completion or deletion
+// time), are read at InfoStep; the other facts only need their
 // last value and are read a day per point. By remote read, a metric is
 // one request over the whole window instead, its raw samples mapped onto
 // the same grids: no PromQL evaluation and no JSON for Prometheus.
 func (r *reader) factTasks(m string, into *facts, remote bool) []query.Task {
 	step, anchor := r.opts.InfoStep, r.w.Start
-	if m != "kube_pod_info" {
+	if !lifeFact(m) {
 		step = max(24*time.Hour, r.opts.InfoStep)
 		anchor = r.endAlignedStart(step)
 	}
@@ -62,7 +63,7 @@ func (r *reader) factTasks(m string, into *facts, remote bool) []query.Task {
 	}
 	q := fmt.Sprintf("last_over_time(%s[%s])", metric, query.Lookback(step))
 	var spans []query.Span
-	if m == "kube_pod_info" {
+	if lifeFact(m) {
 		spans = query.Split(r.w.Start, r.w.End, step, max(int(24*time.Hour/step), 1))
 	} else {
 		// A grid that ends at the window's end, so that the last points
@@ -75,6 +76,10 @@ func (r *reader) factTasks(m string, into *facts, remote bool) []query.Task {
 	}
 	return tasks
 }
+
+// lifeFact says whether a fact metric is read at InfoStep for the lives
+// its first and last points bound.
+func lifeFact(m string) bool { return m == "kube_pod_info" || m == "kube_node_info" }
 
 // factMatchers select a fact metric by remote read. Only CPU and memory
 // limits are read: GPU limits, as many series again on a GPU cluster, are

@@ -40,6 +40,7 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 		}
 		return struct{}{}
 	})
+	endNodes(s.Nodes, a.nodeFacts.facts, r.w, r.opts.InfoStep)
 	held, conflicts := attachMeasured(a.pods, a.gpu, r.w)
 	unplaced := placeUnmeasured(a.pods, a.gpu, held, r.w)
 	attached()
@@ -139,20 +140,22 @@ func placeUnmeasured(pods []*podFacts, g gpuRead, held map[string][]interval, w 
 func countKind(p *cluster.Pod, ix unitIndex, resource string) int64 {
 	var n int64
 	for _, h := range p.GPUs {
-		if fits(ix.units[h.UnitID].Unit, resource) {
+		if ref := ix.units[h.UnitID]; ref.Node != nil && fits(ref.Unit, resource, ref.Node.MIGStrategy == migSingle) {
 			n++
 		}
 	}
 	return n
 }
 
-// fits reports whether a unit is what an extended resource hands out.
-func fits(u *cluster.Unit, resource string) bool {
+// fits reports whether a unit is what an extended resource hands out:
+// on a node of the MIG single strategy nvidia.com/gpu hands out MIG
+// slices.
+func fits(u *cluster.Unit, resource string, single bool) bool {
 	switch {
 	case u == nil:
 		return false
 	case resource == "nvidia.com/gpu":
-		return u.Kind == cluster.WholeGPU
+		return u.Kind == cluster.WholeGPU || single && u.Kind == cluster.MIGSlice
 	case strings.HasPrefix(resource, "nvidia.com/mig-"):
 		return u.Kind == cluster.MIGSlice && "nvidia.com/mig-"+u.Profile == resource
 	case strings.HasPrefix(resource, "nvidia.com/gpu."):
@@ -168,7 +171,7 @@ func freeUnit(nodes []cluster.Node, node, resource string, iv interval, held map
 		}
 		for _, g := range n.GPUs {
 			for _, u := range g.Units {
-				if fits(&u, resource) && !overlaps(held[u.ID], iv) {
+				if fits(&u, resource, n.MIGStrategy == migSingle) && !overlaps(held[u.ID], iv) {
 					return u.ID
 				}
 			}

@@ -119,7 +119,7 @@ func writeError(w http.ResponseWriter, status int, kind string, err error) {
 // snapshot, the window asked for (checked by the use case) and the
 // service's prices.
 func (s *Service) data(q *query, st *State) app.Data {
-	return app.Data{Source: app.Source{Snapshot: st.Snapshot}, Window: q.window(), Prices: st.Prices}
+	return app.Data{Source: app.Source{Snapshot: st.Snapshot}, Window: q.Window(), Prices: st.Prices}
 }
 
 // rendered renders into an answer.
@@ -135,15 +135,15 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultReportRequest()
 		req.Data = s.data(q, st)
-		setString(&req.Cost.IdleShare, q.str("idle-share", string(req.Cost.IdleShare)))
-		req.Cost.IdleThreshold = q.float("idle-threshold", req.Cost.IdleThreshold)
-		req.Report.By = q.str("by", req.Report.By)
-		req.Report.TopN = q.int("top", req.Report.TopN)
-		lowUtil, err := app.ParseLowUtil(q.str("low-util", ""))
-		q.add(err)
+		setString(&req.Cost.IdleShare, q.Str("idle-share", string(req.Cost.IdleShare)))
+		req.Cost.IdleThreshold = q.Float("idle-threshold", req.Cost.IdleThreshold)
+		req.Report.By = q.Str("by", req.Report.By)
+		req.Report.TopN = q.Int("top", req.Report.TopN)
+		lowUtil, err := app.ParseLowUtil(q.Str("low-util", ""))
+		q.Add(err)
 		req.Report.LowUtil = lowUtil
 		f := q.format(render.Formats)
-		q.add(req.Validate())
+		q.Add(req.Validate())
 		if err := q.err(); err != nil {
 			return nil, err
 		}
@@ -173,10 +173,10 @@ func auditHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultAuditRequest()
 		req.Data = s.data(q, st)
-		req.Audit.NodeAgents = append(append([]string{}, req.Audit.NodeAgents...), q.list("allow-agent", nil)...)
-		req.Audit.DevNamespaces = q.list("dev-namespaces", req.Audit.DevNamespaces)
+		req.Audit.NodeAgents = append(append([]string{}, req.Audit.NodeAgents...), q.List("allow-agent", nil)...)
+		req.Audit.DevNamespaces = q.List("dev-namespaces", req.Audit.DevNamespaces)
 		f := q.format(render.AuditFormats)
-		q.add(req.Validate())
+		q.Add(req.Validate())
 		if err := q.err(); err != nil {
 			return nil, err
 		}
@@ -195,7 +195,7 @@ func recommendHandler(s *Service, rt route) http.HandlerFunc {
 		req := app.DefaultRecommendRequest()
 		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
 		f := q.format(render.Formats)
-		q.add(req.Validate())
+		q.Add(req.Validate())
 		if err := q.err(); err != nil {
 			return nil, err
 		}
@@ -211,10 +211,10 @@ func planHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultPlanRequest()
 		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
-		setString(&req.Shapes, q.str("shapes", string(req.Shapes)))
-		req.By = q.str("by", "")
+		setString(&req.Shapes, q.Str("shapes", string(req.Shapes)))
+		req.By = q.Str("by", "")
 		f := q.format(render.Formats)
-		q.add(req.Validate())
+		q.Add(req.Validate())
 		if err := q.err(); err != nil {
 			return nil, err
 		}
@@ -235,11 +235,11 @@ func adviseHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultAdviseRequest()
 		req.Data, req.PolicyFile = s.data(q, st), s.opts.PolicyFile
-		req.Levers = q.list("levers", nil)
-		req.EngineerUSDPerHour = q.float("engineer-rate", req.EngineerUSDPerHour)
-		req.By = q.str("by", "")
+		req.Levers = q.List("levers", nil)
+		req.EngineerUSDPerHour = q.Float("engineer-rate", req.EngineerUSDPerHour)
+		req.By = q.Str("by", "")
 		f := q.format(render.Formats)
-		q.add(req.Validate())
+		q.Add(req.Validate())
 		if err := q.err(); err != nil {
 			return nil, err
 		}

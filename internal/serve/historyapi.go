@@ -29,23 +29,12 @@ var compareParams = []param{
 // go on q.
 func (s *Service) historyRequest(q *query, st *State) app.HistorySeriesRequest {
 	now := s.app.Now()
-	h := app.HistorySeriesRequest{Kind: q.str("kind", tally.Namespace), Key: q.str("key", ""),
-		From: q.time("from", st.Window.Start, now), To: q.time("to", now, now),
-		Step: q.str("step", app.HistoryHourly)}
-	h.Cluster = q.str("cluster", s.opts.Cluster)
-	q.addEach(h.Validate())
+	h := app.HistorySeriesRequest{Kind: q.Str("kind", tally.Namespace), Key: q.Str("key", ""),
+		From: q.Time("from", st.Window.Start, now), To: q.Time("to", now, now),
+		Step: q.Str("step", app.HistoryHourly)}
+	h.Cluster = q.Str("cluster", s.opts.Cluster)
+	q.AddEach(h.Validate())
 	return h
-}
-
-// addEach adds each of a joined error's problems.
-func (q *query) addEach(err error) {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range j.Unwrap() {
-			q.add(e)
-		}
-		return
-	}
-	q.add(err)
 }
 
 var lowUtilParams = []param{
@@ -61,12 +50,12 @@ var lowUtilParams = []param{
 func lowUtilHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		now := s.app.Now()
-		req := app.HistoryLowUtilRequest{From: q.time("from", st.Window.Start, now), To: q.time("to", st.Window.End, now),
-			Cluster: q.str("cluster", s.opts.Cluster)}
-		lu, err := app.ParseLowUtil(q.str("low-util", "30%:6h"))
-		q.add(err)
+		req := app.HistoryLowUtilRequest{From: q.Time("from", st.Window.Start, now), To: q.Time("to", st.Window.End, now),
+			Cluster: q.Str("cluster", s.opts.Cluster)}
+		lu, err := app.ParseLowUtil(q.Str("low-util", "30%:6h"))
+		q.Add(err)
 		req.LowUtil = lu
-		q.addEach(req.Validate())
+		q.AddEach(req.Validate())
 		if err := q.err(); err != nil {
 			return nil, err
 		}
@@ -94,10 +83,10 @@ func historyHandler(s *Service, rt route) http.HandlerFunc {
 
 func compareHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
-		req := app.HistoryCompareRequest{Kind: q.str("kind", tally.Namespace), End: st.Window.End}
-		q.add(app.CheckHistoryKind(req.Kind))
-		req.Period = q.duration("period", st.Window.End.Sub(st.Window.Start))
-		req.Window, req.Cluster = req.Period, q.str("cluster", s.opts.Cluster)
+		req := app.HistoryCompareRequest{Kind: q.Str("kind", tally.Namespace), End: st.Window.End}
+		q.Add(app.CheckHistoryKind(req.Kind))
+		req.Period = q.Duration("period", st.Window.End.Sub(st.Window.Start))
+		req.Window, req.Cluster = req.Period, q.Str("cluster", s.opts.Cluster)
 		if err := q.err(); err != nil {
 			return nil, err
 		}

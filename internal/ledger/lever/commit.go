@@ -2,10 +2,10 @@ package lever
 
 import (
 	"fmt"
-
-	"github.com/gpuwise/gpuwise/internal/cluster"
+	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
+	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
 // commitLever commits to the steady on-demand GPU baseline that the
@@ -24,6 +24,10 @@ func (commitLever) Propose(m *Model, env *Env) (Proposal, error) {
 	if h := env.Snapshot.Window.Hours(); h < shortHistory {
 		prop.NotCounted = append(prop.NotCounted, NotCounted{Lever: LeverCommit, Target: "on-demand GPU nodes",
 			Reason: fmt.Sprintf("a year's commitment needs at least %.0f h of history to see the daily cycle; the window has %.0f h", shortHistory, h)})
+		return prop, nil
+	}
+	if part := env.Snapshot.Partial; len(part) > 0 {
+		prop.NotCounted = append(prop.NotCounted, NotCounted{Lever: LeverCommit, Target: "on-demand GPU nodes", Reason: commitWithheld(part)})
 		return prop, nil
 	}
 	p := env.Commit
@@ -133,4 +137,23 @@ func commitmentsBilled(m *Model, env *Env) billedCommitments {
 		}
 	}
 	return bc
+}
+
+// commitWithheld is why no commitment is advised on a partial read (issue
+// 31): a year's spend is sized on the on-demand baseline the other levers
+// leave, and what the read lacks moves that baseline either way (without
+// DCGM, reclaim and the GPU shape changes find nothing, so more use is
+// left to commit: a larger commitment than the full data gives). It is
+// withheld rather than guessed smaller, and the reason names what is
+// missing and what unblocks it.
+func commitWithheld(partial []string) string {
+	first := partial[0]
+	if i := strings.IndexAny(first, "(:"); i > 0 {
+		first = strings.TrimSpace(first[:i])
+	}
+	more := ""
+	if n := len(partial) - 1; n > 0 {
+		more = fmt.Sprintf(" and %d more gap(s) in the partial notes", n)
+	}
+	return fmt.Sprintf("withheld: a year's commitment is not sized on a partial read (%s%s); it is advised once the read is complete: the missing series in the window (the partial notes name each), then rerun", first, more)
 }

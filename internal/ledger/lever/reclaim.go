@@ -89,8 +89,20 @@ func reclaimChange(m *Model, env *Env, model string, idles []capacity.Idle) (Cha
 		},
 	}
 	perMonth := HoursPerMonth / env.Snapshot.Window.Hours()
+	// The node-hours freed rest on the pool scaling with the hourly GPU
+	// demand, as the scale-nodes action does: an item is no surer than
+	// that demand's history, whether or not the autoscale lever gave the
+	// pool an action of its own to inherit from (issue 31: without the
+	// request counters the L4 services' autoscale action, and with it the
+	// low pool scaling this one inherited, was gone, and reclaim showed
+	// medium).
+	poolLevel, poolWhy := historyConfidence(env.Snapshot.Window.Hours(), "the pool's hourly GPU demand the freed node-hours rest on")
 	for _, id := range idles {
-		a.Items = append(a.Items, reclaimItem(id, perMonth, env.Reclaim))
+		it := reclaimItem(id, perMonth, env.Reclaim)
+		if poolLevel.Rank() < it.Confidence.Rank() {
+			it.Confidence, it.ConfidenceReason = poolLevel, it.ConfidenceReason+"; "+poolWhy
+		}
+		a.Items = append(a.Items, it)
 	}
 	a.group()
 	a.Why = fmt.Sprintf("scaled to zero (or culled) in their idle stretches and started again when needed, they free GPUs; with the %s nodes scaling, %.0f node-hours a month instead of %.0f",
