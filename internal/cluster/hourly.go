@@ -86,6 +86,35 @@ type WorkloadHours struct {
 	PromptTokens     Series `json:"prompt_tokens,omitempty"`
 	// QueueDepth is the mean number of requests waiting, summed over pods.
 	QueueDepth Series `json:"queue_depth,omitempty"`
+	// Models split Requests and GenerationTokens by the model name the
+	// server labels its counters with (vLLM model_name, Triton model),
+	// sorted by Model; nil when no counter carried one. Each series has
+	// the workload's hours; a counter without a model name counts in the
+	// workload's totals only.
+	Models []ModelHours `json:"models,omitempty"`
+}
+
+// ModelHours is one model name's requests and generated tokens within a
+// workload, hour by hour (NaN: no data that hour; nil: not counted).
+type ModelHours struct {
+	Model            string `json:"model"`
+	Requests         Series `json:"requests,omitempty"`
+	GenerationTokens Series `json:"generation_tokens,omitempty"`
+}
+
+// named pairs each series of m with its JSON name.
+func (m *ModelHours) named() []namedSeries {
+	return []namedSeries{{"requests", &m.Requests, gaps}, {"generation_tokens", &m.GenerationTokens, gaps}}
+}
+
+// ModelSeries returns m's series with their JSON names, for codecs.
+func (m *ModelHours) ModelSeries() []NamedSeries {
+	ns := m.named()
+	out := make([]NamedSeries, len(ns))
+	for i, n := range ns {
+		out[i] = NamedSeries{Name: n.name, Series: n.s}
+	}
+	return out
 }
 
 // Series is one value per hour. float32 keeps the snapshot small: its 24

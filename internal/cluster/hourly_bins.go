@@ -226,6 +226,18 @@ func (a *HourlyAcc) AddServeBins(server string, requests, genTokens, promptToken
 	a.fold(&a.queue, waitingSec, 1)
 }
 
+// AddModelBins adds one model name's request and generated-token bins
+// (the share of AddServeBins' counts its server labelled with that
+// model); an empty name adds nothing.
+func (a *HourlyAcc) AddModelBins(model string, requests, genTokens *Bins) {
+	if model == "" || (requests == nil && genTokens == nil) {
+		return
+	}
+	m := a.model(model)
+	a.fold(&m.requests, requests, 1)
+	a.fold(&m.genTokens, genTokens, 1)
+}
+
 // fold adds bins × scale into an accumulator array; nil bins leave the
 // array as it is (nil: no series).
 func (a *HourlyAcc) fold(dst *[]float64, b *Bins, scale float64) {

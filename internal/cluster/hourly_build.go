@@ -61,6 +61,36 @@ type HourlyAcc struct {
 	pcie, pcieSec, nvlink, nvlinkSec []float64
 	requests, genTokens, promptTok   []float64
 	queue                            []float64
+	models                           map[string]*modelAcc
+}
+
+// modelAcc is one model name's requests and generated tokens.
+type modelAcc struct{ requests, genTokens []float64 }
+
+func (a *HourlyAcc) model(name string) *modelAcc {
+	if a.models == nil {
+		a.models = map[string]*modelAcc{}
+	}
+	m := a.models[name]
+	if m == nil {
+		m = &modelAcc{}
+		a.models[name] = m
+	}
+	return m
+}
+
+// ServeModel records the part of Serve's requests and generated tokens
+// per second (negative: not counted) that one model name served; an
+// empty name records nothing.
+func (a *HourlyAcc) ServeModel(sp Span, model string, requests, genTokens float64) {
+	if model == "" {
+		return
+	}
+	m := a.model(model)
+	sp.add(a.alloc(&m.requests), requests)
+	if genTokens >= 0 {
+		sp.add(a.alloc(&m.genTokens), genTokens)
+	}
 }
 
 // Life records a pod alive over [from, to) holding GPU units whose
@@ -345,6 +375,19 @@ func (a *HourlyAcc) build() WorkloadHours {
 	w.GenerationTokens = a.b.scaled(a.genTokens, lo, hi, func(int) float64 { return 1 })
 	w.PromptTokens = a.b.scaled(a.promptTok, lo, hi, func(int) float64 { return 1 })
 	w.QueueDepth = a.b.scaled(a.queue, lo, hi, a.b.hourSeconds)
+	if len(a.models) > 0 {
+		names := make([]string, 0, len(a.models))
+		for n := range a.models {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			m := a.models[n]
+			w.Models = append(w.Models, ModelHours{Model: n,
+				Requests:         a.b.scaled(m.requests, lo, hi, func(int) float64 { return 1 }),
+				GenerationTokens: a.b.scaled(m.genTokens, lo, hi, func(int) float64 { return 1 })})
+		}
+	}
 	return w
 }
 

@@ -82,6 +82,7 @@ func (w *WorkloadHours) check(hours int) []error {
 			errs = append(errs, fmt.Errorf("hourly %s: %s %w", w.Workload, ns.name, err))
 		}
 	}
+	errs = append(errs, w.checkModels(n)...)
 	if len(errs) > 0 {
 		return errs
 	}
@@ -118,6 +119,34 @@ func (w *WorkloadHours) checkNesting() []error {
 	}
 	if w.GPUIdle != nil {
 		within("gpu_idle", w.GPUIdle, w.GPUMeasured, "gpu_measured")
+	}
+	return errs
+}
+
+// checkModels validates the per-model series: named, sorted, unique, each
+// with the workload's hours and a counter's values.
+func (w *WorkloadHours) checkModels(n int) []error {
+	var errs []error
+	for i := range w.Models {
+		m := &w.Models[i]
+		switch {
+		case m.Model == "":
+			errs = append(errs, fmt.Errorf("hourly %s: model %d has no name", w.Workload, i))
+		case i > 0 && w.Models[i-1].Model >= m.Model:
+			errs = append(errs, fmt.Errorf("hourly %s: models %q and %q are not sorted and unique", w.Workload, w.Models[i-1].Model, m.Model))
+		}
+		for _, ns := range m.named() {
+			if *ns.s == nil {
+				continue
+			}
+			if len(*ns.s) != n {
+				errs = append(errs, fmt.Errorf("hourly %s: model %s: %s has %d hours, pods has %d", w.Workload, m.Model, ns.name, len(*ns.s), n))
+				continue
+			}
+			if err := checkValues(*ns.s, ns.gaps); err != nil {
+				errs = append(errs, fmt.Errorf("hourly %s: model %s: %s %w", w.Workload, m.Model, ns.name, err))
+			}
+		}
 	}
 	return errs
 }

@@ -33,12 +33,17 @@ type loadSums struct {
 	trackOOM    bool
 	present     uint32    // bit q: quantity q was measured
 	vals        []float64 // present quantities in order, n hours each
+	// models are the per-model sums (quantities qRequests and qGen
+	// only, no lives), by model name.
+	models map[string]*loadSums
 }
 
 // The quantities of an accumulator, in the order of (*HourlyAcc).arrays.
 const (
-	qMemPeak = 9
-	nQuant   = 19
+	qMemPeak  = 9
+	qRequests = 15
+	qGen      = 16
+	nQuant    = 19
 )
 
 // arrays are the accumulator's quantity arrays in a fixed order.
@@ -108,7 +113,39 @@ func (a *HourlyAcc) sums(base int64) *loadSums {
 			l.vals = append(l.vals, (*p)[lo:hi]...)
 		}
 	}
+	for name, m := range a.models {
+		ms := &loadSums{lo: l.lo, n: l.n, first: math.MaxInt64, last: math.MinInt64}
+		for q, arr := range map[int][]float64{qRequests: m.requests, qGen: m.genTokens} {
+			if arr != nil {
+				ms.present |= 1 << q
+			}
+		}
+		for _, arr := range [][]float64{m.requests, m.genTokens} { // quantity order
+			if arr != nil {
+				ms.vals = append(ms.vals, arr[lo:hi]...)
+			}
+		}
+		if l.models == nil {
+			l.models = map[string]*loadSums{}
+		}
+		l.models[name] = ms
+	}
 	return l
+}
+
+// mergeModels returns a's and b's per-model sums merged (neither changed).
+func mergeModels(a, b map[string]*loadSums) map[string]*loadSums {
+	if a == nil && b == nil {
+		return nil
+	}
+	out := make(map[string]*loadSums, len(a)+len(b))
+	for k, m := range a {
+		out[k] = merge(nil, m)
+	}
+	for k, m := range b {
+		out[k] = merge(out[k], m)
+	}
+	return out
 }
 
 // quantity is the stored hours of quantity q; nil when not measured.
@@ -156,6 +193,9 @@ func (s *HourSums) Floats() int {
 	n := 0
 	for _, l := range s.loads {
 		n += len(l.vals)
+		for _, m := range l.models {
+			n += len(m.vals)
+		}
 	}
 	return n
 }
@@ -179,6 +219,16 @@ func (l *loadSums) addIn(b *loadSums) {
 			into(l.quantity(q), l.lo, b.lo, src, q == qMemPeak)
 		}
 	}
+	for k, m := range b.models {
+		if l.models == nil {
+			l.models = map[string]*loadSums{}
+		}
+		if dst := l.models[k]; dst != nil && dst.holds(m) {
+			dst.addIn(m)
+		} else {
+			l.models[k] = merge(dst, m)
+		}
+	}
 }
 
 // merge returns a new loadSums holding a and b (a may be nil).
@@ -186,6 +236,7 @@ func merge(a, b *loadSums) *loadSums {
 	if a == nil {
 		c := *b
 		c.vals = slices.Clone(b.vals)
+		c.models = mergeModels(nil, b.models)
 		return &c
 	}
 	lo, hi := span(a, b)
@@ -206,6 +257,7 @@ func merge(a, b *loadSums) *loadSums {
 		into(dst, lo, a.lo, a.quantity(q), q == qMemPeak)
 		into(dst, lo, b.lo, b.quantity(q), q == qMemPeak)
 	}
+	out.models = mergeModels(a.models, b.models)
 	return out
 }
 
@@ -290,6 +342,21 @@ func (l *loadSums) place(b *HourlyBuilder, key string, base int64) {
 			}
 		}
 	}
+	for name, ms := range l.models {
+		m := a.model(name)
+		for q, p := range map[int]*[]float64{qRequests: &m.requests, qGen: &m.genTokens} {
+			src := ms.quantity(q)
+			if src == nil {
+				continue
+			}
+			arr := a.alloc(p)
+			for i, v := range src {
+				if h := ms.lo + int64(i) - base; h >= 0 && h < int64(b.hours) {
+					arr[h] = v
+				}
+			}
+		}
+	}
 }
 
 // lifeQuantities are the sums a pod's life makes (pod and held seconds).
@@ -334,6 +401,9 @@ func (l *loadSums) only(mask uint32, lives bool) *loadSums {
 		if c.present&(1<<q) != 0 {
 			c.vals = append(c.vals, l.quantity(q)...)
 		}
+	}
+	if mask&(1<<qRequests) != 0 {
+		c.models = mergeModels(nil, l.models)
 	}
 	return c
 }

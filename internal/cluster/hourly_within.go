@@ -36,5 +36,16 @@ func (w WorkloadHours) within(first, n int) (WorkloadHours, bool) {
 			*s.s = (*s.s)[lo:hi:hi]
 		}
 	}
+	if w.Models != nil {
+		c.Models = make([]ModelHours, len(w.Models))
+		for i, m := range w.Models {
+			for _, s := range m.named() {
+				if *s.s != nil {
+					*s.s = (*s.s)[lo:hi:hi]
+				}
+			}
+			c.Models[i] = m
+		}
+	}
 	return c, true
 }

@@ -252,3 +252,79 @@ func TestTokensOnlyOverServersThatCountThem(t *testing.T) {
 		t.Errorf("h-1's item %q: want its own %s", per.Items[1], wantItem)
 	}
 }
+
+// TestUnitCostsPerModelName (issue 27): h-0 (vLLM) serves llama (300,000
+// requests, 60 M tokens) and mistral (200,000, 20 M); h-1 (Triton, no
+// tokens) serves llama (40,000) and resnet (60,000). Each model name's
+// cost is, over the workloads serving it, the workload's cost × the
+// model's share of its requests; its tokens figure counts only h-0, the
+// server that counted its tokens. The cluster figures stay what they were.
+func TestUnitCostsPerModelName(t *testing.T) {
+	t.Parallel()
+	s := fixture(t)
+	h0, h1 := "inference/Deployment/h-0", "inference/Deployment/h-1"
+	c := fakeCounters{
+		{Workload: h0, Requests: 500_000, Tokens: 80_000_000, Metric: "vllm:request_success_total",
+			Models: []ModelCount{{Model: "llama", Requests: 300_000, Tokens: 60_000_000}, {Model: "mistral", Requests: 200_000, Tokens: 20_000_000}}},
+		{Workload: h1, Requests: 100_000, Metric: "nv_inference_request_success",
+			Models: []ModelCount{{Model: "llama", Requests: 40_000}, {Model: "resnet", Requests: 60_000}}},
+	}
+	l, err := Build(Input{Snapshot: s, Prices: testPrices(), Counters: c}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := cost.Allocate(s, cost.DefaultOptions(testPrices()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spend := map[string]float64{}
+	for i := range a.Lines {
+		if p := a.Lines[i].Pod; p != nil {
+			spend[p.Name] += a.Lines[i].Total()
+		}
+	}
+	s0, s1 := spend["h-0"], spend["h-1"]
+	if s0 <= 0 || s1 <= 0 {
+		t.Fatalf("fixture costs h-0 $%v h-1 $%v: want both", s0, s1)
+	}
+	type row struct {
+		model, workload string
+		cost, count     float64
+		workloads       int
+	}
+	want := map[string][]row{
+		"cost_per_1k_inferences": {
+			{"", h0, s0, 500_000, 0}, {"", h1, s1, 100_000, 0},
+			{"llama", "", 0.6*s0 + 0.4*s1, 340_000, 2}, {"mistral", "", 0.4 * s0, 200_000, 1}, {"resnet", "", 0.6 * s1, 60_000, 1},
+		},
+		"cost_per_100k_tokens": {
+			{"", h0, s0, 80_000_000, 0},
+			{"llama", "", 0.6 * s0, 60_000_000, 2}, {"mistral", "", 0.4 * s0, 20_000_000, 1},
+		},
+	}
+	unit := map[string]float64{"cost_per_1k_inferences": 1000, "cost_per_100k_tokens": 100_000}
+	cluster := map[string]float64{"cost_per_1k_inferences": (s0 + s1) / 600, "cost_per_100k_tokens": s0 / 800}
+	for name, rows := range want {
+		m := metric(t, l, name)
+		if m.Value == nil || math.Abs(*m.Value-cluster[name]) > 0.005 {
+			t.Errorf("%s = %v, want the cluster figure %.2f unchanged", name, m.Value, cluster[name])
+		}
+		if len(m.UnitCosts) != len(rows) || len(m.Items) != len(rows) {
+			t.Fatalf("%s: %d unit costs, %d items (%q), want %d", name, len(m.UnitCosts), len(m.Items), m.Items, len(rows))
+		}
+		for i, w := range rows {
+			g := m.UnitCosts[i]
+			per := w.cost / w.count * unit[name]
+			if g.Model != w.model || g.Workload != w.workload || len(g.Workloads) != w.workloads ||
+				math.Abs(g.CostUSD-w.cost) > 1e-9*w.cost || g.Count != w.count || math.Abs(g.PerUnit-per) > 1e-9*per {
+				t.Errorf("%s row %d: %+v, want %s%s $%.6f over %.0f = %.6f", name, i, g, w.model, w.workload, w.cost, w.count, per)
+			}
+			if !strings.Contains(m.Items[i], fmt.Sprintf("$%.4f", per)) {
+				t.Errorf("%s item %d %q: want $%.4f", name, i, m.Items[i], per)
+			}
+		}
+	}
+	if got := metric(t, l, "cost_per_1k_inferences").UnitCosts[2].Metric; got != "several servers" {
+		t.Errorf("llama served by vLLM and Triton: metric %q, want several servers", got)
+	}
+}

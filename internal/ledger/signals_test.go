@@ -49,6 +49,8 @@ func withHourly(t *testing.T) (*cluster.Prepared, map[string]string) {
 	}
 	h1.Server, h1.Requests = cluster.ServerTriton, flat(weekHours, 500)
 	h1.Requests[3] = float32(math.NaN())
+	h1.Models = []cluster.ModelHours{{Model: "resnet", Requests: flat(weekHours, 300)}, {Model: "yolo", Requests: flat(weekHours, 200)}}
+	h1.Models[0].Requests[3] = float32(math.NaN())
 	ws := []cluster.WorkloadHours{h0, h1, a0}
 	if !(h0.Workload < h1.Workload && h1.Workload < a0.Workload) {
 		t.Fatalf("workload keys out of order: %s %s %s", a0.Workload, h0.Workload, h1.Workload)
@@ -88,7 +90,8 @@ func TestSnapshotSignals(t *testing.T) {
 	counts, ok := in.Counters.Inference()
 	wantCounts := []InferenceCount{
 		{Workload: keys["h-0"], Requests: 168_000, Tokens: 8_400_000, Metric: "vllm:request_success_total"},
-		{Workload: keys["h-1"], Requests: 167 * 500, Metric: "nv_inference_request_success"},
+		{Workload: keys["h-1"], Requests: 167 * 500, Metric: "nv_inference_request_success",
+			Models: []ModelCount{{Model: "resnet", Requests: 167 * 300}, {Model: "yolo", Requests: 168 * 200}}},
 	}
 	if diff := cmp.Diff(wantCounts, counts); !ok || diff != "" {
 		t.Errorf("Inference (%v) (-want +got):\n%s", ok, diff)

@@ -84,6 +84,8 @@ type (
 	Hourly         = finops.Hourly
 	Counters       = finops.Counters
 	InferenceCount = finops.InferenceCount
+	ModelCount     = finops.ModelCount
+	UnitCost       = finops.UnitCost
 )
 
 // Metric statuses.

@@ -318,6 +318,9 @@ func hourlyOf(s *cluster.Snapshot, a assembly, keepSums bool) (*cluster.Hourly, 
 		seen.containers(acc, p, a.ctr.usage, l)
 		if h := servingOf(a.serve.usage, p.Key()); h != nil {
 			acc.AddServeBins(h.server, l.within(h.requests), l.within(h.gen), l.within(h.prompt), l.within(h.waitingSec))
+			for name, m := range h.models {
+				acc.AddModelBins(name, l.within(m.requests), l.within(m.gen))
+			}
 			seen.serving = true
 		}
 	}

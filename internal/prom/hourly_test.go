@@ -53,9 +53,15 @@ func TestHourlySeriesFromPrometheus(t *testing.T) {
 	if got.Hourly == nil {
 		t.Fatal("no hourly series")
 	}
+	models := 0
 	for i := range h.truth.Hourly.Workloads {
 		compareWorkload(t, &h.truth.Hourly.Workloads[i], got.Hourly.Find(h.truth.Hourly.Workloads[i].Workload))
+		models += len(h.truth.Hourly.Workloads[i].Models)
 	}
+	if models == 0 {
+		t.Error("the simulated days have no per-model serving series to compare")
+	}
+	t.Logf("%d per-model series compared", models)
 	if n, m := len(got.Hourly.Workloads), len(h.truth.Hourly.Workloads); n != m {
 		t.Errorf("%d workloads with hourly series, the simulator has %d", n, m)
 	}
@@ -102,6 +108,30 @@ func compareWorkload(t *testing.T, want, got *cluster.WorkloadHours) {
 		}
 		if g, w := c.got.Sum(), c.want.Sum(); math.Abs(g-w) > c.tol*math.Max(math.Abs(w), 1) {
 			t.Errorf("%s %s: Σ %.6g, simulator %.6g (± %.1f%%)", want.Workload, c.name, g, w, 100*c.tol)
+		}
+	}
+	compareModels(t, want, got, seriesTolerance)
+}
+
+// compareModels: the same model names (vLLM model_name, Triton model) with
+// the same requests and generated tokens.
+func compareModels(t *testing.T, want, got *cluster.WorkloadHours, tol float64) {
+	t.Helper()
+	if len(got.Models) != len(want.Models) {
+		t.Errorf("%s: %d models, want %d (%+v)", want.Workload, len(got.Models), len(want.Models), want.Models)
+		return
+	}
+	for i := range want.Models {
+		g, w := &got.Models[i], &want.Models[i]
+		if g.Model != w.Model {
+			t.Errorf("%s: model %d is %q, want %q", want.Workload, i, g.Model, w.Model)
+			continue
+		}
+		for _, c := range [][2]cluster.Series{{g.Requests, w.Requests}, {g.GenerationTokens, w.GenerationTokens}} {
+			gs, ws := c[0].Sum(), c[1].Sum()
+			if (c[0] == nil) != (c[1] == nil) || math.Abs(gs-ws) > tol*math.Max(ws, 1) {
+				t.Errorf("%s model %s: present %v Σ %.6g, want present %v Σ %.6g", want.Workload, w.Model, c[0] != nil, gs, c[1] != nil, ws)
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -49,11 +50,22 @@ var serveMetrics = []serveMetric{
 	{"nv_inference_queue_duration_us", cluster.ServerTriton, serveWaiting, false, 1e-6},
 }
 
-// serveHours are one pod's serving bins (nil: no such series).
+// serveHours are one pod's serving bins (nil: no such series), and the
+// request and generated-token bins per model name the server labels them
+// with (vLLM model_name, Triton model; a series without one counts in the
+// pod's totals only).
 type serveHours struct {
 	server                            string
 	requests, gen, prompt, waitingSec *cluster.Bins
+	models                            map[string]*modelHours
 }
+
+// modelHours are one model name's request and generated-token bins.
+type modelHours struct{ requests, gen *cluster.Bins }
+
+// modelLabels are the labels inference servers name the model by: vLLM's
+// model_name and Triton's model (docs/serving-metrics.md).
+var modelLabels = []string{"model_name", "model"}
 
 func (h *serveHours) field(f serveField) **cluster.Bins {
 	switch f {
@@ -88,8 +100,8 @@ type serveBatch struct {
 }
 
 type podBins struct {
-	pod  string
-	bins *cluster.Bins
+	pod, model string
+	bins       *cluster.Bins
 }
 
 func (u *serveUsage) batch(m serveMetric) func(cut float64) func() query.Batch {
@@ -102,7 +114,7 @@ func (u *serveUsage) batch(m serveMetric) func(cut float64) func() query.Batch {
 
 func serveKeep(name []byte) bool {
 	switch string(name) {
-	case "namespace", "pod":
+	case "namespace", "pod", "model_name", "model":
 		return true
 	}
 	return false
@@ -113,8 +125,14 @@ func (b *serveBatch) Series(l wire.Labels) query.Target {
 	if ns == "" || pod == "" {
 		return query.Target{}
 	}
+	model := ""
+	for _, name := range modelLabels {
+		if model = l.Get(name); model != "" {
+			break
+		}
+	}
 	bins := &cluster.Bins{}
-	b.series = append(b.series, podBins{ns + "/" + pod, bins})
+	b.series = append(b.series, podBins{ns + "/" + pod, model, bins})
 	if b.m.gauge {
 		return query.Target{Acc: query.Acc{Timed: waitingFeed(b.u.clock, bins), Check: &b.rng}}
 	}
@@ -155,6 +173,23 @@ func (b *serveBatch) Commit() {
 			u.pods[s.pod] = h
 		}
 		h.server = b.m.server
+		if s.model != "" && (b.m.field == serveRequests || b.m.field == serveGenTokens) {
+			if h.models == nil {
+				h.models = map[string]*modelHours{}
+			}
+			m := h.models[s.model]
+			if m == nil {
+				m = &modelHours{}
+				h.models[s.model] = m
+			}
+			into := &m.requests
+			if b.m.field == serveGenTokens {
+				into = &m.gen
+			}
+			// Merge hands the merged bins' storage on: the model's bins get
+			// a copy, the pod's totals the original.
+			mergeBins(into, &cluster.Bins{From: s.bins.From, S: slices.Clone(s.bins.S)})
+		}
 		mergeBins(h.field(b.m.field), s.bins)
 	}
 }

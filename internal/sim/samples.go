@@ -313,6 +313,7 @@ func (c *cell) serveSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt flo
 	x := l.serve.sample(a, dt, &st.sig)
 	if st.acc != nil {
 		st.acc.Serve(st.sp, l.serve.server, x.requests/dt, x.genTokens/dt, x.promptTokens/dt, x.waiting)
+		st.acc.ServeModel(st.sp, l.serve.model, x.requests/dt, x.genTokens/dt)
 	}
 	if c.sink != nil {
 		c.sink.serve(p, l.serve, c.unix0+rel, dt, x)

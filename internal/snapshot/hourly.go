@@ -16,6 +16,10 @@ import (
 // nil) and its values as little-endian float32 bits, NaN (an hour without
 // data) included.
 
+// Version 5 adds, after a workload's series, its per-model series: a
+// count + 1 (0: nil), then each model's name and the series of
+// cluster.ModelHours.ModelSeries in order, encoded as above.
+
 // workloadsPerFrame is about a megabyte of a week's series.
 const workloadsPerFrame = 1024
 
@@ -55,6 +59,21 @@ func hourlyPayload(e *encoder, ws []cluster.WorkloadHours, k int) {
 				e.body = binary.LittleEndian.AppendUint32(e.body, math.Float32bits(v))
 			}
 		}
+		e.nilOrLen(w.Models == nil, len(w.Models))
+		for j := range w.Models {
+			m := &w.Models[j]
+			e.str(m.Model)
+			for _, ns := range m.ModelSeries() {
+				e.hourSeries(*ns.Series)
+			}
+		}
+	}
+}
+
+func (e *encoder) hourSeries(s cluster.Series) {
+	e.nilOrLen(s == nil, len(s))
+	for _, v := range s {
+		e.body = binary.LittleEndian.AppendUint32(e.body, math.Float32bits(v))
 	}
 }
 
@@ -129,6 +148,24 @@ func (d *decoder) workloadHours() cluster.WorkloadHours {
 	w := cluster.WorkloadHours{Workload: d.str(), From: int(d.varint()), Server: d.str()}
 	for _, ns := range w.Series() {
 		*ns.Series = d.series(ns.Name)
+	}
+	if d.version < 5 {
+		return w
+	}
+	// Each model takes at least three bytes (a name and two absent series).
+	if n, isNil := d.nilOrLen("models"); !isNil && d.err == nil {
+		if 3*n > len(d.b) {
+			d.fail("hourly %s: %d models are more than the frame holds", w.Workload, n)
+			return w
+		}
+		w.Models = make([]cluster.ModelHours, n)
+		for j := range w.Models {
+			m := &w.Models[j]
+			m.Model = d.str()
+			for _, ns := range m.ModelSeries() {
+				*ns.Series = d.series(ns.Name)
+			}
+		}
 	}
 	return w
 }

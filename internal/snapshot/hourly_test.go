@@ -107,6 +107,13 @@ func TestHourlySeriesRoundTrip(t *testing.T) {
 	if hints == 0 || len(got.Hourly.Workloads) == 0 {
 		t.Errorf("%d hints, %d workloads: the fixture should have both", hints, len(got.Hourly.Workloads))
 	}
+	models := 0
+	for _, w := range got.Hourly.Workloads {
+		models += len(w.Models)
+	}
+	if models == 0 {
+		t.Error("no per-model serving series round-tripped: the fixture should have some (version 5)")
+	}
 }
 
 // TestHourlyFramesRejectCorruption: a frame too short for the workloads

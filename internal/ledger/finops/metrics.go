@@ -35,6 +35,32 @@ type Metric struct {
 	Detail string   `json:"detail"`
 	// Items lists the objects behind the value (GPUs, workloads).
 	Items []string `json:"items,omitempty"`
+	// UnitCosts are the unit-cost metrics' figures per serving workload
+	// and per model name within it (cost per 1,000 inferences, per
+	// 100,000 tokens); absent on other metrics.
+	UnitCosts []UnitCost `json:"unit_costs,omitempty"`
+}
+
+// UnitCost is one serving workload's, or one model name's, cost over what
+// it served in the window. A model name's cost is, summed over the
+// workloads serving it, each workload's cost × the model's share of that
+// workload's requests; its tokens figure counts only the workloads whose
+// servers counted its tokens.
+type UnitCost struct {
+	// Workload is the serving workload; empty on a model name's row.
+	Workload string `json:"workload,omitempty"`
+	// Model is the model name; empty on a workload's row.
+	Model string `json:"model,omitempty"`
+	// Workloads are the workloads a model name's row sums.
+	Workloads []string `json:"workloads,omitempty"`
+	// Metric names the counter read ("vllm:request_success_total").
+	Metric string `json:"metric"`
+	// CostUSD is the window cost divided; Count what it is divided by
+	// (requests or generated tokens); PerUnit the cost per 1,000
+	// requests or per 100,000 tokens.
+	CostUSD float64 `json:"cost_usd"`
+	Count   float64 `json:"count"`
+	PerUnit float64 `json:"per_unit"`
 }
 
 // Hourly is hour-by-hour data over the window (index 0 is the window's
@@ -68,6 +94,17 @@ type InferenceCount struct {
 	Tokens   float64 `json:"tokens"`
 	// Metric names the counter read ("vllm:request_success_total").
 	Metric string `json:"metric"`
+	// Models split the counts by the model name the server labels its
+	// counters with; nil when it labels none.
+	Models []ModelCount `json:"models,omitempty"`
+}
+
+// ModelCount is one model name's requests and generated tokens within a
+// workload.
+type ModelCount struct {
+	Model    string  `json:"model"`
+	Requests float64 `json:"requests"`
+	Tokens   float64 `json:"tokens"`
 }
 
 // Metric thresholds (docs/savings.md).
@@ -252,19 +289,63 @@ func inferenceCost(c Counters, a *cost.Allocation) []Metric {
 	}
 	// The cluster figure divides the cost of the workloads that count
 	// what it divides by (a server without token counters is not in the
-	// tokens figure); each item is one workload's own unit cost, so one
-	// busy model does not hide what the others cost.
+	// tokens figure); each item is one workload's own unit cost, then
+	// each model name's within it, so one busy model does not hide what
+	// the others cost; then each model name's over the workloads serving
+	// it, a workload serving several models splitting its cost by their
+	// shares of its requests.
 	var usd, reqs, tokUSD, toks float64
 	var reqItems, tokItems []string
+	type modelSum struct {
+		usd, reqs, tokUSD, toks float64
+		workloads               []string
+		metric                  string
+	}
+	byModel := map[string]*modelSum{}
+	var models []string
 	for _, ic := range counts {
 		w := spend[ic.Workload]
 		if ic.Requests > 0 {
 			usd, reqs = usd+w, reqs+ic.Requests
 			reqItems = append(reqItems, fmt.Sprintf("%s (%s): $%.4f per 1,000 over %.0f requests", ic.Workload, ic.Metric, w/ic.Requests*1000, ic.Requests))
+			per.UnitCosts = append(per.UnitCosts, UnitCost{Workload: ic.Workload, Metric: ic.Metric, CostUSD: w, Count: ic.Requests, PerUnit: w / ic.Requests * 1000})
 		}
 		if ic.Tokens > 0 {
 			tokUSD, toks = tokUSD+w, toks+ic.Tokens
 			tokItems = append(tokItems, fmt.Sprintf("%s (%s): $%.4f per 100,000 over %.0f tokens", ic.Workload, ic.Metric, w/ic.Tokens*100000, ic.Tokens))
+			tok.UnitCosts = append(tok.UnitCosts, UnitCost{Workload: ic.Workload, Metric: ic.Metric, CostUSD: w, Count: ic.Tokens, PerUnit: w / ic.Tokens * 100000})
+		}
+		if ic.Requests <= 0 {
+			continue // no share to split the cost by
+		}
+		for _, mc := range ic.Models {
+			m := byModel[mc.Model]
+			if m == nil {
+				m = &modelSum{metric: ic.Metric}
+				byModel[mc.Model] = m
+				models = append(models, mc.Model)
+			}
+			mUSD := w * mc.Requests / ic.Requests
+			m.workloads = append(m.workloads, ic.Workload)
+			if m.metric != ic.Metric {
+				m.metric = "several servers"
+			}
+			m.usd, m.reqs = m.usd+mUSD, m.reqs+mc.Requests
+			if mc.Tokens > 0 {
+				m.tokUSD, m.toks = m.tokUSD+mUSD, m.toks+mc.Tokens
+			}
+		}
+	}
+	slices.Sort(models)
+	for _, name := range models {
+		m := byModel[name]
+		if m.reqs > 0 {
+			reqItems = append(reqItems, fmt.Sprintf("model %s (%s): $%.4f per 1,000 over %.0f requests in %d workload(s)", name, m.metric, m.usd/m.reqs*1000, m.reqs, len(m.workloads)))
+			per.UnitCosts = append(per.UnitCosts, UnitCost{Model: name, Workloads: m.workloads, Metric: m.metric, CostUSD: m.usd, Count: m.reqs, PerUnit: m.usd / m.reqs * 1000})
+		}
+		if m.toks > 0 {
+			tokItems = append(tokItems, fmt.Sprintf("model %s (%s): $%.4f per 100,000 over %.0f tokens in %d workload(s)", name, m.metric, m.tokUSD/m.toks*100000, m.toks, len(m.workloads)))
+			tok.UnitCosts = append(tok.UnitCosts, UnitCost{Model: name, Workloads: m.workloads, Metric: m.metric, CostUSD: m.tokUSD, Count: m.toks, PerUnit: m.tokUSD / m.toks * 100000})
 		}
 	}
 	fill := func(m *Metric, cost, n, unit float64, what string, items []string) {
@@ -274,7 +355,19 @@ func inferenceCost(c Counters, a *cost.Allocation) []Metric {
 		}
 		v := math.Round(cost/n*unit*100) / 100
 		m.Value, m.Status, m.Items = &v, Info, items
-		m.Detail = fmt.Sprintf("$%.2f over %.0f %s in the window, over the %d workload(s) whose servers count them (each one's own unit cost: items, -o json)", cost, n, what, len(items))
+		workloads, models := 0, 0
+		for _, u := range m.UnitCosts {
+			if u.Model == "" {
+				workloads++
+			} else {
+				models++
+			}
+		}
+		named := ""
+		if models > 0 {
+			named = fmt.Sprintf(" and their %d model name(s)", models)
+		}
+		m.Detail = fmt.Sprintf("$%.2f over %.0f %s in the window, over the %d workload(s) whose servers count them (each one's own unit cost%s: items, -o json)", cost, n, what, workloads, named)
 	}
 	fill(&per, usd, reqs, 1000, "requests", reqItems)
 	fill(&tok, tokUSD, toks, 100000, "tokens", tokItems)

@@ -82,8 +82,12 @@ func inferenceCounts(h *cluster.Hourly) []InferenceCount {
 		if w.Requests == nil {
 			continue
 		}
-		out = append(out, InferenceCount{Workload: w.Workload, Requests: w.Requests.Sum(),
-			Tokens: w.GenerationTokens.Sum(), Metric: counterName(w.Server)})
+		ic := InferenceCount{Workload: w.Workload, Requests: w.Requests.Sum(),
+			Tokens: w.GenerationTokens.Sum(), Metric: counterName(w.Server)}
+		for _, m := range w.Models {
+			ic.Models = append(ic.Models, ModelCount{Model: m.Model, Requests: m.Requests.Sum(), Tokens: m.GenerationTokens.Sum()})
+		}
+		out = append(out, ic)
 	}
 	return out
 }

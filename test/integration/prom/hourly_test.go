@@ -82,6 +82,21 @@ func compareHourly(t *testing.T, want, got *cluster.Hourly, tol, ratios float64)
 				bad++
 			}
 		}
+		if len(g.Models) != len(w.Models) {
+			t.Errorf("%s: %d models, want %d", w.Workload, len(g.Models), len(w.Models))
+			bad++
+		}
+		for j := range w.Models {
+			if j >= len(g.Models) {
+				break
+			}
+			gm, wm := &g.Models[j], &w.Models[j]
+			gs, ws := gm.Requests.Sum(), wm.Requests.Sum()
+			if gm.Model != wm.Model || math.Abs(gs-ws) > tol*math.Max(ws, 1) {
+				t.Errorf("%s model %d: %q Σ requests %.6g, want %q %.6g", w.Workload, j, gm.Model, gs, wm.Model, ws)
+				bad++
+			}
+		}
 		if bad > 20 {
 			t.Fatal("too many differences")
 		}
