@@ -49,6 +49,14 @@ const (
 	FactNodeAffinity = "node affinity"
 	// FactTaints: node taints (kube_node_spec_taint).
 	FactTaints = "taints"
+	// FactOwners: pods' owning workloads (kube_pod_owner, and
+	// kube_replicaset_owner for Deployments' pods); without them every
+	// pod is its own workload.
+	FactOwners = "owners"
+	// FactPodLifetimes: pods' measured start and end times
+	// (kube_pod_start_time, kube_pod_completion_time); without them the
+	// lives are estimated from kube_pod_info's sightings.
+	FactPodLifetimes = "pod lifetimes"
 )
 
 // Knows reports whether the snapshot's source read fact (not listed in

@@ -54,6 +54,7 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	s.Notes = notes(s, a, conflicts, r.opts.Step)
 	s.Notes = append(s.Notes, estimateNotes(a, cuts, r.opts.InfoStep)...)
 	schedPartial := schedulingNotes(s, a.podFacts)
+	s.Unknown = append(s.Unknown, lifeFacts(a)...)
 	var hourlyNotes []string
 	s.Hourly, s.HourSums, hourlyNotes = hourlyOf(s, a, r.opts.HourSums)
 	s.Notes = append(s.Notes, hourlyNotes...)
@@ -96,6 +97,36 @@ func attachMeasured(pods []*podFacts, g gpuRead, w cluster.Window) (map[string][
 		}
 	}
 	return held, conflicts, cuts
+}
+
+// lifeFacts are the pod facts the read could not measure (issue 31): the
+// owners when kube_pod_owner is missing, or kube_replicaset_owner while
+// pods are owned by ReplicaSets; the lifetimes when kube_pod_start_time is
+// missing, or kube_pod_completion_time while pods ended. What rests on
+// them (the reclaim lever's idle stretches per workload) is not decided.
+func lifeFacts(a assembly) []string {
+	if len(a.pods) == 0 {
+		return nil
+	}
+	var out []string
+	pf := a.podFacts.facts
+	owners := pf["kube_pod_owner"].len() > 0
+	ended := false
+	for _, p := range a.pods {
+		if p.pod.Owner.Kind == "ReplicaSet" && pf["kube_replicaset_owner"].len() == 0 {
+			owners = false
+		}
+		if p.endEst && !p.pod.End.IsZero() {
+			ended = true
+		}
+	}
+	if !owners {
+		out = append(out, cluster.FactOwners)
+	}
+	if pf["kube_pod_start_time"].len() == 0 || (pf["kube_pod_completion_time"].len() == 0 && ended) {
+		out = append(out, cluster.FactPodLifetimes)
+	}
+	return out
 }
 
 // estimateNotes names the pod lives estimated from kube_pod_info's

@@ -2,6 +2,7 @@ package lever
 
 import (
 	"fmt"
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/capacity"
@@ -30,6 +31,15 @@ func (reclaimLever) Propose(m *Model, env *Env) (Proposal, error) {
 	if env.capacity == nil || !env.capacity.hourly {
 		prop.NotCounted = []NotCounted{{Lever: LeverReclaim, Target: "notebooks and dev boxes", Reason: "needs hourly series to find idle stretches"}}
 		return prop, nil
+	}
+	for _, f := range []struct{ fact, why string }{
+		{cluster.FactOwners, "needs the pods' owners (kube_pod_owner, kube_replicaset_owner) to find a workload's idle stretches: without them every pod is its own workload"},
+		{cluster.FactPodLifetimes, "needs the pods' measured start and end times (kube_pod_start_time, kube_pod_completion_time): idle stretches on estimated lives would give back GPUs the pods no longer held"},
+	} {
+		if !s.Knows(f.fact) {
+			prop.NotCounted = []NotCounted{{Lever: LeverReclaim, Target: "notebooks and dev boxes", Reason: f.why}}
+			return prop, nil
+		}
 	}
 	idles := env.capacity.idles
 	models := workloadModels(s)
