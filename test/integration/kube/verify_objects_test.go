@@ -72,10 +72,13 @@ func newRun(c planCase, v variant) *verifyRun {
 	return newAttempt(c, v, 1, nil)
 }
 
-// again is the free variant once more, the pods refused last time
-// arriving first, on fresh nodes in a fresh namespace.
+// again is the free variant once more, the pods refused in this and every
+// earlier order arriving first, on fresh nodes in a fresh namespace.
 func (r *verifyRun) again(refused []string) *verifyRun {
 	first := map[string]bool{}
+	for id := range r.first { // refused in an earlier order: still first
+		first[id] = true
+	}
 	for _, id := range refused {
 		first[id] = true
 	}

@@ -66,7 +66,7 @@ func TestPlansBindOnTheRealScheduler(t *testing.T) {
 }
 
 // maxAttempts bounds the free variant's arrival orders per case.
-const maxAttempts = 3
+const maxAttempts = 4
 
 // verifyRound creates the runs' nodes and pods, waits for the scheduler
 // and checks each run. A free run with refused pods is not checked but
