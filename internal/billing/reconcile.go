@@ -1,11 +1,14 @@
 package billing
 
 import (
+	"cmp"
+	"maps"
 	"math"
-
-	"github.com/gpuwise/gpuwise/internal/pricing"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
 // NodeCost is gpuwise's cost of one GPU node over the window, from the
@@ -112,14 +115,20 @@ type IsGPU func(provider, instanceType string) bool
 // nsCost is gpuwise's cost per namespace (for the split comparison).
 func (m *Match) Reconcile(costs []NodeCost, nsCost map[string]float64, isGPU IsGPU) *Reconciliation {
 	rc := &Reconciliation{Files: m.Bill.Files, NodesWithoutBill: []string{}, NodesWithoutProviderID: []string{}, UnmatchedGPULines: []UnmatchedLine{}, Nodes: []NodeReconciled{}}
-	for _, usd := range m.resourceUSD {
-		rc.BillUSD += usd
+	// Sums in one order (resources by provider and id, nodes by name):
+	// the same bill gives the same bytes, to the last digit.
+	resources := slices.SortedFunc(maps.Keys(m.resourceUSD), func(a, b *Resource) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.ID, b.ID), cmp.Compare(a.InstanceType, b.InstanceType))
+	})
+	for _, r := range resources {
+		rc.BillUSD += m.resourceUSD[r]
 	}
 	byName := map[string]NodeCost{}
 	for _, c := range costs {
 		byName[c.Node] = c
 	}
-	for name, nb := range m.nodes {
+	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
+		nb := m.nodes[name]
 		if !nb.GPU {
 			rc.CPUNodesUSD += nb.USD
 			continue
@@ -156,8 +165,8 @@ func (m *Match) Reconcile(costs []NodeCost, nsCost map[string]float64, isGPU IsG
 			Committed: nb.CommittedUSD > 0, Spot: nb.Spot, SharedCharge: nb.Shared})
 	}
 	rc.DifferenceUSD = rc.GPUwiseMatchedUSD - rc.MatchedUSD
-	for r, usd := range m.resourceUSD {
-		left := usd - m.attributedUSD[r]
+	for _, r := range resources {
+		left := m.resourceUSD[r] - m.attributedUSD[r]
 		if math.Abs(left) < 1e-9 {
 			continue
 		}
@@ -172,7 +181,9 @@ func (m *Match) Reconcile(costs []NodeCost, nsCost map[string]float64, isGPU IsG
 		v := rc.CommittedUSD / rc.MatchedUSD
 		rc.CommitmentCoverage = &v
 	}
-	for id, usd := range m.unusedUSD() {
+	unused := m.unusedUSD()
+	for _, id := range slices.Sorted(maps.Keys(unused)) {
+		usd := unused[id]
 		rc.UnusedCommitmentUSD += usd
 		rc.UnusedCommitments = append(rc.UnusedCommitments, UnusedCommitment{ID: id, USD: usd})
 	}

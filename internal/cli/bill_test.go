@@ -307,3 +307,22 @@ func commas(v float64) string {
 	}
 	return b.String() + "." + frac
 }
+
+// TestReportWithABillIsTheSameEachRun: the reconciliation summed the
+// bill's resources and nodes in map order, so the same snapshot and bill
+// gave different last digits (six runs, six different JSON documents).
+func TestReportWithABillIsTheSameEachRun(t *testing.T) {
+	snap, bill := demoBill(t, "focus")
+	var first string
+	for i := range 6 {
+		out, errOut, code := run(t, "report", "--from", snap, "--bill", bill, "-o", "json")
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if i == 0 {
+			first = out
+		} else if out != first {
+			t.Fatalf("run %d printed a different document than run 1", i+1)
+		}
+	}
+}
