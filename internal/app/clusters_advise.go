@@ -103,24 +103,40 @@ func splitCluster(s *cluster.Snapshot, name string) *cluster.Snapshot {
 // bound to that cluster's own nodes.
 func perCluster(s *cluster.Prepared, pol rightsize.Policy, prices *Prices, opts ledger.Options) ([]ClusterLedger, error) {
 	var out []ClusterLedger
-	for _, name := range clusterNames(s.Snapshot) {
-		prep, err := Prepare(splitCluster(s.Snapshot, name))
-		if err != nil {
-			return nil, fmt.Errorf("cluster %s: %w", name, err)
-		}
-		catalog, err := prices.forSnapshot(prep.Snapshot)
-		if err != nil {
-			return nil, err
-		}
+	err := eachCluster(s, prices, func(name string, prep *cluster.Prepared, catalog *nodePrices) error {
 		recs, err := rightsize.Recommend(prep, pol, catalog)
 		if err != nil {
-			return nil, fmt.Errorf("cluster %s: recommending: %w", name, err)
+			return fmt.Errorf("cluster %s: recommending: %w", name, err)
 		}
 		l, err := ledger.Build(ledger.Input{Snapshot: prep, Prices: catalog, Recs: recs, Groundwork: groundwork(prep, catalog)}, opts)
 		if err != nil {
-			return nil, fmt.Errorf("cluster %s: building the savings ledger: %w", name, err)
+			return fmt.Errorf("cluster %s: building the savings ledger: %w", name, err)
 		}
 		out = append(out, ClusterLedger{Cluster: name, Ledger: l})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// eachCluster calls fn for each cluster of a merged snapshot, split back
+// to its own names (splitCluster), prepared alone, with the prices (a
+// bill) bound to that cluster's own nodes.
+func eachCluster(s *cluster.Prepared, prices *Prices, fn func(name string, prep *cluster.Prepared, catalog *nodePrices) error) error {
+	for _, name := range clusterNames(s.Snapshot) {
+		prep, err := Prepare(splitCluster(s.Snapshot, name))
+		if err != nil {
+			return fmt.Errorf("cluster %s: %w", name, err)
+		}
+		catalog, err := prices.forSnapshot(prep.Snapshot)
+		if err != nil {
+			return err
+		}
+		if err := fn(name, prep, catalog); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -47,32 +47,28 @@ func soleClusterName(s *cluster.Snapshot, src Source) string {
 // its own when shapes are recommended.
 func (a *App) planPerCluster(s *cluster.Prepared, shapes packing.Shapes, pol rightsize.Policy, prices *Prices) ([]ClusterPlan, error) {
 	var out []ClusterPlan
-	for _, name := range clusterNames(s.Snapshot) {
-		prep, err := Prepare(splitCluster(s.Snapshot, name))
-		if err != nil {
-			return nil, fmt.Errorf("cluster %s: %w", name, err)
-		}
-		catalog, err := prices.forSnapshot(prep.Snapshot)
-		if err != nil {
-			return nil, err
-		}
+	err := eachCluster(s, prices, func(name string, prep *cluster.Prepared, catalog *nodePrices) error {
 		opts := packing.SnapshotOptions{Prices: catalog, Shapes: shapes}
 		if shapes == packing.RecommendedShapes {
 			recs, err := rightsize.Recommend(prep, pol, catalog)
 			if err != nil {
-				return nil, fmt.Errorf("cluster %s: recommending: %w", name, err)
+				return fmt.Errorf("cluster %s: recommending: %w", name, err)
 			}
 			opts.Recs = ledger.PackingRecommendations(recs)
 		}
 		prob, err := packing.FromSnapshot(prep, opts)
 		if err != nil {
-			return nil, fmt.Errorf("cluster %s: %w", name, err)
+			return fmt.Errorf("cluster %s: %w", name, err)
 		}
 		pl, err := packing.SolveReporting(prob, packing.Progress(a.progress))
 		if err != nil {
-			return nil, withKind(Input, fmt.Errorf("cluster %s: %w", name, err))
+			return withKind(Input, fmt.Errorf("cluster %s: %w", name, err))
 		}
 		out = append(out, ClusterPlan{Cluster: name, Plan: pl})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
