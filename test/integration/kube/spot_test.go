@@ -79,6 +79,16 @@ func TestSpotPlacementPrefersSpotAndFallsBack(t *testing.T) {
 	if _, err := cs.CoreV1().Nodes().Create(ctx, spot, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Until KWOK marks the new node Ready and the node lifecycle
+	// controller lifts its not-ready taint, the scheduler filters it out
+	// and every pod lands on-demand: the checks below would race it.
+	waitFor(t, "node "+spot.Name+" to be Ready without the not-ready taint", time.Minute, func() (bool, string) {
+		n, err := cs.CoreV1().Nodes().Get(ctx, spot.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return nodeReady(n), "not Ready"
+	})
 	if got := bind(ctx, t, cs, pod("control", false)); got != od.Name {
 		t.Fatalf("the control pod (no spot fragment) bound to %q: the on-demand node must be the one resource scoring favours, or the next check proves nothing", got)
 	}
