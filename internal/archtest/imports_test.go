@@ -50,6 +50,7 @@ var layers = map[string]layer{
 	"internal/config": config,
 	"internal/cost":   engine, "internal/audit": engine, "internal/inventory": engine, "internal/rightsize": engine, "internal/packing": engine,
 	"internal/idlecause": engine, "internal/capacity": engine, "internal/ledger": engine, "internal/compare": engine, "internal/policy": engine, "internal/quota": engine,
+	"internal/kueue":   engine,
 	"internal/billing": engine,
 	"internal/kube":    adapter, "internal/prom": adapter, "internal/billing/export": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/history":  store,

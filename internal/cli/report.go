@@ -87,7 +87,7 @@ func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
 		fmt.Fprintf(s.Err, "%s: note: the report has no savings lines: %v (the cost report itself is complete; `%s advise` shows the ledger's error)\n", s.name(), res.LedgerErr, s.name())
 	}
 	o := s.renderOptions().WithAnalyses(res.Ledger, res.IdleCauses)
-	o.Reconciliation = res.Reconciliation
+	o.Reconciliation, o.Kueue = res.Reconciliation, res.Kueue
 	if o.Savings != nil {
 		o.Savings.Command = s.name() + " advise" // "kubectl gpuwise advise" for the plugin
 	}
