@@ -52,6 +52,7 @@ const (
 	LeverConsolidate = lever.LeverConsolidate
 	LeverAutoscale   = lever.LeverAutoscale
 	LeverReclaim     = lever.LeverReclaim
+	LeverQueue       = lever.LeverQueue
 	LeverSpot        = lever.LeverSpot
 	LeverRegion      = lever.LeverRegion
 	LeverCommit      = lever.LeverCommit
