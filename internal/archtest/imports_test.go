@@ -76,6 +76,9 @@ var engineExceptions = map[string][]string{
 	"internal/ledger/lever":  {"internal/rightsize", "internal/packing", "internal/capacity"},
 	"internal/ledger/finops": {"internal/cost", "internal/ledger/lever"},
 	"internal/quota":         {"internal/cost"}, // prices quotas from the cost allocation (cost.Allocation)
+	// sizes ClusterQueues with quota's one sizing rule (quota.Series:
+	// percentile + headroom of units requested at once)
+	"internal/kueue": {"internal/quota", "internal/cost"},
 }
 
 // callsUseCases are the front ends that run use cases: the CLI and the

@@ -7,6 +7,10 @@
 // writes (sizing.go): a nominal quota per team from measured need.
 //
 // The pods' GPU-hours and dollars are the cost engine's, handed in by the
-// use case (PodCost), never priced here. Pure core: it imports cluster
-// and the standard library only — no other engine, no I/O, no clock.
+// use case (PodCost), never priced here; the sizing is quota's rule
+// (quota.Series: the time-weighted percentile of units requested at
+// once, plus headroom), the documented engine exception. Pure core: it
+// imports cluster, gpurule, quota and the standard library only — no
+// I/O, no clock; it states no dollars of its own (the pooling's money is
+// the ledger's queue lever).
 package kueue
