@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/yaml"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gpuwise/gpuwise/internal/kueue"
 )
@@ -126,7 +126,9 @@ type kueueMeta struct {
 	Labels    map[string]string `json:"labels"`
 }
 
-func managedBy() map[string]string { return map[string]string{"app.kubernetes.io/managed-by": "gpuwise"} }
+func managedBy() map[string]string {
+	return map[string]string{"app.kubernetes.io/managed-by": "gpuwise"}
+}
 
 func flavorSelector(f kueue.Flavor) string {
 	if len(f.NodeLabels) == 0 {

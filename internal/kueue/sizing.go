@@ -3,6 +3,7 @@ package kueue
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -96,8 +97,8 @@ type TeamQuota struct {
 	Peak       int64   `json:"peak"`
 	Nominal    int64   `json:"nominal"`
 	// LendingLimit is what the team lends the cohort: its nominal quota
-	// above its median need (ceil(p50)), which it uses less than half the
-	// time. BorrowingLimit is what it may borrow beyond its quota: the
+	// above its median need (ceil of the time-weighted p50, which may be
+	// 0), the part it uses less than half the time. BorrowingLimit is what it may borrow beyond its quota: the
 	// cohort's combined nominal minus its own.
 	LendingLimit   int64 `json:"lending_limit"`
 	BorrowingLimit int64 `json:"borrowing_limit"`
@@ -282,7 +283,7 @@ func (out *Sizing) build(flavors map[string]*Flavor, series map[sizeKey]*quota.S
 				if s := series[sizeKey{ns, f.Name, r}]; s != nil {
 					n, half := s.Need(o.Quota), s.Need(median)
 					q.Percentile, q.Peak, q.Nominal = n.Percentile, n.Peak, n.Hard
-					q.LendingLimit = max(0, n.Hard-half.Hard)
+					q.LendingLimit = max(0, n.Hard-int64(math.Ceil(half.Percentile-1e-9)))
 				}
 				c := combined[[2]string{f.Name, r}]
 				q.BorrowingLimit = max(0, c.Hard-q.Nominal)

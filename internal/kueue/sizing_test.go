@@ -46,10 +46,9 @@ func sizingSnapshot(t *testing.T) *cluster.Prepared {
 // TestSizeHandComputed, time-weighted over 10 h at p95 + 20%:
 //
 //	a on a100, GPUs: 2 units 2 h, 1 unit 3 h, 0 for 5 h -> p95 2, peak 2,
-//	  nominal ceil(2 × 1.2) = 3; p50 0 -> median need 1 (at least 1):
-//	  lends 3 - 1 = 2
+//	  nominal ceil(2 × 1.2) = 3; p50 0 (idle half the window): lends all 3
 //	b on a100, GPUs: 2 units 5 h, 0 for 5 h -> p95 2, peak 2, nominal 3,
-//	  lends 2
+//	  p50 0: lends 3
 //	the cohort on a100: 2 for 2 h, 1 for 3 h, 2 for 5 h -> p95 2, peak 2,
 //	  nominal 3: each may borrow 3 - 3 = 0; separate peaks 2 + 2 = 4
 //	  against a combined peak of 2: pooling frees 2 GPUs
@@ -80,8 +79,8 @@ func TestSizeHandComputed(t *testing.T) {
 		return TeamQuota{}
 	}
 	for team, want := range map[string]TeamQuota{
-		"a": {Flavor: "nvidia-a100-sxm4-80gb", Resource: "nvidia.com/gpu", Percentile: 2, Peak: 2, Nominal: 3, LendingLimit: 2},
-		"b": {Flavor: "nvidia-a100-sxm4-80gb", Resource: "nvidia.com/gpu", Percentile: 2, Peak: 2, Nominal: 3, LendingLimit: 2},
+		"a": {Flavor: "nvidia-a100-sxm4-80gb", Resource: "nvidia.com/gpu", Percentile: 2, Peak: 2, Nominal: 3, LendingLimit: 3},
+		"b": {Flavor: "nvidia-a100-sxm4-80gb", Resource: "nvidia.com/gpu", Percentile: 2, Peak: 2, Nominal: 3, LendingLimit: 3},
 	} {
 		if diff := cmp.Diff(want, gpu(team)); diff != "" {
 			t.Errorf("team %s (-want +got):\n%s", team, diff)

@@ -59,6 +59,10 @@ const (
 	LeverQuantize    = lever.LeverQuantize
 )
 
+// KindQueue is the queue lever's action kind (queueing batch GPU work
+// through Kueue), which generate kueue quotes.
+const KindQueue = lever.KindQueue
+
 // QuantizeMark marks the quantization lever's upper bounds.
 const QuantizeMark = lever.QuantizeMark
 
