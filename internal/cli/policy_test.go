@@ -76,6 +76,8 @@ func TestGeneratePolicyRefusals(t *testing.T) {
 		{[]string{"audit", "--demo", "--policy-settings", bad}, ExitInput, []string{"mode: want warn or deny"}},
 		{[]string{"generate", "quota", "--demo", "--percentile", "2", "--headroom", "-1"}, ExitUsage, []string{"percentile: 2", "headroom: -1"}},
 		{[]string{"generate", "kueue", "--demo", "--percentile", "0", "--cohort", ""}, ExitUsage, []string{"percentile: 0", "cohort: empty"}},
+		{[]string{"report", "--demo", "-o", "json", "--csv-table", "kueue"}, ExitUsage, []string{"--csv-table kueue picks the CSV table"}},
+		{[]string{"report", "--demo", "-o", "csv", "--csv-table", "kueue"}, ExitInput, []string{"the snapshot has no Kueue queues"}},
 	} {
 		_, errOut, code := run(t, tc.args...)
 		if code != tc.code {

@@ -1,7 +1,10 @@
 package render
 
 import (
+	"encoding/csv"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,4 +68,35 @@ func waitOr(s *float64) string {
 		return fmt.Sprintf("%dh", h)
 	}
 	return fmt.Sprintf("%dh%dm", h, m)
+}
+
+// kueueCSVHeader names the Kueue CSV's columns (report -o csv
+// --csv-table kueue): one line per ClusterQueue, then the total (name
+// "total"), the JSON's figures at full precision, empty where absent.
+var kueueCSVHeader = []string{"name", "cohort", "local_queues", "nominal_gpus", "used_gpus", "borrowed_gpus", "workloads",
+	"admitted_gpu_hours", "mean_admitted_gpus", "held_gpu_hours", "active_gpu_hours", "unmeasured_gpu_hours",
+	"idle_admitted_gpu_hours", "idle_pods_usd", "pending_workloads", "pending_gpus", "pending_gpu_hours",
+	"admissions", "wait_mean_seconds", "wait_max_seconds", "oldest_pending_seconds"}
+
+// KueueCSV writes the per-queue report as one CSV table.
+func KueueCSV(w io.Writer, r *kueue.Result) error {
+	if r == nil {
+		return fmt.Errorf("rendering csv kueue: the snapshot has no Kueue queues (the cluster serves no kueue.x-k8s.io/v1beta2, or the source cannot read it: docs/kueue.md)")
+	}
+	cw := csv.NewWriter(w)
+	cw.Write(kueueCSVHeader)
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return exact(*v)
+	}
+	for _, q := range append(slices.Clone(r.Queues), r.Total) {
+		cw.Write([]string{q.Name, q.Cohort, strings.Join(q.LocalQueues, " "), fmt.Sprint(q.NominalGPUs), fmt.Sprint(q.UsedGPUs), fmt.Sprint(q.BorrowedGPUs),
+			fmt.Sprint(q.Workloads), exact(q.AdmittedGPUHours), exact(q.MeanAdmittedGPUs), exact(q.HeldGPUHours), exact(q.ActiveGPUHours),
+			exact(q.UnmeasuredGPUHours), exact(q.IdleAdmittedGPUHours), opt(q.IdlePodsUSD), fmt.Sprint(q.PendingWorkloads), fmt.Sprint(q.PendingGPUs),
+			exact(q.PendingGPUHours), fmt.Sprint(q.Admissions), opt(q.WaitMeanSeconds), opt(q.WaitMaxSeconds), exact(q.OldestPendingSeconds)})
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -63,3 +63,17 @@ func TestKueueQueuesWorstFirst(t *testing.T) {
 		}
 	}
 }
+
+// -o csv --csv-table kueue: one line per queue and the total, at full
+// precision; without Kueue, an error naming why.
+func TestKueueCSV(t *testing.T) {
+	t.Parallel()
+	var got bytes.Buffer
+	if err := KueueCSV(&got, sampleQueues()); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, filepath.Join("testdata", "kueue.csv"), got.Bytes())
+	if err := KueueCSV(&got, nil); err == nil || !strings.Contains(err.Error(), "no Kueue queues") {
+		t.Errorf("no Kueue: %v", err)
+	}
+}
