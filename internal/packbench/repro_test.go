@@ -171,9 +171,9 @@ func TestReproducesPublishedCells(t *testing.T) {
 	checkPublished(t, d.nodes, d.pods, alloc, frag)
 }
 
-// multigpuDir holds the four multi-GPU openb pod lists and the published
-// BestFit and FGD results on them (testdata/multigpu/README.md).
-const multigpuDir = "testdata/multigpu"
+// multigpuDir holds the cpu250 and four multi-GPU openb pod lists and the published
+// BestFit and FGD results on them (testdata/openb/README.md).
+const multigpuDir = "testdata/openb"
 
 // TestReproducesPublishedMultiGPUCells checks every published per-seed cell
 // of BestFit and FGD on the multigpu20/30/40/50 mixes; all but multigpu20
