@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -114,12 +115,13 @@ func (r HistorySeriesRequest) Validate() error {
 	return errors.Join(errs...)
 }
 
-// CheckHistoryKind says why kind is not one of the history's kinds, or nil.
+// CheckHistoryKind says why kind is not one of the history's kinds (or
+// a recorded label, LabelKind), or nil.
 func CheckHistoryKind(kind string) error {
-	if slices.Contains(tally.Kinds, kind) {
+	if slices.Contains(tally.Kinds, kind) || strings.HasPrefix(kind, "label:") && len(kind) > len("label:") {
 		return nil
 	}
-	return fmt.Errorf("kind: %q is not one of %v", kind, tally.Kinds)
+	return fmt.Errorf("kind: %q is not one of %v or label:KEY (a label serve --history-labels records)", kind, tally.Kinds)
 }
 
 // HistoryPoint is one bucket of one key, with its utilization.

@@ -37,6 +37,9 @@ type Options struct {
 	// HistoryPath is the history database ("": a temporary file, removed
 	// on Close).
 	HistoryPath string
+	// HistoryLabels are the pod labels the history also keeps rows by
+	// (kind label:KEY, e.g. team): the showback's groupings.
+	HistoryLabels []string
 	// Prices are the loaded prices (app.LoadPrices), swapped by SetPrices.
 	Prices *app.Prices
 	// MaxWorkloads caps the workloads the counters export by name;
