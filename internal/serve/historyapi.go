@@ -17,6 +17,7 @@ var historyParams = []param{
 	kindParam,
 	{Name: "key", Description: "one key only (a namespace, namespace/Kind/name, node, GPU model or label value)"},
 	rangeParam, fromParam, toParam,
+	{Name: "top", Description: "keep the N keys of the largest total $ over the range (and __unallocated__), the rest summed per bucket into __other__; 0: every key", Default: "0"},
 	{Name: "step", Description: "bucket size", Enum: []string{app.HistoryHourly, app.HistoryDaily}, Default: app.HistoryHourly},
 	{Name: "cluster", Description: "the cluster whose rows to read; * sums every cluster the store holds", Default: "this service's --cluster"},
 }
@@ -33,7 +34,7 @@ var compareParams = []param{
 func (s *Service) historyRequest(q *query, st *State) app.HistorySeriesRequest {
 	w, _ := s.span(q, st)
 	h := app.HistorySeriesRequest{Kind: q.Str("kind", tally.Namespace), Key: q.Str("key", ""),
-		From: w.Start, To: w.End, Step: q.Str("step", app.HistoryHourly)}
+		From: w.Start, To: w.End, Step: q.Str("step", app.HistoryHourly), Top: q.Int("top", 0)}
 	h.Cluster = q.Str("cluster", s.opts.Cluster)
 	q.AddEach(h.Validate())
 	return h

@@ -89,6 +89,7 @@ func routes() []route {
 			Params: showbackParams, Types: []string{"application/json", "text/csv"}, handler: showbackHandler},
 		{Method: "GET", Path: "/api/v1/compare", Summary: "The last period against the one before it, per key, from the history store.",
 			Params: compareParams, Types: jsonType, handler: compareHandler},
+		{Method: "GET", Path: "/team/{value}", Summary: "A team's page of the dashboard (showback over the range, hourly spend), to bookmark: value is the team label's value; ?label=KEY for another recorded label.", Types: []string{"text/html"}, handler: nil},
 		{Method: "GET", Path: "/", Summary: "The dashboard (docs/dashboard.md): one page drawn from this API.", Types: []string{"text/html"}, Public: false, handler: nil},
 	}
 }
