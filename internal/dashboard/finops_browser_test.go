@@ -290,3 +290,84 @@ func TestLeaderboardLinksTheLedgerAction(t *testing.T) {
 		t.Errorf("the actions view has no article %s", id)
 	}
 }
+
+// The drill-down from the costs by namespace to a GPU: each level a page
+// (breadcrumbs, cost split, hourly charts, idle causes, ledger actions,
+// audit findings) reached by a row's link, each figure equal to the API's,
+// the namespace's and the workload's totals those of the report's rows and
+// the GPU's dollars the low-utilization list's.
+func TestDrillDownFromNamespaceToGPU(t *testing.T) {
+	d := start(t)
+	tb := newTab(t, 1440, 900, false)
+	follow := func(sel string) string {
+		t.Helper()
+		href := eval[string](t, tb, `document.querySelector(`+strconv.Quote(sel)+`)?.getAttribute("href") || ""`)
+		if href == "" {
+			t.Fatalf("no link %s on %s", sel, eval[string](t, tb, "location.href"))
+		}
+		tb.open(t, d.url+"/"+strings.TrimPrefix(href, "./"))
+		if n := checkFigures(t, tb, d); n < 4 {
+			t.Errorf("%s: %d figures", href, n)
+		}
+		if p := tb.problems(); len(p) > 0 {
+			t.Errorf("%s: console %v", href, p)
+		}
+		return href
+	}
+	tb.open(t, d.url+"/?view=costs&by=namespace")
+	follow(`table[data-table="rows"] td[data-col="key"] a[href*="ns=inference"]`)
+	ns := tb.text(t, "#drill-cards")
+	total, _ := lookup(d.answer(t, "api/v1/report"), rowPath(t, d, "api/v1/report", "inference")+".total_cost_usd")
+	if !strings.Contains(ns, fmtUSD(total.(float64))) {
+		t.Errorf("namespace page %q lacks the report's total %s", ns, fmtUSD(total.(float64)))
+	}
+	if c := tb.text(t, ".crumbs"); !strings.Contains(c, "Costs by namespace") || !strings.Contains(c, "inference") {
+		t.Errorf("breadcrumbs %q", c)
+	}
+	href := follow(`table[data-table="rows"] td[data-col="key"] a[href*="chat-llm"]`)
+	if !strings.Contains(href, "workload=inference%2FDeployment%2Fchat-llm") {
+		t.Errorf("workload link %s", href)
+	}
+	wl := "inference/Deployment/chat-llm"
+	total, _ = lookup(d.answer(t, "api/v1/report?by=workload&top=50"), rowPath(t, d, "api/v1/report?by=workload&top=50", wl)+".total_cost_usd")
+	if got := tb.text(t, "#drill-cards"); !strings.Contains(got, fmtUSD(total.(float64))) {
+		t.Errorf("workload page lacks the report's total %s", fmtUSD(total.(float64)))
+	}
+	if !strings.Contains(tb.text(t, "#drill-actions"), "Autoscale") {
+		t.Errorf("chat-llm's page does not list its autoscaling action: %q", tb.text(t, "#drill-actions"))
+	}
+	if n := eval[int](t, tb, `document.querySelectorAll(".chart svg").length`); n != 2 {
+		t.Errorf("%d hourly charts on the workload page", n)
+	}
+	follow(`table[data-table="low_utilization.units"] td[data-col="unit"] a`)
+	if c := tb.text(t, ".crumbs"); !strings.Contains(c, "inference") || !strings.Contains(c, wl) {
+		t.Errorf("GPU page breadcrumbs %q", c)
+	}
+	screenshot(t, tb, "laptop-drill-gpu")
+}
+
+// rowPath is the path of the row keyed key in an answer's rows.
+func rowPath(t *testing.T, d *demo, src, key string) string {
+	t.Helper()
+	for i, r := range d.answer(t, src).(map[string]any)["rows"].([]any) {
+		if r.(map[string]any)["key"] == key {
+			return "rows." + strconv.Itoa(i)
+		}
+	}
+	t.Fatalf("%s has no row %s", src, key)
+	return ""
+}
+
+// fmtUSD is the page's dollar format.
+func fmtUSD(v float64) string {
+	s := strconv.FormatFloat(math.Round(v*100)/100, 'f', 2, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return "$" + b.String() + "." + frac
+}

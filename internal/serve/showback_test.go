@@ -194,3 +194,40 @@ func slicesIndex(s []string, v string) int {
 	}
 	return -1
 }
+
+// history?top=N keeps the N namespaces of the largest $ over the range and
+// the unallocated key, and sums the rest per bucket into __other__: each
+// bucket's total is the one without top, to float precision.
+func TestHistoryTopSumsTheRestIntoOther(t *testing.T) {
+	t.Parallel()
+	in := demo(t)
+	type pts struct {
+		Points []struct {
+			Bucket string  `json:"bucket"`
+			Key    string  `json:"key"`
+			Total  float64 `json:"total_usd"`
+			Idle   float64 `json:"gpu_idle_usd"`
+		} `json:"points"`
+	}
+	var all, top pts
+	getJSON(t, in, "/api/v1/history?kind=namespace&range=24h", &all)
+	getJSON(t, in, "/api/v1/history?kind=namespace&range=24h&top=3", &top)
+	sum := func(p pts) (map[string]float64, map[string]bool) {
+		by, keys := map[string]float64{}, map[string]bool{}
+		for _, x := range p.Points {
+			by[x.Bucket] += x.Total + x.Idle
+			keys[x.Key] = true
+		}
+		return by, keys
+	}
+	a, ak := sum(all)
+	b, bk := sum(top)
+	if len(ak) <= 5 || len(bk) != 5 || !bk["__other__"] || !bk["__unallocated__"] {
+		t.Fatalf("keys: all %v, top=3 %v", ak, bk)
+	}
+	for bucket, v := range a {
+		if d := v - b[bucket]; d > 1e-6 || d < -1e-6 {
+			t.Errorf("%s: %.6f without top, %.6f with", bucket, v, b[bucket])
+		}
+	}
+}

@@ -543,7 +543,7 @@ function showbackTable(src, s, by) {
   return table(src, s, "rows", [
     { key: "key", label: by, render: (row, v) => teamLabel && v !== "__unallocated__" && !v.startsWith("(no ")
       ? el("a", { href: root + "team/" + encodeURIComponent(v) + (teamLabel === "team" ? "" : "?label=" + encodeURIComponent(teamLabel)) }, v)
-      : by === "namespace" && v !== "__unallocated__" ? el("a", { href: link("costs", { by: "workload", q: v + "/" }) }, v) : v },
+      : (by === "namespace" || by === "workload") && v !== "__unallocated__" ? el("a", { href: link("drill", by === "namespace" ? { ns: v } : { workload: v }) }, v) : v },
     { key: "gpu_hours", label: "GPU-h", unit: "h" },
     { key: "gpu_utilization", label: "Utilization", unit: "pct" },
     { key: "active_usd", label: "Active $", unit: "usd" },
@@ -602,7 +602,8 @@ async function costs(main, st) {
   const select = el("select", { id: "by", "aria-label": "group by" }, opts.map((o) => el("option", { value: o, selected: o === by }, o)));
   select.addEventListener("change", () => { setParam("by", select.value); setParam("sort", ""); location.search = params.toString(); });
   const cols = costCols();
-  if (by === "namespace") cols[0].render = (row, v) => (v === "__unallocated__" ? v : el("a", { href: link("costs", { by: "workload", q: v + "/" }) }, v));
+  if (by === "namespace") cols[0].render = (row, v) => (v === "__unallocated__" ? v : el("a", { href: link("drill", { ns: v }) }, v));
+  if (by === "workload") cols[0].render = (row, v) => (v === "__unallocated__" ? v : el("a", { href: link("drill", { workload: v }) }, v));
   if (by.startsWith("label:") && by.length > 6) cols[0].render = (row, v) => (v === "__unallocated__" || v.startsWith("(no ") ? v
     : el("a", { href: root + "team/" + encodeURIComponent(v) + (by === "label:team" ? "" : "?label=" + encodeURIComponent(by.slice(6))) }, v));
   const tbl = table(src, r, "rows", cols, { sort: "total_cost_usd" });
@@ -670,6 +671,112 @@ async function teamView(main) {
     el("a", { href: link("costs", { by }) }, "Costs by " + label + " on the window")));
 }
 
+// drill is the drill-down: a namespace (?ns=), a workload (?workload=)
+// or a GPU unit (?unit=), each a page with its cost split, its hourly
+// activity, its idle causes, its ledger actions and audit findings, and
+// links down (namespace → workload → GPU unit) and back (breadcrumbs).
+// The report's pod rows name no owner, so the pod level is not a page.
+async function drill(main, st) {
+  const ns = params.get("ns"), wl = params.get("workload"), unit = params.get("unit");
+  const wsrc = query("api/v1/report", { by: "workload", top: "50" });
+  const asrc = query("api/v1/advise");
+  const usrc = query("api/v1/report", { "low-util": "100%:1h" });
+  const [w, l, a, u] = await Promise.all([load(wsrc), load(asrc), load(query("api/v1/audit")), load(usrc)]);
+  const audsrc = query("api/v1/audit");
+  const nsOf = (key) => key.split("/")[0];
+  const crumbs = [el("a", { href: link("costs", { by: "namespace" }) }, "Costs by namespace")];
+  const units = (u.low_utilization && u.low_utilization.units) || [];
+  if (unit) {
+    const i = units.findIndex((x) => x.unit === unit);
+    const x = units[i];
+    const holder = x && (x.holders || [])[0];
+    if (holder) crumbs.push(el("a", { href: link("drill", { ns: nsOf(holder) }) }, nsOf(holder)), el("a", { href: link("drill", { workload: holder }) }, holder));
+    crumbs.push(el("span", {}, unit));
+    main.append(breadcrumbs(crumbs));
+    if (!x) { main.append(el("p", { class: "muted", id: "drill-missing" }, "No GPU unit " + unit + " was measured in the window.")); return; }
+    const p = "low_utilization.units." + i;
+    main.append(cardRow("GPU " + unit + " on " + x.node + " (" + x.gpu_model + "), the service's window", "drill-cards",
+      card("Cost in the window", num(usrc, u, p + ".usd", "usd")),
+      card("Utilization (measured held time)", num(usrc, u, p + ".utilization", "pct")),
+      card("Hours below 100 % activity", num(usrc, u, p + ".hours_below", "num"), el("span", {}, num(usrc, u, p + ".hours_unheld", "num"), " hours no pod held it"))),
+    section("Held by", el("ul", {}, (x.holders || []).map((h) => el("li", {}, el("a", { href: link("drill", { workload: h }) }, h))))));
+    main.append(actionsFor(asrc, l, (t) => (t.kind === "node" && t.name === x.node) || (t.kind === "workload" && (x.holders || []).includes(t.name))),
+      findingsFor(audsrc, a, (f) => f.object.endsWith("/" + x.node) || f.object === "Node " + x.node));
+    return;
+  }
+  const key = wl || ns;
+  const kind = wl ? "workload" : "namespace";
+  const rsrc = wl ? wsrc : query("api/v1/report");
+  const r = wl ? w : await load(rsrc);
+  const i = r.rows.findIndex((x) => x.key === key);
+  if (wl) crumbs.push(el("a", { href: link("drill", { ns: nsOf(wl) }) }, nsOf(wl)));
+  crumbs.push(el("span", {}, key));
+  main.append(breadcrumbs(crumbs));
+  if (i < 0) { main.append(el("p", { class: "muted", id: "drill-missing" }, "The report has no " + kind + " " + key + " in the window.")); return; }
+  const p = "rows." + i;
+  main.append(cardRow(kind + " " + key + ": cost split in the service's window (dollars in the window)", "drill-cards",
+    card("Total", num(rsrc, r, p + ".total_cost_usd", "usd"), el("span", {}, num(rsrc, r, p + ".monthly_cost_usd", "usd"), " a month")),
+    card("Active GPU $", num(rsrc, r, p + ".gpu_cost_usd.active", "usd"), el("span", {}, num(rsrc, r, p + ".gpu_hours.active", "h"), " GPU-hours")),
+    card("Idle GPU $ (allocated, unused)", num(rsrc, r, p + ".gpu_cost_usd.allocated_idle", "usd"), el("span", {}, num(rsrc, r, p + ".gpu_hours.idle", "h"), " GPU-hours")),
+    card("Unmeasured GPU $", num(rsrc, r, p + ".gpu_cost_usd.unmeasured", "usd")),
+    card("CPU $", num(rsrc, r, p + ".cpu_cost_usd", "usd"), el("span", {}, "memory: ", num(rsrc, r, p + ".memory_cost_usd", "usd"))),
+    card("GPU utilization", num(rsrc, r, p + ".gpu_utilization", "pct"))));
+  const hsrc = rq("api/v1/history", { kind, key });
+  const h = await load(hsrc);
+  main.append(section("Hourly activity over the range (from the history)", el("div", { class: "charts" },
+    stackChart("GPU $ per hour: active and idle", hsrc, [
+      Object.assign(seriesOf(h, [key], "gpu_active_usd")[0] || { points: [] }, { name: "active" }),
+      Object.assign(seriesOf(h, [key], "gpu_idle_usd")[0] || { points: [] }, { name: "idle" })], "usd", []),
+    lineChart("GPU utilization (target band 60–85 %)", hsrc, seriesOf(h, [key], "gpu_utilization"), "pct", [], { band: [0.6, 0.85] }))));
+  const ic = (w.idle_causes && w.idle_causes.workloads) || [];
+  const inScope = (name) => (wl ? name === wl : nsOf(name) === ns);
+  main.append(section("Idle causes", table(wsrc, w, "idle_causes.workloads", [
+    { key: "workload", label: "Workload", render: (_, v) => el("a", { href: link("drill", { workload: v }) }, v) },
+    { key: "main_cause", label: "Main cause" },
+    { key: "idle_gpu_hours", label: "Idle GPU-h", unit: "h" },
+    { key: "idle_usd", label: "Idle $", unit: "usd" },
+    { key: "evidence", label: "Evidence" },
+  ], { sort: "idle_usd", prefix: "ic-", unfiltered: true, keep: (x) => inScope(x.workload) }),
+  ic.some((x) => inScope(x.workload)) ? null : el("p", { class: "muted" }, "No idle hours classified here (the idle causes cover the top 50 workloads).")));
+  if (!wl) {
+    main.append(section("Workloads", table(wsrc, w, "rows", [
+      { key: "key", label: "Workload", render: (_, v) => el("a", { href: link("drill", { workload: v }) }, v) },
+    ].concat(costCols().slice(1)), { sort: "total_cost_usd", prefix: "wl-", unfiltered: true, keep: (x) => nsOf(x.key) === ns && x.key !== "__unallocated__" })));
+  } else {
+    main.append(section("GPU units it held (the window)", table(usrc, u, "low_utilization.units", [
+      { key: "unit", label: "GPU / MIG slice", render: (_, v) => el("a", { href: link("drill", { unit: v }) }, v) },
+      { key: "node", label: "Node" }, { key: "gpu_model", label: "Model" },
+      { key: "utilization", label: "Utilization", unit: "pct" }, { key: "usd", label: "$", unit: "usd" },
+    ], { sort: "usd", prefix: "un-", unfiltered: true, keep: (x) => (x.holders || []).includes(wl) }),
+    el("p", { class: "muted" }, "Pods: the report's pod rows name no owner, so a workload's pods are not listed here (report?by=pod has every pod).")));
+  }
+  main.append(actionsFor(asrc, l, (t) => t.kind === "workload" && inScope(t.name)),
+    findingsFor(audsrc, a, (f) => { const [k, o] = f.object.split(" "); return wl ? o === nsOf(wl) + "/" + wl.split("/")[2] && k === wl.split("/")[1] : (o || "").startsWith(ns + "/"); }));
+}
+
+function breadcrumbs(items) {
+  const out = el("div", { class: "crumbs", role: "navigation", "aria-label": "breadcrumbs" });
+  items.forEach((x, i) => out.append(i ? " › " : "", x));
+  return out;
+}
+
+// actionsFor lists the ledger's actions with a target that keep accepts.
+function actionsFor(src, l, keep) {
+  const list = (l.actions || []).map((a, i) => ({ a, i })).filter(({ a }) => (a.targets || []).some(keep));
+  return section("Ledger actions", list.length ? el("ul", { id: "drill-actions" }, list.map(({ a, i }) => el("li", {},
+    el("a", { href: link("actions") + "#" + a.id }, a.id + " " + a.title), " — ", num(src, l, "actions." + i + ".saving_usd_month", "usd"), "/month")))
+    : el("p", { class: "muted" }, "No action of the ledger names it."));
+}
+
+// findingsFor lists the audit's findings that keep accepts.
+function findingsFor(src, a, keep) {
+  return section("Audit findings", table(src, a, "findings", [
+    { key: "severity", label: "Severity", render: (_, v) => el("span", { class: "sev-" + v }, v) },
+    { key: "rule", label: "Rule" }, { key: "object", label: "Object" }, { key: "message", label: "Finding" },
+    { key: "monthly_usd", label: "$/month", unit: "usd" },
+  ], { sort: "monthly_usd", prefix: "au-", unfiltered: true, keep }));
+}
+
 async function idle(main, st) {
   const src = query("api/v1/report", { by: "workload", top: "50" });
   const rsrc = query("api/v1/recommend");
@@ -688,7 +795,7 @@ async function idle(main, st) {
   main.append(causePanel(src, r));
   if (r.reconciliation) main.append(billPanel(src, r));
   const cols = [
-    { key: "key", label: "Workload" },
+    { key: "key", label: "Workload", render: (_, v) => el("a", { href: link("drill", { workload: v }) }, v) },
     { key: "pods", label: "Pods", unit: "int" },
     { key: "avg_gpus_held", label: "GPUs held (avg)", unit: "num" },
     { key: "gpu_utilization", label: "Utilization", unit: "pct" },
@@ -1023,7 +1130,7 @@ async function start() {
   }
   document.getElementById("home").href = root || "./";
   const main = document.getElementById("main");
-  const views = { overview, costs, showback, idle, actions, audit, notes, team: teamView };
+  const views = { overview, costs, showback, idle, actions, audit, notes, team: teamView, drill };
   try {
     const st = await load("api/v1/status");
     document.getElementById("context").textContent =
