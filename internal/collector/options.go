@@ -40,6 +40,11 @@ type Options struct {
 	// HistoryLabels are the pod labels the history also keeps rows by
 	// (kind label:KEY, e.g. team): the showback's groupings.
 	HistoryLabels []string
+	// HourlyRetention and DailyRetention are how long the history keeps
+	// hourly rows (and cycles) and daily rows; a cycle that recorded
+	// something prunes older ones, at most once an hour. 0 keeps them.
+	HourlyRetention time.Duration
+	DailyRetention  time.Duration
 	// Prices are the loaded prices (app.LoadPrices), swapped by SetPrices.
 	Prices *app.Prices
 	// MaxWorkloads caps the workloads the counters export by name;
