@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 
-	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -79,25 +78,6 @@ func requestsOf(spec *resourcev1.ResourceClaimSpec) []cluster.DeviceRequest {
 		out = append(out, dr)
 	}
 	return out
-}
-
-// noteClaimTemplates remembers which template each of p's generated
-// claims was made from (spec.resourceClaims names the template,
-// status.resourceClaimStatuses the claim made from it).
-func (o *objects) noteClaimTemplates(p *corev1.Pod) {
-	for _, st := range p.Status.ResourceClaimStatuses {
-		if st.ResourceClaimName == nil {
-			continue
-		}
-		for _, c := range p.Spec.ResourceClaims {
-			if c.Name == st.Name && c.ResourceClaimTemplateName != nil {
-				if o.templateOf == nil {
-					o.templateOf = map[string]string{}
-				}
-				o.templateOf[p.Namespace+"/"+*st.ResourceClaimName] = *c.ResourceClaimTemplateName
-			}
-		}
-	}
 }
 
 func convertTemplate(t *resourcev1.ResourceClaimTemplate) cluster.ClaimTemplate {
