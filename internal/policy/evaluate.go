@@ -67,7 +67,9 @@ func (s Settings) refuses(r Rule, p *cluster.Pod) bool {
 	gpu := gpus.Pod(p)
 	switch r {
 	case RuleNonGPUToleration:
-		return !gpu && !s.isAgent(p) && s.tolerated(p)
+		// A pod holding a GPU through a ResourceClaim names the claim,
+		// which admission lets pass (claims.go).
+		return !gpu && len(p.Claims) == 0 && !s.isAgent(p) && s.tolerated(p)
 	case RuleLimits:
 		return gpurule.BadLimits(p, gpus)
 	case RuleToleration:

@@ -65,6 +65,7 @@ func TestAdmissionPoliciesOnTheRealAPIServer(t *testing.T) {
 	t.Run("deny", func(t *testing.T) { checkDeny(ctx, t, cs, pods) })
 	t.Run("quantity forms", func(t *testing.T) { checkQuantityForms(ctx, t, cs) })
 	t.Run("workloads", func(t *testing.T) { checkWorkloads(ctx, t, cs) })
+	t.Run("resource claims", func(t *testing.T) { checkClaims(ctx, t, cs) })
 	t.Run("warn", func(t *testing.T) {
 		rollout(t, cfg, dir, "warn")
 		waitMode(ctx, t, cs, false)
