@@ -402,7 +402,7 @@ function costCols() {
   ];
 }
 
-const byOptions = ["namespace", "workload", "node", "gpu-model", "capacity-type"];
+const byOptions = ["namespace", "workload", "node", "gpu-model", "capacity-type", "mechanism"];
 
 async function costs(main) {
   const by = byOptions.includes(params.get("by")) ? params.get("by") : "namespace";
