@@ -379,9 +379,10 @@ func rollout(t *testing.T, cfg *rest.Config, dir, mode string, rule ...string) {
 		t.Fatalf("rollout.sh %s: %v\n%s", mode, err, out)
 	}
 	// Two kubectl label calls (the new mode's bindings, then the old
-	// one's), each over the three shapes' bindings.
-	if n := strings.Count(string(out), "validatingadmissionpolicybinding.admissionregistration.k8s.io/gpuwise-"); n != 6 {
-		t.Fatalf("rollout.sh %s: %d bindings in its output, want 6:\n%s", mode, n, out)
+	// one's), each over the five shapes' bindings (pods, workloads,
+	// cronjobs, resourceclaims, resourceclaimtemplates).
+	if n := strings.Count(string(out), "validatingadmissionpolicybinding.admissionregistration.k8s.io/gpuwise-"); n != 10 {
+		t.Fatalf("rollout.sh %s: %d bindings in its output, want 10:\n%s", mode, n, out)
 	}
 }
 
