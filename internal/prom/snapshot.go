@@ -16,6 +16,9 @@ type assembly struct {
 	gpu                 gpuRead
 	ctr                 ctrRead
 	serve               serveRead
+	// hami is what HAMi's scheduler exported (hami.go); empty without
+	// HAMi.
+	hami factSet
 }
 
 // assemble puts nodes, pods and usage together and writes the
@@ -51,7 +54,9 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	for _, p := range a.pods {
 		s.Pods = append(s.Pods, p.pod)
 	}
+	hamiNotes := applyHAMi(s, readHAMi(a.hami), gpuResources(a.nodeFacts.facts), a.gpu.usage)
 	s.Notes = notes(s, a, conflicts, r.opts.Step)
+	s.Notes = append(s.Notes, hamiNotes...)
 	s.Notes = append(s.Notes, estimateNotes(a, cuts, r.opts.InfoStep)...)
 	schedPartial := schedulingNotes(s, a.podFacts)
 	s.Unknown = append(s.Unknown, lifeFacts(a)...)
