@@ -2,9 +2,9 @@ package exporter_test
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"math"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
