@@ -189,3 +189,59 @@ func (s Settings) gpuDeviceClasses() []string {
 	}
 	return s.GPUDeviceClasses
 }
+
+// EvaluateClaims is what the claim policies refuse among the snapshot's
+// GPU ResourceClaims and ResourceClaimTemplates (dra nil: none), in Go,
+// by rule name: "ResourceClaim namespace/name" and "ResourceClaimTemplate
+// namespace/name", sorted. The snapshot keeps a firstAvailable request's
+// first alternative only, so a whole-GPU fallback behind a MIG first
+// choice, which the policy refuses in a dev namespace, is not counted
+// here.
+func (s Settings) EvaluateClaims(dra *cluster.DRAInfo) map[string][]string {
+	out := map[string][]string{}
+	if dra == nil {
+		return out
+	}
+	check := func(kind, ns, name string, reqs []cluster.DeviceRequest) {
+		if slices.Contains(s.ExemptNamespaces, ns) {
+			return
+		}
+		key := kind + " " + ns + "/" + name
+		if s.Enabled(RuleDevWholeGPU.Name) && cluster.MatchAny(s.DevNamespaces, ns) &&
+			slices.ContainsFunc(reqs, func(r cluster.DeviceRequest) bool { return slices.Contains(s.wholeGPUDeviceClasses(), r.DeviceClass) }) {
+			out[RuleDevWholeGPU.Name] = append(out[RuleDevWholeGPU.Name], key)
+		}
+		if max := s.maxGPUs(ns); s.Enabled(RuleMaxGPUs.Name) && max >= 0 {
+			var n int64
+			for _, r := range reqs {
+				switch {
+				case !slices.Contains(s.gpuDeviceClasses(), r.DeviceClass):
+				case r.All:
+					n += 1025
+				default:
+					n += max64(r.Count, 1)
+				}
+			}
+			if n > int64(max) {
+				out[RuleMaxGPUs.Name] = append(out[RuleMaxGPUs.Name], key)
+			}
+		}
+	}
+	for _, c := range dra.Claims {
+		check("ResourceClaim", c.Namespace, c.Name, c.Requests)
+	}
+	for _, t := range dra.Templates {
+		check("ResourceClaimTemplate", t.Namespace, t.Name, t.Requests)
+	}
+	for _, v := range out {
+		slices.Sort(v)
+	}
+	return out
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}

@@ -14,6 +14,19 @@ type Blocked struct {
 	Pods int `json:"pods"`
 	// Workloads are "namespace/Kind/name", sorted.
 	Workloads []string `json:"workloads"`
+	// Claims are the GPU ResourceClaims and ResourceClaimTemplates the
+	// rule's claim policies would refuse ("ResourceClaim ns/name"),
+	// sorted (EvaluateClaims).
+	Claims []string `json:"claims,omitempty"`
+}
+
+// AddClaims puts what EvaluateClaims found into blocked.
+func AddClaims(blocked map[string]*Blocked, claims map[string][]string) {
+	for rule, keys := range claims {
+		if b := blocked[rule]; b != nil {
+			b.Claims = keys
+		}
+	}
 }
 
 // Evaluate runs every enabled rule, in Go, over the pods (all of the
