@@ -58,7 +58,7 @@ func routes() []route {
 		{Method: "GET", Path: "/api/v1/status", Summary: "The service: its window, sources, last cycle and whether results are partial or stale.", Types: jsonType, handler: statusHandler},
 		{Method: "GET", Path: "/api/v1/report", Summary: "The cost report on the rolling window: exactly `gpuwise report -o json` (other formats with output).",
 			Params: []param{
-				{Name: "by", Description: "group rows by namespace, workload, pod, node, gpu-model, capacity-type, cluster or label:KEY", Default: "namespace"},
+				{Name: "by", Description: "group rows by namespace, workload, pod, node, gpu-model, capacity-type, mechanism, cluster or label:KEY", Default: "namespace"},
 				{Name: "idle-share", Description: "where unallocated cost goes", Enum: []string{"none", "node", "cluster"}, Default: "none"},
 				{Name: "idle-threshold", Description: "activity below which a GPU counts as idle: a whole percent in [0, 1]", Default: "0.1"},
 				{Name: "top", Description: "how many workloads the idle leaderboard shows", Default: "10"},

@@ -590,7 +590,7 @@ function costCols() {
   ];
 }
 
-const byOptions = ["namespace", "workload", "node", "gpu-model", "capacity-type"];
+const byOptions = ["namespace", "workload", "node", "gpu-model", "capacity-type", "mechanism"];
 
 async function costs(main, st) {
   const opts = byOptions.concat((st.history_labels || []).map((l) => "label:" + l));
