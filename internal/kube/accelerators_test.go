@@ -42,8 +42,8 @@ func TestConvertNodeAccelerators(t *testing.T) {
 				Pools: map[string][]string{"habana.ai/gaudi": {"n/gpu0"}}},
 		},
 		{
-			name:   "AMD without labels: unknown model said",
-			res:    []string{"amd.com/gpu", "1"},
+			name: "AMD without labels: unknown model said",
+			res:  []string{"amd.com/gpu", "1"},
 			want: gpuShape{GPUs: []string{"exclusive"}, Units: [][]string{{"n/gpu0"}},
 				Pools: map[string][]string{"amd.com/gpu": {"n/gpu0"}},
 				Notes: []string{"node n: no label or catalog row names its accelerator model; pricing by instance type only"}},
