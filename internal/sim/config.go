@@ -15,6 +15,10 @@ import (
 // GPUsPerScale is the number of physical GPUs one scale unit (cell) adds.
 const GPUsPerScale = 96
 
+// AcceleratorsPerScale is the AMD GPUs and Neuron devices one cell adds
+// with Config.Accelerators: 8 MI300X and 16 Trainium.
+const AcceleratorsPerScale = 24
+
 // GPUNodesPerScale is the number of GPU nodes one scale unit adds.
 const GPUNodesPerScale = 17
 
@@ -39,6 +43,12 @@ type Config struct {
 	Step time.Duration
 	// Scale is the number of cells: GPUsPerScale GPUs each.
 	Scale int
+	// Accelerators adds an AMD MI300X node and an AWS Trainium node with
+	// their workloads to each cell (GPUsPerScale and GPUNodesPerScale do
+	// not count them). The demo has them; the Prometheus tier's history
+	// (gpuwise-lab sim history) does not yet: its exporter writes DCGM
+	// series only (docs/accelerators.md).
+	Accelerators bool
 	// Progress, when set, is told each finished cell ("simulating
 	// cluster", cells done, Scale); it may be called from any goroutine
 	// and never changes the result.
@@ -46,14 +56,16 @@ type Config struct {
 }
 
 // DefaultConfig returns the demo cluster's config: seed 1, one week from
-// 2026-11-01T00:00:00Z at 5-minute samples, Scale 1 (96 GPUs).
+// 2026-11-01T00:00:00Z at 5-minute samples, Scale 1 (96 NVIDIA GPUs),
+// with the AMD and Trainium nodes.
 func DefaultConfig() Config {
 	return Config{
-		Seed:   1,
-		Start:  time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
-		Window: 7 * 24 * time.Hour,
-		Step:   5 * time.Minute,
-		Scale:  1,
+		Seed:         1,
+		Start:        time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
+		Window:       7 * 24 * time.Hour,
+		Step:         5 * time.Minute,
+		Scale:        1,
+		Accelerators: true,
 	}
 }
 
