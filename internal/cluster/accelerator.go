@@ -102,3 +102,40 @@ func WholeResource(vendor string) string {
 
 // Vendor is the vendor of the node's accelerators, from its model.
 func (n *Node) Vendor() string { return ModelVendor(n.GPUModel) }
+
+// AMD's node labeller's labels (docs/accelerators.md): the product name
+// with spaces as underscores and the VRAM per GPU ("192G"), written as
+// plain values when every GPU of the node agrees.
+const (
+	LabelAMDProduct = "amd.com/gpu.product-name"
+	LabelAMDVRAM    = "amd.com/gpu.vram"
+)
+
+// AMDModel turns the node labeller's product name into the catalog's
+// model: "AMD_Instinct_MI300X" → "MI300X"; "" when it names no Instinct
+// model.
+func AMDModel(product string) string {
+	for _, w := range strings.FieldsFunc(product, func(r rune) bool { return r == '_' || r == ' ' || r == '-' }) {
+		if len(w) > 2 && strings.EqualFold(w[:2], "MI") && w[2] >= '0' && w[2] <= '9' {
+			return strings.ToUpper(w)
+		}
+	}
+	return ""
+}
+
+// AMDVRAMMiB reads the amd.com/gpu.vram label ("192G") as MiB; ok is
+// false when it is not such a size.
+func AMDVRAMMiB(v string) (mib int64, ok bool) {
+	g, found := strings.CutSuffix(strings.TrimSpace(v), "G")
+	if !found || g == "" {
+		return 0, false
+	}
+	var n int64
+	for _, c := range g {
+		if c < '0' || c > '9' || n > 1<<20 {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n * 1024, n > 0
+}

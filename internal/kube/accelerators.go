@@ -2,19 +2,18 @@ package kube
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
-// The other vendors' node labels (docs/accelerators.md): AMD's node
-// labeller writes the product name (spaces as underscores) and the VRAM
-// per GPU ("192G") when every GPU of the node agrees.
+// The other vendors' node labels: cluster.LabelAMDProduct and
+// cluster.LabelAMDVRAM (AMD's node labeller); Neuron and Gaudi nodes
+// carry none gpuwise reads.
 const (
-	lblAMDProduct = "amd.com/gpu.product-name"
-	lblAMDVRAM    = "amd.com/gpu.vram"
+	lblAMDProduct = cluster.LabelAMDProduct
+	lblAMDVRAM    = cluster.LabelAMDVRAM
 )
 
 // accelerators lays out a node's AMD GPUs, AWS Neuron devices or Intel
@@ -71,31 +70,27 @@ func (b *gpuBuilder) vendorDevices(count int64, resources []string) {
 // maxDevices bounds the devices read from one node's allocatable count.
 const maxDevices = 64
 
-// amdModel turns the node labeller's product name into the model the
-// catalog uses: "AMD_Instinct_MI300X" → "MI300X".
+// amdModel is the model the labeller's product names, or the product
+// normalized when it names no Instinct model.
 func amdModel(product string) string {
-	p := strings.ReplaceAll(strings.TrimSpace(product), "_", " ")
-	for _, w := range strings.Fields(p) {
-		if len(w) > 2 && strings.EqualFold(w[:2], "MI") && w[2] >= '0' && w[2] <= '9' {
-			return strings.ToUpper(w)
-		}
+	if m := cluster.AMDModel(product); m != "" {
+		return m
 	}
-	return pricing.NormalizeGPUModel(p, 0)
+	return pricing.NormalizeGPUModel(strings.ReplaceAll(product, "_", " "), 0)
 }
 
-// amdVRAM is the amd.com/gpu.vram label ("192G") in MiB; 0 when absent
-// or not a size.
+// amdVRAM is the amd.com/gpu.vram label in MiB; 0 when absent or not a
+// size (a note).
 func (b *gpuBuilder) amdVRAM() int64 {
-	v := strings.TrimSpace(b.node.Labels[lblAMDVRAM])
+	v := b.node.Labels[lblAMDVRAM]
 	if v == "" {
 		return 0
 	}
-	gb, err := strconv.ParseInt(strings.TrimSuffix(v, "G"), 10, 64)
-	if err != nil || gb <= 0 {
+	mib, ok := cluster.AMDVRAMMiB(v)
+	if !ok {
 		b.notef("label %s=%q is not a size such as 192G; ignored", lblAMDVRAM, v)
-		return 0
 	}
-	return gb * 1024
+	return mib
 }
 
 // catalogModel is the accelerator model of the node's instance type in the

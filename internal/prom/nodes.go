@@ -250,6 +250,9 @@ func hostAndIndexOf(l wire.Labels) (string, int, bool) {
 // those the node advertises: layoutFromInventory), whole otherwise.
 // alloc is the node's allocatable GPU resources.
 func buildGPUs(n *cluster.Node, seen map[int]*dcgmGPU, alloc map[string]int) []cluster.GPU {
+	if gpus, ok := acceleratorGPUs(n, alloc); ok {
+		return gpus
+	}
 	if n.MIGStrategy == migSingle {
 		if gpus, ok := singleMIG(n, seen, alloc); ok {
 			return gpus
