@@ -11,10 +11,10 @@ import (
 // acceleratorGPUs lays out a node that advertises AMD GPUs, Neuron
 // devices or Gaudis (and no nvidia.com resource) from kube-state-metrics,
 // as the kube adapter does: one whole unit per device, the model from
-// AMD's node labeller or the instance type's catalog row. Their
-// exporters are not read yet (docs/accelerators.md): the units' holders
-// are placed from their requests and stay unmeasured. ok is false for
-// any other node.
+// AMD's node labeller or the instance type's catalog row. The holders
+// are placed from their requests; AMD's exporter's series (amdMetrics)
+// measure them, Neuron's and Gaudi's are not read (acceleratorNote). ok
+// is false for any other node.
 func acceleratorGPUs(n *cluster.Node, alloc map[string]int) ([]cluster.GPU, bool) {
 	count := 0
 	for r, k := range alloc {
@@ -48,19 +48,30 @@ func acceleratorGPUs(n *cluster.Node, alloc map[string]int) ([]cluster.GPU, bool
 	return out, true
 }
 
-// acceleratorNote names the nodes whose devices gpuwise cannot measure
-// from Prometheus; "" when there are none.
+// acceleratorNote names the Neuron and Gaudi nodes, whose devices
+// gpuwise cannot measure from Prometheus; "" when there are none.
 func acceleratorNote(nodes []cluster.Node) string {
 	var names []string
 	for i := range nodes {
-		if nodes[i].HasGPUs() && nodes[i].Vendor() != cluster.VendorNVIDIA {
+		if v := nodes[i].Vendor(); nodes[i].HasGPUs() && (v == cluster.VendorNeuron || v == cluster.VendorGaudi) {
 			names = append(names, nodes[i].Name)
 		}
 	}
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d AMD/Neuron/Gaudi node(s) (%s): their devices and holders come from kube-state-metrics; "+
-		"their exporters' activity and memory are not read from Prometheus yet, so their GPU-hours are unmeasured, never idle (docs/accelerators.md)",
+	return fmt.Sprintf("%d Neuron/Gaudi node(s) (%s): their devices and holders come from kube-state-metrics; "+
+		"neuron-monitor's series carry no pod label and Gaudi's exporter's labels are undocumented, so they are not read: "+
+		"their GPU-hours are unmeasured, never idle (docs/accelerators.md)",
 		len(names), strings.Join(names, ", "))
+}
+
+// hasAMD says whether a node has AMD GPUs, whose exporter gpuwise reads.
+func hasAMD(nodes []cluster.Node) bool {
+	for i := range nodes {
+		if nodes[i].HasGPUs() && nodes[i].Vendor() == cluster.VendorAMD {
+			return true
+		}
+	}
+	return false
 }

@@ -234,10 +234,11 @@ func inventoryByNode(sets []gpuLabels) map[string]map[int]*dcgmGPU {
 	return out
 }
 
-// hostAndIndexOf reads a DCGM series' host and GPU index.
+// hostAndIndexOf reads a DCGM series' host and GPU index (gpu; gpu_id
+// on AMD's device-metrics-exporter, whose host label is hostname).
 func hostAndIndexOf(l wire.Labels) (string, int, bool) {
 	host := l.First("Hostname", "hostname")
-	idx, err := strconv.Atoi(l.Get("gpu"))
+	idx, err := strconv.Atoi(l.First("gpu", "gpu_id"))
 	if host == "" || err != nil || idx < 0 || idx > 1024 {
 		return "", 0, false
 	}

@@ -21,12 +21,18 @@ var (
 // other archetype, so the NVIDIA part of the cell draws the same random
 // numbers with or without it.
 func (c *cell) accelerators() {
-	old := func() int64 { return -c.secs(3*day, 120*day) }
-	amd := c.addNode(nodeSpec{name: "serve-mi300x-1", inst: ndMI300X, capacity: cluster.OnDemand, created: old()})
-	trn := c.addNode(nodeSpec{name: "train-trn1-1", inst: trn1, capacity: cluster.OnDemand, created: old()})
-	vendorNode(amd, ndMI300X)
-	vendorNode(trn, trn1)
+	if c.cfg.AMD {
+		c.amdServing()
+	}
+	if c.cfg.Neuron {
+		c.neuronTraining()
+	}
+}
 
+// amdServing is the MI300X node: a model served on 4 of its 8 GPUs.
+func (c *cell) amdServing() {
+	amd := c.addNode(nodeSpec{name: "serve-mi300x-1", inst: ndMI300X, capacity: cluster.OnDemand, created: -c.secs(3*day, 120*day)})
+	vendorNode(amd, ndMI300X)
 	for r := range 4 {
 		name := c.generated("inference", "llm-mi300x-"+c.suffix(9))
 		cv := curve{shape: diurnal, lo: c.between(0.05, 0.1), hi: c.between(0.45, 0.6), rnd: c.noise()}
@@ -39,6 +45,13 @@ func (c *cell) accelerators() {
 			load: c.gpuLoad(cv, amd, 0.55, 0.1),
 		})
 	}
+}
+
+// neuronTraining is the Trainium node: fine-tuning Jobs on all 16
+// devices, one after another with gaps.
+func (c *cell) neuronTraining() {
+	trn := c.addNode(nodeSpec{name: "train-trn1-1", inst: trn1, capacity: cluster.OnDemand, created: -c.secs(3*day, 120*day)})
+	vendorNode(trn, trn1)
 	t := -c.secs(0, 20*hour)
 	for run := 1; t < c.window; run++ {
 		end := t + c.secs(10*hour, 36*hour)
@@ -60,6 +73,7 @@ func (c *cell) accelerators() {
 // has no SM-activity series (no such metric outside DCGM).
 func (c *cell) addAcceleratorPod(s *podSpec) {
 	s.tolerations = []cluster.Toleration{{Key: s.resource, Operator: "Exists", Effect: "NoSchedule"}}
+	s.load.noLinks = true
 	n := len(c.pods)
 	c.addPod(s)
 	if len(c.pods) > n {

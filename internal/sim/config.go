@@ -15,9 +15,13 @@ import (
 // GPUsPerScale is the number of physical GPUs one scale unit (cell) adds.
 const GPUsPerScale = 96
 
-// AcceleratorsPerScale is the AMD GPUs and Neuron devices one cell adds
-// with Config.Accelerators: 8 MI300X and 16 Trainium.
-const AcceleratorsPerScale = 24
+// AMDPerScale and NeuronPerScale are the AMD GPUs (8 MI300X) and the
+// Neuron devices (16 Trainium) one cell adds with Config.AMD and
+// Config.Neuron.
+const (
+	AMDPerScale    = 8
+	NeuronPerScale = 16
+)
 
 // GPUNodesPerScale is the number of GPU nodes one scale unit adds.
 const GPUNodesPerScale = 17
@@ -43,12 +47,13 @@ type Config struct {
 	Step time.Duration
 	// Scale is the number of cells: GPUsPerScale GPUs each.
 	Scale int
-	// Accelerators adds an AMD MI300X node and an AWS Trainium node with
-	// their workloads to each cell (GPUsPerScale and GPUNodesPerScale do
-	// not count them). The demo has them; the Prometheus tier's history
-	// (gpuwise-lab sim history) does not yet: its exporter writes DCGM
-	// series only (docs/accelerators.md).
-	Accelerators bool
+	// AMD adds an Azure ND MI300X v5 node and Neuron an AWS trn1.32xlarge
+	// node, with their workloads, to each cell (GPUsPerScale and
+	// GPUNodesPerScale do not count them). The demo has both; the
+	// Prometheus tier's history (gpuwise-lab sim history) has the AMD
+	// node only: neuron-monitor's series carry no pod label, and gpuwise
+	// does not read them from Prometheus (docs/accelerators.md).
+	AMD, Neuron bool
 	// Progress, when set, is told each finished cell ("simulating
 	// cluster", cells done, Scale); it may be called from any goroutine
 	// and never changes the result.
@@ -60,12 +65,13 @@ type Config struct {
 // with the AMD and Trainium nodes.
 func DefaultConfig() Config {
 	return Config{
-		Seed:         1,
-		Start:        time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
-		Window:       7 * 24 * time.Hour,
-		Step:         5 * time.Minute,
-		Scale:        1,
-		Accelerators: true,
+		Seed:   1,
+		Start:  time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
+		Window: 7 * 24 * time.Hour,
+		Step:   5 * time.Minute,
+		Scale:  1,
+		AMD:    true,
+		Neuron: true,
 	}
 }
 

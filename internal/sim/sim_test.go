@@ -97,8 +97,11 @@ func TestGeneratePassesPrepare(t *testing.T) {
 			}
 			scale := tc.cfg.withDefaults().Scale
 			want := scale * GPUsPerScale
-			if tc.cfg.Accelerators {
-				want += scale * AcceleratorsPerScale
+			if tc.cfg.AMD {
+				want += scale * AMDPerScale
+			}
+			if tc.cfg.Neuron {
+				want += scale * NeuronPerScale
 			}
 			if got := countGPUs(s); got != want {
 				t.Errorf("%d GPUs, want %d", got, want)
