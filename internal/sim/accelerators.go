@@ -33,8 +33,9 @@ func (c *cell) accelerators() {
 func (c *cell) amdServing() {
 	amd := c.addNode(nodeSpec{name: "serve-mi300x-1", inst: ndMI300X, capacity: cluster.OnDemand, created: -c.secs(3*day, 120*day)})
 	vendorNode(amd, ndMI300X)
+	hash := c.suffix(10) // the ReplicaSet's pod-template hash
 	for r := range 4 {
-		name := c.generated("inference", "llm-mi300x-"+c.suffix(9))
+		name := c.generated("inference", "llm-mi300x-"+hash)
 		cv := curve{shape: diurnal, lo: c.between(0.05, 0.1), hi: c.between(0.45, 0.6), rnd: c.noise()}
 		c.addAcceleratorPod(&podSpec{
 			ns: "inference", name: name, owner: cluster.Owner{Kind: "Deployment", Name: c.pfx + "llm-mi300x"},

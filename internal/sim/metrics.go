@@ -89,6 +89,18 @@ func (e *exporter) indexUnits() {
 	}
 }
 
+// unit is a unit's labels, indexing the cell's units again when it is
+// not indexed yet (the accelerator nodes are added after the first GPU
+// pods have streamed).
+func (e *exporter) unit(id string) unitInfo {
+	in, ok := e.units[id]
+	if !ok {
+		e.indexUnits()
+		in = e.units[id]
+	}
+	return in
+}
+
 // dcgmLabels are a unit's series labels, with the pod's when held.
 func (e *exporter) dcgmLabels(in unitInfo, p *cluster.Pod) []string {
 	l := []string{"gpu", in.gpu, "UUID", in.uuid, "device", "nvidia" + in.gpu, "modelName", in.model}
@@ -118,10 +130,7 @@ func amdLabels(in unitInfo, p *cluster.Pod) []string {
 }
 
 func (e *exporter) gpu(p *cluster.Pod, i int, t, _ float64, g gpuSample) {
-	if e.units == nil {
-		e.indexUnits()
-	}
-	in := e.units[p.GPUs[i].UnitID]
+	in := e.unit(p.GPUs[i].UnitID)
 	if in.vendor == cluster.VendorAMD {
 		l := amdLabels(in, p)
 		e.line("gpu_gfx_activity", l, 100*g.v, t) // percent

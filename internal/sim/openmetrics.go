@@ -240,11 +240,11 @@ func (e *exporter) freeUnits(n *cluster.Node, from, to int64, b built) {
 			for _, u := range g.Units {
 				all = append(all, held[u.ID]...)
 			}
-			e.freeSeries(e.units[g.Units[0].ID], all, from, to)
+			e.freeSeries(e.unit(g.Units[0].ID), all, from, to)
 			continue
 		}
 		for _, u := range g.Units {
-			e.freeSeries(e.units[u.ID], held[u.ID], from, to)
+			e.freeSeries(e.unit(u.ID), held[u.ID], from, to)
 		}
 	}
 }
