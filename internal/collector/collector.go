@@ -45,6 +45,11 @@ type Collector struct {
 	cursor    time.Time        // end of the usage read so far
 	recorded  time.Time        // end of the last cycle in the history
 
+	progMu    sync.Mutex
+	prog      *app.ProgressResult // the last measurement of the tracked plan
+	progHour  time.Time           // the window-end hour it was measured at
+	progDirty bool                // a mark since
+
 	state  atomic.Pointer[State]
 	prices atomic.Pointer[app.Prices] // swapped whole by SetPrices
 	gen    atomic.Uint64

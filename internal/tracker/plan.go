@@ -43,7 +43,15 @@ type Plan struct {
 	Updated      time.Time `json:"updated"`
 	Observations int       `json:"observations"`
 	Actions      []*Action `json:"actions"`
+	// Nodes are the GPU nodes the observations showed, with the facts
+	// realisation scopes actions by (its GPU model, instance and capacity
+	// type, region, when it started); a node unseen for NodeMemory is
+	// forgotten.
+	Nodes map[string]NodeFacts `json:"nodes"`
 }
+
+// NodeMemory is how long the plan remembers a node no window showed.
+const NodeMemory = 35 * 24 * time.Hour
 
 // Figures are the cost report's figures of one window, which the use case
 // hands in (the tracker prices nothing itself).
@@ -245,9 +253,33 @@ func (p *Plan) Observe(o Observation) error {
 		}
 		p.Baseline = b
 	}
+	p.remember(o.Snapshot, at)
 	p.Updated = at
 	p.Observations++
 	return nil
+}
+
+// remember keeps the facts of the snapshot's GPU nodes.
+func (p *Plan) remember(s *cluster.Snapshot, at time.Time) {
+	if p.Nodes == nil {
+		p.Nodes = map[string]NodeFacts{}
+	}
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		if !n.HasGPUs() {
+			continue
+		}
+		created := n.Created
+		if old, ok := p.Nodes[n.Name]; ok && !old.Created.IsZero() && (created.IsZero() || old.Created.Before(created)) {
+			created = old.Created
+		}
+		p.Nodes[n.Name] = NodeFacts{Model: nodeModel(n), Instance: n.InstanceType, Capacity: n.Capacity, Region: n.Region, Created: created, Seen: at}
+	}
+	for name, f := range p.Nodes {
+		if at.Sub(f.Seen) > NodeMemory {
+			delete(p.Nodes, name)
+		}
+	}
 }
 
 // uniqueID is the action's id, with more digits in the rare case that

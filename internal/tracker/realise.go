@@ -24,11 +24,16 @@ type Hour struct {
 	ActiveGPUHours float64
 }
 
-// NodeFacts are what the use case knows of a node (from the snapshots it
-// read): realisation scopes nodes by them.
+// NodeFacts are what the observations showed of a node: realisation
+// scopes nodes by them.
 type NodeFacts struct {
-	Model, Instance, Capacity, Region string
-	Created                           time.Time
+	Model    string    `json:"gpu_model"`
+	Instance string    `json:"instance_type,omitempty"`
+	Capacity string    `json:"capacity_type,omitempty"`
+	Region   string    `json:"region,omitempty"`
+	Created  time.Time `json:"created,omitzero"`
+	// Seen is the last window end that showed it.
+	Seen time.Time `json:"seen"`
 }
 
 // Measurement statuses of a realised saving.
@@ -111,14 +116,14 @@ type Proof struct {
 const NormalisedBy = "active GPU-hours (the work the GPUs did); requests served and tokens are not kept in the history, so serving work is not normalised by them"
 
 // Realise measures every tracked action's saving and the total from the
-// nodes' hourly cost: hours covers the history (any order), nodes the
-// facts of the nodes the use case knows. Each node's cost counts for at
+// nodes' hourly cost (hours covers the history, in any order), scoping
+// nodes by the facts the plan remembers. Each node's cost counts for at
 // most one action: the first applied one, in lever order, whose scope
 // holds it (so two actions on one node never count it twice).
-func (p *Plan) Realise(hours []Hour, nodes map[string]NodeFacts) *Proof {
+func (p *Plan) Realise(hours []Hour) *Proof {
 	h := index(hours)
 	pf := &Proof{At: p.Updated}
-	owner := p.owners(nodes)
+	owner := p.owners(p.Nodes)
 	for _, a := range p.ordered() {
 		pf.Actions = append(pf.Actions, p.realise(a, h, owner))
 	}
@@ -340,6 +345,12 @@ func (p *Plan) realise(a *Action, ix *hourIndex, owner map[string]string) Realis
 	}
 	b, af := ix.side(bw, keep), ix.side(aw, keep)
 	r.Before, r.After = &bw, &aw
+	if b.seconds < MinWindow.Seconds() || af.seconds < MinWindow.Seconds() {
+		r.Status = TooEarly
+		r.Note = fmt.Sprintf("the history covers %s of the %s before it and %s of the %s after it: at least %s of each is needed",
+			secs(b.seconds), l, secs(af.seconds), l, MinWindow)
+		return r
+	}
 	r.Status = Measured
 	r.BeforeUSDMonth, r.AfterUSDMonth = cents(b.month()), cents(af.month())
 	r.RealisedUSDMonth = cents(r.BeforeUSDMonth - r.AfterUSDMonth)
@@ -375,6 +386,11 @@ func (p *Plan) total(ix *hourIndex, owner map[string]string) Total {
 	t.Before, t.After, t.Status = &bw, &aw, Measured
 	all := func(string) bool { return true }
 	b, a := ix.side(bw, all), ix.side(aw, all)
+	if b.seconds < MinWindow.Seconds() || a.seconds < MinWindow.Seconds() {
+		t.Status = TooEarly
+		t.Note = fmt.Sprintf("the history covers %s of the baseline's window and %s of the latest: at least %s of each is needed", secs(b.seconds), secs(a.seconds), MinWindow)
+		return t
+	}
 	t.BeforeUSD, t.AfterUSD = cents(b.usd), cents(a.usd)
 	t.BeforeUSDMonth, t.AfterUSDMonth = cents(b.month()), cents(a.month())
 	change := ledger.CentsOf(t.BeforeUSDMonth) - ledger.CentsOf(t.AfterUSDMonth)
@@ -409,6 +425,8 @@ func (p *Plan) total(ix *hourIndex, owner map[string]string) Total {
 }
 
 func ptr(x float64) *float64 { return &x }
+
+func secs(s float64) time.Duration { return time.Duration(s) * time.Second }
 
 // cents rounds dollars to the cent.
 func cents(usd float64) float64 { return float64(ledger.CentsOf(usd)) / 100 }

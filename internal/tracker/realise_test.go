@@ -55,7 +55,7 @@ func TestRealisedRemoval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	hs := hours(start, 96, map[string]func(int) float64{"a1": flat(10), "l1": flat(2)}, 0.5, rng)
 	hs = append(hs, hours(start, 96, map[string]func(int) float64{"a2": until(10, 60)}, 0, nil)...) // a node's price does not wobble
-	pf := p.Realise(hs, nil)
+	pf := p.Realise(hs)
 	var rem, rs, pend Realised
 	for _, r := range pf.Actions {
 		switch r.ID {
@@ -110,7 +110,7 @@ func TestRealisedTooEarly(t *testing.T) {
 	p := &Plan{Cluster: "c", Updated: start.Add(50 * time.Hour), Baseline: &Baseline{At: start.Add(48 * time.Hour), Window: clustertest.Window(48)},
 		Actions: []*Action{{ID: "consolidate-aaaaaa", Lever: "consolidate", Kind: lever.KindRemoveNodes, Status: Applied,
 			AppliedAt: start.Add(49 * time.Hour), Targets: []Target{{Kind: "node", Name: "a2", Expect: "node gone"}}}}}
-	pf := p.Realise(hours(start, 50, map[string]func(int) float64{"a2": until(10, 49)}, 0, nil), nil)
+	pf := p.Realise(hours(start, 50, map[string]func(int) float64{"a2": until(10, 49)}, 0, nil))
 	if pf.Actions[0].Status != TooEarly || pf.Total.Status != TooEarly {
 		t.Errorf("%+v %+v, want too early", pf.Actions[0], pf.Total)
 	}
@@ -134,7 +134,8 @@ func TestRealisedRangeCoversTheTruth(t *testing.T) {
 			Actions: []*Action{{ID: "autoscale-aaaaaa", Lever: "autoscale", Kind: lever.KindScaleNodes, Status: Applied,
 				AppliedAt: start.Add(72 * time.Hour), FirstProposed: start.Add(72 * time.Hour), Targets: []Target{{Kind: "node", Name: "p1", Model: "L4"}}}}}
 		hs := hours(start, 144, map[string]func(int) float64{"p1": pool, "x": flat(3)}, 1, rng)
-		pf := p.Realise(hs, map[string]NodeFacts{"p1": {Model: "L4"}, "x": {Model: "A100-80GB"}})
+		p.Nodes = map[string]NodeFacts{"p1": {Model: "L4"}, "x": {Model: "A100-80GB"}}
+		pf := p.Realise(hs)
 		r := pf.Actions[0]
 		truth := 8 * 10 / 24.0 * 730
 		if r.LowUSDMonth <= truth && truth <= r.HighUSDMonth {
