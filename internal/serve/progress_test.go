@@ -1,0 +1,115 @@
+package serve_test
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpuwise/gpuwise/internal/render"
+)
+
+func progressDoc(t *testing.T, in *instance) render.ProgressDocument {
+	t.Helper()
+	code, _, body := in.get(t, "/api/v1/progress")
+	if code != http.StatusOK {
+		t.Fatalf("progress: %d %s", code, body)
+	}
+	var d render.ProgressDocument
+	if err := json.Unmarshal(body, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// The plan and its baseline survive a restart of the service: the same
+// baseline, the same ids, the observations going on; and once the history
+// holds the baseline's window and a later one of the same length, the
+// total's two spends are the reports' of those windows, to the cent.
+func TestPlanSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	wd := simWorld(t)
+	path := filepath.Join(t.TempDir(), "history.db")
+	clk := &clock{}
+	clk.set(week.Add(30 * time.Hour))
+	a := startWith(t, liveOptions(path), clk.now, staticInv{wd.snap}, &fakeProm{wd: wd})
+	if err := a.svc.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := reportTotals(t, a)
+	first := progressDoc(t, a)
+	if first.Baseline == nil || len(first.Actions) == 0 || first.Observations != 1 {
+		t.Fatalf("after the first cycle: baseline %v, %d actions, %d observations", first.Baseline, len(first.Actions), first.Observations)
+	}
+	if first.Baseline.SpendUSD != math.Round(base.Totals.TotalCost*100)/100 || len(first.Baseline.Actions) != len(first.Actions) {
+		t.Errorf("baseline spend %.2f, want the report's %.2f; %d of %d actions", first.Baseline.SpendUSD, base.Totals.TotalCost, len(first.Baseline.Actions), len(first.Actions))
+	}
+	if first.Total.Status != "too-early" {
+		t.Errorf("total %q on the first window, want too-early", first.Total.Status)
+	}
+	a.srv.Close()
+	a.svc.Close()
+
+	clk.set(week.Add(60 * time.Hour))
+	b := startWith(t, liveOptions(path), clk.now, staticInv{wd.snap}, &fakeProm{wd: wd})
+	if err := b.svc.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	now, _ := reportTotals(t, b)
+	second := progressDoc(t, b)
+	if !second.Baseline.At.Equal(first.Baseline.At) || second.Baseline.SpendUSD != first.Baseline.SpendUSD || second.Observations != 2 {
+		t.Errorf("after the restart: baseline at %v spend %.2f, %d observations; want %v %.2f, 2", second.Baseline.At, second.Baseline.SpendUSD,
+			second.Observations, first.Baseline.At, first.Baseline.SpendUSD)
+	}
+	ids := map[string]bool{}
+	for _, a := range second.Actions {
+		ids[a.ID] = true
+	}
+	for _, a := range first.Actions {
+		if !ids[a.ID] {
+			t.Errorf("action %s (%s) lost in the restart", a.ID, a.Key)
+		}
+	}
+	tot := second.Total
+	if tot.Status != "measured" {
+		t.Fatalf("total %q (%s), want measured: 24 h of baseline and 30 h after it", tot.Status, tot.Note)
+	}
+	// before: the baseline's window [6 h, 30 h); after: [36 h, 60 h), the window the report covers now
+	if !tot.Before.Start.Equal(week.Add(6*time.Hour)) || !tot.After.End.Equal(week.Add(60*time.Hour)) {
+		t.Errorf("total windows %v and %v", tot.Before, tot.After)
+	}
+	if tot.BeforeUSD != first.Baseline.SpendUSD || tot.AfterUSD != math.Round(now.Totals.TotalCost*100)/100 {
+		t.Errorf("total %.2f → %.2f, want the reports' %.2f → %.2f to the cent", tot.BeforeUSD, tot.AfterUSD, first.Baseline.SpendUSD, now.Totals.TotalCost)
+	}
+	sum := math.Round(tot.OtherUSDMonth * 100)
+	for _, v := range tot.Actions {
+		sum += math.Round(v * 100)
+	}
+	if sum != math.Round(tot.ChangeUSDMonth*100) || math.Round((tot.BeforeUSDMonth-tot.AfterUSDMonth)*100) != math.Round(tot.ChangeUSDMonth*100) {
+		t.Errorf("total does not add up: %+v", tot)
+	}
+	// the other formats say the same
+	for _, f := range []string{"table", "markdown", "csv", "html", "yaml"} {
+		code, _, body := b.get(t, "/api/v1/progress?output="+f)
+		if code != http.StatusOK || !strings.Contains(string(body), second.Actions[0].ID) {
+			t.Errorf("progress -o %s: %d, %d bytes without %s", f, code, len(body), second.Actions[0].ID)
+		}
+	}
+	// a mark without credentials is refused; the metrics carry the checklist
+	resp, err := b.srv.Client().Post(b.srv.URL+"/api/v1/progress/marks", "application/json", strings.NewReader(`{"id":"`+second.Actions[0].ID+`","status":"rejected"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("mark without credentials: %d, want 403", resp.StatusCode)
+	}
+	if m := string(mustGet(t, b, "/metrics")); !strings.Contains(m, `gpuwise_plan_actions{cluster="default",status="pending"}`) ||
+		!strings.Contains(m, "gpuwise_plan_spend_change_usd_per_month") {
+		t.Errorf("metrics lack the plan's families")
+	}
+}
