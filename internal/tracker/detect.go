@@ -23,6 +23,18 @@ type view struct {
 	units   map[string]unitInfo
 	hourly  map[string]*cluster.WorkloadHours
 	hasHour bool
+	// named are the nodes the plan's removals and moves name: their end is
+	// theirs, not an autoscaler's.
+	named map[string]bool
+}
+
+// moves: the kinds that remove or replace the nodes they name.
+func moves(kind string) bool {
+	switch kind {
+	case lever.KindRemoveNodes, lever.KindRepack, lever.KindSpot, lever.KindRegion:
+		return true
+	}
+	return false
 }
 
 type unitInfo struct {
@@ -379,7 +391,9 @@ func (v *view) spotLike(t *Target, since time.Time) bool {
 }
 
 // detectScaling: node autoscaling shows as nodes of the pool's GPU model
-// ending (scaled down) after the action was proposed.
+// ending (scaled down) after the action was proposed; the nodes the plan's
+// removals and moves name, and spot interruptions, are not the
+// autoscaler's doing.
 func detectScaling(a *Action, v *view, at time.Time) {
 	models := map[string]bool{}
 	for _, t := range a.Targets {
@@ -390,7 +404,7 @@ func detectScaling(a *Action, v *view, at time.Time) {
 	a.Of = 1
 	ended, started := 0, 0
 	for _, n := range v.nodes {
-		if !models[nodeModel(n)] {
+		if !models[nodeModel(n)] || v.named[n.Name] || n.EndReason == cluster.NodeSpotInterrupted {
 			continue
 		}
 		if !n.Deleted.IsZero() && n.Deleted.After(a.FirstProposed) && !n.Deleted.After(v.w.End) {

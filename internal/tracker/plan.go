@@ -236,6 +236,16 @@ func (p *Plan) Observe(o Observation) error {
 			}
 		}
 	}
+	v.named = map[string]bool{}
+	for _, a := range p.Actions {
+		if moves(a.Kind) {
+			for _, t := range a.Targets {
+				if t.Kind == "node" {
+					v.named[t.Name] = true
+				}
+			}
+		}
+	}
 	for _, a := range p.Actions {
 		detect(a, v, at)
 		a.status(at)
