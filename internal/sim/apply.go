@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/rolling"
 )
 
 // Change is one savings action carried out in the simulated cluster at a
@@ -40,34 +41,79 @@ const (
 // halves, each measured only while it runs); hourly series are per
 // workload and stay as they were.
 func Apply(s *cluster.Snapshot, cs []Change) error {
-	for _, c := range cs {
-		i := slices.IndexFunc(s.Nodes, func(n cluster.Node) bool { return n.Name == c.Node })
-		if i < 0 {
-			return fmt.Errorf("sim: change %s: no node %q", c.Kind, c.Node)
-		}
-		if !c.At.After(s.Window.Start) || !c.At.Before(s.Window.End) {
-			return fmt.Errorf("sim: change %s of %s at %s: not inside the window %s", c.Kind, c.Node, c.At.UTC().Format(time.RFC3339), s.Window)
-		}
-		n := &s.Nodes[i]
-		if !n.Deleted.IsZero() && n.Deleted.Before(c.At) {
-			return fmt.Errorf("sim: change %s of %s: the node is gone by then", c.Kind, c.Node)
-		}
-		switch c.Kind {
-		case RemoveNode:
-			moveOff(s, i, c.At)
-		case MoveToSpot:
-			toSpot(s, i, c.At)
-		default:
-			return fmt.Errorf("sim: unknown change %q (want %s or %s)", c.Kind, RemoveNode, MoveToSpot)
+	_, err := apply(s, cs)
+	return err
+}
+
+// ApplySpans is Apply on the snapshot of SpansIn, with the spans' usage
+// moved too: from each change on, a moved pod's usage is its
+// continuation's, on the unit it moved to (what a service reading the
+// changed cluster would have measured).
+func ApplySpans(s *cluster.Snapshot, spans []*rolling.Span, cs []Change) error {
+	moved, err := apply(s, cs)
+	if err != nil {
+		return err
+	}
+	for _, sp := range spans {
+		for _, m := range moved {
+			if sp.Window.Start.Before(m.at) {
+				continue
+			}
+			pu := sp.Pods[m.from]
+			if pu == nil {
+				continue
+			}
+			delete(sp.Pods, m.from)
+			c := *pu
+			c.GPUs = make(map[string]*rolling.GPUUsage, len(pu.GPUs))
+			for id, g := range pu.GPUs {
+				if to, ok := m.units[id]; ok {
+					id = to
+				}
+				c.GPUs[id] = g
+			}
+			sp.Pods[m.to] = &c
 		}
 	}
 	return nil
 }
 
+// move is a pod that went on as another from at, on other units.
+type move struct {
+	from, to string // rolling.PodKey
+	units    map[string]string
+	at       time.Time
+}
+
+func apply(s *cluster.Snapshot, cs []Change) ([]move, error) {
+	var moved []move
+	for _, c := range cs {
+		i := slices.IndexFunc(s.Nodes, func(n cluster.Node) bool { return n.Name == c.Node })
+		if i < 0 {
+			return nil, fmt.Errorf("sim: change %s: no node %q", c.Kind, c.Node)
+		}
+		if !c.At.After(s.Window.Start) || !c.At.Before(s.Window.End) {
+			return nil, fmt.Errorf("sim: change %s of %s at %s: not inside the window %s", c.Kind, c.Node, c.At.UTC().Format(time.RFC3339), s.Window)
+		}
+		n := &s.Nodes[i]
+		if !n.Deleted.IsZero() && n.Deleted.Before(c.At) {
+			return nil, fmt.Errorf("sim: change %s of %s: the node is gone by then", c.Kind, c.Node)
+		}
+		switch c.Kind {
+		case RemoveNode:
+			moved = append(moved, moveOff(s, i, c.At)...)
+		case MoveToSpot:
+			moved = append(moved, toSpot(s, i, c.At)...)
+		default:
+			return nil, fmt.Errorf("sim: unknown change %q (want %s or %s)", c.Kind, RemoveNode, MoveToSpot)
+		}
+	}
+	return moved, nil
+}
+
 // cut ends the pods on node at t and returns the continuations (starting
 // at t, holding nothing yet) of those still running then.
-func cut(s *cluster.Snapshot, node string, t time.Time) []cluster.Pod {
-	var out []cluster.Pod
+func cut(s *cluster.Snapshot, node string, t time.Time) (out []cluster.Pod, from []string) {
 	for i := range s.Pods {
 		p := &s.Pods[i]
 		if p.Node != node || p.Start.After(t) && !p.Start.IsZero() {
@@ -80,9 +126,18 @@ func cut(s *cluster.Snapshot, node string, t time.Time) []cluster.Pod {
 		c.Name, c.UID, c.Start, c.GPUs = movedName(p.Name), p.UID+"-moved", t, slices.Clone(p.GPUs)
 		c.Containers = slices.Clone(p.Containers)
 		p.End, p.Phase, p.EndReason = t, "Succeeded", ""
-		out = append(out, c)
+		out, from = append(out, c), append(from, rolling.PodKey(p))
 	}
-	return out
+	return out, from
+}
+
+// moved records a continuation: its key and the units it moved to.
+func moved(from string, c *cluster.Pod, old []cluster.Holding, at time.Time) move {
+	m := move{from: from, to: rolling.PodKey(c), units: map[string]string{}, at: at}
+	for k := range old {
+		m.units[old[k].UnitID] = c.GPUs[k].UnitID
+	}
+	return m
 }
 
 // movedName is a continuation pod's name (a pod recreated by its
@@ -95,15 +150,20 @@ func movedName(name string) string {
 }
 
 // moveOff drains and deletes node i at t.
-func moveOff(s *cluster.Snapshot, i int, t time.Time) {
+func moveOff(s *cluster.Snapshot, i int, t time.Time) []move {
 	n := &s.Nodes[i]
 	name, model := n.Name, n.GPUModel
 	n.Deleted, n.EndReason = t, cluster.NodeScaledDown
-	for _, c := range cut(s, name, t) {
+	cs, from := cut(s, name, t)
+	var out []move
+	for k, c := range cs {
+		old := slices.Clone(c.GPUs)
 		if placeFree(s, &c, name, model, t) {
 			s.Pods = append(s.Pods, c)
+			out = append(out, moved(from[k], &c, old, t))
 		}
 	}
+	return out
 }
 
 // placeFree points c's holdings at free whole-GPU units of model on other
@@ -154,7 +214,7 @@ func placeFree(s *cluster.Snapshot, c *cluster.Pod, not, model string, t time.Ti
 }
 
 // toSpot replaces node i by a spot node at t.
-func toSpot(s *cluster.Snapshot, i int, t time.Time) {
+func toSpot(s *cluster.Snapshot, i int, t time.Time) []move {
 	old := s.Nodes[i]
 	s.Nodes[i].Deleted, s.Nodes[i].EndReason = t, cluster.NodeScaledDown
 	n := old
@@ -180,11 +240,16 @@ func toSpot(s *cluster.Snapshot, i int, t time.Time) {
 		}
 	}
 	s.Nodes = append(s.Nodes, n)
-	for _, c := range cut(s, old.Name, t) {
+	cs, from := cut(s, old.Name, t)
+	var out []move
+	for k, c := range cs {
+		prev := slices.Clone(c.GPUs)
 		c.Node = n.Name
-		for k := range c.GPUs {
-			c.GPUs[k].UnitID = rename[c.GPUs[k].UnitID]
+		for j := range c.GPUs {
+			c.GPUs[j].UnitID = rename[c.GPUs[j].UnitID]
 		}
 		s.Pods = append(s.Pods, c)
+		out = append(out, moved(from[k], &c, prev, t))
 	}
+	return out
 }

@@ -230,6 +230,8 @@ func detect(a *Action, v *view, at time.Time) {
 	switch {
 	case a.Of == 0 && (a.Kind == lever.KindAutoscale || a.Kind == lever.KindReclaim) && !v.hasHour:
 		a.Detection = "the snapshot has no hourly series, so replica changes cannot be seen: mark it applied (gpuwise progress mark " + a.ID + " applied)"
+	case a.Of == 0 && len(a.Targets) > 0 && a.Targets[0].Seen != "":
+		a.Detection = a.Targets[0].Seen + " (gpuwise progress mark " + a.ID + " applied)"
 	case a.Of == 0:
 		a.Detection = "nothing the cluster shows tells it: mark it applied (gpuwise progress mark " + a.ID + " applied)"
 	default:
@@ -329,19 +331,19 @@ func (v *view) checkNow(a *Action, t *Target) (applied bool, seen string, known 
 			return false, "no hourly series for it", true
 		}
 		from := int(math.Floor(a.FirstProposed.Sub(v.w.Start).Hours())) - wh.From
-		lo, hi, n := math.Inf(1), math.Inf(-1), 0
-		for i := max(from, 0); i < len(wh.Pods); i++ {
-			x := float64(wh.Pods[i])
-			if math.IsNaN(x) {
-				continue
-			}
-			lo, hi, n = math.Min(lo, x), math.Max(hi, x), n+1
-		}
+		bLo, bHi, bn := podRange(wh.Pods, 0, from)
+		lo, hi, n := podRange(wh.Pods, from, len(wh.Pods))
 		if n == 0 {
 			return false, "no hour since it was proposed", true
 		}
 		if a.Kind == lever.KindReclaim {
-			return lo < 0.05, fmt.Sprintf("fewest pods in an hour since proposed: %s", num(lo)), true
+			if bn > 0 && bLo < 0.05 {
+				return false, fmt.Sprintf("it had hours without a pod before it was proposed too (fewest since: %s): the hours cannot tell; mark it", num(lo)), false
+			}
+			return lo < 0.05, fmt.Sprintf("fewest pods in an hour since proposed: %s (before: %s)", num(lo), num(bLo)), true
+		}
+		if bn > 0 && bHi-bLo >= 1 {
+			return false, fmt.Sprintf("its replicas varied before it was proposed too (%s to %s): the hours cannot tell; mark it", num(bLo), num(bHi)), false
 		}
 		return hi-lo >= 1, fmt.Sprintf("pods per hour since proposed: %s to %s", num(lo), num(hi)), true
 	}
@@ -430,6 +432,19 @@ func detectScaling(a *Action, v *view, at time.Time) {
 		}
 	}
 	a.Detection = "the pool scales: " + seen
+}
+
+// podRange is the fewest and most pods in the hours [from, to) with data.
+func podRange(pods cluster.Series, from, to int) (lo, hi float64, n int) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for i := max(from, 0); i < min(to, len(pods)); i++ {
+		x := float64(pods[i])
+		if math.IsNaN(x) {
+			continue
+		}
+		lo, hi, n = math.Min(lo, x), math.Max(hi, x), n+1
+	}
+	return lo, hi, n
 }
 
 // podRequests is the mean CPU (cores) and memory (GiB) requests of pods.
