@@ -49,13 +49,14 @@ func (s *Collector) startDemo(ctx context.Context) error {
 // once peaks at several GiB, and the runtime keeps its bookkeeping for the
 // peak heap), dropping each hour's usage once it is recorded.
 //
-// The demo shows a plan under way (docs/progress.md): after the first
+// The demo tracks its plan (docs/progress.md): after the first
 // DemoBaselineHour hours it pins the tracked plan's baseline on them (the
 // hours' usage merged, as a service that started then would have seen
-// it), and the baseline ledger's first node removal and spot move are
-// carried out in the simulated cluster at DemoAppliedHour; the hours
-// after are recorded from the changed cluster, which the service then
-// publishes. It returns the changes.
+// it). With DemoApplied the baseline ledger's first node removal and spot
+// move are carried out in the simulated cluster at DemoAppliedHour; the
+// hours after are recorded from the changed cluster, which the service
+// then publishes. It returns the changes (none without DemoApplied: the
+// demo is then exactly gpuwise demo's cluster).
 func (s *Collector) recordDemo(ctx context.Context) ([]app.DemoChange, error) {
 	const perPass = 24
 	var changes []app.DemoChange
@@ -74,8 +75,12 @@ func (s *Collector) recordDemo(ctx context.Context) ([]app.DemoChange, error) {
 				early = rolling.Merge(early, sp)
 			}
 			if first+i == app.DemoBaselineHour-1 {
-				if changes, err = s.demoBaseline(ctx, prep.Snapshot, early); err != nil {
+				c, err := s.demoBaseline(ctx, prep.Snapshot, early)
+				if err != nil {
 					return nil, err
+				}
+				if s.opts.DemoApplied {
+					changes = c
 				}
 				early = nil
 			}

@@ -113,3 +113,39 @@ func TestPlanSurvivesARestart(t *testing.T) {
 		t.Errorf("metrics lack the plan's families")
 	}
 }
+
+// serve --demo --demo-applied shows a plan under way: the baseline pinned
+// at hour 72, the baseline ledger's first node removal and spot move seen
+// applied (they were carried out at hour 96) with their realised dollars,
+// the rest pending. Without --demo-applied the demo tracks the same plan,
+// nothing applied (and its answers are gpuwise demo's: TestAPIAnswersTheCLIsOutput).
+func TestDemoShowsAPlanUnderWay(t *testing.T) {
+	t.Parallel()
+	o := demoOptions()
+	o.DemoApplied = true
+	in := startWith(t, o, time.Now, nil, nil)
+	d := progressDoc(t, in)
+	if d.Baseline == nil || !d.Baseline.At.Equal(week.Add(72*time.Hour)) || d.Observations != 2 {
+		t.Fatalf("baseline %+v, %d observations; want pinned at hour 72, then the week's end", d.Baseline, d.Observations)
+	}
+	applied := map[string]float64{}
+	for _, a := range d.Actions {
+		if a.Status != "applied" {
+			continue
+		}
+		if a.Realised == nil || a.Realised.Status != "measured" || a.Realised.RealisedUSDMonth <= 0 || !a.AppliedAt.Equal(week.Add(96*time.Hour)) {
+			t.Errorf("%s applied at %v, realised %+v", a.ID, a.AppliedAt, a.Realised)
+			continue
+		}
+		applied[a.Kind] = a.Realised.RealisedUSDMonth
+	}
+	if len(applied) != 2 || applied["remove-nodes"] == 0 || applied["spot"] == 0 {
+		t.Errorf("applied %v, want the node removal and the spot move", applied)
+	}
+	if d.Counts.Pending == 0 || d.Total.Status != "measured" {
+		t.Errorf("counts %+v, total %s", d.Counts, d.Total.Status)
+	}
+	if m := string(mustGet(t, in, "/metrics")); !strings.Contains(m, `gpuwise_plan_realised_savings_usd_per_month{action="spot-`) {
+		t.Errorf("metrics lack the realised saving per action")
+	}
+}
