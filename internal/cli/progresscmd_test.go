@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/render"
 	"github.com/gpuwise/gpuwise/internal/sim"
@@ -106,5 +108,58 @@ func TestProgressOfTwoSnapshots(t *testing.T) {
 		if code != c.code || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d %q, want %d naming %q", c.args, code, errOut, c.code, c.want)
 		}
+	}
+}
+
+// progress --history and progress mark on a history holding a plan (what
+// serve --history keeps): the mark is recorded, shown with its note, and
+// cleared again; an unknown id is a usage error naming it.
+func TestProgressMarkOnAHistory(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "history.db")
+	h, err := app.OpenHistory(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := app.DemoSnapshot(app.DefaultDemo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := app.DefaultReportRequest()
+	rr.Source = app.Source{Snapshot: &app.InMemory{Prepared: prep}}
+	res, err := app.New(time.Now).Report(ctx, rr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.ObservePlan(ctx, "default", prep, res); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	doc := func() render.ProgressDocument {
+		t.Helper()
+		out, errOut, code := run(t, "progress", "--history", path, "-o", "json")
+		var d render.ProgressDocument
+		if code != ExitOK || json.Unmarshal([]byte(out), &d) != nil {
+			t.Fatalf("progress --history: %d %s", code, errOut)
+		}
+		return d
+	}
+	d := doc()
+	if len(d.Actions) == 0 || d.Counts.Pending != len(d.Actions) || d.Total.Status != "too-early" {
+		t.Fatalf("a fresh plan: %d actions, counts %+v, total %s", len(d.Actions), d.Counts, d.Total.Status)
+	}
+	id := d.Actions[0].ID
+	out, errOut, code := run(t, "progress", "mark", id, "rejected", "--history", path, "--note", "keep it")
+	if code != ExitOK || !strings.HasPrefix(out, id+": rejected") {
+		t.Fatalf("mark: %d %q %s", code, out, errOut)
+	}
+	if a := doc().Actions[0]; a.Status != "rejected" || a.Mark == nil || a.Mark.Note != "keep it" {
+		t.Errorf("after the mark: %s %+v", a.Status, a.Mark)
+	}
+	if _, _, code := run(t, "progress", "mark", id, "clear", "--history", path); code != ExitOK || doc().Actions[0].Status != "pending" {
+		t.Errorf("clear: exit %d, %s", code, doc().Actions[0].Status)
+	}
+	if _, errOut, code := run(t, "progress", "mark", "nope-000000", "applied", "--history", path); code != ExitUsage || !strings.Contains(errOut, "nope-000000") {
+		t.Errorf("unknown id: %d %s", code, errOut)
 	}
 }

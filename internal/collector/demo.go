@@ -66,15 +66,19 @@ func (s *Collector) recordDemo(ctx context.Context) ([]app.DemoChange, error) {
 		if err != nil {
 			return nil, err
 		}
+		var keep []*rolling.Span // this pass's hours of the baseline
 		for i, sp := range spans {
 			spans[i] = nil
 			if _, err := s.record(ctx, prep.Snapshot, sp, ""); err != nil {
 				return nil, fmt.Errorf("recording the demo history: %w", err)
 			}
 			if first+i < app.DemoBaselineHour {
-				early = rolling.Merge(early, sp)
+				keep = append(keep, sp)
 			}
 			if first+i == app.DemoBaselineHour-1 {
+				// one merge per pass: the pass's spans are in memory anyway
+				early = rolling.Merge(append([]*rolling.Span{early}, keep...)...)
+				keep = nil
 				c, err := s.demoBaseline(ctx, prep.Snapshot, early)
 				if err != nil {
 					return nil, err
@@ -84,6 +88,9 @@ func (s *Collector) recordDemo(ctx context.Context) ([]app.DemoChange, error) {
 				}
 				early = nil
 			}
+		}
+		if len(keep) > 0 {
+			early = rolling.Merge(append([]*rolling.Span{early}, keep...)...)
 		}
 		if first+perPass >= int(math.Ceil(prep.Snapshot.Window.Hours())) {
 			return changes, nil

@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -147,5 +148,71 @@ func TestDemoShowsAPlanUnderWay(t *testing.T) {
 	}
 	if m := string(mustGet(t, in, "/metrics")); !strings.Contains(m, `gpuwise_plan_realised_savings_usd_per_month{action="spot-`) {
 		t.Errorf("metrics lack the realised saving per action")
+	}
+}
+
+// Behind a token the service takes a user's mark: the action turns
+// rejected, the mark's note is kept, an unknown id is a 400 naming it, a
+// cleared mark puts the action back to what the cluster shows.
+func TestMarkThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	wd := simWorld(t)
+	dir := t.TempDir()
+	clk := &clock{}
+	clk.set(week.Add(30 * time.Hour))
+	opts := liveOptions(filepath.Join(dir, "history.db"))
+	opts.BearerTokenFile = writeFile(t, dir, "token", planted+"\n")
+	in := startLive(t, opts, clk, staticInv{wd.snap}, &fakeProm{wd: wd})
+	if err := in.svc.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	auth := []string{"Authorization", "Bearer " + planted}
+	code, _, body := in.get(t, "/api/v1/progress", auth...)
+	var d render.ProgressDocument
+	if code != http.StatusOK || json.Unmarshal(body, &d) != nil || len(d.Actions) == 0 {
+		t.Fatalf("progress: %d %s", code, body)
+	}
+	id := d.Actions[0].ID
+	post := func(body string) (int, []byte) {
+		req, _ := http.NewRequest("POST", in.srv.URL+"/api/v1/progress/marks", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+planted)
+		resp, err := in.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		return resp.StatusCode, b.Bytes()
+	}
+	if code, b := post(`{"id":"` + id + `","status":"rejected","note":"not this quarter"}`); code != http.StatusOK || !strings.Contains(string(b), `"status": "rejected"`) {
+		t.Fatalf("mark: %d %s", code, b)
+	}
+	_, _, body = in.get(t, "/api/v1/progress", auth...)
+	json.Unmarshal(body, &d)
+	if a := d.Actions[0]; a.Status != "rejected" || a.Mark == nil || a.Mark.Note != "not this quarter" || d.Counts.Rejected != 1 {
+		t.Errorf("after the mark: %s %+v, counts %+v", a.Status, a.Mark, d.Counts)
+	}
+	if code, b := post(`{"id":"nope-000000","status":"applied"}`); code != http.StatusBadRequest || !strings.Contains(string(b), "nope-000000") {
+		t.Errorf("unknown id: %d %s", code, b)
+	}
+	if code, b := post(`{"id":"` + id + `","status":"done"}`); code != http.StatusBadRequest || !strings.Contains(string(b), "applied, rejected or clear") {
+		t.Errorf("bad status: %d %s", code, b)
+	}
+	if code, b := post(`{"id":"` + id + `","status":"clear"}`); code != http.StatusOK || !strings.Contains(string(b), `"status": "pending"`) {
+		t.Errorf("clear: %d %s", code, b)
+	}
+	// the next cycle keeps the mark's effect (the marks are applied before it observes)
+	post(`{"id":"` + id + `","status":"rejected"}`)
+	clk.set(week.Add(31 * time.Hour))
+	if err := in.svc.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, _, body = in.get(t, "/api/v1/progress", auth...)
+	json.Unmarshal(body, &d)
+	for _, a := range d.Actions {
+		if a.ID == id && a.Status != "rejected" {
+			t.Errorf("after a cycle: %s %s, want still rejected", a.ID, a.Status)
+		}
 	}
 }
