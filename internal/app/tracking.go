@@ -186,9 +186,33 @@ func (h *History) nodeHours(ctx context.Context, p *tracker.Plan) ([]tracker.Hou
 		out[i] = tracker.Hour{Start: pt.Bucket, Node: pt.Key, USD: pt.TotalUSD, Seconds: pt.Seconds, ActiveGPUHours: pt.GPUActiveHours}
 	}
 	var note string
-	if len(pts) > 0 && pts[0].Bucket.After(p.Baseline.Window.Start.Add(time.Hour)) {
-		note = fmt.Sprintf("the history's hourly rows start at %s, after the baseline's window (%s): the savings are measured on what is left",
-			pts[0].Bucket.UTC().Format(time.RFC3339), p.Baseline.Window.Start.UTC().Format(time.RFC3339))
+	first := to
+	if len(pts) > 0 {
+		first = pts[0].Bucket
+	}
+	if first.After(from) {
+		// pruned past the hourly retention: the days before the first hour
+		// kept, from the daily rollup (each day's cost over its recorded
+		// seconds, so run-rates stay exact; the windows' edges are then
+		// whole days)
+		end := startOfDayUTC(first)
+		if end.After(from) {
+			days, err := h.st.Series(ctx, history.Query{Cluster: p.Cluster, Kind: tally.Node, From: startOfDayUTC(from), To: end, Granularity: history.Daily})
+			if err != nil {
+				return nil, "", err
+			}
+			for _, pt := range days {
+				out = append(out, tracker.Hour{Start: pt.Bucket, Node: pt.Key, USD: pt.TotalUSD, Seconds: pt.Seconds, ActiveGPUHours: pt.GPUActiveHours})
+			}
+			if len(days) > 0 {
+				note = fmt.Sprintf("the history keeps hourly rows from %s: before that the savings are measured on its daily rows (whole days)",
+					first.UTC().Format(time.RFC3339))
+			}
+		}
+		if note == "" && len(pts) > 0 && first.After(from.Add(time.Hour)) {
+			note = fmt.Sprintf("the history's rows start at %s, after the baseline's window (%s): the savings are measured on what is left",
+				first.UTC().Format(time.RFC3339), from.UTC().Format(time.RFC3339))
+		}
 	}
 	return out, note, nil
 }
@@ -353,6 +377,11 @@ func spreadNodeHours(s *cluster.Snapshot, r *cost.Report) []tracker.Hour {
 		}
 	}
 	return out
+}
+
+func startOfDayUTC(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -3,12 +3,16 @@ package app
 import (
 	"context"
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/history"
 	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/sim"
+	"github.com/gpuwise/gpuwise/internal/tally"
 	"github.com/gpuwise/gpuwise/internal/tracker"
 )
 
@@ -158,5 +162,52 @@ func TestRealisedSavingsRecoverTheSimulatedTruth(t *testing.T) {
 	}
 	if err := pf.Total.Reconcile(); err != nil || pf.Total.Status != tracker.Measured {
 		t.Errorf("total %s: %v", pf.Total.Status, err)
+	}
+}
+
+// A history pruned past its hourly retention still measures the plan: the
+// baseline's days come from the daily rollup, run-rates exact.
+func TestProgressFromDailyRowsPastTheHourlyRetention(t *testing.T) {
+	ctx := context.Background()
+	h, err := OpenHistory(ctx, filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for hr := range 96 {
+		c := history.Cycle{Cluster: "c", Start: start.Add(time.Duration(hr) * time.Hour), End: start.Add(time.Duration(hr+1) * time.Hour),
+			Entries: []history.Entry{{Kind: tally.Node, Key: "keep", Values: tally.Values{Seconds: 3600, TotalUSD: 4}}}}
+		if hr < 48 {
+			c.Entries = append(c.Entries, history.Entry{Kind: tally.Node, Key: "gone", Values: tally.Values{Seconds: 3600, TotalUSD: 10}})
+		}
+		if _, err := h.Store().Record(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &tracker.Plan{Cluster: "c", Updated: start.Add(96 * time.Hour), Observations: 2,
+		Baseline: &tracker.Baseline{At: start.Add(48 * time.Hour), Window: cluster.Window{Start: start, End: start.Add(48 * time.Hour)}},
+		Actions: []*tracker.Action{{ID: "consolidate-aaaaaa", Lever: "consolidate", Kind: lever.KindRemoveNodes, Status: tracker.Applied,
+			AppliedAt: start.Add(48 * time.Hour), Targets: []tracker.Target{{Kind: "node", Name: "gone", Expect: "node gone", Applied: true}}}}}
+	if err := h.Store().SavePlan(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	// keep hourly rows from hour 60 only
+	if err := h.Store().Prune(ctx, start.Add(60*time.Hour), start); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Progress(ctx, ProgressRequest{Cluster: "c", Path: "h.db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot, r := res.Proof.Total, res.Proof.Actions[0]
+	if tot.Status != tracker.Measured || tot.BeforeUSDMonth != 14*730 || tot.AfterUSDMonth != 4*730 || tot.Reconcile() != nil {
+		t.Errorf("total %s %.2f → %.2f (%s)", tot.Status, tot.BeforeUSDMonth, tot.AfterUSDMonth, tot.Note)
+	}
+	if r.Status != tracker.Measured || r.RealisedUSDMonth != 10*730 {
+		t.Errorf("the removal: %+v", r)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "daily rows") {
+		t.Errorf("notes %q, want the daily rows named", res.Notes)
 	}
 }
