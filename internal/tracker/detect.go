@@ -322,6 +322,12 @@ func (v *view) checkNow(a *Action, t *Target) (applied bool, seen string, known 
 		}
 		return match == len(ps), fmt.Sprintf("%d of %d pods %s", match, len(ps), map[string]string{
 			lever.KindMIG: "on MIG slices", lever.KindTimeSlice: "on time-slice shares", lever.KindCheaperModel: "on another GPU model"}[a.Kind]), true
+	case KindTaint:
+		n := v.nodes[t.Name]
+		if n == nil || !v.alive[t.Name] {
+			return false, "node gone", false
+		}
+		return hasGPUTaint(n), map[bool]string{true: "tainted", false: "no GPU taint"}[hasGPUTaint(n)], true
 	case lever.KindAutoscale, lever.KindReclaim:
 		if !v.hasHour {
 			return false, "no hourly series", false
@@ -432,6 +438,29 @@ func detectScaling(a *Action, v *view, at time.Time) {
 		}
 	}
 	a.Detection = "the pool scales: " + seen
+}
+
+// hasGPUTaint: the node repels pods without the GPU toleration.
+func hasGPUTaint(n *cluster.Node) bool {
+	for _, t := range n.Taints {
+		if t.Key == "nvidia.com/gpu" && (t.Effect == "NoSchedule" || t.Effect == "NoExecute") {
+			return true
+		}
+	}
+	return false
+}
+
+// untainted are the GPU nodes alive at the window's end without the GPU
+// taint: the taint groundwork's targets.
+func untainted(v *view) []Target {
+	var out []Target
+	for _, name := range sortedKeys(v.nodes) {
+		n := v.nodes[name]
+		if v.alive[name] && n.HasGPUs() && !hasGPUTaint(n) {
+			out = append(out, Target{Kind: "node", Name: name, Model: nodeModel(n), Expect: "tainted nvidia.com/gpu:NoSchedule"})
+		}
+	}
+	return out
 }
 
 // podRange is the fewest and most pods in the hours [from, to) with data.

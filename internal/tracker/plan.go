@@ -50,6 +50,14 @@ type Plan struct {
 	Nodes map[string]NodeFacts `json:"nodes"`
 }
 
+// The groundwork the plan tracks besides the ledger's actions: the GPU
+// taint (the ledger's days 0–30 foundation F1). It saves nothing itself.
+const (
+	Groundwork = "groundwork"
+	KindTaint  = "taint"
+	taintKey   = "groundwork:taint"
+)
+
 // NodeMemory is how long the plan remembers a node no window showed.
 const NodeMemory = 35 * 24 * time.Hour
 
@@ -225,6 +233,23 @@ func (p *Plan) Observe(o Observation) error {
 		a.Retired, a.RetiredWhy, a.RetiredAt = "", "", time.Time{}
 		current[a.Key] = true
 		planToID[la.ID] = a.ID
+	}
+	for _, f := range o.Ledger.Foundations {
+		if f.Kind != KindTaint || f.Done {
+			continue
+		}
+		a := byKey[taintKey]
+		if a == nil {
+			a = &Action{ID: p.uniqueID(Groundwork, taintKey, ids), Key: taintKey, Lever: Groundwork, Kind: KindTaint, FirstProposed: at,
+				Status: Pending, Targets: untainted(v)}
+			ids[a.ID] = true
+			byKey[a.Key] = a
+			p.Actions = append(p.Actions, a)
+		}
+		a.Title, a.Target, a.Phase, a.PlanID = f.Title, fmt.Sprintf("%d GPU node(s)", len(a.Targets)), 1, f.ID
+		a.LastProposed, a.Proposed = at, true
+		a.Retired, a.RetiredWhy, a.RetiredAt = "", "", time.Time{}
+		current[a.Key] = true
 	}
 	for i := range o.Ledger.Actions {
 		la := &o.Ledger.Actions[i]

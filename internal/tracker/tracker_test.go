@@ -279,3 +279,41 @@ func TestPlanRoundTrips(t *testing.T) {
 		t.Errorf("round trip changed the plan:\n%s\n%s", b, b2)
 	}
 }
+
+// The taint groundwork is tracked beside the actions: the GPU nodes
+// without the taint when it was proposed, counted as they get it.
+func TestTaintGroundwork(t *testing.T) {
+	s := ledgertest.Fixture(t)
+	l := build(t, s)
+	l.Foundations = []ledger.Foundation{{ID: "F1", Kind: "taint", Title: "Taint GPU nodes", Targets: 8}}
+	p := New("c")
+	observe(t, p, s, l)
+	a := byKey(p, "groundwork:taint")
+	if a == nil || a.Of != 8 || a.Status != Pending || a.ID != ActionID(Groundwork, "groundwork:taint") {
+		t.Fatalf("taint groundwork: %+v", a)
+	}
+	later := *s.Snapshot
+	later.Window.End = later.Window.End.Add(time.Hour)
+	later.Nodes = slices.Clone(s.Nodes)
+	for i := range later.Nodes[:3] {
+		later.Nodes[i].Taints = []cluster.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}}
+	}
+	if err := p.Observe(Observation{Window: later.Window, Snapshot: &later, Ledger: l}); err != nil {
+		t.Fatal(err)
+	}
+	if a.Status != Partly || a.Detected != 3 || a.Of != 8 {
+		t.Errorf("3 nodes tainted: %s %d of %d (%s)", a.Status, a.Detected, a.Of, a.Detection)
+	}
+	found := false
+	for _, x := range p.Realise(nil).Actions {
+		if x.ID == a.ID {
+			found = true
+			if x.Status != Prerequisite {
+				t.Errorf("the taint realises %s, want prerequisite (groundwork saves nothing itself)", x.Status)
+			}
+		}
+	}
+	if !found {
+		t.Error("the taint is not in the proof")
+	}
+}
