@@ -87,7 +87,7 @@ type Baseline struct {
 	LedgerAfterUSDMonth  float64 `json:"ledger_after_usd_month"`
 	LedgerSavingUSDMonth float64 `json:"ledger_saving_usd_month"`
 	// Actions are the tracked ids of the baseline ledger's actions, in
-	// its plan order.
+	// its plan order, then its tracked groundwork (the taint).
 	Actions []string `json:"actions"`
 }
 
@@ -285,6 +285,9 @@ func (p *Plan) Observe(o Observation) error {
 			LedgerAfterUSDMonth: o.Ledger.AfterUSDMonth, LedgerSavingUSDMonth: o.Ledger.SavingUSDMonth}
 		for i := range o.Ledger.Actions {
 			b.Actions = append(b.Actions, planToID[o.Ledger.Actions[i].ID])
+		}
+		if a := byKey[taintKey]; a != nil && current[taintKey] {
+			b.Actions = append(b.Actions, a.ID) // the groundwork, after the ledger's actions
 		}
 		p.Baseline = b
 	}
