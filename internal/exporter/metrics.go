@@ -83,8 +83,8 @@ var (
 	Savings = Metric{"gpuwise_window_savings_usd_per_month", gauge,
 		"Monthly dollars the savings ledger (gpuwise advise: every lever, default policy) saves on the window's usage: modelled run-rate before minus after.", nil, "1"}
 	LeverSavings = Metric{"gpuwise_window_lever_savings_usd_per_month", gauge,
-		"The savings ledger's monthly dollars by lever (docs/savings.md: rightsize, shape, consolidate, autoscale, reclaim, spot, commit; region when given a data size; quantize counts nothing, its candidates are upper bounds); they add up to gpuwise_window_savings_usd_per_month.",
-		[]string{"lever"}, "one per lever that ran (8, 9 with region)"}
+		"The savings ledger's monthly dollars by lever (docs/savings.md: rightsize, shape, consolidate, autoscale, reclaim, queue, spot, commit; region when given a data size; quantize counts nothing, its candidates are upper bounds); they add up to gpuwise_window_savings_usd_per_month.",
+		[]string{"lever"}, "one per lever that ran (9, 10 with region)"}
 
 	PlanActions = Metric{"gpuwise_plan_actions", gauge,
 		"Tracked savings-plan actions (docs/progress.md) by checklist status: pending, partly, applied (what the cluster shows, or a user's mark), rejected (a user's mark).",
