@@ -46,6 +46,11 @@ type Collector struct {
 	recorded  time.Time        // end of the last cycle in the history
 	pruned    time.Time        // when the history was last pruned
 
+	progMu    sync.Mutex
+	prog      *app.ProgressResult // the last measurement of the tracked plan
+	progHour  time.Time           // the window-end hour it was measured at
+	progDirty bool                // a mark since
+
 	state  atomic.Pointer[State]
 	prices atomic.Pointer[app.Prices] // swapped whole by SetPrices
 	gen    atomic.Uint64
