@@ -237,7 +237,7 @@ func (s *Collector) publish(st *State) {
 	st.Generation = s.gen.Add(1)
 	s.state.Store(st)
 	s.collector.Publish(st.Frame)
-	s.exposition.Store(exporter.NewExposition(s.frames))
+	s.exposition.Store(exporter.NewExposition(s.frames, s.exposition.Load()))
 	s.onPub(st.Generation)
 }
 
