@@ -38,8 +38,9 @@ func main() {
 	}
 }
 
-// questions are what the API clients ask in turn; %s is a value that makes
-// each request a new question (the service caches answers per cycle).
+// questions are what the API clients ask in turn; %s is a value (a whole
+// percent, 0.05 to 0.93) that makes each request a new question until the
+// values come round again (the service caches answers per cycle).
 var questions = []string{
 	"/api/v1/report?by=workload&idle-threshold=%s",
 	"/api/v1/report?by=namespace&idle-threshold=%s",
@@ -104,7 +105,7 @@ func run(base string, pid, clients int, every, duration time.Duration) error {
 		wg.Go(func() {
 			for k := c; time.Now().Before(deadline); k++ {
 				n := seq.Add(1)
-				v := strconv.FormatFloat(float64(n%97+1)/1000, 'f', 3, 64)
+				v := strconv.FormatFloat(float64(n%89+5)/100, 'f', 2, 64) // a whole percent, as idle-threshold takes
 				d, err := get(fmt.Sprintf(questions[k%len(questions)], v), true)
 				if err != nil {
 					failures.Add(1)
