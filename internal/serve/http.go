@@ -61,6 +61,8 @@ func (s *Service) routeHandler(rt route, gatherer prometheus.Gatherer, ui fs.FS)
 		return queued(compressed(s.metrics(gatherer)), MetricsInFlight, MetricsQueueWait)
 	case "/":
 		return uiHandler(ui)
+	case "/team/{value}":
+		return teamHandler(ui)
 	}
 	return rt.handler(s, rt)
 }
