@@ -2,7 +2,9 @@
 // prometheus.Collector that emits constant metrics from the Frame the
 // service's collector (internal/collector) published last (the
 // writing-exporters pattern: the numbers are computed once per cycle, swapped in atomically and read by every scrape;
-// series of workloads that vanish simply stop being emitted). Metric names,
+// series of workloads that vanish simply stop being emitted); an Exposition
+// keeps a frame's metrics encoded once per format, so that a scrape writes
+// bytes instead of rebuilding thousands of series. Metric names,
 // help, labels and cardinality live in one table (metrics.go), from which
 // docs/metrics.md is generated.
 //
