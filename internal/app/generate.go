@@ -139,26 +139,58 @@ func (a *App) GenerateTimeSlicing(ctx context.Context, req RecommendRequest) (*G
 // GenerateMIG writes the plan's MIG layouts (mig-parted config and label
 // commands), the same as GeneratePlan writes for them.
 func (a *App) GenerateMIG(ctx context.Context, req PlanRequest) (*GenerateResult, error) {
-	return a.generateFromPlan(ctx, req, generate.PlanMIG)
+	var notes []string
+	res, err := a.generateFromPlan(ctx, req, ledgerShaped(a, req, nil, &notes), generate.PlanMIG)
+	if res != nil {
+		res.Notes = append(notes, res.Notes...)
+	}
+	return res, err
 }
 
-// GeneratePlan writes everything the plan needs applied; its drain
-// commands are only for the nodes the savings ledger removes too (a node
-// the plan removes and the ledger keeps, for the peak or the autoscaler,
-// gets a comment saying which action keeps it).
+// ledgerShaped is the plan's shapeRecs of `generate mig` and `generate
+// plan`: with recommended shapes they pack the GPU shapes the savings
+// ledger counts (ledgerShapes), not every shape recommend lists, so the
+// MIG layouts and time-slicing they write are the ones the ledger's
+// actions count (one source: the ledger). The ledgers are kept in ls (when
+// not nil) and the notes on the shapes left out in notes.
+func ledgerShaped(a *App, req PlanRequest, ls *[]*ledger.Ledger, notes *[]string) shapeRecs {
+	return func(rr *RecommendResult, an *Analysis) (*rightsize.Result, error) {
+		adv := DefaultAdviseRequest()
+		adv.RecommendRequest = req.RecommendRequest
+		ar, err := a.adviseFrom(adv, rr, an)
+		if err != nil {
+			return nil, err
+		}
+		if ls != nil {
+			*ls = ar.ledgers()
+		}
+		res, n := ledgerShapes(rr.Result, ar.ledgers())
+		*notes = append(*notes, n...)
+		return res, nil
+	}
+}
+
+// GeneratePlan writes everything the plan needs applied, with the GPU
+// shapes the savings ledger counts (ledgerShaped); its drain commands are
+// only for the nodes the savings ledger removes too (a node the plan
+// removes and the ledger keeps, for the peak or the autoscaler, gets a
+// comment saying which action keeps it).
 func (a *App) GeneratePlan(ctx context.Context, req PlanRequest) (*GenerateResult, error) {
-	rr, an, err := a.recommend(ctx, req.RecommendRequest)
-	if err != nil {
-		return nil, err
+	var ls []*ledger.Ledger
+	var notes []string
+	shaped := ledgerShaped(a, req, &ls, &notes)
+	if req.Shapes != packing.RecommendedShapes { // the plan packs no recommendations: the ledger apart
+		rr, an, err := a.recommend(ctx, req.RecommendRequest)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := shaped(rr, an); err != nil {
+			return nil, err
+		}
+		notes, shaped = nil, nil
 	}
-	adv := DefaultAdviseRequest()
-	adv.RecommendRequest = req.RecommendRequest
-	ar, err := a.adviseFrom(adv, rr, an)
-	if err != nil {
-		return nil, err
-	}
-	removed, why := ledgerNodes(ar.ledgers())
-	return a.generateFromPlan(ctx, req, func(pl *packing.Plan, snap *cluster.Snapshot) ([]generate.File, []string, error) {
+	res, err := a.generateFromPlan(ctx, req, shaped, func(pl *packing.Plan, snap *cluster.Snapshot) ([]generate.File, []string, error) {
+		removed, why := ledgerNodes(ls)
 		keep := map[string]string{}
 		for _, np := range pl.Nodes {
 			if !np.Keep && !removed[np.Name] {
@@ -170,6 +202,10 @@ func (a *App) GeneratePlan(ctx context.Context, req PlanRequest) (*GenerateResul
 		}
 		return generate.PlanArtefactsKeeping(keep)(pl, snap)
 	})
+	if res != nil {
+		res.Notes = append(notes, res.Notes...)
+	}
+	return res, err
 }
 
 // ledgerNodes are the nodes the ledgers' remove-nodes actions remove, and
@@ -193,8 +229,8 @@ func ledgerNodes(ls []*ledger.Ledger) (map[string]bool, map[string]string) {
 	return removed, why
 }
 
-func (a *App) generateFromPlan(ctx context.Context, req PlanRequest, build func(*packing.Plan, *cluster.Snapshot) ([]generate.File, []string, error)) (*GenerateResult, error) {
-	pr, err := a.Plan(ctx, req)
+func (a *App) generateFromPlan(ctx context.Context, req PlanRequest, shape shapeRecs, build func(*packing.Plan, *cluster.Snapshot) ([]generate.File, []string, error)) (*GenerateResult, error) {
+	pr, err := a.plan(ctx, req, shape)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/generate"
 	"github.com/gpuwise/gpuwise/internal/ledger"
+	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -216,4 +218,68 @@ func dedupe(cs []gpuChange) []gpuChange {
 		}
 	}
 	return out
+}
+
+// TestMIGLayoutsAreTheLedgers (issue 27): `generate mig`, `generate plan`
+// and the plan the savings ledger's consolidation action names (its
+// command: `generate plan --shapes current` when it packs the current
+// shapes) write one MIG layout: the plan packed with the GPU shapes the
+// ledger counts. Before, `generate mig` packed every shape recommend
+// lists, and on the demo gave mig-a100-1 another layout than the ledger's
+// `--shapes current` plan (GPU 3 as 7×1g.10gb, not 4×1g.10gb+1g.20gb+2g.20gb).
+func TestMIGLayoutsAreTheLedgers(t *testing.T) {
+	t.Parallel()
+	a, ctx := testApp(), context.Background()
+	mem := demoMemory(t)
+	adv := DefaultAdviseRequest()
+	adv.Source = Source{Snapshot: mem}
+	ar, err := a.Advise(ctx, adv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cited := ""
+	for _, act := range ar.Ledger.Actions {
+		for _, art := range act.Artefacts {
+			if slices.Contains(art.Files, "mig-parted/configmap.yaml") {
+				cited = art.Command
+			}
+		}
+	}
+	if cited == "" {
+		t.Fatal("no action of the demo's ledger re-cuts a MIG GPU: nothing to compare")
+	}
+	ledgerPlan := DefaultPlanRequest()
+	ledgerPlan.Source = adv.Source
+	if strings.Contains(cited, "--shapes current") {
+		ledgerPlan.Shapes = packing.CurrentShapes
+	}
+	def := DefaultPlanRequest()
+	def.Source = adv.Source
+	migFiles := func(res *GenerateResult, err error) map[string]string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, f := range res.Files {
+			if strings.HasPrefix(f.Path, "mig-parted/") {
+				out[f.Path] = string(f.Data)
+			}
+		}
+		return out
+	}
+	want := migFiles(a.GeneratePlan(ctx, ledgerPlan))
+	if !strings.Contains(want["mig-parted/apply.sh"], "node mig-a100-1 -> ") {
+		t.Fatalf("the ledger's plan (%s) re-cuts no GPU of mig-a100-1:\n%s", cited, want["mig-parted/apply.sh"])
+	}
+	for name, got := range map[string]map[string]string{"generate mig": migFiles(a.GenerateMIG(ctx, def)), "generate plan": migFiles(a.GeneratePlan(ctx, def))} {
+		for path, w := range want {
+			if got[path] != w {
+				t.Errorf("%s %s differs from the ledger's plan (%s):\n%s\nwant:\n%s", name, path, cited, got[path], w)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s writes %d MIG files, the ledger's plan %d", name, len(got), len(want))
+		}
+	}
 }
