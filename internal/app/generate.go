@@ -121,10 +121,11 @@ func (a *App) GenerateResources(ctx context.Context, req RecommendRequest) (*Gen
 	})
 }
 
-// GenerateVPA writes one recommendation-only VPA per right-sized workload.
+// GenerateVPA writes one recommendation-only VPA per right-sized workload
+// that still runs (none for a finished Job).
 func (a *App) GenerateVPA(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
 	return a.generateFromRecs(ctx, req, func(rr *RecommendResult) ([]generate.File, []string, error) {
-		return generate.RecommendedVPAs(rr.Result, rr.Policy)
+		return generate.RecommendedVPAs(rr.Result, rr.Policy, rr.Snapshot.Snapshot)
 	})
 }
 

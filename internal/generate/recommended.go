@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
@@ -25,11 +26,40 @@ func RecommendedResources(r *rightsize.Result) ([]File, []string, error) {
 }
 
 // RecommendedVPAs is one recommendation-only VPA per right-sized workload,
-// with the policy's minimums.
-func RecommendedVPAs(r *rightsize.Result, pol rightsize.Policy) ([]File, []string, error) {
-	vpas, notes := vpaObjects(r, pol)
+// with the policy's minimums; a Job that no longer runs at the end of the
+// snapshot's window (FinishedJobs) gets none (a VPA for it would watch no
+// pod and recommend for nothing), and a note says so.
+func RecommendedVPAs(r *rightsize.Result, pol rightsize.Policy, s *cluster.Snapshot) ([]File, []string, error) {
+	vpas, notes := vpaObjects(r, pol, FinishedJobs(s))
 	files, err := VPAs(vpas)
 	return files, notes, err
+}
+
+// FinishedJobs are the bare Jobs (workload keys "namespace/Job/name") of
+// the snapshot that had pods and whose every pod ended by the window's
+// end, with when the last one ended. A Job a CronJob creates is its
+// CronJob's run, not a workload of its own, and is never here.
+func FinishedJobs(s *cluster.Snapshot) map[string]time.Time {
+	out := map[string]time.Time{}
+	running := map[string]bool{}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if p.Owner.Kind != "Job" {
+			continue
+		}
+		k := p.WorkloadKey()
+		if p.End.IsZero() || p.End.After(s.Window.End) {
+			running[k] = true
+			continue
+		}
+		if p.End.After(out[k]) {
+			out[k] = p.End
+		}
+	}
+	for k := range running {
+		delete(out, k)
+	}
+	return out
 }
 
 // RecommendedTimeSlicing is the device-plugin time-slicing config of the
@@ -155,13 +185,19 @@ func attachGPU(p *ResourcePatch, container string, change *GPUChange) {
 
 // vpaObjects is one recommendation-only VPA per right-sized workload, with
 // the policy's minimums.
-func vpaObjects(r *rightsize.Result, pol rightsize.Policy) ([]VPA, []string) {
+func vpaObjects(r *rightsize.Result, pol rightsize.Policy, finished map[string]time.Time) ([]VPA, []string) {
 	var notes []string
 	by := map[string]*VPA{}
 	var order []string
 	for _, c := range r.Containers {
 		v, seen := by[c.Workload]
 		if !seen {
+			if end, ok := finished[c.Workload]; ok {
+				notes = append(notes, fmt.Sprintf("%s: no VPA: the Job finished (its last pod ended %s) and no pod of it runs at the window's end, so a VPA would watch nothing; `gpuwise generate resources` says what to set in its manifest for the next run",
+					c.Workload, end.UTC().Format(time.RFC3339)))
+				by[c.Workload] = nil
+				continue
+			}
 			w, ok := patchable(c.Namespace, c.OwnerKind, c.OwnerName)
 			if !ok {
 				notes = append(notes, fmt.Sprintf("%s: a VPA cannot target a %s", c.Workload, c.OwnerKind))

@@ -51,12 +51,49 @@ func TestResourcePatches(t *testing.T) {
 
 func TestVPAObjects(t *testing.T) {
 	t.Parallel()
-	vpas, notes := vpaObjects(recsFixture(), rightsize.DefaultPolicy())
+	vpas, notes := vpaObjects(recsFixture(), rightsize.DefaultPolicy(), nil)
 	if len(vpas) != 1 || vpas[0].Workload.Name != "chat" || vpas[0].MinCPUMilli != rightsize.DefaultPolicy().CPU.MinMilli ||
 		!cmp.Equal(vpas[0].Containers, []string{"model"}) {
 		t.Errorf("vpas = %+v, want one for chat with the policy minimums", vpas)
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "a VPA cannot target a Pod") {
+		t.Errorf("notes = %q", notes)
+	}
+}
+
+// TestVPAsSkipFinishedJobs (issue 27): a Job whose pods all ended by the
+// window's end gets no VPA (it would watch no pod), and a note says why;
+// a Job with a pod still running, and a CronJob whose runs all ended (its
+// next run comes), each get theirs.
+func TestVPAsSkipFinishedJobs(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	end := start.Add(24 * time.Hour)
+	pod := func(kind, owner, name string, ended time.Time) cluster.Pod {
+		return cluster.Pod{Namespace: "ml", Name: name, Start: start, End: ended, Owner: cluster.Owner{Kind: kind, Name: owner}}
+	}
+	snap := &cluster.Snapshot{Window: cluster.Window{Start: start, End: end}, Pods: []cluster.Pod{
+		pod("Job", "sweep-1", "sweep-1-a", start.Add(2*time.Hour)), pod("Job", "sweep-1", "sweep-1-b", start.Add(3*time.Hour)),
+		pod("Job", "train-2", "train-2-a", start.Add(time.Hour)), pod("Job", "train-2", "train-2-b", time.Time{}),
+		pod("CronJob", "nightly", "nightly-1", start.Add(time.Hour)),
+	}}
+	rec := func(kind, owner string) rightsize.ContainerRec {
+		return rightsize.ContainerRec{Workload: "ml/" + kind + "/" + owner, Namespace: "ml", OwnerKind: kind, OwnerName: owner, Container: "main",
+			CurrentCPUMilli: 4000, CPUMilli: 500, MemoryBytes: gi}
+	}
+	r := &rightsize.Result{Containers: []rightsize.ContainerRec{rec("Job", "sweep-1"), rec("Job", "train-2"), rec("CronJob", "nightly")}}
+	files, notes, err := RecommendedVPAs(r, rightsize.DefaultPolicy(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Path)
+	}
+	if diff := cmp.Diff([]string{"vpa/ml/nightly-vpa.yaml", "vpa/ml/train-2-vpa.yaml"}, got); diff != "" {
+		t.Errorf("VPA files (-want +got):\n%s", diff)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "ml/Job/sweep-1: no VPA: the Job finished (its last pod ended 2026-01-01T03:00:00Z)") {
 		t.Errorf("notes = %q", notes)
 	}
 }
