@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/generate"
@@ -25,6 +27,10 @@ type GenerateResult struct {
 // fromRecs turns recommendations into files.
 type fromRecs func(*RecommendResult) ([]generate.File, []string, error)
 
+// fromShapes turns recommendations, shaped as the ledgers count them, into
+// files.
+type fromShapes func(*RecommendResult, []*ledger.Ledger) ([]generate.File, []string, error)
+
 func (a *App) generateFromRecs(ctx context.Context, req RecommendRequest, build fromRecs) (*GenerateResult, error) {
 	rr, _, err := a.recommend(ctx, req)
 	if err != nil {
@@ -43,7 +49,7 @@ func (a *App) generateFromRecs(ctx context.Context, req RecommendRequest, build 
 // reverts it, or nothing realises it) is left out with a note saying why,
 // and an in-cluster alternative the ledger takes instead goes in. So no
 // file changes a GPU shape that `gpuwise advise` keeps.
-func (a *App) generateFromShapes(ctx context.Context, req RecommendRequest, build fromRecs) (*GenerateResult, error) {
+func (a *App) generateFromShapes(ctx context.Context, req RecommendRequest, build fromShapes) (*GenerateResult, error) {
 	rr, an, err := a.recommend(ctx, req)
 	if err != nil {
 		return nil, err
@@ -57,7 +63,7 @@ func (a *App) generateFromShapes(ctx context.Context, req RecommendRequest, buil
 	res, notes := ledgerShapes(rr.Result, ar.ledgers())
 	shaped := *rr
 	shaped.Result = res
-	files, more, err := build(&shaped)
+	files, more, err := build(&shaped, ar.ledgers())
 	if err != nil {
 		return nil, fmt.Errorf("generating: %w", err)
 	}
@@ -114,11 +120,63 @@ func ledgerShapes(r *rightsize.Result, ls []*ledger.Ledger) (*rightsize.Result, 
 }
 
 // GenerateResources writes one strategic-merge resource patch per
-// right-sized workload, with the GPU shapes the savings ledger counts.
+// right-sized workload, with the GPU shapes the savings ledger counts and
+// the ledger's account of each workload's change (ledgerCounted) as the
+// patch's money line.
 func (a *App) GenerateResources(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
-	return a.generateFromShapes(ctx, req, func(rr *RecommendResult) ([]generate.File, []string, error) {
-		return generate.RecommendedResources(rr.Result)
+	return a.generateFromShapes(ctx, req, func(rr *RecommendResult, ls []*ledger.Ledger) ([]generate.File, []string, error) {
+		return generate.RecommendedResources(rr.Result, ledgerCounted(ls))
 	})
+}
+
+// ledgerCounted says, per workload, what the savings ledgers count for its
+// right-sizing and shape changes, in the ledger's own numbers: the action
+// that lists it (its saving, for all its items together: the ledger does
+// not split an action's saving by workload), or, for an action that saves
+// nothing on its own, the actions that realise it; or why its request
+// change is not counted.
+func ledgerCounted(ls []*ledger.Ledger) map[string]string {
+	out := map[string]string{}
+	add := func(w, text string) {
+		if out[w] == "" {
+			out[w] = text
+		} else if !strings.Contains(out[w], text) {
+			out[w] += "; " + text
+		}
+	}
+	for _, l := range ls {
+		for i := range l.Actions {
+			act := &l.Actions[i]
+			if act.Lever != ledger.LeverRightsize && act.Lever != ledger.LeverShape {
+				continue
+			}
+			var text string
+			if act.Saving() > 0 {
+				text = fmt.Sprintf("savings ledger: %s (%s) saves %s/month for its %d workload(s) together (gpuwise advise)", act.ID, act.Title, act.Saving(), len(act.Items))
+			} else {
+				var by []string
+				for j := range l.Actions {
+					if b := &l.Actions[j]; slices.Contains(b.Requires(), act.Key) {
+						by = append(by, fmt.Sprintf("%s (%s, %s/month)", b.ID, b.Title, b.Saving()))
+					}
+				}
+				text = fmt.Sprintf("savings ledger: %s (%s) saves nothing on its own", act.ID, act.Title)
+				if len(by) > 0 {
+					text += ", realised by " + strings.Join(by, ", ")
+				}
+				text += " (gpuwise advise)"
+			}
+			for _, it := range act.Items {
+				add(it.Target, text)
+			}
+		}
+		for _, nc := range l.NotCounted { // a shape not counted is not in the patch (ledgerShapes)
+			if nc.Lever == ledger.LeverRightsize {
+				add(nc.Target, fmt.Sprintf("the savings ledger counts nothing for its CPU/memory requests: %s (gpuwise advise)", nc.Reason))
+			}
+		}
+	}
+	return out
 }
 
 // GenerateVPA writes one recommendation-only VPA per right-sized workload
@@ -132,7 +190,7 @@ func (a *App) GenerateVPA(ctx context.Context, req RecommendRequest) (*GenerateR
 // GenerateTimeSlicing writes the device-plugin time-slicing config of the
 // dev nodes whose time-slice shapes the savings ledger counts.
 func (a *App) GenerateTimeSlicing(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
-	return a.generateFromShapes(ctx, req, func(rr *RecommendResult) ([]generate.File, []string, error) {
+	return a.generateFromShapes(ctx, req, func(rr *RecommendResult, _ []*ledger.Ledger) ([]generate.File, []string, error) {
 		return generate.RecommendedTimeSlicing(rr.Result, rr.Snapshot.Snapshot)
 	})
 }
