@@ -126,4 +126,3 @@ func TestTimeSlicingLeavesMixedNodesOut(t *testing.T) {
 		t.Errorf("notes = %q", notes)
 	}
 }
-
