@@ -85,6 +85,8 @@ func routes() []route {
 			Params: historyParams, Types: jsonType, handler: historyHandler},
 		{Method: "GET", Path: "/api/v1/history/low-util", Summary: "The low-utilization list (GPUs and MIG slices below a threshold for at least N hours) over a range of the history store.",
 			Params: lowUtilParams, Types: jsonType, handler: lowUtilHandler},
+		{Method: "GET", Path: "/api/v1/history/unit-costs", Summary: "The hourly trend of cost per 1,000 inferences and per 100,000 tokens, per serving workload, per model name and for the cluster, from the history store.",
+			Params: unitCostParams, Types: jsonType, handler: unitCostHandler},
 		{Method: "GET", Path: "/api/v1/compare", Summary: "The last period against the one before it, per key, from the history store.",
 			Params: compareParams, Types: jsonType, handler: compareHandler},
 		{Method: "GET", Path: "/", Summary: "The dashboard (docs/dashboard.md): one page drawn from this API.", Types: []string{"text/html"}, Public: false, handler: nil},
