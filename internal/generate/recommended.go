@@ -29,39 +29,12 @@ func RecommendedResources(r *rightsize.Result, counted map[string]string) ([]Fil
 
 // RecommendedVPAs is one recommendation-only VPA per right-sized workload,
 // with the policy's minimums; a Job that no longer runs at the end of the
-// snapshot's window (FinishedJobs) gets none (a VPA for it would watch no
+// snapshot's window (cluster.FinishedJobs) gets none (a VPA for it would watch no
 // pod and recommend for nothing), and a note says so.
 func RecommendedVPAs(r *rightsize.Result, pol rightsize.Policy, s *cluster.Snapshot) ([]File, []string, error) {
-	vpas, notes := vpaObjects(r, pol, FinishedJobs(s))
+	vpas, notes := vpaObjects(r, pol, cluster.FinishedJobs(s))
 	files, err := VPAs(vpas)
 	return files, notes, err
-}
-
-// FinishedJobs are the bare Jobs (workload keys "namespace/Job/name") of
-// the snapshot that had pods and whose every pod ended by the window's
-// end, with when the last one ended. A Job a CronJob creates is its
-// CronJob's run, not a workload of its own, and is never here.
-func FinishedJobs(s *cluster.Snapshot) map[string]time.Time {
-	out := map[string]time.Time{}
-	running := map[string]bool{}
-	for i := range s.Pods {
-		p := &s.Pods[i]
-		if p.Owner.Kind != "Job" {
-			continue
-		}
-		k := p.WorkloadKey()
-		if p.End.IsZero() || p.End.After(s.Window.End) {
-			running[k] = true
-			continue
-		}
-		if p.End.After(out[k]) {
-			out[k] = p.End
-		}
-	}
-	for k := range running {
-		delete(out, k)
-	}
-	return out
 }
 
 // RecommendedTimeSlicing is the device-plugin time-slicing config of the
