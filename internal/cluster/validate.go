@@ -61,6 +61,7 @@ func Prepare(s *Snapshot) (*Prepared, error) {
 	errs = append(errs, prepareNodes(s)...)
 	ix := NewIndex(s)
 	errs = append(errs, readOnlyChecks(s, ix)...)
+	errs = append(errs, checkKueue(s.Kueue)...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -83,8 +83,8 @@ var (
 	Savings = Metric{"gpuwise_window_savings_usd_per_month", gauge,
 		"Monthly dollars the savings ledger (gpuwise advise: every lever, default policy) saves on the window's usage: modelled run-rate before minus after.", nil, "1"}
 	LeverSavings = Metric{"gpuwise_window_lever_savings_usd_per_month", gauge,
-		"The savings ledger's monthly dollars by lever (docs/savings.md: rightsize, shape, consolidate, autoscale, reclaim, spot, commit; region when given a data size; quantize counts nothing, its candidates are upper bounds); they add up to gpuwise_window_savings_usd_per_month.",
-		[]string{"lever"}, "one per lever that ran (8, 9 with region)"}
+		"The savings ledger's monthly dollars by lever (docs/savings.md: rightsize, shape, consolidate, autoscale, reclaim, queue, spot, commit; region when given a data size; quantize counts nothing, its candidates are upper bounds); they add up to gpuwise_window_savings_usd_per_month.",
+		[]string{"lever"}, "one per lever that ran (9, 10 with region)"}
 
 	BillUSD = Metric{"gpuwise_window_bill_usd", gauge,
 		"With serve --bill: the bill's compute charges in the window (amortized), by kind: bill (all of them), matched (charged to the cluster's GPU nodes; gpuwise prices those node-hours from the bill), cpu_nodes (the cluster's CPU-only nodes), unmatched (no node of the cluster: nodes that left, another cluster), unbilled_nodes (gpuwise's cost of GPU node-hours no bill line covers, catalog-priced), unused_commitment.",

@@ -5,7 +5,10 @@
 // also lists ValidatingAdmissionPolicies and their bindings (names, labels,
 // annotations, validationActions, paramRefs: Admission; a gpuwise
 // binding's labels are the rules it checks) and asks discovery whether
-// MutatingAdmissionPolicy is served.
+// MutatingAdmissionPolicy is served. Where the cluster serves Kueue
+// (kueue.x-k8s.io/v1beta2) it lists ClusterQueues, LocalQueues,
+// ResourceFlavors, Cohorts and Workloads through the dynamic client,
+// converted into Kueue's own types at the boundary (kueue.go).
 //
 // It owns the boundary types: resource.Quantity, v1.Node and v1.Pod never
 // leave this package. It is read-only: it never creates, patches or

@@ -152,7 +152,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 			return nil, err
 		}
 		o := s.renderOptions().WithAnalyses(res.Ledger, res.IdleCauses)
-		o.Reconciliation = res.Reconciliation
+		o.Reconciliation, o.Kueue = res.Reconciliation, res.Kueue
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
 	})
 }
