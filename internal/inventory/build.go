@@ -150,9 +150,18 @@ func (b *builder) gpuLayout(n *cluster.Node, g *cluster.GPU) GPULayout {
 	return l
 }
 
-// profiles are a MIG GPU's instance profiles, largest first.
+// profiles are a MIG GPU's instance profiles, largest first; a DRA MIG
+// device shared by several pods (units naming one device) is one.
 func profiles(units []cluster.Unit) []string {
-	us := append([]cluster.Unit(nil), units...)
+	var us []cluster.Unit
+	seen := map[string]bool{}
+	for _, u := range units {
+		if u.Device != "" && seen[u.Device] {
+			continue
+		}
+		seen[u.Device] = true
+		us = append(us, u)
+	}
 	sort.SliceStable(us, func(i, j int) bool {
 		if us[i].ComputeSlices != us[j].ComputeSlices {
 			return us[i].ComputeSlices > us[j].ComputeSlices

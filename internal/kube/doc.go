@@ -1,5 +1,6 @@
-// Package kube is the Kubernetes adapter: it reads nodes, pods, ReplicaSets
-// and Jobs through client-go with paginated lists and converts them into a
+// Package kube is the Kubernetes adapter: it reads nodes, pods, ReplicaSets,
+// Jobs and the DRA objects (resource.k8s.io/v1) through client-go with
+// paginated lists or shared informers and converts them into a
 // cluster.Snapshot (inventory only: GPU holdings carry no activity, which
 // the core reads as "unmeasured"). For the audit's admission section it
 // also lists ValidatingAdmissionPolicies and their bindings (names, labels,

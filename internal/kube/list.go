@@ -226,7 +226,7 @@ func (c *Client) steps(o *objects, own **owners, now time.Time) []step {
 			for i := range l.Items {
 				p := &l.Items[i]
 				o.pods = append(o.pods, convertPod(p, (*own).of(p), now))
-				o.noteClaimTemplates(p)
+				o.noteClaimTemplates(p.Namespace, podClaimTemplates(p))
 				if uids := (*own).controllers(p); uids != nil {
 					o.ctrl[p.Namespace+"/"+p.Name] = uids
 				}
