@@ -138,10 +138,15 @@ func TestKueueCollected(t *testing.T) {
 	create(res("localqueues").Namespace(kueueNS), "LocalQueue", &kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: kueueNS, Name: "batch"},
 		Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: "team-ml"}})
 
-	// The admitted workload's job and its running pod.
+	// The admitted workload's job and its running pods. The Job names
+	// another controller (spec.managedBy): the built-in Job controller
+	// would otherwise release the hand-made pods, which lack its
+	// selector's labels, by removing their owner reference (a race the
+	// test lost once the machine was quiet).
 	suspend, no := true, false
+	managedBy := "gpuwise.io/test"
 	job, err := cs.BatchV1().Jobs(kueueNS).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "train", Labels: map[string]string{"kueue.x-k8s.io/queue-name": "batch"}},
-		Spec: batchv1.JobSpec{Suspend: &suspend, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+		Spec: batchv1.JobSpec{Suspend: &suspend, ManagedBy: &managedBy, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
 			Containers: []corev1.Container{{Name: "main", Image: "registry.invalid/train:1"}}}}}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("creating job: %v", err)
