@@ -78,7 +78,7 @@ func (a *App) Breakdown(ctx context.Context, req BreakdownRequest) (*BreakdownRe
 		res.Reports[by] = r
 	}
 	if req.Units {
-		res.Units = cost.UnitUsage(alloc, cluster.NewIndex(alloc.Snapshot))
+		res.Units = cost.UnitUsage(alloc, alloc.Snapshot.Index())
 	}
 	return res, nil
 }

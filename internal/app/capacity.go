@@ -94,10 +94,10 @@ func (a *App) GenerateAutoscaling(ctx context.Context, req AutoscalingRequest) (
 	if err != nil {
 		return nil, err
 	}
-	if in.snap.Hourly == nil {
+	if in.snap.Hourly() == nil {
 		return &GenerateResult{Notes: []string{"no hourly series in this source (a version 3 snapshot, Prometheus or --demo has them): the replicas each hour needs are unknown"}, Partial: in.partial}, nil
 	}
-	scs, skipped, err := capacity.Autoscale(in.snap.Snapshot, pol)
+	scs, skipped, err := capacity.Autoscale(in.snap.View(), pol)
 	if err != nil {
 		return nil, withKind(Input, err)
 	}
@@ -213,7 +213,7 @@ func (a *App) GenerateNodePools(ctx context.Context, req NodePoolRequest) (*Gene
 	if err != nil {
 		return nil, err
 	}
-	pools, notes := generate.GPUNodePools(in.snap.Snapshot, generate.NodePoolOptions{GPUQuota: req.GPUQuota,
+	pools, notes := generate.GPUNodePools(in.snap.View(), generate.NodePoolOptions{GPUQuota: req.GPUQuota,
 		NodeClasses: nodeClasses(req.NodeClass, req.NodeClassGroup), ConsolidateAfter: "10m"})
 	files, err := generate.NodePools(pools)
 	if err != nil {
@@ -244,7 +244,7 @@ func (a *App) GenerateSpot(ctx context.Context, req SpotRequest) (*GenerateResul
 	if err != nil {
 		return nil, err
 	}
-	s := in.snap.Snapshot
+	s := in.snap.View()
 	placements, pools, limitNotes := generate.SpotArtefacts(s, capacity.SpotCandidates(s), nodeClasses(req.NodeClass, req.NodeClassGroup))
 	files, notes, err := generate.SpotPlacements(placements)
 	if err != nil {
@@ -288,11 +288,11 @@ func (a *App) GenerateReclaim(ctx context.Context, req ReclaimRequest) (*Generat
 	if err != nil {
 		return nil, err
 	}
-	if in.snap.Hourly == nil {
+	if in.snap.Hourly() == nil {
 		return &GenerateResult{Notes: []string{"no hourly series in this source (a version 3 snapshot, Prometheus or --demo has them): idle stretches are unknown"}, Partial: in.partial}, nil
 	}
 	pol := pols.Reclaim
-	idles, err := capacity.Reclaim(in.snap.Snapshot, pol)
+	idles, err := capacity.Reclaim(in.snap.View(), pol)
 	if err != nil {
 		return nil, withKind(Input, err)
 	}

@@ -132,7 +132,7 @@ func (a *App) GenerateVPA(ctx context.Context, req RecommendRequest) (*GenerateR
 // dev nodes whose time-slice shapes the savings ledger counts.
 func (a *App) GenerateTimeSlicing(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
 	return a.generateFromShapes(ctx, req, func(rr *RecommendResult) ([]generate.File, []string, error) {
-		return generate.RecommendedTimeSlicing(rr.Result, rr.Snapshot.Snapshot)
+		return generate.RecommendedTimeSlicing(rr.Result, rr.Snapshot.View())
 	})
 }
 
@@ -198,7 +198,7 @@ func (a *App) generateFromPlan(ctx context.Context, req PlanRequest, build func(
 	if err != nil {
 		return nil, err
 	}
-	files, notes, err := build(pr.Plan, pr.Snapshot.Snapshot)
+	files, notes, err := build(pr.Plan, pr.Snapshot.View())
 	if err != nil {
 		return nil, fmt.Errorf("generating: %w", err)
 	}

@@ -69,7 +69,7 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
 		}
 	}
 	res.Snapshot, res.Partial = an.snap, an.partial
-	if req.By == ByCluster && len(clusterNames(res.Snapshot.Snapshot)) > 1 {
+	if req.By == ByCluster && len(clusterNames(res.Snapshot)) > 1 {
 		a.progress.phase("packing each cluster")
 		if err := a.planByCluster(ctx, req, res, pol); err != nil {
 			return nil, err

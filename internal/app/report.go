@@ -101,13 +101,13 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	}
 	if req.SaveSnapshot != "" {
 		a.progress.phase("writing snapshot " + req.SaveSnapshot)
-		if err := SaveSnapshot(req.SaveSnapshot, an.snap.Snapshot); err != nil {
+		if err := SaveSnapshot(req.SaveSnapshot, an.snap.View()); err != nil {
 			return nil, err
 		}
 	}
 	if req.SaveBill != "" {
 		a.progress.phase("writing bill " + req.SaveBill)
-		if err := saveBill(req.SaveBill, an.snap.Snapshot, req.Prices.Catalog(), req.BillFormat); err != nil {
+		if err := saveBill(req.SaveBill, an.snap.View(), req.Prices.Catalog(), req.BillFormat); err != nil {
 			return nil, err
 		}
 	}

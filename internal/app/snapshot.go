@@ -95,8 +95,9 @@ func DemoSpansIn(d *DemoSource, every time.Duration, first, last int) (*cluster.
 }
 
 // DemoSnapshot simulates the demo cluster as DemoSpans does, without the
-// spans: the same snapshot, built apart from the spans' garbage (the
-// service keeps it for as long as it runs).
+// spans: the same snapshot, built apart from the spans' garbage, its
+// usage compacted (cluster.Snapshot.CompactUsage: no figure changes) since
+// the service keeps it for as long as it runs.
 func DemoSnapshot(d *DemoSource) (*cluster.Prepared, error) {
 	var p problems
 	Source{Demo: d}.validate(&p)
@@ -107,6 +108,7 @@ func DemoSnapshot(d *DemoSource) (*cluster.Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("simulating cluster: %w", err)
 	}
+	snap.CompactUsage()
 	return Prepare(snap)
 }
 

@@ -27,8 +27,7 @@ func (s *Collector) startDemo(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	snap := prep.Snapshot
-	snap.CompactUsage()
+	snap := prep.View() // read-only: the static inventory of every cycle
 	s.inv = static{snap}
 	st, err := s.results(ctx, &app.InMemory{Prepared: prep}, snap.Window.End)
 	if err != nil {
@@ -54,11 +53,11 @@ func (s *Collector) recordDemo(ctx context.Context) error {
 		}
 		for i, sp := range spans {
 			spans[i] = nil
-			if _, err := s.record(ctx, prep.Snapshot, sp, ""); err != nil {
+			if _, err := s.record(ctx, prep.View(), sp, ""); err != nil {
 				return fmt.Errorf("recording the demo history: %w", err)
 			}
 		}
-		if first+perPass >= int(math.Ceil(prep.Snapshot.Window.Hours())) {
+		if first+perPass >= int(math.Ceil(prep.Window().Hours())) {
 			return nil
 		}
 	}

@@ -33,7 +33,7 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 	secs := span.Window.End.Sub(span.Window.Start).Seconds()
 	oom := map[string]map[string]int{}
 	for _, by := range req.By {
-		oom[by] = app.OOMKills(prep.Snapshot, by) // nil where not counted (node, gpu-model)
+		oom[by] = app.OOMKills(prep, by) // nil where not counted (node, gpu-model)
 	}
 	c := history.Cycle{Cluster: s.opts.Cluster, Start: span.Window.Start, End: span.Window.End, Partial: partial,
 		Fleet: fleet(inv, span.Window), Units: bd.Units}

@@ -67,7 +67,7 @@ func BenchmarkAllocate(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(countGPUs(s)), "gpus")
-			b.ReportMetric(float64(len(s.Pods)), "pods")
+			b.ReportMetric(float64(len(s.Pods())), "pods")
 			b.ReportMetric(float64(benchHeap[gpus])/(1<<20), "snapshot-MiB")
 		})
 	}
@@ -75,7 +75,7 @@ func BenchmarkAllocate(b *testing.B) {
 
 func countGPUs(s *cluster.Prepared) int {
 	var n int
-	for _, node := range s.Nodes {
+	for _, node := range s.Nodes() {
 		n += len(node.GPUs)
 	}
 	return n

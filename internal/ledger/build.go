@@ -58,7 +58,7 @@ func withSnapshotSignals(in Input) Input {
 	if in.Snapshot == nil {
 		return in
 	}
-	h, c := finops.SnapshotSignals(in.Snapshot.Snapshot)
+	h, c := finops.SnapshotSignals(in.Snapshot)
 	if in.Hourly == nil && h != nil {
 		in.Hourly = h
 	}
@@ -74,7 +74,7 @@ func withCapacity(in Input, o Options) (Input, error) {
 	if in.Capacity != nil || in.Snapshot == nil {
 		return in, nil
 	}
-	c, err := lever.CapacityFromSnapshot(in.Snapshot.Snapshot, o.Autoscale, o.Reclaim)
+	c, err := lever.CapacityFromSnapshot(in.Snapshot, o.Autoscale, o.Reclaim)
 	if err != nil {
 		return in, err
 	}
@@ -105,7 +105,7 @@ type Reads struct {
 // the ledger is built. Each lever's needs are its traits (lever/lever.go).
 func SnapshotReads(in Input, o Options) Reads {
 	lvs, _ := lever.Levers(o.leverNames())
-	hasSeries := in.Snapshot != nil && in.Snapshot.Hourly != nil
+	hasSeries := in.Snapshot != nil && in.Snapshot.Hourly() != nil
 	var r Reads
 	if hasSeries && (in.Hourly == nil || in.Counters == nil) {
 		r.Hourly = true
@@ -126,7 +126,7 @@ func SnapshotReads(in Input, o Options) Reads {
 
 // applyLevers applies the levers to a prepared model and makes the ledger.
 func applyLevers(in Input, o Options, lvs []lever.Lever, env *lever.Env, m *lever.Model) (*Ledger, error) {
-	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, Partial: in.Snapshot.Partial, before: m.Cost()}
+	l := &Ledger{Window: in.Snapshot.Window(), Source: in.Snapshot.Source(), Partial: in.Snapshot.Partial(), before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
 	vpa := vpaWorkloads(env.Recs)
 	in.Recs = nil // env holds them for the levers that read them

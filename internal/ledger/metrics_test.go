@@ -152,7 +152,7 @@ func TestCostPerInference(t *testing.T) {
 // removes it is named.
 func TestRedFlagsPriceWhatIsHeldHostage(t *testing.T) {
 	t.Parallel()
-	s := fixture(t).Snapshot
+	s := fixture(t).View()
 	mig := clustertest.Node("m1").Resources(32, 256).Instance(a100x4, cluster.OnDemand).
 		MIG("A100-80GB", "3g.40gb", "3g.40gb").MIG("A100-80GB", "7g.80gb").MIG("A100-80GB", "7g.80gb").MIG("A100-80GB", "7g.80gb").Obj()
 	used := clustertest.Pod("inference", "m-0").On("m1").Requests(1000, 4).Obj()
@@ -200,7 +200,7 @@ func TestRedFlagsPriceWhatIsHeldHostage(t *testing.T) {
 // 0 ÷ x, which is no data, not 0% (status act).
 func TestNoUsageDataIsNotZeroUtilization(t *testing.T) {
 	t.Parallel()
-	s := fixture(t).Snapshot
+	s := fixture(t).View()
 	for i := range s.Pods {
 		for j := range s.Pods[i].GPUs {
 			s.Pods[i].GPUs[j].Activity, s.Pods[i].GPUs[j].FramebufferMiB = nil, nil

@@ -27,7 +27,7 @@ const (
 
 func (reclaimLever) Propose(m *Model, env *Env) (Proposal, error) {
 	var prop Proposal
-	s := env.Snapshot.Snapshot
+	s := env.Snapshot
 	if env.capacity == nil || !env.capacity.hourly {
 		prop.NotCounted = []NotCounted{{Lever: LeverReclaim, Target: "notebooks and dev boxes", Reason: "needs hourly series to find idle stretches"}}
 		return prop, nil
@@ -98,7 +98,7 @@ func reclaimChange(m *Model, env *Env, model string, idles []capacity.Idle) (Cha
 			return fmt.Sprintf("Give back the %s GPUs of %d idle notebook(s) or dev box(es) in their idle stretches", model, n)
 		},
 	}
-	perMonth := HoursPerMonth / env.Snapshot.Window.Hours()
+	perMonth := HoursPerMonth / env.Snapshot.Window().Hours()
 	// The node-hours freed rest on the pool scaling with the hourly GPU
 	// demand, as the scale-nodes action does: an item is no surer than
 	// that demand's history, whether or not the autoscale lever gave the
@@ -106,7 +106,7 @@ func reclaimChange(m *Model, env *Env, model string, idles []capacity.Idle) (Cha
 	// request counters the L4 services' autoscale action, and with it the
 	// low pool scaling this one inherited, was gone, and reclaim showed
 	// medium).
-	poolLevel, poolWhy := historyConfidence(env.Snapshot.Window.Hours(), "the pool's hourly GPU demand the freed node-hours rest on")
+	poolLevel, poolWhy := historyConfidence(env.Snapshot.Window().Hours(), "the pool's hourly GPU demand the freed node-hours rest on")
 	for _, id := range idles {
 		it := reclaimItem(id, perMonth, env.Reclaim)
 		if poolLevel.Rank() < it.Confidence.Rank() {
