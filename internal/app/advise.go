@@ -103,7 +103,7 @@ func (a *App) adviseFrom(req AdviseRequest, rr *RecommendResult, an *Analysis) (
 		}
 		return &AdviseResult{Clusters: cl, Snapshot: rr.Snapshot, Partial: rr.Partial}, nil
 	}
-	l, err := an.Ledger(opts, cost.DefaultOptions(nil))
+	l, err := an.Ledger(opts, cost.DefaultOptions())
 	if errors.Is(err, packing.ErrProblem) {
 		return nil, withKind(Input, fmt.Errorf("building the savings ledger: %w", err)) // the snapshot's, not a bug
 	}

@@ -145,25 +145,20 @@ func (an *Analysis) needs(r ledger.Reads, what string) error {
 }
 
 // optionsKey is a comparable key of an options value (settings only: no
-// pricer).
+// pricer; the analysis's prices are its own).
 func optionsKey(v any) string { return fmt.Sprintf("%#v", v) }
 
-// costKey is the key of cost options, their pricer left out (the
-// analysis's prices stand for it).
-func costKey(o cost.Options) string {
-	o.Prices = nil
-	return optionsKey(o)
-}
+// costKey is the key of cost options (settings only).
+func costKey(o cost.Options) string { return optionsKey(o) }
 
-// Allocation is the snapshot's cost allocation with the options (their
-// Prices is ignored: the analysis's prices are used).
+// Allocation is the snapshot's cost allocation with the options, priced
+// with the analysis's prices.
 func (an *Analysis) Allocation(o cost.Options) (*cost.Allocation, error) {
 	return entry(an, &an.allocs, costKey(o)).do(an.owned, func() (*cost.Allocation, error) {
 		if err := an.needs(ledger.Reads{UsageDetail: true}, "the cost allocation"); err != nil {
 			return nil, err
 		}
-		o.Prices = an.prices
-		a, err := cost.Allocate(an.snap, o)
+		a, err := cost.Allocate(an.snap, an.prices, o)
 		if err != nil {
 			return nil, fmt.Errorf("allocating cost: %w", err)
 		}

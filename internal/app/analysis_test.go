@@ -116,11 +116,11 @@ func TestAnAnalysisPerPriceFile(t *testing.T) {
 	if one != again || one == other {
 		t.Fatalf("analyses: same prices shared %v, other prices apart %v", one == again, one != other)
 	}
-	x, err := one.CostReport(cost.DefaultOptions(nil), cost.DefaultReportOptions())
+	x, err := one.CostReport(cost.DefaultOptions(), cost.DefaultReportOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := other.CostReport(cost.DefaultOptions(nil), cost.DefaultReportOptions())
+	y, err := other.CostReport(cost.DefaultOptions(), cost.DefaultReportOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestTheOwnerReleasesWhatTheLedgerNoLongerReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	an := testApp().newAnalysis(prep, own, nil, &nodePrices{Catalog: pricing.Embedded()})
-	c := cost.DefaultOptions(nil)
+	c := cost.DefaultOptions()
 	before, err := an.IdleCauses(c, idlecause.DefaultPolicy(), 5)
 	if err != nil {
 		t.Fatal(err)
@@ -263,11 +263,11 @@ func TestAnalysisIsSafeForConcurrentUse(t *testing.T) {
 	allocs := make([]*cost.Allocation, 8)
 	for i := range ledgers {
 		wg.Go(func() {
-			l, err := an.Ledger(ledger.DefaultOptions(), cost.DefaultOptions(nil))
+			l, err := an.Ledger(ledger.DefaultOptions(), cost.DefaultOptions())
 			if err != nil {
 				t.Error(err)
 			}
-			a, err := an.Allocation(cost.DefaultOptions(nil))
+			a, err := an.Allocation(cost.DefaultOptions())
 			if err != nil {
 				t.Error(err)
 			}
@@ -282,20 +282,20 @@ func TestAnalysisIsSafeForConcurrentUse(t *testing.T) {
 	}
 	// Options are keys: another idle threshold is another allocation, a
 	// pricer in the options is ignored (the analysis prices).
-	o := cost.DefaultOptions(nil)
+	o := cost.DefaultOptions()
 	o.IdleThreshold = 0.2
 	other, err := an.Allocation(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	same, err := an.Allocation(cost.DefaultOptions(pricing.Embedded()))
+	same, err := an.Allocation(cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if other == allocs[0] || same != allocs[0] {
 		t.Error("allocations are not keyed by their settings")
 	}
-	if _, err := an.Ledger(ledger.Options{Levers: []string{"magic"}}, cost.DefaultOptions(nil)); err == nil {
+	if _, err := an.Ledger(ledger.Options{Levers: []string{"magic"}}, cost.DefaultOptions()); err == nil {
 		t.Error("a ledger with an unknown lever")
 	}
 }

@@ -48,7 +48,7 @@ type DiffRequest struct {
 
 // DefaultDiffRequest compares by workload with the default allocation.
 func DefaultDiffRequest() DiffRequest {
-	return DiffRequest{By: "workload", Cost: cost.DefaultOptions(nil)}
+	return DiffRequest{By: "workload", Cost: cost.DefaultOptions()}
 }
 
 // Validate lists every problem with the request.
@@ -58,9 +58,7 @@ func (r DiffRequest) Validate() error {
 		p.add(errors.New("diff needs two files: BEFORE AFTER"))
 	}
 	p.add(cost.ReportOptions{By: r.By}.Validate())
-	opts := r.Cost
-	opts.Prices = noPrices{}
-	p.add(opts.Validate())
+	p.add(r.Cost.Validate())
 	return p.err()
 }
 

@@ -50,7 +50,7 @@ func (a *App) GenerateQuota(ctx context.Context, req QuotaRequest) (*QuotaResult
 		return nil, err
 	}
 	in := an.snap
-	alloc, err := an.Allocation(cost.DefaultOptions(nil))
+	alloc, err := an.Allocation(cost.DefaultOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -107,8 +107,14 @@ func TestUseCasesLeaveTheSnapshot(t *testing.T) {
 					_, err := a.GenerateAutoscaling(ctx, AutoscalingRequest{RecommendRequest: rec, PrometheusAddress: DefaultPrometheusAddress})
 					return err
 				}},
-				{"generate node pools", func() error { _, err := a.GenerateNodePools(ctx, NodePoolRequest{Data: data, NodeClass: "EC2NodeClass/gpu", NodeClassGroup: "karpenter.k8s.aws"}); return err }},
-				{"generate spot", func() error { _, err := a.GenerateSpot(ctx, SpotRequest{Data: data, NodeClass: "EC2NodeClass/gpu", NodeClassGroup: "karpenter.k8s.aws"}); return err }},
+				{"generate node pools", func() error {
+					_, err := a.GenerateNodePools(ctx, NodePoolRequest{Data: data, NodeClass: "EC2NodeClass/gpu", NodeClassGroup: "karpenter.k8s.aws"})
+					return err
+				}},
+				{"generate spot", func() error {
+					_, err := a.GenerateSpot(ctx, SpotRequest{Data: data, NodeClass: "EC2NodeClass/gpu", NodeClassGroup: "karpenter.k8s.aws"})
+					return err
+				}},
 				{"generate reclaim", func() error { _, err := a.GenerateReclaim(ctx, ReclaimRequest{Data: data}); return err }},
 				{"generate policy", func() error { _, err := a.GeneratePolicy(ctx, pol); return err }},
 			}

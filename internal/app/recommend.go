@@ -58,7 +58,7 @@ func (a *App) Recommend(ctx context.Context, req RecommendRequest) (*RecommendRe
 	}
 	opts := ledger.DefaultOptions()
 	opts.Policy = res.Policy
-	l, err := an.Ledger(opts, cost.DefaultOptions(nil))
+	l, err := an.Ledger(opts, cost.DefaultOptions())
 	if err != nil {
 		res.LedgerErr = err
 		return res, nil

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -37,21 +38,24 @@ type Allocation struct {
 	PriceWarnings []string
 }
 
-// Allocate prices every GPU node, attributes its cost for the window to the
-// pods that held its GPUs, CPU and memory, leaves the rest as unallocated
-// lines and applies the idle sharing mode.
-func Allocate(s *cluster.Prepared, opts Options) (*Allocation, error) {
+// Allocate prices every GPU node with prices, attributes its cost for the
+// window to the pods that held its GPUs, CPU and memory, leaves the rest
+// as unallocated lines and applies the idle sharing mode of opts.
+func Allocate(s *cluster.Prepared, pricer pricing.Pricer, opts Options) (*Allocation, error) {
+	if pricer == nil {
+		return nil, errors.New("prices: no price catalog")
+	}
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	prices := nodeprice.New(opts.Prices)
+	prices := nodeprice.New(pricer)
 	podsByNode := map[string][]*cluster.Pod{}
 	for i := range s.Pods() {
 		p := &s.Pods()[i]
 		podsByNode[p.Node] = append(podsByNode[p.Node], p)
 	}
 	a := &Allocation{Snapshot: s, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}, Options: opts,
-		PriceWarnings: pricing.WarningsOf(opts.Prices)}
+		PriceWarnings: pricing.WarningsOf(pricer)}
 	for i := range s.Nodes() {
 		n := &s.Nodes()[i]
 		if !n.HasGPUs() {

@@ -52,13 +52,13 @@ func BenchmarkAllocate(b *testing.B) {
 	for _, gpus := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprintf("gpus=%d", gpus), func(b *testing.B) {
 			s := benchSnapshot(b, gpus)
-			opts := cost.DefaultOptions(catalog)
+			opts := cost.DefaultOptions()
 			ropts := cost.DefaultReportOptions()
 			ropts.By = "workload"
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				a, err := cost.Allocate(s, opts)
+				a, err := cost.Allocate(s, catalog, opts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -39,7 +39,7 @@ func TestLowUtilIsTheCostEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Allocate(p, DefaultOptions(pricing.Embedded()))
+	a, err := Allocate(p, pricing.Embedded(), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -194,10 +194,10 @@ func (l *Ledger) money() {
 // with its allocation).
 func costReport(in Input) (*cost.Allocation, *cost.Report, error) {
 	a := in.Allocation
-	opts := cost.DefaultOptions(in.Prices)
+	opts := cost.DefaultOptions()
 	if a == nil {
 		var err error
-		if a, err = cost.Allocate(in.Snapshot, opts); err != nil {
+		if a, err = cost.Allocate(in.Snapshot, in.Prices, opts); err != nil {
 			return nil, nil, fmt.Errorf("ledger: allocating cost: %w", err)
 		}
 	} else if in.Report != nil {

@@ -242,8 +242,8 @@ func TestBridgeToTheReport(t *testing.T) {
 	if diff := cmp.Diff(want, b, cmp.AllowUnexported(Bridge{})); diff != "" && !onlyUnexported(want, b) {
 		t.Errorf("bridge (-want +got):\n%s", diff)
 	}
-	opts := cost.DefaultOptions(testPrices())
-	a, _ := cost.Allocate(p, opts)
+	opts := cost.DefaultOptions()
+	a, _ := cost.Allocate(p, testPrices(), opts)
 	r, err := cost.NewReport(a, cost.DefaultReportOptions())
 	if err != nil {
 		t.Fatal(err)

@@ -125,7 +125,7 @@ func TestCostPerInference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := cost.Allocate(s, cost.DefaultOptions(testPrices()))
+	a, err := cost.Allocate(s, testPrices(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestRedFlagsPriceWhatIsHeldHostage(t *testing.T) {
 	s.Pods = append(s.Pods, used, web, old)
 	p := prepareTest(t, s)
 	l := build(t, p, DefaultOptions())
-	a, err := cost.Allocate(p, cost.DefaultOptions(testPrices()))
+	a, err := cost.Allocate(p, testPrices(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestTokensOnlyOverServersThatCountThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := cost.Allocate(s, cost.DefaultOptions(testPrices()))
+	a, err := cost.Allocate(s, testPrices(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestUnitCostsPerModelName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := cost.Allocate(s, cost.DefaultOptions(testPrices()))
+	a, err := cost.Allocate(s, testPrices(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func TestSnapshotSignalsLightUpTheLedger(t *testing.T) {
 	t.Parallel()
 	p, keys := withHourly(t)
 	l := build(t, p, DefaultOptions())
-	a, err := cost.Allocate(p, cost.DefaultOptions(testPrices()))
+	a, err := cost.Allocate(p, testPrices(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

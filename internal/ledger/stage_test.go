@@ -54,7 +54,7 @@ func TestAStagedBuildReadsWhatSnapshotReadsSays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc, err := cost.Allocate(s, cost.DefaultOptions(prices))
+	alloc, err := cost.Allocate(s, prices, cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func costByWorkload(t *testing.T, s *cluster.Snapshot) map[string]cost.Hours {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := cost.Allocate(p, cost.DefaultOptions(pricing.Embedded()))
+	a, err := cost.Allocate(p, pricing.Embedded(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
