@@ -86,10 +86,15 @@ func (a *App) GenerateAutoscaling(ctx context.Context, req AutoscalingRequest) (
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	pol, err := a.autoscalePolicy(req.PolicyFile, req.Autoscale)
+	pols, err := req.Policies.orLoad(req.PolicyFile)
 	if err != nil {
 		return nil, err
 	}
+	withFlags, err := withAutoscaleFlags(pols, req.PolicyFile, req.Autoscale)
+	if err != nil {
+		return nil, err
+	}
+	pol := withFlags.Autoscale
 	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
 	if err != nil {
 		return nil, err
@@ -110,23 +115,6 @@ func (a *App) GenerateAutoscaling(ctx context.Context, req AutoscalingRequest) (
 		return nil, fmt.Errorf("generating: %w", err)
 	}
 	return &GenerateResult{Files: files, Notes: notes, Partial: in.partial}, nil
-}
-
-// autoscalePolicy is the policy file's autoscaling section (or the
-// defaults) with the flags over it.
-func (a *App) autoscalePolicy(file string, o AutoscaleOverrides) (capacity.AutoscalePolicy, error) {
-	pol, err := capacityPolicies(file, o)
-	return pol.Autoscale, err
-}
-
-// capacityPolicies are the policy file's sections (or the defaults) with
-// the autoscaling flags over its autoscaling section.
-func capacityPolicies(file string, o AutoscaleOverrides) (config.Policies, error) {
-	pol, err := loadPolicies(file)
-	if err != nil {
-		return pol, err
-	}
-	return withAutoscaleFlags(pol, file, o)
 }
 
 // withAutoscaleFlags puts the autoscaling flags over the policy file's
