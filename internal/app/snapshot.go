@@ -95,10 +95,16 @@ func DemoSpansIn(d *DemoSource, every time.Duration, first, last int) (*cluster.
 }
 
 // DemoSnapshot simulates the demo cluster as DemoSpans does, without the
-// spans: the same snapshot, built apart from the spans' garbage, its
-// usage compacted (cluster.Snapshot.CompactUsage: no figure changes) since
-// the service keeps it for as long as it runs.
-func DemoSnapshot(d *DemoSource) (*cluster.Prepared, error) {
+// spans: the same snapshot, built apart from the spans' garbage.
+func DemoSnapshot(d *DemoSource) (*cluster.Prepared, error) { return demoSnapshot(d, false) }
+
+// DemoSnapshotKept is DemoSnapshot with its usage compacted
+// (cluster.Snapshot.CompactUsage: no figure changes), for the service,
+// which keeps it for as long as it runs. Compacting writes the snapshot,
+// so it is done here, by the snapshot's owner, before it is prepared.
+func DemoSnapshotKept(d *DemoSource) (*cluster.Prepared, error) { return demoSnapshot(d, true) }
+
+func demoSnapshot(d *DemoSource, compact bool) (*cluster.Prepared, error) {
 	var p problems
 	Source{Demo: d}.validate(&p)
 	if err := p.err(); err != nil {
@@ -108,7 +114,9 @@ func DemoSnapshot(d *DemoSource) (*cluster.Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("simulating cluster: %w", err)
 	}
-	snap.CompactUsage()
+	if compact {
+		snap.CompactUsage()
+	}
 	return Prepare(snap)
 }
 

@@ -23,7 +23,7 @@ func (s *Collector) startDemo(ctx context.Context) error {
 	if err := s.recordDemo(ctx); err != nil {
 		return err
 	}
-	prep, err := app.DemoSnapshot(s.opts.Demo)
+	prep, err := app.DemoSnapshotKept(s.opts.Demo)
 	if err != nil {
 		return err
 	}
