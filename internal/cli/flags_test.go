@@ -41,6 +41,33 @@ func TestBadNumericFlagsNameTheLimit(t *testing.T) {
 	}
 }
 
+// A flag for the live cluster beside --from or --demo cannot be honoured:
+// it is a usage error naming the flags, never silently ignored.
+func TestKubeFlagsBesideAFileOrTheDemoAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"report", "--demo", "--context", "prod"}, "--context: for a live cluster, which --from and --demo do not read"},
+		{[]string{"advise", "--from", "x.snap", "--kubeconfig", "k.yaml", "--context", "prod"}, "--kubeconfig, --context: for a live cluster"},
+		{[]string{"audit", "--demo", "--request-timeout", "5s"}, "--request-timeout: for a live cluster"},
+		{[]string{"serve", "--demo", "--context", "prod"}, "--context: for a live cluster, which serve --demo does not read"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			_, errOut, code := run(t, tt.args...)
+			if code != ExitUsage || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, ExitUsage, tt.wantErr)
+			}
+		})
+	}
+	if _, errOut, code := run(t, "report", "--demo"); code != ExitOK {
+		t.Errorf("report --demo without kube flags: exit %d, %s", code, errOut)
+	}
+}
+
 // Unknown commands and stray arguments are usage errors (exit 2), not
 // bugs (issue 16 item 15).
 func TestUnknownCommandsAndArgumentsAreUsageErrors(t *testing.T) {

@@ -94,6 +94,9 @@ func (o *serveOptions) options(p *flagProblems) serve.Options {
 	if o.demo {
 		d := o.demoSrc
 		s.Demo = &d
+		if o.kube.set() {
+			p.addf("%s: for a live cluster, which serve --demo does not read: drop them, or drop --demo", o.kube.setNames())
+		}
 	}
 	return s
 }

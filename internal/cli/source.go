@@ -73,6 +73,9 @@ func (f *sourceFlags) data(p *flagProblems) app.Data {
 			src.Clusters = append(src.Clusters, app.ParseClusterFile(v))
 		}
 	}
+	if (len(f.from) > 0 || f.demo) && f.kube.set() {
+		p.addf("%s: for a live cluster, which --from and --demo do not read: drop them, or drop --from/--demo to read the cluster", f.kube.setNames())
+	}
 	switch {
 	case f.demo:
 		src.Demo = app.DefaultDemo()

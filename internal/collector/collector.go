@@ -44,6 +44,7 @@ type Collector struct {
 	totals    *exporter.Totals // owned by the cycle
 	cursor    time.Time        // end of the usage read so far
 	recorded  time.Time        // end of the last cycle in the history
+	pruned    time.Time        // when the history was last pruned
 
 	state  atomic.Pointer[State]
 	prices atomic.Pointer[app.Prices] // swapped whole by SetPrices

@@ -128,3 +128,33 @@ func TestCyclePublishesAndAFailureKeepsTheLastState(t *testing.T) {
 		t.Errorf("published generations %v, want %v", published, want)
 	}
 }
+
+// A cycle that records prunes the history to the retention: hourly rows
+// older than HourlyRetention are gone, newer ones kept.
+func TestCyclePrunesTheHistoryToItsRetention(t *testing.T) {
+	t0 := time.Date(2026, 11, 12, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		retention time.Duration
+		wantSecs  float64
+	}{{0, 4 * 3600}, {2 * time.Hour, 2 * 3600}} {
+		o := options()
+		o.HourlyRetention, o.DailyRetention = tt.retention, tt.retention
+		c, err := collector.New(context.Background(), o, collector.Deps{App: app.New(func() time.Time { return t0 }),
+			Inventory: inventory{oneNode(t0)}, Usage: &usage{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Cycle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		series, err := c.History().Series(context.Background(), app.HistorySeriesRequest{Cluster: "c1", Kind: tally.Namespace,
+			From: t0.Add(-4 * time.Hour), To: t0, Step: app.HistoryHourly})
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if series.Coverage.Seconds != tt.wantSecs {
+			t.Errorf("retention %s: the history covers %v s of the 4 h window, want %v", tt.retention, series.Coverage.Seconds, tt.wantSecs)
+		}
+	}
+}

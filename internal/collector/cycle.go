@@ -48,6 +48,9 @@ func (s *Collector) cycle(ctx context.Context) (cycleResult, error) {
 		res.reads++
 		res.recorded += rec
 	}
+	if res.recorded > 0 {
+		s.prune(ctx, now)
+	}
 	if s.seen != nil { // the intervals just read carry the inventory
 		inv = s.seen.Inventory(now, s.opts.Window+s.opts.Segment())
 	}
@@ -163,4 +166,24 @@ func (s *Collector) windowSnapshot(inv *cluster.Snapshot, w cluster.Window, part
 		return nil, err
 	}
 	return &app.InMemory{Prepared: prep, Partial: partial}, nil
+}
+
+// prune deletes the history's rows older than the retention, at most once
+// an hour. A failure is logged and retried an hour later: the history
+// stays correct, only larger.
+func (s *Collector) prune(ctx context.Context, now time.Time) {
+	if s.opts.HourlyRetention <= 0 && s.opts.DailyRetention <= 0 || now.Sub(s.pruned) < time.Hour {
+		return
+	}
+	s.pruned = now
+	var hourly, daily time.Time // zero: nothing is that old
+	if s.opts.HourlyRetention > 0 {
+		hourly = now.Add(-s.opts.HourlyRetention)
+	}
+	if s.opts.DailyRetention > 0 {
+		daily = now.Add(-s.opts.DailyRetention)
+	}
+	if err := s.store.Prune(ctx, hourly, daily); err != nil {
+		s.log.Warn("history not pruned; retried in an hour", "err", err)
+	}
 }

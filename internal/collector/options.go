@@ -37,6 +37,11 @@ type Options struct {
 	// HistoryPath is the history database ("": a temporary file, removed
 	// on Close).
 	HistoryPath string
+	// HourlyRetention and DailyRetention are how long the history keeps
+	// hourly rows (and cycles) and daily rows; a cycle that recorded
+	// something prunes older ones, at most once an hour. 0 keeps them.
+	HourlyRetention time.Duration
+	DailyRetention  time.Duration
 	// Prices are the loaded prices (app.LoadPrices), swapped by SetPrices.
 	Prices *app.Prices
 	// MaxWorkloads caps the workloads the counters export by name;

@@ -24,8 +24,9 @@ type gpuwiseParams struct {
 	fluid float64
 	// frag weighs FGD's fragmentation and potential the LP potential
 	// term, in GPU milli per GPU of price, when GPUs are the trace's
-	// scarce resource; otherwise frag is 1 and potential 0 (see
-	// gpusScarce).
+	// scarce resource; when they are nearly so frag is 1, and when CPU or
+	// memory binds clearly first frag is 1 and potential 0 (see gpuShare
+	// and potentialShare).
 	frag, potential float64
 }
 
@@ -82,7 +83,11 @@ func newGpuwise(c *cluster, pods []Pod) (gpuwise, error) {
 }
 
 func newGpuwiseWith(c *cluster, pods []Pod, p gpuwiseParams) (gpuwise, error) {
-	if !gpusScarce(c, pods) {
+	switch share := gpuShare(c, pods); {
+	case share >= 1:
+	case share >= potentialShare:
+		p.frag = 1
+	default:
 		p.frag, p.potential = 1, 0
 	}
 	g := gpuwise{typical: typicalPods(c, pods, true), p: p}

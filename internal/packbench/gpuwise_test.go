@@ -3,7 +3,10 @@ package packbench
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"testing"
+
+	"github.com/gpuwise/gpuwise/internal/trace"
 )
 
 // meanAlloc130 runs pol on seeds and returns the mean allocation at 130%.
@@ -67,6 +70,50 @@ func TestGpuwiseMixes(t *testing.T) {
 			t.Logf("%s seeds %v: gpuwise %.2f, FGD %.2f", m.Name, seeds, gw, fgd)
 			if gw < fgd+mixMargin {
 				t.Errorf("%s: gpuwise alloc@130 %.2f < FGD %.2f + %.1f", m.Name, gw, fgd, mixMargin)
+			}
+		})
+	}
+}
+
+// publishedMargin is the floor TestGpuwiseOnPublishedWorkloads holds
+// gpuwise to above FGD on seeds 42-44: below mixMargin because three seeds
+// of multigpu40, the closest workload, give +0.50 (ten seeds +0.53;
+// docs/performance.md has the ten-seed table of all 17 workloads).
+const publishedMargin = 0.4
+
+// TestGpuwiseOnPublishedWorkloads checks gpuwise above FGD on the paper's
+// workloads beyond the default that testdata/openb holds: cpu250, the
+// one where CPU (100%) is scarcer than GPUs (98%) and the potential term
+// runs with FGD's full weight, and the four multi-GPU ones.
+func TestGpuwiseOnPublishedWorkloads(t *testing.T) {
+	t.Parallel()
+	d := mustDefault(t)
+	seeds := []int64{42, 43, 44}
+	if raceEnabled {
+		seeds = seeds[:1]
+	}
+	for _, w := range []string{"cpu250", "multigpu20", "multigpu30", "multigpu40", "multigpu50"} {
+		t.Run(w, func(t *testing.T) {
+			t.Parallel()
+			rows, err := trace.ReadOpenBPods(openMaybeGzip(t, filepath.Join(multigpuDir, "openb_pod_list_"+w+".csv.gz")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pods := PodsFromOpenB(rows)
+			if w == "cpu250" {
+				c, err := newCluster(d.nodes, make([]int, len(d.nodes)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if share := gpuShare(c, pods); share < potentialShare || share >= 1 {
+					t.Errorf("cpu250: gpuShare %.3f, want in [%.1f, 1): GPUs nearly but not quite scarce", share, potentialShare)
+				}
+			}
+			gw := meanAlloc130(t, d.nodes, pods, Gpuwise, seeds)
+			fgd := meanAlloc130(t, d.nodes, pods, FGD, seeds)
+			t.Logf("%s seeds %v: gpuwise %.2f, FGD %.2f", w, seeds, gw, fgd)
+			if gw < fgd+publishedMargin {
+				t.Errorf("%s: gpuwise alloc@130 %.2f < FGD %.2f + %.1f", w, gw, fgd, publishedMargin)
 			}
 		})
 	}

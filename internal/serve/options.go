@@ -152,7 +152,8 @@ func (o Options) validateTimes() []error {
 // collector is the part of o the cycle runs with.
 func (o Options) collector() collector.Options {
 	return collector.Options{Cluster: o.Cluster, Demo: o.Demo, Prometheus: o.Prometheus, Inventory: o.Inventory, Kube: o.Kube,
-		Window: o.Window, Interval: o.Interval, Lag: o.Lag, HistoryPath: o.HistoryPath, Prices: o.Prices,
+		Window: o.Window, Interval: o.Interval, Lag: o.Lag, HistoryPath: o.HistoryPath,
+		HourlyRetention: o.HourlyRetention, DailyRetention: o.DailyRetention, Prices: o.Prices,
 		MaxWorkloads: o.MaxWorkloads, PodMetrics: o.PodMetrics, Version: o.Version}
 }
 
