@@ -11,10 +11,12 @@
 #                     why not
 #   keda/             KEDA's ScaledObject
 #   vpa/              the VerticalPodAutoscaler (and its checkpoint)
+#   kueue/            Kueue's ClusterQueue, LocalQueue, ResourceFlavor,
+#                     Cohort and Workload (sigs.k8s.io/kueue)
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
-want="$KARPENTER_MODULE@$KARPENTER_VERSION $KARPENTER_AWS_MODULE@$KARPENTER_AWS_VERSION $KARPENTER_AZURE_MODULE@$KARPENTER_AZURE_VERSION $KEDA_MODULE@$KEDA_VERSION $VPA_MODULE@$VPA_VERSION"
+want="$KARPENTER_MODULE@$KARPENTER_VERSION $KARPENTER_AWS_MODULE@$KARPENTER_AWS_VERSION $KARPENTER_AZURE_MODULE@$KARPENTER_AZURE_VERSION $KEDA_MODULE@$KEDA_VERSION $VPA_MODULE@$VPA_VERSION $KUEUE_MODULE@$KUEUE_VERSION"
 if [ "$(cat "$CRDS/.built-from" 2>/dev/null)" = "$want" ]; then
   echo "crds: CRDs in $CRDS are current"
   exit 0
@@ -33,7 +35,7 @@ moddir() {
 }
 err() { cat "$CRDS_MOD/error"; }
 
-rm -rf "$CRDS" && mkdir -p "$CRDS"/{karpenter,karpenter-aws,karpenter-azure,keda,vpa}
+rm -rf "$CRDS" && mkdir -p "$CRDS"/{karpenter,karpenter-aws,karpenter-azure,keda,vpa,kueue}
 copy() { # copy DIR DEST FILE...
   local dir=$1 dest=$2
   shift 2
@@ -59,6 +61,11 @@ copy "$d" keda config/crd/bases/keda.sh_scaledobjects.yaml
 d=$(moddir "$VPA_MODULE" "$VPA_VERSION")
 [ -n "$d" ] || { echo "crds: $VPA_MODULE@$VPA_VERSION: $(err)" >&2; exit 1; }
 copy "$d" vpa deploy/vpa-v1-crd-gen.yaml
+d=$(moddir "$KUEUE_MODULE" "$KUEUE_VERSION")
+[ -n "$d" ] || { echo "crds: $KUEUE_MODULE@$KUEUE_VERSION: $(err)" >&2; exit 1; }
+copy "$d" kueue config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml config/components/crd/bases/kueue.x-k8s.io_localqueues.yaml \
+  config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml config/components/crd/bases/kueue.x-k8s.io_cohorts.yaml \
+  config/components/crd/bases/kueue.x-k8s.io_workloads.yaml
 chmod -R u+w "$CRDS"
 echo "$want" >"$CRDS/.built-from"
 echo "crds: CRDs from $want in $CRDS"

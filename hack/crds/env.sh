@@ -19,4 +19,9 @@ KEDA_MODULE=github.com/kedacore/keda/v2
 KEDA_VERSION=v2.21.0
 VPA_MODULE=k8s.io/autoscaler/vertical-pod-autoscaler
 VPA_VERSION=v1.8.1
+# Kueue: the version go.mod pins (its v1beta2 API types are the kube
+# adapter's); the CRDs for generate kueue's objects and the collector's
+# Kueue test.
+KUEUE_MODULE=sigs.k8s.io/kueue
+KUEUE_VERSION=v0.17.0
 export GOFLAGS=-buildvcs=false GOWORK=off

@@ -28,7 +28,8 @@ win=$(curl -s "$base/api/v1/status" | python3 -c 'import json,sys; w=json.load(s
 from=${win% *}; to=${win#* }
 for round in uncached cached; do
   echo "$round: server s, total s, bytes (gzip), path"
-  for u in / /app.js /style.css /api/v1/status /api/v1/report \
+  for u in / /app.js /style.css /api/v1/status /api/v1/report /api/v1/advise \
+      "/api/v1/showback?by=namespace&idle-share=none" "/api/v1/history?kind=namespace&top=6" "/api/v1/history?kind=gpu_model" \
       "/api/v1/history?kind=namespace&from=$from&to=$to" "/api/v1/history?kind=gpu_model&from=$from&to=$to"; do
     curl -s --compressed -o /dev/null -w "  %{time_starttransfer} %{time_total} %{size_download} $u\n" "$base$u"
   done

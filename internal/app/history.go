@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -89,7 +90,14 @@ type HistorySeriesRequest struct {
 	To   time.Time
 	// Step is HistoryHourly or HistoryDaily.
 	Step string
+	// Top, when positive, keeps the Top keys of the largest total $ over
+	// the range (and the unallocated key) and sums the rest per bucket
+	// into OtherKey: a chart's groups, summed here and not in a browser.
+	Top int
 }
+
+// OtherKey is the key a series' keys outside its Top are summed into.
+const OtherKey = "__other__"
 
 // Validate lists every problem with the request, each naming its
 // parameter.
@@ -114,12 +122,13 @@ func (r HistorySeriesRequest) Validate() error {
 	return errors.Join(errs...)
 }
 
-// CheckHistoryKind says why kind is not one of the history's kinds, or nil.
+// CheckHistoryKind says why kind is not one of the history's kinds (or
+// a recorded label, LabelKind), or nil.
 func CheckHistoryKind(kind string) error {
-	if slices.Contains(tally.Kinds, kind) {
+	if slices.Contains(tally.Kinds, kind) || strings.HasPrefix(kind, "label:") && len(kind) > len("label:") {
 		return nil
 	}
-	return fmt.Errorf("kind: %q is not one of %v", kind, tally.Kinds)
+	return fmt.Errorf("kind: %q is not one of %v or label:KEY (a label serve --history-labels records)", kind, tally.Kinds)
 }
 
 // HistoryPoint is one bucket of one key, with its utilization.
@@ -162,12 +171,66 @@ func (h *History) Series(ctx context.Context, req HistorySeriesRequest) (*Histor
 	if err != nil {
 		return nil, err
 	}
+	if req.Top > 0 {
+		pts = topKeys(pts, req.Top)
+	}
 	a := &HistorySeries{Cluster: req.Cluster, Kind: req.Kind, Step: req.Step, From: req.From, To: req.To,
 		Coverage: cov, Points: make([]HistoryPoint, len(pts)), Fleet: fl}
 	for i, p := range pts {
 		a.Points[i] = HistoryPoint{Point: p, Utilization: p.Utilization()}
 	}
 	return a, nil
+}
+
+// topKeys keeps the n keys of the largest total $ (ties by key) and the
+// unallocated key, and sums the others per bucket into OtherKey, in
+// bucket then key order.
+func topKeys(pts []history.Point, n int) []history.Point {
+	tot := map[string]float64{}
+	for _, p := range pts {
+		tot[p.Key] += p.TotalUSD
+	}
+	keys := make([]string, 0, len(tot))
+	for k := range tot {
+		if k != compare.UnallocatedKey {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if tot[a] != tot[b] {
+			if tot[a] > tot[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	keep := map[string]bool{compare.UnallocatedKey: true}
+	for _, k := range keys[:min(n, len(keys))] {
+		keep[k] = true
+	}
+	out := make([]history.Point, 0, len(pts))
+	other := map[time.Time]int{}
+	for _, p := range pts {
+		if keep[p.Key] {
+			out = append(out, p)
+			continue
+		}
+		if i, ok := other[p.Bucket]; ok {
+			out[i].Values.Add(p.Values)
+			continue
+		}
+		p.Key = OtherKey
+		other[p.Bucket] = len(out)
+		out = append(out, p)
+	}
+	slices.SortStableFunc(out, func(a, b history.Point) int {
+		if c := a.Bucket.Compare(b.Bucket); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return out
 }
 
 // HistoryCompareRequest compares the window of length Window ending at End

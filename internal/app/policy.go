@@ -160,6 +160,7 @@ func (a *App) admission(ctx context.Context, src Source, snap *cluster.Prepared,
 		return nil, nil, err
 	}
 	blocked := policy.Evaluate(s, snap.Pods())
+	policy.AddClaims(blocked, s.EvaluateClaims(snap.DRA()))
 	if !live(src) {
 		e = policy.Enforce(nil, blocked)
 		e.Notes = append(notes, "policy status is read from a live cluster only (this source is a snapshot)")

@@ -86,6 +86,8 @@ func TestUseCasesLeaveTheSnapshot(t *testing.T) {
 			quota.Data = data
 			pol := DefaultPolicyRequest()
 			pol.Data = &data
+			kq := DefaultKueueRequest()
+			kq.Data = data
 			cases := []struct {
 				name string
 				run  func() error
@@ -117,6 +119,7 @@ func TestUseCasesLeaveTheSnapshot(t *testing.T) {
 				}},
 				{"generate reclaim", func() error { _, err := a.GenerateReclaim(ctx, ReclaimRequest{Data: data}); return err }},
 				{"generate policy", func() error { _, err := a.GeneratePolicy(ctx, pol); return err }},
+				{"generate kueue", func() error { _, err := a.GenerateKueue(ctx, kq); return err }},
 			}
 			want := fingerprint(t, prep)
 			for _, c := range cases {

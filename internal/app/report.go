@@ -10,6 +10,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/idlecause"
+	"github.com/gpuwise/gpuwise/internal/kueue"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 	"github.com/gpuwise/gpuwise/internal/sim"
@@ -74,6 +75,9 @@ type ReportResult struct {
 	// Reconciliation is the bill against the report's node cost; nil
 	// without --bill.
 	Reconciliation *billing.Reconciliation
+	// Kueue is the per-queue report of the cluster's Kueue queues, the
+	// pods' figures from the same allocation; nil without Kueue.
+	Kueue *kueue.Result
 }
 
 // liveReportWindow is the live cluster's default window for reports.
@@ -142,7 +146,8 @@ func (a *App) report(an *Analysis, req ReportRequest) (*ReportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &ReportResult{Report: rep, IdleCauses: why, Snapshot: an.snap, Partial: an.partial, Reconciliation: reconcile(an.prices, alloc)}
+	res := &ReportResult{Report: rep, IdleCauses: why, Snapshot: an.snap, Partial: an.partial, Reconciliation: reconcile(an.prices, alloc),
+		Kueue: KueueQueues(an.snap, alloc)}
 	a.progress.phase("building the savings ledger")
 	res.Ledger, res.LedgerErr = an.Ledger(lopts, req.Cost)
 	<-recsDone

@@ -247,12 +247,12 @@ func TestAdviseUseCase(t *testing.T) {
 		wantErr string
 	}{
 		{name: "every lever on by default", levers: []string{ledger.LeverRightsize, ledger.LeverShape, ledger.LeverConsolidate,
-			ledger.LeverAutoscale, ledger.LeverReclaim, ledger.LeverSpot, ledger.LeverCommit, ledger.LeverQuantize}},
+			ledger.LeverAutoscale, ledger.LeverReclaim, ledger.LeverQueue, ledger.LeverSpot, ledger.LeverCommit, ledger.LeverQuantize}},
 		{name: "two levers", req: func(r *AdviseRequest) { r.Levers = []string{ledger.LeverConsolidate, ledger.LeverRightsize} },
 			levers: []string{ledger.LeverRightsize, ledger.LeverConsolidate}},
 		{name: "the region lever when the data size is given", req: func(r *AdviseRequest) { r.Region.DataGB = 100 },
 			levers: []string{ledger.LeverRightsize, ledger.LeverShape, ledger.LeverConsolidate, ledger.LeverAutoscale,
-				ledger.LeverReclaim, ledger.LeverSpot, ledger.LeverRegion, ledger.LeverCommit, ledger.LeverQuantize}},
+				ledger.LeverReclaim, ledger.LeverQueue, ledger.LeverSpot, ledger.LeverRegion, ledger.LeverCommit, ledger.LeverQuantize}},
 		{name: "an unknown lever", req: func(r *AdviseRequest) { r.Levers = []string{"magic"} }, wantErr: `unknown lever "magic"`},
 		{name: "a negative rate", req: func(r *AdviseRequest) { r.EngineerUSDPerHour = -1 }, wantErr: "engineer rate"},
 		{name: "a bad autoscaling flag", req: func(r *AdviseRequest) { v := 2.0; r.Autoscale.TargetActivity = &v }, wantErr: "--target-activity"},

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/render"
@@ -53,6 +54,39 @@ func TestDemoGolden(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
 			golden(t, "demo."+string(f), out)
+		})
+	}
+}
+
+// The report by allocation mechanism, in every format: a row per
+// mechanism of the demo's GPUs (device plugin, MIG, time-slicing), the
+// JSON rows naming it, adding up to the totals.
+func TestDemoByMechanism(t *testing.T) {
+	for _, f := range render.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			out, errOut, code := run(t, "demo", "--by", "mechanism", "-o", string(f))
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, "demo-by-mechanism."+string(f), out)
+			if f != render.JSON {
+				return
+			}
+			var r cost.Report
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			keys := map[string][]string{}
+			for _, row := range r.Rows {
+				keys[row.Key] = row.Mechanisms
+			}
+			want := map[string][]string{"device-plugin": {"device-plugin"}, "mig": {"mig"}, "time-slicing": {"time-slicing"}, "(no GPU)": nil}
+			if diff := cmp.Diff(want, keys, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("rows by mechanism (-want +got):\n%s", diff)
+			}
+			if err := r.Reconcile(); err != nil {
+				t.Error(err)
+			}
 		})
 	}
 }

@@ -20,7 +20,7 @@ type reportFlags struct {
 func (f *reportFlags) register(fs *pflag.FlagSet) {
 	alloc, rep := app.DefaultCostOptions(), app.DefaultReportOptions()
 	f.output.register(fs, render.Formats)
-	fs.StringVar(&f.by, "by", rep.By, "group rows by namespace, workload, pod, node, gpu-model, capacity-type, cluster or label:KEY")
+	fs.StringVar(&f.by, "by", rep.By, "group rows by namespace, workload, pod, node, gpu-model, capacity-type, mechanism, cluster or label:KEY")
 	fs.StringVar(&f.idleShare, "idle-share", string(alloc.IdleShare), "where unallocated cost goes: none (own rows), node, cluster")
 	fs.Float64Var(&f.idleThreshold, "idle-threshold", alloc.IdleThreshold, "activity below which a GPU counts as idle: a whole percent in [0, 1], e.g. 0.1")
 	fs.IntVar(&f.top, "top", rep.TopN, "how many workloads the idle leaderboard shows")

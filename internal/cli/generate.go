@@ -29,7 +29,7 @@ func newGenerateCmd(e *env) *cobra.Command {
 		newGeneratePlanCmd(e, "mig", "mig-parted ConfigMap (config.yaml) and nvidia.com/mig.config label commands: the plan's MIG layouts", (*app.App).GenerateMIG),
 		newGeneratePlanCmd(e, "plan", "mig-parted and device-plugin configs, node commands and workload patches for `gpuwise plan`", (*app.App).GeneratePlan),
 		newGenerateAutoscalingCmd(e), newGenerateNodePoolCmd(e), newGenerateSpotCmd(e), newGenerateReclaimCmd(e))
-	gen.AddCommand(newGeneratePolicyCmd(e), newGenerateQuotaCmd(e))
+	gen.AddCommand(newGeneratePolicyCmd(e), newGenerateQuotaCmd(e), newGenerateKueueCmd(e))
 	return gen
 }
 

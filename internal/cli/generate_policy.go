@@ -100,3 +100,46 @@ func newGenerateQuotaCmd(e *env) *cobra.Command {
 	fs.StringVarP(&o.dir, "dir", "d", "", dirUsage)
 	return cmd
 }
+
+type kueueOptions struct {
+	sourceFlags
+	percentile, headroom float64
+	cohort, dir          string
+}
+
+func newGenerateKueueCmd(e *env) *cobra.Command {
+	o := &kueueOptions{}
+	def := app.DefaultKueueRequest()
+	cmd := &cobra.Command{
+		Use:   "kueue [--from FILE | --prometheus URL | --demo | --context CTX] [--percentile 0.95] [--headroom 0.2] [--cohort NAME] [-d DIR]",
+		Short: "Kueue queues per team (ClusterQueues, LocalQueues, ResourceFlavors, a cohort) sized from measured need",
+		Long: "kueue writes a ResourceFlavor per GPU product, one cohort, and per team (namespace running batch GPU\n" +
+			"work) a ClusterQueue and its LocalQueue: each flavor's cpu, memory and GPU resources get a nominal quota\n" +
+			"at the percentile of what the team's batch pods requested at once, plus headroom (as generate quota\n" +
+			"sizes); the team lends its quota above its median need and may borrow up to the cohort's combined\n" +
+			"quota. The cohort's header says how many GPUs pooling frees (the teams' separate peaks minus their\n" +
+			"combined peak) and the $ the savings ledger counts for queueing the batch work. See docs/kueue.md.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var p flagProblems
+			req := app.KueueRequest{Data: o.sourceFlags.data(&p), Percentile: o.percentile, Headroom: o.headroom, Cohort: o.cohort}
+			if err := p.check(req.Validate); err != nil {
+				return err
+			}
+			return emitGenerated(e.Streams, o.dir, func() (*app.GenerateResult, error) {
+				res, err := e.app.GenerateKueue(cmd.Context(), req)
+				if err != nil {
+					return nil, err
+				}
+				return &res.GenerateResult, nil
+			})
+		},
+	}
+	fs := cmd.Flags()
+	o.sourceFlags.register(fs)
+	fs.Float64Var(&o.percentile, "percentile", def.Percentile, "percentile of what each team's batch pods requested at once, over time, in (0, 1]")
+	fs.Float64Var(&o.headroom, "headroom", def.Headroom, "headroom on top of the percentile, e.g. 0.2 for +20%")
+	fs.StringVar(&o.cohort, "cohort", def.Cohort, "the cohort the teams' ClusterQueues share")
+	fs.StringVarP(&o.dir, "dir", "d", "", dirUsage)
+	return cmd
+}

@@ -30,7 +30,8 @@ current-context: ctx
 }
 
 // apiServer answers every request with status and body, or, with status
-// 200, empty lists of whatever was asked for.
+// 200, empty lists of whatever was asked for; as a cluster without Kueue,
+// 404 for kueue.x-k8s.io.
 func apiServer(t *testing.T, status int, body string) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,6 +39,11 @@ func apiServer(t *testing.T, status int, body string) *httptest.Server {
 		if status != http.StatusOK {
 			w.WriteHeader(status)
 			fmt.Fprint(w, body)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/apis/kueue.x-k8s.io/") {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
 			return
 		}
 		kind := map[string][2]string{"nodes": {"NodeList", "v1"}, "pods": {"PodList", "v1"},

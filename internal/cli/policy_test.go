@@ -37,6 +37,26 @@ func TestGenerateQuota(t *testing.T) {
 	}
 }
 
+// generate kueue on the demo: a flavor per GPU product, the cohort and a
+// ClusterQueue and LocalQueue per batch team; the $ is the ledger's.
+func TestGenerateKueue(t *testing.T) {
+	t.Parallel()
+	out, errOut, code := run(t, "generate", "kueue", "--demo")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "generate-kueue.yaml", out)
+	for _, want := range []string{"# file: kueue/cohort.yaml", "# file: kueue/clusterqueue-ml-training.yaml", "# file: kueue/localqueue-research.yaml",
+		"savings ledger's queue lever"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if !strings.Contains(errOut, "pods' lifetimes") {
+		t.Errorf("notes %s: want the source of the need named", errOut)
+	}
+}
+
 // Bad flags are usage errors (2) naming each; a bad settings file is an
 // input error (3) naming the field.
 func TestGeneratePolicyRefusals(t *testing.T) {
@@ -55,6 +75,9 @@ func TestGeneratePolicyRefusals(t *testing.T) {
 		{[]string{"generate", "policy", "--policy-settings", bad}, ExitInput, []string{"mode: want warn or deny", `devNamespaces[0]: "dev-[" is not a valid glob`}},
 		{[]string{"audit", "--demo", "--policy-settings", bad}, ExitInput, []string{"mode: want warn or deny"}},
 		{[]string{"generate", "quota", "--demo", "--percentile", "2", "--headroom", "-1"}, ExitUsage, []string{"percentile: 2", "headroom: -1"}},
+		{[]string{"generate", "kueue", "--demo", "--percentile", "0", "--cohort", ""}, ExitUsage, []string{"percentile: 0", "cohort: empty"}},
+		{[]string{"report", "--demo", "-o", "json", "--csv-table", "kueue"}, ExitUsage, []string{"--csv-table kueue picks the CSV table"}},
+		{[]string{"report", "--demo", "-o", "csv", "--csv-table", "kueue"}, ExitInput, []string{"the snapshot has no Kueue queues"}},
 	} {
 		_, errOut, code := run(t, tc.args...)
 		if code != tc.code {

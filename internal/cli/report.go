@@ -37,7 +37,7 @@ func newReportCmd(e *env) *cobra.Command {
 	o.reportFlags.register(cmd.Flags())
 	o.sourceFlags.register(cmd.Flags())
 	o.compare.register(cmd.Flags())
-	cmd.Flags().StringVar(&o.csvTable, "csv-table", "rows", "the table -o csv writes: rows (the cost rows) or reconciliation (the bill against the node cost, with --bill)")
+	cmd.Flags().StringVar(&o.csvTable, "csv-table", "rows", "the table -o csv writes: rows (the cost rows), reconciliation (the bill against the node cost, with --bill) or kueue (the Kueue queues, where the cluster runs Kueue)")
 	return cmd
 }
 
@@ -58,8 +58,12 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 		if len(o.sourceFlags.bills) == 0 {
 			p.addf("csv-table: the reconciliation needs a bill: give --bill FILE")
 		}
+	case "kueue":
+		if format != render.CSV {
+			p.addf("csv-table: --csv-table kueue picks the CSV table; with -o %s the Kueue queues are already in the output: drop the flag or use -o csv", format)
+		}
 	default:
-		p.addf("csv-table: %q is not a table: use rows or reconciliation", o.csvTable)
+		p.addf("csv-table: %q is not a table: use rows, reconciliation or kueue", o.csvTable)
 	}
 	if err := p.check(req.Validate); err != nil {
 		return err
@@ -71,6 +75,12 @@ func runReport(ctx context.Context, o *reportOptions, e *env) error {
 	if o.csvTable == "reconciliation" {
 		if err := render.ReconciliationCSV(e.Streams.Out, res.Reconciliation); err != nil {
 			return err
+		}
+		return partial(res.Partial)
+	}
+	if o.csvTable == "kueue" {
+		if err := render.KueueCSV(e.Streams.Out, res.Kueue); err != nil {
+			return &app.Error{Kind: app.Input, Err: err}
 		}
 		return partial(res.Partial)
 	}
@@ -87,7 +97,7 @@ func writeReport(s Streams, res *app.ReportResult, f render.Format) error {
 		fmt.Fprintf(s.Err, "%s: note: the report has no savings lines: %v (the cost report itself is complete; `%s advise` shows the ledger's error)\n", s.name(), res.LedgerErr, s.name())
 	}
 	o := s.renderOptions().WithAnalyses(res.Ledger, res.IdleCauses)
-	o.Reconciliation = res.Reconciliation
+	o.Reconciliation, o.Kueue = res.Reconciliation, res.Kueue
 	if o.Savings != nil {
 		o.Savings.Command = s.name() + " advise" // "kubectl gpuwise advise" for the plugin
 	}

@@ -66,6 +66,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.Interval, "interval", s.Interval, "how often a cycle reads the new usage (divides an hour: 5m, 10m, 15m, 20m, 30m, 1h)")
 	fs.DurationVar(&s.Lag, "lag", s.Lag, "how far behind now a cycle reads, so that scrapes have landed")
 	fs.StringVar(&s.HistoryPath, "history", "", "history database file on a volume (default: a temporary file, removed on exit)")
+	fs.StringSliceVar(&s.HistoryLabels, "history-labels", s.HistoryLabels, "pod labels the history also keeps rows by: the showback's and the dashboard's team groupings (/api/v1/showback?by=label:team)")
 	fs.Var(daysValue{&s.HourlyRetention}, "history-hourly-retention", "how long hourly rows are kept")
 	fs.Var(daysValue{&s.DailyRetention}, "history-daily-retention", "how long daily rows are kept")
 	fs.StringVar(&o.prices, "prices", "", "price override file (YAML or CSV); reloaded with --bill on SIGHUP")

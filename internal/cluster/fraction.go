@@ -4,7 +4,8 @@ import "fmt"
 
 // Normalize sets every unit's Fraction from its kind: 1 for a whole GPU,
 // 1/replicas for a time-slice replica, max(compute/C, memory/M) for a
-// MIG instance, scaled down when a GPU's layout would sum past 1 (4g+3g is
+// MIG instance (split equally among the units sharing one DRA MIG
+// device), scaled down when a GPU's layout would sum past 1 (4g+3g is
 // 4/7 + 4/8 > 1), and for a HAMi vGPU the larger of the compute and memory
 // share its pod asked for (HAMiShare), scaled down likewise, the free
 // vGPUs sharing what is left. Afterwards the fractions of every GPU sum to
@@ -48,14 +49,28 @@ func (g *GPU) normalizeMIG() error {
 	geoC, geoM := MIGGeometry(g.Model)
 	var compute, memory int
 	var sum float64
+	// Units naming the same DRA device are the shares of one MIG device
+	// a ResourceClaim holds for several pods: the device's slices count
+	// once and its fraction is split equally among them.
+	shares := map[string]int{}
+	for i := range g.Units {
+		if d := g.Units[i].Device; d != "" {
+			shares[d]++
+		}
+	}
+	counted := map[string]bool{}
 	for i := range g.Units {
 		u := &g.Units[i]
 		if u.ComputeSlices < 1 || u.MemorySlices < 1 {
 			return fmt.Errorf("gpu %d: MIG unit %s has no slices", g.Index, u.ID)
 		}
-		compute += u.ComputeSlices
-		memory += u.MemorySlices
-		u.Fraction = max(float64(u.ComputeSlices)/float64(geoC), float64(u.MemorySlices)/float64(geoM))
+		k := max(shares[u.Device], 1)
+		if u.Device == "" || !counted[u.Device] {
+			compute += u.ComputeSlices
+			memory += u.MemorySlices
+			counted[u.Device] = u.Device != ""
+		}
+		u.Fraction = max(float64(u.ComputeSlices)/float64(geoC), float64(u.MemorySlices)/float64(geoM)) / float64(k)
 		sum += u.Fraction
 	}
 	if compute > geoC || memory > geoM {

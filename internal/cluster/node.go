@@ -1,6 +1,9 @@
 package cluster
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // ClusterLabel is the node label naming the cluster a node belongs to
 // when snapshots of several clusters are merged into one (report --from
@@ -150,7 +153,54 @@ const (
 	ViaTimeSlicing  = "time-slicing"
 	ViaDRA          = "dra"
 	ViaHAMi         = "hami"
+	// ViaKueue (kueue.go) is for pods a Kueue Workload admitted: a
+	// property of the pod, not of the unit (PodMechanism adds it).
 )
+
+// Mechanisms lists the allocation mechanisms in the order outputs show
+// them.
+var Mechanisms = []string{ViaDevicePlugin, ViaMIG, ViaTimeSlicing, ViaDRA, ViaHAMi, ViaKueue}
+
+// PodMechanism is how p holds its GPU units: the distinct mechanisms of
+// the units (Mechanism), in Mechanisms order, joined with "+" ("dra",
+// "device-plugin+mig" for a pod holding both), with ViaKueue after them
+// when a Kueue Workload admitted the pod ("device-plugin+kueue-admitted");
+// "" for a pod that holds none.
+func PodMechanism(p *Pod, ix *Index) string {
+	seen := map[string]bool{}
+	for _, h := range p.GPUs {
+		if ref, ok := ix.Units[h.UnitID]; ok {
+			seen[Mechanism(ref.GPU, ref.Unit)] = true
+		}
+	}
+	if len(seen) > 0 && ix.Admitted[p.Namespace+"/"+p.Name] != "" {
+		seen[ViaKueue] = true
+	}
+	return joinMechanisms(seen)
+}
+
+// NodeMechanism is the distinct mechanisms of n's GPU units, joined as
+// PodMechanism joins them; "" for a node without GPUs.
+func NodeMechanism(n *Node) string {
+	seen := map[string]bool{}
+	for i := range n.GPUs {
+		g := &n.GPUs[i]
+		for j := range g.Units {
+			seen[Mechanism(g, &g.Units[j])] = true
+		}
+	}
+	return joinMechanisms(seen)
+}
+
+func joinMechanisms(seen map[string]bool) string {
+	var out []string
+	for _, m := range Mechanisms {
+		if seen[m] {
+			out = append(out, m)
+		}
+	}
+	return strings.Join(out, "+")
+}
 
 // Mechanism is how unit u of g is allocated to pods: DRA for a DRA
 // driver's device (whole or MIG), HAMi for a HAMi vGPU, else the device

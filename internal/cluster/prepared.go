@@ -75,3 +75,9 @@ func (p *Prepared) View() *Snapshot {
 	c := *p.s
 	return &c
 }
+
+// KueueAdmitted is Snapshot.KueueAdmitted of the snapshot.
+func (p *Prepared) KueueAdmitted() map[string]string { return p.s.KueueAdmitted() }
+
+// Kueue is the cluster's Kueue objects (nil: none read; read-only).
+func (p *Prepared) Kueue() *KueueInfo { return p.s.Kueue }

@@ -34,6 +34,9 @@ type Snapshot struct {
 	// DRA is the cluster's DRA drivers, device classes and GPU claims;
 	// nil when the source read none (no resource.k8s.io API, Prometheus).
 	DRA *DRAInfo `json:"dra,omitempty"`
+	// Kueue is the cluster's Kueue queues, flavors and GPU workloads; nil
+	// when the source read none (no kueue.x-k8s.io API, Prometheus).
+	Kueue *KueueInfo `json:"kueue,omitempty"`
 }
 
 // Facts a source may be unable to read (Snapshot.Unknown).

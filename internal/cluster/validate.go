@@ -20,11 +20,14 @@ type UnitRef struct {
 type Index struct {
 	Nodes map[string]*Node
 	Units map[string]UnitRef
+	// Admitted maps the pods ("namespace/name") of admitted Kueue
+	// workloads to their workload (Snapshot.KueueAdmitted).
+	Admitted map[string]string
 }
 
 // NewIndex indexes s. It does not validate; call Prepare for that.
 func NewIndex(s *Snapshot) *Index {
-	ix := &Index{Nodes: make(map[string]*Node, len(s.Nodes)), Units: map[string]UnitRef{}}
+	ix := &Index{Nodes: make(map[string]*Node, len(s.Nodes)), Units: map[string]UnitRef{}, Admitted: s.KueueAdmitted()}
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		ix.Nodes[n.Name] = n
@@ -53,6 +56,7 @@ func Prepare(s *Snapshot) (*Prepared, error) {
 	errs = append(errs, prepareNodes(s)...)
 	ix := NewIndex(s)
 	errs = append(errs, readOnlyChecks(s, ix)...)
+	errs = append(errs, checkKueue(s.Kueue)...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func (s *Collector) results(ctx context.Context, mem *app.InMemory, now time.Tim
 		return nil, err
 	}
 	br := app.DefaultBreakdownRequest()
-	br.Source, br.Prices, br.By = src, prices, []string{"gpu-model"}
+	br.Source, br.Prices, br.By = src, prices, []string{"gpu-model", "mechanism"}
 	if s.opts.PodMetrics {
 		br.By = append(br.By, "pod")
 	}
@@ -45,7 +45,7 @@ func (s *Collector) results(ctx context.Context, mem *app.InMemory, now time.Tim
 	}
 	w := mem.Prepared.Window()
 	f := &exporter.Frame{Totals: s.totals, Window: w, Partial: mem.Partial != nil, Report: rr.Report,
-		GPUModels: bd.Reports["gpu-model"], Pods: bd.Reports["pod"], Audit: ar.Result, Ledger: rr.Ledger,
+		GPUModels: bd.Reports["gpu-model"], Mechanisms: bd.Reports["mechanism"], Pods: bd.Reports["pod"], Audit: ar.Result, Ledger: rr.Ledger,
 		Fleet: exporter.NewFleet(mem.Prepared.Nodes(), w), Reconciliation: rr.Reconciliation}
 	return &State{Built: now, Checked: now, Window: w, Snapshot: mem, Report: rr, Audit: ar, Frame: f, Prices: prices}, nil
 }

@@ -37,6 +37,9 @@ type Options struct {
 	// HistoryPath is the history database ("": a temporary file, removed
 	// on Close).
 	HistoryPath string
+	// HistoryLabels are the pod labels the history also keeps rows by
+	// (kind label:KEY, e.g. team): the showback's groupings.
+	HistoryLabels []string
 	// HourlyRetention and DailyRetention are how long the history keeps
 	// hourly rows (and cycles) and daily rows; a cycle that recorded
 	// something prunes older ones, at most once an hour. 0 keeps them.

@@ -26,6 +26,9 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 	req := app.DefaultBreakdownRequest()
 	req.Source, req.Prices = app.Source{Snapshot: &app.InMemory{Prepared: prep}}, s.prices.Load()
 	req.Units = true
+	for _, l := range s.opts.HistoryLabels {
+		req.By = append(req.By, app.LabelKind(l))
+	}
 	bd, err := s.app.Breakdown(ctx, req)
 	if err != nil {
 		return 0, fmt.Errorf("costing %s: %w", span.Window, err)
@@ -33,12 +36,18 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 	secs := span.Window.End.Sub(span.Window.Start).Seconds()
 	oom := map[string]map[string]int{}
 	for _, by := range req.By {
-		oom[by] = app.OOMKills(prep, by) // nil where not counted (node, gpu-model)
+		if _, ok := app.HistoryKinds[by]; ok {
+			oom[by] = app.OOMKills(prep, by) // nil where not counted (node, gpu-model)
+		}
 	}
 	c := history.Cycle{Cluster: s.opts.Cluster, Start: span.Window.Start, End: span.Window.End, Partial: partial,
 		Fleet: fleet(inv, span.Window), Units: bd.Units}
 	for _, by := range req.By {
-		c.Entries = append(c.Entries, history.Entries(app.HistoryKinds[by], bd.Reports[by], secs, oom[by])...)
+		kind, ok := app.HistoryKinds[by]
+		if !ok {
+			kind = by // a label: its kind is label:KEY, as --by writes it
+		}
+		c.Entries = append(c.Entries, history.Entries(kind, bd.Reports[by], secs, oom[by])...)
 	}
 	ok, err := s.store.Record(ctx, c)
 	if err != nil || !ok {

@@ -9,7 +9,7 @@
 // report carries no OOM kills, an unmeasured key has no utilization, an
 // unpriced key has no dollars.
 //
-// Pure core: it imports cluster and the standard library; sides are built
+// Pure core: it imports cluster, tally and the standard library; sides are built
 // by the use cases (app.ReportFigures) and the history's readers. No I/O,
 // no clock, no store.
 package compare

@@ -75,8 +75,10 @@ func fromConfigMap(doc any) (inner, field, problem string) {
 // admissionSchema maps every key of the settings file to where it goes.
 func admissionSchema(s *policy.Settings) map[string]any {
 	return map[string]any{
-		"gpuResources":      stringList(&s.GPUResources),
-		"wholeGPUResources": stringList(&s.WholeGPUResources),
+		"gpuResources":          stringList(&s.GPUResources),
+		"wholeGPUResources":     stringList(&s.WholeGPUResources),
+		"wholeGPUDeviceClasses": stringList(&s.WholeGPUDeviceClasses),
+		"gpuDeviceClasses":      stringList(&s.GPUDeviceClasses),
 		"gpuTaint": map[string]any{
 			"key":    str(&s.GPUTaint.Key),
 			"value":  str(&s.GPUTaint.Value),

@@ -100,7 +100,7 @@ func (a *Allocation) allocateNode(n *cluster.Node, pods []*cluster.Pod, ix *clus
 		if heldSec < to.Sub(from).Seconds() {
 			a.Clipped = append(a.Clipped, p.Key()+" on "+n.Name+nodeLife(n))
 		}
-		l := Line{Pod: p, Node: n, Priced: priced}
+		l := Line{Pod: p, Node: n, Priced: priced, Mechanism: cluster.PodMechanism(p, ix)}
 		l.GPUHours = holdingHours(p, heldSec, ix, opts.IdleThreshold)
 		cores, gib := podCPUMemory(p)
 		nb.cpuUsed += cores * heldSec / 3600
@@ -129,7 +129,7 @@ func scale(used, capacity float64) float64 {
 func (a *Allocation) priceNodeLines(lines []Line, n *cluster.Node, price pricing.NodePrice, priced bool, nodeHours float64, nb nodeBudget) {
 	cpuScale, memScale := scale(nb.cpuUsed, nb.cpuCoreHours), scale(nb.memUsed, nb.memGiBHours)
 	gpu := price.GPUUSDPerHour
-	un := Line{Node: n, Priced: priced}
+	un := Line{Node: n, Priced: priced, Mechanism: cluster.NodeMechanism(n)}
 	un.GPUHours.Provisioned = float64(len(n.GPUs)) * nodeHours
 	var allocated float64
 	var cpuHeld, memHeld float64

@@ -160,6 +160,25 @@ func TestAllocateHandComputed(t *testing.T) {
 			wantTotal: Hours{Provisioned: 10, Allocated: 25.0 / 3, Active: 2, Idle: 10.0 / 3, Unmeasured: 5.0 / 3, Unallocated: 5.0 / 3},
 		},
 		{
+			// docs/dra.md: a MIG device one claim shares is split like a
+			// shared whole GPU. 3g.40gb on an H100-80GB is max(3/7, 4/8) =
+			// 1/2 of the GPU; two pods hold 1/4 each.
+			name:  "DRA MIG device shared by two pods through one ResourceClaim",
+			nodes: []cluster.Node{draSharedMIG("n1", 2)},
+			pods: []cluster.Pod{
+				ct.Pod("ml", "m-a").On("n1").Holds("n1/gpu-0-mig-3g40gb-9-0/share-0", 0.8, 10*hour).Obj(),
+				ct.Pod("ml", "m-b").On("n1").Holds("n1/gpu-0-mig-3g40gb-9-0/share-1", -1, 0).Obj(),
+			},
+			key: "ml",
+			// 1/4 × 10 h × 2 pods = 5 h held ($10 at $2): m-a active
+			// 1/4 × 0.8 × 10 = 2 h ($4), its other 0.5 h allocated but
+			// unused ($1; no idle hours: it is busy); m-b unmeasured 2.5 h
+			// ($5); the GPU's other half (5 h) unallocated.
+			wantHours: Hours{Allocated: 5, Active: 2, Unmeasured: 2.5},
+			wantGPU:   GPUCost{Active: 4, AllocatedIdle: 1, Unmeasured: 5},
+			wantTotal: Hours{Provisioned: 10, Allocated: 5, Active: 2, Unmeasured: 2.5, Unallocated: 5},
+		},
+		{
 			// docs/dra.md: a HAMi vGPU costs the larger of the compute and
 			// memory share its pod asked for.
 			name:  "HAMi vGPUs priced from gpucores and gpumem",
@@ -281,6 +300,19 @@ func draShared(name string, k int) cluster.Node {
 	for i := range k {
 		g.Units = append(g.Units, cluster.Unit{ID: fmt.Sprintf("%s/gpu-0/share-%d", name, i), Kind: cluster.TimeSlice,
 			Device: "gpu-0", Claim: "ml/shared"})
+	}
+	return n
+}
+
+// draSharedMIG is a node whose one H100 publishes, through NVIDIA's DRA
+// driver, a 3g.40gb MIG device one claim holds for k pods.
+func draSharedMIG(name string, k int) cluster.Node {
+	n := ct.Node(name).GPUs(1, "H100-80GB").Obj()
+	g := &n.GPUs[0]
+	g.Allocator, g.Driver, g.Pool, g.Sharing, g.Units = cluster.DRA, cluster.DRAGPUDriver, name, cluster.MIG, nil
+	for i := range k {
+		g.Units = append(g.Units, cluster.Unit{ID: fmt.Sprintf("%s/gpu-0-mig-3g40gb-9-0/share-%d", name, i), Kind: cluster.MIGSlice,
+			Profile: "3g.40gb", ComputeSlices: 3, MemorySlices: 4, Device: "gpu-0-mig-3g40gb-9-0", Claim: "ml/shared-mig"})
 	}
 	return n
 }

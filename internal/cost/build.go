@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/pricing"
@@ -37,9 +38,18 @@ func groupRows(lines []Line, by string, monthFactor float64) []Row {
 	var rows []Row
 	pods := map[string]map[*cluster.Pod]bool{}
 	priced := map[string]bool{}
+	via := map[string]map[string]bool{}
 	for i := range lines {
 		l := &lines[i]
 		k := key(l)
+		if l.Mechanism != "" && l.GPUHours.Allocated+l.GPUHours.Unallocated > 0 {
+			if via[k] == nil {
+				via[k] = map[string]bool{}
+			}
+			for _, m := range strings.Split(l.Mechanism, "+") {
+				via[k][m] = true
+			}
+		}
 		j, ok := idx[k]
 		if !ok {
 			j = len(rows)
@@ -60,6 +70,11 @@ func groupRows(lines []Line, by string, monthFactor float64) []Row {
 	for i := range rows {
 		rows[i].Pods = len(pods[rows[i].Key])
 		rows[i].Unpriced = !priced[rows[i].Key]
+		for _, m := range cluster.Mechanisms {
+			if via[rows[i].Key][m] {
+				rows[i].Mechanisms = append(rows[i].Mechanisms, m)
+			}
+		}
 		rows[i].finish(monthFactor)
 	}
 	sortRows(rows)

@@ -56,9 +56,10 @@ func (r Row) MarshalJSON() ([]byte, error) {
 		Key  string `json:"key"`
 		Pods int    `json:"pods"`
 		costsJSON
-		Unpriced         bool    `json:"unpriced"`
-		UnpricedGPUHours float64 `json:"unpriced_gpu_hours"`
-	}{r.Key, r.Pods, r.Costs.toJSON(!r.Unpriced), r.Unpriced, r.UnpricedGPUHours})
+		Unpriced         bool     `json:"unpriced"`
+		UnpricedGPUHours float64  `json:"unpriced_gpu_hours"`
+		Mechanisms       []string `json:"mechanisms,omitempty"`
+	}{r.Key, r.Pods, r.Costs.toJSON(!r.Unpriced), r.Unpriced, r.UnpricedGPUHours, r.Mechanisms})
 }
 
 // MarshalJSON writes the totals with null dollars when no node is priced.

@@ -36,6 +36,10 @@ func keyFunc(by string) (keyer, error) {
 		return func(l *Line) string { return orNone(l.Node.GPUModel, "(unknown model)") }, nil
 	case by == "capacity-type":
 		return func(l *Line) string { return orNone(l.Node.Capacity, "(unknown)") }, nil
+	case by == "mechanism":
+		// How the line's GPUs are allocated (a pod without GPU units on
+		// a GPU node: its CPU and memory only).
+		return func(l *Line) string { return orNone(l.Mechanism, "(no GPU)") }, nil
 	case by == "cluster":
 		return func(l *Line) string { return orNone(l.Node.Labels[cluster.ClusterLabel], "(unnamed cluster)") }, nil
 	case strings.HasPrefix(by, "label:") && len(by) > len("label:"):
@@ -45,7 +49,7 @@ func keyFunc(by string) (keyer, error) {
 		}
 		return podKey(func(l *Line) string { return orNone(l.Pod.Labels[label], "(no "+label+")") }), nil
 	}
-	return nil, fmt.Errorf("by: %q is not one of namespace, workload, pod, node, gpu-model, capacity-type, cluster, label:KEY", by)
+	return nil, fmt.Errorf("by: %q is not one of namespace, workload, pod, node, gpu-model, capacity-type, mechanism, cluster, label:KEY", by)
 }
 
 func orNone(v, none string) string {

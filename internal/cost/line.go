@@ -73,6 +73,11 @@ type Line struct {
 	// CPUMemoryUnallocated is the pod's share of unheld CPU/memory cost
 	// under a sharing mode.
 	CPUMemoryUnallocated float64
+	// Mechanism is how the pod holds its GPUs (cluster.PodMechanism:
+	// "device-plugin", "mig", "time-slicing", "dra", "hami", joined with
+	// "+" when several); on an unallocated line the node's
+	// (cluster.NodeMechanism).
+	Mechanism string
 }
 
 // Total is the line's dollars.

@@ -58,7 +58,8 @@ func (o Options) Validate() error {
 // ReportOptions steer how an allocation is grouped and ranked.
 type ReportOptions struct {
 	// By is the aggregation key: namespace, workload, pod, node,
-	// gpu-model, capacity-type, cluster (the node label
+	// gpu-model, capacity-type, mechanism (how the GPUs are allocated:
+	// Line.Mechanism), cluster (the node label
 	// cluster.ClusterLabel, set when snapshots of several clusters are
 	// merged), or label:KEY.
 	By string

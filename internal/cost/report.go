@@ -41,6 +41,10 @@ type Row struct {
 	// UnpricedGPUHours are the row's allocated and unallocated GPU-hours
 	// on unpriced nodes, whose dollars are missing from the row.
 	UnpricedGPUHours float64 `json:"unpriced_gpu_hours"`
+	// Mechanisms are how the row's GPU-hours are allocated
+	// (cluster.Mechanisms: device-plugin, mig, time-slicing, dra, hami),
+	// in that order; empty for a row without GPU-hours.
+	Mechanisms []string `json:"mechanisms,omitempty"`
 }
 
 // Costs are the dollar and hour fields shared by rows and totals.

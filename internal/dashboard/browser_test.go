@@ -281,6 +281,12 @@ func fits(t *testing.T, tb *tab) (int, int) {
 	return wh[0], wh[1]
 }
 
+// shotName is a view's query as a file name: view=costs&by=label:team →
+// costs-by-label-team.
+func shotName(q string) string {
+	return strings.NewReplacer("view=", "", "&", "-", "=", "-", ":", "-", "%", "", "/", "-").Replace(q)
+}
+
 func screenshot(t *testing.T, tb *tab, name string) {
 	t.Helper()
 	png, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
@@ -325,7 +331,15 @@ var views = []struct {
 	minFigures int
 }{
 	{"view=overview", 20},
+	{"view=overview&range=24h", 20},
+	{"view=overview&from=2026-11-03T00:00:00Z&to=2026-11-05T00:00:00Z&compare=none", 20},
 	{"view=costs&by=namespace", 40},
+	{"view=costs&by=label:team", 40},
+	{"view=showback", 60},
+	{"view=showback&by=namespace&idle-share=none&range=24h", 60},
+	{"view=drill&ns=inference", 30},
+	{"view=drill&workload=inference%2FDeployment%2Fchat-llm", 20},
+	{"view=drill&unit=serve-h100-1%2Fgpu5", 3},
 	{"view=costs&by=workload", 100},
 	{"view=costs&by=node", 50},
 	{"view=idle", 60},
@@ -340,7 +354,7 @@ func TestEveryViewRendersTheAPIsFigures(t *testing.T) {
 		name          string
 		width, height int64
 		mobile        bool
-	}{{"laptop", 1366, 768, false}, {"phone", 390, 844, true}} {
+	}{{"laptop", 1440, 900, false}, {"phone", 390, 844, true}} {
 		for _, v := range views {
 			t.Run(size.name+"/"+v.query, func(t *testing.T) {
 				tb := newTab(t, size.width, size.height, size.mobile)
@@ -353,7 +367,7 @@ func TestEveryViewRendersTheAPIsFigures(t *testing.T) {
 				if w, vw := fits(t, tb); w > vw {
 					t.Errorf("page is %d px wide in a %d px viewport", w, vw)
 				}
-				screenshot(t, tb, size.name+"-"+strings.NewReplacer("view=", "", "&by=", "-").Replace(v.query))
+				screenshot(t, tb, size.name+"-"+shotName(v.query))
 				if p := tb.problems(); len(p) > 0 {
 					t.Errorf("console: %v", p)
 				}

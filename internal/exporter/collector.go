@@ -30,7 +30,10 @@ type Frame struct {
 	Report    *cost.Report
 	GPUModels *cost.Report
 	Pods      *cost.Report
-	Audit     *audit.Result
+	// Mechanisms is the same report grouped by allocation mechanism
+	// (device-plugin, mig, time-slicing, dra, hami; docs/dra.md).
+	Mechanisms *cost.Report
+	Audit      *audit.Result
 	// Fleet is the GPU nodes' sharing at the window's end and the spot
 	// nodes that ended in it.
 	Fleet *Fleet
@@ -86,6 +89,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if f.GPUModels != nil {
 		e.models(f.GPUModels)
+	}
+	if f.Mechanisms != nil {
+		e.mechanisms(f.Mechanisms)
 	}
 	if f.Audit != nil {
 		e.audit(f.Audit)
@@ -205,6 +211,24 @@ func (e emitter) models(r *cost.Report) {
 	for _, row := range r.Rows {
 		if row.GPUHours.Provisioned > 0 {
 			e.emit(&GPUs, row.GPUHours.Provisioned/r.WindowHours, row.Key)
+		}
+	}
+}
+
+// mechanisms emits the report by allocation mechanism: GPU-seconds held
+// per mechanism, and every row's dollars (the pods holding no GPU unit on
+// GPU nodes under mechanism "none"), so that the costs add up to
+// gpuwise_window_cost_usd.
+func (e emitter) mechanisms(r *cost.Report) {
+	for _, row := range r.Rows {
+		via := row.Key
+		if len(row.Mechanisms) == 0 {
+			via = "none"
+		} else {
+			e.emit(&MechanismAllocated, row.GPUHours.Allocated*hour, via)
+		}
+		if !row.Unpriced {
+			e.emit(&MechanismCost, row.TotalCost, via)
 		}
 	}
 }

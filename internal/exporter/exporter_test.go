@@ -3,6 +3,8 @@ package exporter_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -54,7 +56,7 @@ func demoFrame(t *testing.T, maxWorkloads int, pods bool) *exporter.Frame {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &exporter.Frame{Window: snap.Window, Report: by("namespace"), GPUModels: by("gpu-model"),
+	f := &exporter.Frame{Window: snap.Window, Report: by("namespace"), GPUModels: by("gpu-model"), Mechanisms: by("mechanism"),
 		Audit: audit.Run(prep, audit.DefaultOptions(prices)), Ledger: led, Fleet: exporter.NewFleet(snap.Nodes, snap.Window)}
 	if pods {
 		f.Pods = by("pod")
@@ -189,4 +191,37 @@ func other(t *testing.T, tot *exporter.Totals, ns string) float64 {
 	}
 	t.Fatalf("no __other__ series for namespace %s", ns)
 	return 0
+}
+
+// The cost by mechanism adds up to the window's cost: every row of the
+// report by mechanism is emitted, the pods without GPU units as "none".
+func TestMechanismCostAddsUp(t *testing.T) {
+	t.Parallel()
+	text := string(gather(t, demoFrame(t, 0, false)))
+	sum, window := 0.0, -1.0
+	seen := map[string]bool{}
+	for _, line := range strings.Split(text, "\n") {
+		var v float64
+		switch {
+		case strings.HasPrefix(line, "gpuwise_window_mechanism_cost_usd{"):
+			name, val, _ := strings.Cut(line, "} ")
+			if _, err := fmt.Sscan(val, &v); err != nil {
+				t.Fatal(err)
+			}
+			sum += v
+			seen[strings.TrimPrefix(name, `gpuwise_window_mechanism_cost_usd{mechanism="`)] = true
+		case strings.HasPrefix(line, "gpuwise_window_cost_usd "):
+			if _, err := fmt.Sscan(strings.TrimPrefix(line, "gpuwise_window_cost_usd "), &window); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if math.Abs(sum-window) > 0.005 {
+		t.Errorf("cost by mechanism sums to $%.2f, the window's cost is $%.2f", sum, window)
+	}
+	for _, m := range []string{`device-plugin"`, `mig"`, `time-slicing"`, `none"`} {
+		if !seen[m] {
+			t.Errorf("no cost for mechanism %s (the demo has device-plugin, MIG and time-sliced GPUs): %v", m, seen)
+		}
+	}
 }

@@ -52,6 +52,12 @@ var (
 		"1 when some data of the window could not be read (the API marks its answers partial), else 0.", nil, "1"}
 	GPUs = Metric{"gpuwise_window_gpus_provisioned", gauge,
 		"Mean physical GPUs provisioned over the window (provisioned GPU-hours / window hours), by GPU model.", []string{"gpu_model"}, "one per GPU model"}
+	MechanismAllocated = Metric{"gpuwise_window_mechanism_gpu_allocated_seconds", gauge,
+		"GPU-seconds held in the window by allocation mechanism (device-plugin, mig, time-slicing, dra, hami; joined with + for a pod or node using several), the report by mechanism.",
+		[]string{"mechanism"}, "one per mechanism in use"}
+	MechanismCost = Metric{"gpuwise_window_mechanism_cost_usd", gauge,
+		"The window's cost by allocation mechanism, the report by mechanism's total_cost_usd (mechanism none: pods holding no GPU on GPU nodes); they add up to gpuwise_window_cost_usd.",
+		[]string{"mechanism"}, "one per mechanism in use"}
 	NamespaceUtilization = Metric{"gpuwise_window_namespace_gpu_utilization_ratio", gauge,
 		"Active over measured allocated GPU-hours of the namespace in the window; absent when none was measured.",
 		[]string{"namespace"}, "one per namespace holding GPUs"}
@@ -83,8 +89,8 @@ var (
 	Savings = Metric{"gpuwise_window_savings_usd_per_month", gauge,
 		"Monthly dollars the savings ledger (gpuwise advise: every lever, default policy) saves on the window's usage: modelled run-rate before minus after.", nil, "1"}
 	LeverSavings = Metric{"gpuwise_window_lever_savings_usd_per_month", gauge,
-		"The savings ledger's monthly dollars by lever (docs/savings.md: rightsize, shape, consolidate, autoscale, reclaim, spot, commit; region when given a data size; quantize counts nothing, its candidates are upper bounds); they add up to gpuwise_window_savings_usd_per_month.",
-		[]string{"lever"}, "one per lever that ran (8, 9 with region)"}
+		"The savings ledger's monthly dollars by lever (docs/savings.md: rightsize, shape, consolidate, autoscale, reclaim, queue, spot, commit; region when given a data size; quantize counts nothing, its candidates are upper bounds); they add up to gpuwise_window_savings_usd_per_month.",
+		[]string{"lever"}, "one per lever that ran (9, 10 with region)"}
 
 	BillUSD = Metric{"gpuwise_window_bill_usd", gauge,
 		"With serve --bill: the bill's compute charges in the window (amortized), by kind: bill (all of them), matched (charged to the cluster's GPU nodes; gpuwise prices those node-hours from the bill), cpu_nodes (the cluster's CPU-only nodes), unmatched (no node of the cluster: nodes that left, another cluster), unbilled_nodes (gpuwise's cost of GPU node-hours no bill line covers, catalog-priced), unused_commitment.",
@@ -105,7 +111,7 @@ var (
 var Families = []*Metric{
 	&GPUAllocatedHours, &GPUActiveHours, &GPUIdleHours, &GPUUnmeasuredHours, &Cost, &UnpricedHours, &OOMKills,
 	&UnallocatedHours, &UnallocatedCost,
-	&WindowSeconds, &WindowEnd, &Partial, &GPUs, &NamespaceUtilization, &NamespaceCost, &NamespaceIdleCost,
+	&WindowSeconds, &WindowEnd, &Partial, &GPUs, &MechanismAllocated, &MechanismCost, &NamespaceUtilization, &NamespaceCost, &NamespaceIdleCost,
 	&Utilization, &Coverage, &WindowCost, &IdleCost, &Findings, &FindingsUSD, &FleetGPUs, &SpotNodesEnded, &Savings, &LeverSavings,
 	&BillUSD, &BillUnmatchedGPUInstances,
 	&PodGPUAllocated, &PodUtilization, &PodCost,

@@ -66,6 +66,10 @@ func TestGolden(t *testing.T) {
 			name: "GPU quotas, one priced and one not", golden: "quota.golden",
 			generate: func() ([]File, error) { return Quotas(sampleQuota()) },
 		},
+		{
+			name: "Kueue queues for two teams over two flavors, a MIG resource", golden: "kueue.golden",
+			generate: func() ([]File, error) { return Kueue(sampleKueue()) },
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

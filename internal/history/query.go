@@ -175,3 +175,22 @@ func (s *Store) Clusters(ctx context.Context) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// Kinds are the kinds the hourly rows hold (tally.Kinds and the recorded
+// labels, "label:KEY"), sorted.
+func (s *Store) Kinds(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT kind FROM hourly ORDER BY kind")
+	if err != nil {
+		return nil, fmt.Errorf("reading history %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}

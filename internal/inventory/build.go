@@ -44,16 +44,19 @@ func Build(s *cluster.Prepared, o Options) *Inventory {
 // builder holds what every node's entry needs: the window's end, the pods
 // running then by node, the units they hold, and the prices.
 type builder struct {
-	end     time.Time
-	o       Options
-	prices  *nodeprice.Memo // nil: no prices loaded
-	pods    map[string][]*cluster.Pod
-	inUse   map[string]bool
+	end    time.Time
+	o      Options
+	prices *nodeprice.Memo // nil: no prices loaded
+	pods   map[string][]*cluster.Pod
+	inUse  map[string]bool
+	// queued are the units held by pods of Kueue-admitted workloads.
+	queued  map[string]bool
 	noLabel int // GPU nodes without any label
 }
 
 func newBuilder(s *cluster.Prepared, o Options) *builder {
-	b := &builder{end: s.Window().End, o: o, pods: map[string][]*cluster.Pod{}, inUse: map[string]bool{}}
+	b := &builder{end: s.Window().End, o: o, pods: map[string][]*cluster.Pod{}, inUse: map[string]bool{}, queued: map[string]bool{}}
+	admitted := s.KueueAdmitted()
 	if o.Prices != nil {
 		b.prices = nodeprice.New(o.Prices)
 	}
@@ -63,8 +66,10 @@ func newBuilder(s *cluster.Prepared, o Options) *builder {
 			continue
 		}
 		b.pods[p.Node] = append(b.pods[p.Node], p)
+		_, queued := admitted[p.Key()]
 		for _, h := range p.GPUs {
 			b.inUse[h.UnitID] = true
+			b.queued[h.UnitID] = b.queued[h.UnitID] || queued
 		}
 	}
 	return b
@@ -134,6 +139,9 @@ func (b *builder) gpuLayout(n *cluster.Node, g *cluster.GPU) GPULayout {
 		if b.inUse[u.ID] {
 			l.UnitsInUse++
 		}
+		if b.queued[u.ID] {
+			l.Admission = cluster.ViaKueue
+		}
 	}
 	if g.Sharing == cluster.MIG {
 		l.Replicas = 1
@@ -142,9 +150,18 @@ func (b *builder) gpuLayout(n *cluster.Node, g *cluster.GPU) GPULayout {
 	return l
 }
 
-// profiles are a MIG GPU's instance profiles, largest first.
+// profiles are a MIG GPU's instance profiles, largest first; a DRA MIG
+// device shared by several pods (units naming one device) is one.
 func profiles(units []cluster.Unit) []string {
-	us := append([]cluster.Unit(nil), units...)
+	var us []cluster.Unit
+	seen := map[string]bool{}
+	for _, u := range units {
+		if u.Device != "" && seen[u.Device] {
+			continue
+		}
+		seen[u.Device] = true
+		us = append(us, u)
+	}
 	sort.SliceStable(us, func(i, j int) bool {
 		if us[i].ComputeSlices != us[j].ComputeSlices {
 			return us[i].ComputeSlices > us[j].ComputeSlices

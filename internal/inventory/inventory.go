@@ -108,6 +108,10 @@ type GPULayout struct {
 	// Mechanism is how its units are allocated to pods: device-plugin,
 	// mig, time-slicing (the device plugin's), dra or hami.
 	Mechanism string `json:"mechanism,omitempty"`
+	// Admission is "kueue-admitted" (cluster.ViaKueue) when a pod of a
+	// workload Kueue admitted holds one of its units at the window's end;
+	// empty otherwise.
+	Admission string `json:"admission,omitempty"`
 	// Profiles are the MIG instances' profiles, largest first; empty
 	// unless Sharing is mig.
 	Profiles []string `json:"profiles,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -230,6 +231,22 @@ func TestPodsThatEndedDoNotHoldUnits(t *testing.T) {
 	inv := build(t, []cluster.Node{h100("h").GPUs(2, "H100-80GB").Obj()}, []cluster.Pod{done, later})
 	if n := inv.Nodes[0]; n.UnitsInUse != 1 || n.Layout[0].UnitsInUse != 0 || n.Layout[1].UnitsInUse != 1 {
 		t.Errorf("units in use %d (layout %+v); want only the pod still running at the end", n.UnitsInUse, n.Layout)
+	}
+}
+
+// A GPU held by a pod of a workload Kueue admitted says so (the mechanism
+// it was allocated through stays the device plugin's).
+func TestKueueAdmittedGPUs(t *testing.T) {
+	queued := clustertest.Pod("ml", "train-0").On("h").Life(clustertest.At(1), time.Time{}).Holds("h/gpu0", 1, 3600).Obj()
+	other := clustertest.Pod("ml", "api").On("h").Life(clustertest.At(1), time.Time{}).Holds("h/gpu1", 1, 3600).Obj()
+	s := &cluster.Snapshot{Window: clustertest.Window(24), Source: "test", Nodes: []cluster.Node{h100("h").GPUs(2, "H100-80GB").Obj()},
+		Pods: []cluster.Pod{queued, other}, Kueue: &cluster.KueueInfo{Workloads: []cluster.QueuedWorkload{{Namespace: "ml", Name: "job-train",
+			Created: clustertest.At(0), Admitted: clustertest.At(1), GPUs: map[string]int64{"nvidia.com/gpu": 1}, Pods: []string{"ml/train-0"}}}}}
+	c := pricing.Embedded()
+	inv := Build(clustertest.Prepare(t, s), Options{Prices: c, Catalog: c})
+	l := inv.Nodes[0].Layout
+	if l[0].Admission != cluster.ViaKueue || l[0].Mechanism != cluster.ViaDevicePlugin || l[1].Admission != "" {
+		t.Errorf("layout %+v: want GPU 0 kueue-admitted through the device plugin, GPU 1 not", l)
 	}
 }
 

@@ -55,6 +55,9 @@ func buildSticky(o *objects, now time.Time, window time.Duration, prev map[strin
 		s.DRA = info
 		s.Notes = append(s.Notes, notes...)
 	}
+	if o.kueue != nil {
+		s.Kueue = kueueBuild(s, o.kueue, o.ctrl)
+	}
 	s.Partial = append(s.Partial, o.partial...)
 	s.Notes = append(s.Notes, assignSticky(s.Pods, o.pools, prev, reserved)...)
 	s.Notes = append(s.Notes, hamiAsks(s)...)

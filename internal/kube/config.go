@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -46,6 +47,9 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // Client is a connected, read-only view of a cluster.
 type Client struct {
 	Interface kubernetes.Interface
+	// Dynamic reads the custom resources gpuwise models (Kueue's); nil
+	// reads none of them.
+	Dynamic dynamic.Interface
 	// Progress, when set, is told every page Snapshot lists ("listing
 	// pods", objects so far, the total when the server says how many
 	// remain); it never changes the result.
@@ -77,7 +81,11 @@ func Connect(o Options) (*Client, error) {
 	if err != nil {
 		return nil, &ConfigError{Path: o.Kubeconfig, Err: err}
 	}
-	return &Client{Interface: cs, Server: cfg.Host, Source: source, rest: cfg}, nil
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, &ConfigError{Path: o.Kubeconfig, Err: err}
+	}
+	return &Client{Interface: cs, Dynamic: dc, Server: cfg.Host, Source: source, rest: cfg}, nil
 }
 
 func restConfig(o Options) (*rest.Config, string, error) {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 
-	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -79,25 +78,6 @@ func requestsOf(spec *resourcev1.ResourceClaimSpec) []cluster.DeviceRequest {
 		out = append(out, dr)
 	}
 	return out
-}
-
-// noteClaimTemplates remembers which template each of p's generated
-// claims was made from (spec.resourceClaims names the template,
-// status.resourceClaimStatuses the claim made from it).
-func (o *objects) noteClaimTemplates(p *corev1.Pod) {
-	for _, st := range p.Status.ResourceClaimStatuses {
-		if st.ResourceClaimName == nil {
-			continue
-		}
-		for _, c := range p.Spec.ResourceClaims {
-			if c.Name == st.Name && c.ResourceClaimTemplateName != nil {
-				if o.templateOf == nil {
-					o.templateOf = map[string]string{}
-				}
-				o.templateOf[p.Namespace+"/"+*st.ResourceClaimName] = *c.ResourceClaimTemplateName
-			}
-		}
-	}
 }
 
 func convertTemplate(t *resourcev1.ResourceClaimTemplate) cluster.ClaimTemplate {
@@ -185,7 +165,8 @@ func allocations(claims []resourcev1.ResourceClaim) map[draKey][]int {
 // (Allocator DRA) and gives the claims' pods their units: a whole GPU
 // or MIG device held by one pod is that pod's; a whole GPU a claim
 // shares among k pods becomes k equal units, one per pod (1/k of the
-// GPU each, as time-slicing is priced). It returns the DRA section and
+// GPU each, as time-slicing is priced), a shared MIG device k units of
+// 1/k of the device's fraction each. It returns the DRA section and
 // notes.
 func draBuild(s *cluster.Snapshot, o *draObjects, templateOf map[string]string) (*cluster.DRAInfo, []string) {
 	devs, drivers, notes := currentDevices(o.slices)
@@ -380,7 +361,19 @@ func holdDevice(c *cluster.ResourceClaim, at unitAt, device string, holders []*c
 		}
 		return notes
 	case len(holders) > 1:
-		notes = append(notes, fmt.Sprintf("ResourceClaim %s: MIG device %s on node %s is shared by %d pods; billed to the first, %s", c.Key(), device, at.node.Name, len(holders), holders[0].Key()))
+		// A shared claim on a MIG device: the device becomes one unit per
+		// pod, each naming the device, and Normalize splits the device's
+		// fraction equally among them (as for a shared whole GPU).
+		base := *u
+		shares := make([]cluster.Unit, len(holders))
+		for i, p := range holders {
+			shares[i] = base
+			shares[i].ID = fmt.Sprintf("%s/share-%d", base.ID, i)
+			p.GPUs = append(p.GPUs, cluster.Holding{UnitID: shares[i].ID})
+			c.Units = append(c.Units, shares[i].ID)
+		}
+		g.Units = slices.Concat(g.Units[:k], shares, g.Units[k+1:])
+		return notes
 	}
 	c.Units = append(c.Units, u.ID)
 	if len(holders) > 0 {

@@ -85,11 +85,14 @@ func draCluster() *Client {
 		claim("ml", "train-gpu", "gpu.nvidia.com", "dra-a", []string{"gpu-0"}, "train"),
 		shared,
 		claim("dev", "nb-mig", "mig.nvidia.com", "dra-a", []string{"gpu-3-mig-1g5gb-19-0"}, "nb"),
+		claim("dev", "shared-mig", "mig.nvidia.com", "dra-a", []string{"gpu-3-mig-3g20gb-9-4"}, "m-b", "m-a"),
 		pod("ml", "train", "dra-a", t0, "cpu", "8"),
 		pod("ml", "s-a", "dra-a", t0.Add(time.Hour)),
 		pod("ml", "s-b", "dra-a", t0.Add(time.Hour)),
 		pod("ml", "s-c", "dra-a", t0.Add(2*time.Hour)),
 		nb,
+		pod("dev", "m-a", "dra-a", t0),
+		pod("dev", "m-b", "dra-a", t0.Add(time.Hour)),
 		hami,
 		pod("ml", "quarter", "hami-a", t0, "nvidia.com/gpu", "1", "nvidia.com/gpucores", "25", "nvidia.com/gpumem", "4096"),
 		pod("ml", "half-mem", "hami-a", t0.Add(time.Hour), "nvidia.com/gpu", "1", "nvidia.com/gpucores", "10", "nvidia.com/gpumem-percentage", "50"),
@@ -123,7 +126,8 @@ func TestDRAAndHAMiSnapshot(t *testing.T) {
 		}
 	}
 	// Hand-computed: the shared GPU is three units of 1/3; MIG 1g.5gb on
-	// an A100-40GB is max(1/7, 1/8) = 1/7, 3g.20gb max(3/7, 4/8) = 1/2;
+	// an A100-40GB is max(1/7, 1/8) = 1/7, 3g.20gb max(3/7, 4/8) = 1/2,
+	// which its claim shares between two pods: 1/4 each;
 	// HAMi "quarter" max(25%, 4096/24576) = 1/4, "half-mem" max(10%, 50%)
 	// = 1/2, "plain" (no memory ask: all of it) 1.
 	want := []unit{
@@ -133,7 +137,8 @@ func TestDRAAndHAMiSnapshot(t *testing.T) {
 		{"dra-a/gpu-1/share-2", "dra", "ml/shared-gpu", 1.0 / 3},
 		{"dra-a/gpu-2", "dra", "", 1},
 		{"dra-a/gpu-3-mig-1g5gb-19-0", "dra", "dev/nb-mig", 1.0 / 7},
-		{"dra-a/gpu-3-mig-3g20gb-9-4", "dra", "", 0.5},
+		{"dra-a/gpu-3-mig-3g20gb-9-4/share-0", "dra", "dev/shared-mig", 0.25},
+		{"dra-a/gpu-3-mig-3g20gb-9-4/share-1", "dra", "dev/shared-mig", 0.25},
 	}
 	// HAMi: the pool alternates the GPUs, so quarter takes gpu0/ts-0,
 	// half-mem gpu1/ts-0, plain gpu0/ts-1. GPU 0 holds 1/4 + 1 > 1: scaled
@@ -163,10 +168,13 @@ func TestDRAAndHAMiSnapshot(t *testing.T) {
 	wantHolds := map[string][]string{
 		"ml/train": {"dra-a/gpu-0", "claim ml/train-gpu"},
 		// In (start, name) order: s-a and s-b started at 1h, s-c at 2h.
-		"ml/s-a":      {"dra-a/gpu-1/share-0", "claim ml/shared-gpu"},
-		"ml/s-b":      {"dra-a/gpu-1/share-1", "claim ml/shared-gpu"},
-		"ml/s-c":      {"dra-a/gpu-1/share-2", "claim ml/shared-gpu"},
-		"dev/nb":      {"dra-a/gpu-3-mig-1g5gb-19-0", "claim dev/nb-mig"},
+		"ml/s-a": {"dra-a/gpu-1/share-0", "claim ml/shared-gpu"},
+		"ml/s-b": {"dra-a/gpu-1/share-1", "claim ml/shared-gpu"},
+		"ml/s-c": {"dra-a/gpu-1/share-2", "claim ml/shared-gpu"},
+		"dev/nb": {"dra-a/gpu-3-mig-1g5gb-19-0", "claim dev/nb-mig"},
+		// m-a started first.
+		"dev/m-a":     {"dra-a/gpu-3-mig-3g20gb-9-4/share-0", "claim dev/shared-mig"},
+		"dev/m-b":     {"dra-a/gpu-3-mig-3g20gb-9-4/share-1", "claim dev/shared-mig"},
 		"ml/quarter":  {"hami-a/gpu0/ts-0"},
 		"ml/half-mem": {"hami-a/gpu1/ts-0"},
 		"ml/plain":    {"hami-a/gpu0/ts-1"},
@@ -181,7 +189,7 @@ func TestDRAAndHAMiSnapshot(t *testing.T) {
 			}
 		}
 	}
-	if s.DRA == nil || len(s.DRA.Claims) != 3 || len(s.DRA.DeviceClasses) != 1 || s.DRA.DeviceClasses[0].ExtendedResource != "nvidia.com/gpu" {
+	if s.DRA == nil || len(s.DRA.Claims) != 4 || len(s.DRA.DeviceClasses) != 1 || s.DRA.DeviceClasses[0].ExtendedResource != "nvidia.com/gpu" {
 		t.Fatalf("DRA section %+v", s.DRA)
 	}
 	for _, c := range s.DRA.Claims {

@@ -34,6 +34,12 @@ type objects struct {
 	// templateOf maps a claim made from a pod's ResourceClaimTemplate
 	// ("namespace/claim") to the template's name.
 	templateOf map[string]string
+	// kueue is what kueue.x-k8s.io says; nil when not read (no dynamic
+	// client, Kueue not installed, the watcher).
+	kueue *kueueObjects
+	// ctrl maps a pod ("namespace/name") with a controller to its
+	// controllers' UIDs (owners.controllers), for Kueue's workloads.
+	ctrl map[string][]string
 }
 
 // page is what one list response says about the list: its continue
@@ -82,7 +88,7 @@ type step struct {
 // list reads nodes, then the ReplicaSets and Jobs owners resolve through,
 // then pods (converted with those owners).
 func (c *Client) list(ctx context.Context, now time.Time) (*objects, error) {
-	o := &objects{pools: map[string]map[string][]string{}}
+	o := &objects{pools: map[string]map[string][]string{}, ctrl: map[string][]string{}}
 	var own *owners
 	for _, s := range c.steps(o, &own, now) {
 		if s.resource == "pods" {
@@ -93,6 +99,28 @@ func (c *Client) list(ctx context.Context, now time.Time) (*objects, error) {
 			return nil, classify(err, "list", s.resource, c.Server)
 		}
 	}
+	if err := c.listDRA(ctx, o); err != nil {
+		return nil, err
+	}
+	if c.Dynamic != nil {
+		k := &kueueObjects{}
+		read, partial, err := c.listKueue(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		if read {
+			o.kueue = k
+		}
+		if partial != "" {
+			o.partial = append(o.partial, partial)
+		}
+	}
+	return o, nil
+}
+
+// listDRA reads the DRA objects into o.dra; nil when resource.k8s.io/v1
+// is not served or listing it is forbidden (a partial note says so).
+func (c *Client) listDRA(ctx context.Context, o *objects) error {
 	o.dra = &draObjects{read: true}
 	for _, s := range c.draSteps(o.dra) {
 		err := listAll(ctx, s.resource, c.Progress, s.fetch)
@@ -102,16 +130,16 @@ func (c *Client) list(ctx context.Context, now time.Time) (*objects, error) {
 			// resource.k8s.io/v1 is not served (Kubernetes before 1.34, or
 			// DRA off): the cluster has no DRA devices to model.
 			o.dra = nil
-			return o, nil
+			return nil
 		case apierrors.IsForbidden(err):
 			o.partial = append(o.partial, fmt.Sprintf("listing %s is forbidden (grant list on resource.k8s.io %s, see docs/rbac.md): GPUs allocated through DRA ResourceClaims are not modelled, their pods count as non-GPU pods", s.resource, s.resource))
 			o.dra = nil
-			return o, nil
+			return nil
 		default:
-			return nil, classify(err, "list", s.resource+".resource.k8s.io", c.Server)
+			return classify(err, "list", s.resource+".resource.k8s.io", c.Server)
 		}
 	}
-	return o, nil
+	return nil
 }
 
 // draSteps list the DRA objects: slices, device classes, claims and
@@ -198,7 +226,10 @@ func (c *Client) steps(o *objects, own **owners, now time.Time) []step {
 			for i := range l.Items {
 				p := &l.Items[i]
 				o.pods = append(o.pods, convertPod(p, (*own).of(p), now))
-				o.noteClaimTemplates(p)
+				o.noteClaimTemplates(p.Namespace, podClaimTemplates(p))
+				if uids := (*own).controllers(p); uids != nil {
+					o.ctrl[p.Namespace+"/"+p.Name] = uids
+				}
 			}
 			return pageOf(l.ListMeta, len(l.Items)), nil
 		}},

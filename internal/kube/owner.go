@@ -33,6 +33,21 @@ func newOwners(rs []appsv1.ReplicaSet, jobs []batchv1.Job) *owners {
 	return o
 }
 
+// controllers are the UIDs of p's controller and of that controller's
+// own controller (a Job's JobSet or CronJob), nearest first: what a Kueue
+// Workload's owner is matched against.
+func (o *owners) controllers(p *corev1.Pod) []string {
+	ref := metav1.GetControllerOf(p)
+	if ref == nil {
+		return nil
+	}
+	out := []string{string(ref.UID)}
+	if up := o.parent[ref.Kind+"/"+p.Namespace+"/"+ref.Name]; up != nil {
+		out = append(out, string(up.UID))
+	}
+	return out
+}
+
 func (o *owners) of(p *corev1.Pod) cluster.Owner {
 	return o.ofRef(p.Namespace, p.Name, metav1.GetControllerOf(p))
 }

@@ -28,6 +28,9 @@ func strip(obj any) (any, error) {
 	case *batchv1.Job:
 		return &batchv1.Job{ObjectMeta: ownerMeta(&o.ObjectMeta)}, nil
 	}
+	if d, ok := stripDRA(obj); ok {
+		return d, nil
+	}
 	return obj, nil
 }
 
@@ -64,6 +67,9 @@ type cachedPod struct {
 	metav1.ObjectMeta
 	pod     cluster.Pod
 	endless bool
+	// templates maps the pod's claims made from ResourceClaimTemplates to
+	// their templates (podClaimTemplates).
+	templates map[string]string
 }
 
 func newCachedPod(p *corev1.Pod) *cachedPod {
@@ -71,7 +77,7 @@ func newCachedPod(p *corev1.Pod) *cachedPod {
 	if ref := metav1.GetControllerOf(p); ref != nil {
 		meta.OwnerReferences = []metav1.OwnerReference{*ref}
 	}
-	c := &cachedPod{ObjectMeta: meta, pod: convertPod(p, cluster.Owner{}, time.Time{})}
+	c := &cachedPod{ObjectMeta: meta, pod: convertPod(p, cluster.Owner{}, time.Time{}), templates: podClaimTemplates(p)}
 	if terminated(p) && !finished(p) {
 		c.endless, c.pod.End = true, time.Time{}
 	}

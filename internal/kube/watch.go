@@ -3,6 +3,8 @@ package kube
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -40,6 +42,14 @@ type Watcher struct {
 	held      map[string][]string     // UID → units last given
 	watchErr  error                   // the last watch failure, cleared on sync
 	errAt     time.Time
+	// dra are the resource.k8s.io informers, nil when the API is not
+	// served or not readable (draPartial then says so when forbidden);
+	// draFail is the not-served or forbidden error that turned it off,
+	// on the resource draFailOn (watchdra.go).
+	dra        *draWatch
+	draPartial string
+	draFail    error
+	draFailOn  string
 }
 
 // Watch starts the informers and waits until their caches are filled
@@ -72,11 +82,20 @@ func (c *Client) Watch(ctx context.Context, now func() time.Time) (*Watcher, err
 			return nil, w.syncError(name, ctx.Err())
 		}
 	}
+	if err := w.startDRA(ctx, cs); err != nil {
+		stop()
+		return nil, err
+	}
 	return w, nil
 }
 
 // Stop stops the informers.
-func (w *Watcher) Stop() { w.stop() }
+func (w *Watcher) Stop() {
+	w.stop()
+	if w.dra != nil {
+		w.dra.stop()
+	}
+}
 
 func (w *Watcher) informers() map[string]cache.SharedIndexInformer {
 	return map[string]cache.SharedIndexInformer{"nodes": w.nodes, "replicasets.apps": w.rs, "jobs.batch": w.jobs, "pods": w.pods}
@@ -189,7 +208,12 @@ func (w *Watcher) Snapshot(now time.Time, window time.Duration) (*cluster.Snapsh
 	for _, obj := range w.pods.GetStore().List() {
 		c := obj.(*cachedPod)
 		o.pods = append(o.pods, c.model(own, now))
+		o.noteClaimTemplates(c.Namespace, c.templates)
 		live[string(c.UID)] = true
+	}
+	o.dra = w.draObjects()
+	if w.draPartial != "" {
+		o.partial = append(o.partial, w.draPartial)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -284,14 +308,51 @@ func (w *Watcher) keepHeld(s *cluster.Snapshot) {
 			w.held[p.UID] = unitIDs(p.GPUs)
 		}
 	}
+	// A DRA unit is not reserved as the device plugin's are (a claim's
+	// status says who holds it now), so an ended pod gets back only the
+	// units that still exist and that no pod holds during its life; the
+	// others (its node's ResourceSlices are gone, its claim's split
+	// changed) are counted in a note.
+	exists := map[string]bool{}
+	for i := range s.Nodes {
+		for _, g := range s.Nodes[i].GPUs {
+			for _, u := range g.Units {
+				exists[u.ID] = true
+			}
+		}
+	}
+	holders := map[string][]*cluster.Pod{}
+	for i := range s.Pods {
+		for _, h := range s.Pods[i].GPUs {
+			holders[h.UnitID] = append(holders[h.UnitID], &s.Pods[i])
+		}
+	}
+	lost := 0
 	for i := range s.Pods {
 		p := &s.Pods[i]
 		if ids := w.held[p.UID]; !p.End.IsZero() && len(p.GPUs) == 0 {
 			for _, id := range ids {
+				if !exists[id] || slices.ContainsFunc(holders[id], func(q *cluster.Pod) bool { return overlaps(p, q, s.Window.End) }) {
+					lost++
+					continue
+				}
 				p.GPUs = append(p.GPUs, cluster.Holding{UnitID: id})
 			}
 		}
 	}
+	if lost > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d GPU units ended pods held no longer exist as they were or are held by other pods during their lives (a DRA claim's split changed, or its node's ResourceSlices are gone); those pods' GPU-hours are unallocated", lost))
+	}
+}
+
+// overlaps reports whether p's and q's lives (q running until now when it
+// has not ended) overlap.
+func overlaps(p, q *cluster.Pod, now time.Time) bool {
+	qEnd := q.End
+	if qEnd.IsZero() {
+		qEnd = now
+	}
+	return p.Start.Before(qEnd) && q.Start.Before(p.End)
 }
 
 func unitIDs(hs []cluster.Holding) []string {
@@ -305,7 +366,11 @@ func unitIDs(hs []cluster.Holding) []string {
 // Counts says how many objects the caches hold, for logs and tests.
 func (w *Watcher) Counts() map[string]int {
 	out := map[string]int{}
-	for name, inf := range w.informers() {
+	all := w.informers()
+	if w.dra != nil {
+		maps.Copy(all, w.dra.informers())
+	}
+	for name, inf := range all {
 		out[name] = len(inf.GetStore().ListKeys())
 	}
 	return out

@@ -52,11 +52,16 @@ const (
 	LeverConsolidate = lever.LeverConsolidate
 	LeverAutoscale   = lever.LeverAutoscale
 	LeverReclaim     = lever.LeverReclaim
+	LeverQueue       = lever.LeverQueue
 	LeverSpot        = lever.LeverSpot
 	LeverRegion      = lever.LeverRegion
 	LeverCommit      = lever.LeverCommit
 	LeverQuantize    = lever.LeverQuantize
 )
+
+// KindQueue is the queue lever's action kind (queueing batch GPU work
+// through Kueue), which generate kueue quotes.
+const KindQueue = lever.KindQueue
 
 // QuantizeMark marks the quantization lever's upper bounds.
 const QuantizeMark = lever.QuantizeMark

@@ -44,6 +44,9 @@ type shape struct {
 	resources []string
 	// update: also validate updates that change the spec.
 	update bool
+	// requests is, for a ResourceClaim or template shape, the CEL path to
+	// its device requests (claims.go); empty for the pod shapes.
+	requests string
 }
 
 // The object shapes a rule is generated for.
@@ -218,8 +221,11 @@ func (g gen) nonGPUToleration(sh shape) program {
 	vars = append(vars, Variable{"agent", agent})
 	r := RuleNonGPUToleration
 	text := "pods that request no GPU must not tolerate the GPU taint " + g.s.GPUTaint.Key + " (it keeps them off GPU nodes); remove the toleration, or list the DaemonSet under agents"
+	// A pod naming a ResourceClaim may hold its GPU through it (DRA):
+	// admission cannot see the claim's class, so it is not refused here.
+	vars = append(vars, Variable{"claims", "size(variables.spec.?resourceClaims.orValue([])) > 0"})
 	return program{vars, []Validation{{
-		Expression: "variables.isGPU || variables.agent || !variables.tolerated",
+		Expression: "variables.isGPU || variables.agent || variables.claims || !variables.tolerated",
 		Message:    msg(r, text),
 	}}}
 }

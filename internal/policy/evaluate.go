@@ -14,6 +14,19 @@ type Blocked struct {
 	Pods int `json:"pods"`
 	// Workloads are "namespace/Kind/name", sorted.
 	Workloads []string `json:"workloads"`
+	// Claims are the GPU ResourceClaims and ResourceClaimTemplates the
+	// rule's claim policies would refuse ("ResourceClaim ns/name"),
+	// sorted (EvaluateClaims).
+	Claims []string `json:"claims,omitempty"`
+}
+
+// AddClaims puts what EvaluateClaims found into blocked.
+func AddClaims(blocked map[string]*Blocked, claims map[string][]string) {
+	for rule, keys := range claims {
+		if b := blocked[rule]; b != nil {
+			b.Claims = keys
+		}
+	}
 }
 
 // Evaluate runs every enabled rule, in Go, over the pods (all of the
@@ -67,7 +80,9 @@ func (s Settings) refuses(r Rule, p *cluster.Pod) bool {
 	gpu := gpus.Pod(p)
 	switch r {
 	case RuleNonGPUToleration:
-		return !gpu && !s.isAgent(p) && s.tolerated(p)
+		// A pod holding a GPU through a ResourceClaim names the claim,
+		// which admission lets pass (claims.go).
+		return !gpu && len(p.Claims) == 0 && !s.isAgent(p) && s.tolerated(p)
 	case RuleLimits:
 		return gpurule.BadLimits(p, gpus)
 	case RuleToleration:

@@ -91,7 +91,7 @@ func (s Settings) nativeArtefacts() []Artefact {
 			out = append(out, s.native(sh, rules))
 		}
 	}
-	return out
+	return append(out, s.claimArtefacts()...)
 }
 
 // nativeRules are the enabled rules generated for a shape.

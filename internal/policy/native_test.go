@@ -95,7 +95,7 @@ func TestNativeModesAndBindings(t *testing.T) {
 	warn := []string{RuleToleration.Name, RuleMaxGPUs.Name, RuleNonGPUToleration.Name, RuleDevWholeGPU.Name}
 	slices.Sort(warn)
 	wantB := map[string]string{}
-	for _, sh := range []string{"pods", "workloads", "cronjobs"} {
+	for _, sh := range []string{"pods", "workloads", "cronjobs", ShapeClaims, ShapeClaimTemplates} {
 		wantB["gpuwise-"+sh+"-warn"] = "/gpuwise-" + sh + "-warn warn Warn,Audit " + strings.Join(warn, ",")
 		wantB["gpuwise-"+sh+"-deny"] = "/gpuwise-" + sh + "-deny deny Deny " + RuleLimits.Name
 	}

@@ -40,6 +40,10 @@ const (
 	ShapePods      = "pods"
 	ShapeWorkloads = "workloads"
 	ShapeCronJobs  = "cronjobs"
+	// ShapeClaims and ShapeClaimTemplates: resource.k8s.io/v1
+	// ResourceClaims and ResourceClaimTemplates (claims.go).
+	ShapeClaims         = "resourceclaims"
+	ShapeClaimTemplates = "resourceclaimtemplates"
 )
 
 func (sh shape) name() string {
@@ -48,6 +52,10 @@ func (sh shape) name() string {
 		return ShapeWorkloads
 	case "-cronjobs":
 		return ShapeCronJobs
+	case "-resourceclaims":
+		return ShapeClaims
+	case "-resourceclaimtemplates":
+		return ShapeClaimTemplates
 	}
 	return ShapePods
 }

@@ -36,6 +36,14 @@ type Settings struct {
 	// Agents are namespace/name globs of DaemonSets allowed to tolerate the
 	// GPU taint without requesting a GPU (GW002).
 	Agents []string
+	// WholeGPUDeviceClasses are the DRA device classes of whole GPUs, which
+	// a ResourceClaim may not ask for in a dev namespace (GW006); nil:
+	// NVIDIA's gpu.nvidia.com.
+	WholeGPUDeviceClasses []string
+	// GPUDeviceClasses are the DRA device classes whose devices count
+	// towards maxGPUsPerPod in a ResourceClaim; nil: gpu.nvidia.com and
+	// mig.nvidia.com.
+	GPUDeviceClasses []string
 	// DevNamespaces are namespace globs where whole GPUs are refused (GW006).
 	DevNamespaces []string
 	// RequiredLabels must be on every GPU pod (or its template); an entry
@@ -123,6 +131,7 @@ var (
 	globChars     = regexp.MustCompile(`^[a-z0-9.*?\[\]^\\/-]+$`)
 	qualifiedName = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
 	dnsLabel      = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	dnsSubdomain  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
 
 // Validate returns every problem, each naming its field, joined into one
@@ -136,6 +145,8 @@ func (s Settings) Validate() error {
 			p.addf("wholeGPUResources[%d]: %q is not one of gpuResources, so no pod requesting it counts as a GPU pod", i, r)
 		}
 	}
+	p.classes("wholeGPUDeviceClasses", s.WholeGPUDeviceClasses)
+	p.classes("gpuDeviceClasses", s.GPUDeviceClasses)
 	s.GPUTaint.validate(&p)
 	p.globs("agents", s.Agents, true)
 	p.globs("devNamespaces", s.DevNamespaces, false)
@@ -262,6 +273,16 @@ func (p *checker) resources(field string, names []string, prefix bool) {
 			p.addf("%s[%d]: %q: * is allowed only at the end (a prefix such as nvidia.com/mig-*)", field, i, n)
 		case !strings.Contains(base, "/") || (!star && !qualifiedName.MatchString(base)) || (star && !qualifiedName.MatchString(base+"x")):
 			p.addf("%s[%d]: %q is not an extended resource name (domain/name, e.g. nvidia.com/gpu)", field, i, n)
+		}
+	}
+}
+
+// classes checks DRA device class names (DNS subdomains); nil is the
+// default, an empty list refuses nothing.
+func (p *checker) classes(field string, names []string) {
+	for i, n := range names {
+		if len(n) > 253 || !dnsSubdomain.MatchString(n) {
+			p.addf("%s[%d]: %q is not a device class name (a DNS subdomain such as gpu.nvidia.com)", field, i, n)
 		}
 	}
 }

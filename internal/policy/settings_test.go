@@ -98,7 +98,7 @@ func TestDisabledRuleNeedsNoParameters(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"gpuwise-pods", "gpuwise-workloads", "gpuwise-cronjobs", MutationName}
+	want := []string{"gpuwise-pods", "gpuwise-workloads", "gpuwise-cronjobs", "gpuwise-resourceclaims", "gpuwise-resourceclaimtemplates", MutationName}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("artefacts (-want +got):\n%s", diff)
 	}

@@ -101,14 +101,21 @@ func operatorNamespaces(snap *cluster.Snapshot) []string {
 // snapshot's pods.
 func Preview(s Settings, snap *cluster.Snapshot) []string {
 	blocked := Evaluate(s, snap.Pods)
+	AddClaims(blocked, s.EvaluateClaims(snap.DRA))
 	var notes []string
 	for _, r := range Rules {
 		b := blocked[r.Name]
-		if b == nil || b.Pods == 0 {
+		if b == nil {
 			continue
 		}
-		notes = append(notes, fmt.Sprintf("%s: would refuse %d pod(s) of %d workload(s) in the snapshot at creation, e.g. %s",
-			r.label(), b.Pods, len(b.Workloads), b.Workloads[0]))
+		if b.Pods > 0 {
+			notes = append(notes, fmt.Sprintf("%s: would refuse %d pod(s) of %d workload(s) in the snapshot at creation, e.g. %s",
+				r.label(), b.Pods, len(b.Workloads), b.Workloads[0]))
+		}
+		if len(b.Claims) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: would refuse %d ResourceClaim(s) or template(s) in the snapshot at creation, e.g. %s",
+				r.label(), len(b.Claims), b.Claims[0]))
+		}
 	}
 	return notes
 }

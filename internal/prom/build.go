@@ -104,15 +104,24 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 	// The servers' series wait for the facts, as the DCGM reads do: the
 	// facts keep half the client's requests (readContainers).
 	serving := async(func() serveRead { return r.readServing(ctx) })
+	hami := async(func() hamiSources {
+		fs := r.readFacts(ctx, hamiMetricNames())
+		h := hamiSources{facts: fs}
+		if len(readHAMi(fs).gpus) > 0 { // the vGPU monitor only where HAMi shares GPUs
+			h.usage = r.readHAMiUsage(ctx)
+		}
+		return h
+	})
 	pods := buildPods(pf.facts, r.w, r.opts.InfoStep, pf.gpuFromLimits)
 	g := gpus()
 	if g.invErr != nil {
 		cancel()
 		ctrs()
 		serving()
+		hami()
 		return nil, g.invErr
 	}
-	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: g, ctr: ctrs(), serve: serving()})
+	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: g, ctr: ctrs(), serve: serving(), hami: hami()})
 }
 
 // listNodes lists the nodes. It is also the reachability probe: its

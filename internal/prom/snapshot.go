@@ -16,6 +16,15 @@ type assembly struct {
 	gpu                 gpuRead
 	ctr                 ctrRead
 	serve               serveRead
+	// hami is what HAMi's scheduler and vGPU monitor exported (hami.go);
+	// empty without HAMi.
+	hami hamiSources
+}
+
+// hamiSources are HAMi's scheduler grants and vGPU monitor usage.
+type hamiSources struct {
+	facts factSet
+	usage hamiUsage
 }
 
 // assemble puts nodes, pods and usage together and writes the
@@ -51,7 +60,13 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	for _, p := range a.pods {
 		s.Pods = append(s.Pods, p.pod)
 	}
+	hamiNotes := applyHAMi(s, readHAMi(a.hami.facts), gpuResources(a.nodeFacts.facts), a.gpu.usage)
+	hamiNotes = append(hamiNotes, measureHAMi(s, a.hami.usage, a.gpu.usage)...)
+	if f := a.hami.facts.failed; len(f) > 0 {
+		hamiNotes = append(hamiNotes, fmt.Sprintf("%d of %d reads of HAMi's scheduler grants failed (%v): HAMi GPUs may be laid out as the device plugin's", len(f), a.hami.facts.queries, f[0].Err))
+	}
 	s.Notes = notes(s, a, conflicts, r.opts.Step)
+	s.Notes = append(s.Notes, hamiNotes...)
 	s.Notes = append(s.Notes, estimateNotes(a, cuts, r.opts.InfoStep)...)
 	schedPartial := schedulingNotes(s, a.podFacts)
 	s.Unknown = append(s.Unknown, lifeFacts(a)...)

@@ -165,12 +165,10 @@ func sortedKeys(series map[key][]event) []key {
 
 // size turns one series into a quota counter.
 func (k key) size(evs []event, w cluster.Window, o Options, rate *float64) Resource {
-	levels, peak, unitSec := timeAtLevel(evs, w)
-	p := percentile(levels, o.Percentile, w.End.Sub(w.Start).Seconds())
-	hard := max(int64(math.Ceil(p*(1+o.Headroom)-1e-9)), 1)
-	r := Resource{Name: k.resource, Percentile: p, Peak: peak, Hard: hard, UnitHours: unitSec / 3600, USDPerUnitHour: rate}
+	n := need(evs, w, o)
+	r := Resource{Name: k.resource, Percentile: n.Percentile, Peak: n.Peak, Hard: n.Hard, UnitHours: n.UnitHours, USDPerUnitHour: rate}
 	if rate != nil {
-		c := float64(hard) * *rate * pricing.HoursPerMonth
+		c := float64(n.Hard) * *rate * pricing.HoursPerMonth
 		r.MonthlyCapUSD = &c
 	}
 	return r
@@ -286,4 +284,55 @@ func fractionSum(p *cluster.Pod, ix *cluster.Index) float64 {
 		}
 	}
 	return f
+}
+
+// Need is what a series of units requested at once needs: its
+// time-weighted percentile, peak, the quota sized from them
+// (ceil(percentile × (1 + headroom)), at least 1) and its unit-hours.
+type Need struct {
+	Percentile float64
+	Peak       int64
+	Hard       int64
+	UnitHours  float64
+}
+
+// Series is a count of units requested at once over a window, built
+// from intervals (pod lives): the one sizing rule `generate quota` and
+// the Kueue ClusterQueues `generate kueue` write share.
+type Series struct {
+	w   cluster.Window
+	evs []event
+}
+
+// NewSeries is an empty series over w.
+func NewSeries(w cluster.Window) *Series { return &Series{w: w} }
+
+// Add counts n units from from to to (a zero from is the window's start,
+// a zero to its end), clipped to the window.
+func (s *Series) Add(from, to time.Time, n int64) {
+	if from.IsZero() || from.Before(s.w.Start) {
+		from = s.w.Start
+	}
+	if to.IsZero() || to.After(s.w.End) {
+		to = s.w.End
+	}
+	if n <= 0 || !to.After(from) {
+		return
+	}
+	s.evs = append(s.evs, event{from, n}, event{to, -n})
+}
+
+// Merge adds o's intervals (a series over the same window).
+func (s *Series) Merge(o *Series) { s.evs = append(s.evs, o.evs...) }
+
+// Need sizes the series with o's percentile and headroom.
+func (s *Series) Need(o Options) Need {
+	return need(slices.Clone(s.evs), s.w, o)
+}
+
+func need(evs []event, w cluster.Window, o Options) Need {
+	levels, peak, unitSec := timeAtLevel(evs, w)
+	p := percentile(levels, o.Percentile, w.End.Sub(w.Start).Seconds())
+	hard := max(int64(math.Ceil(p*(1+o.Headroom)-1e-9)), 1)
+	return Need{Percentile: p, Peak: peak, Hard: hard, UnitHours: unitSec / 3600}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/billing"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/idlecause"
+	"github.com/gpuwise/gpuwise/internal/kueue"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 )
 
@@ -82,6 +83,10 @@ type Options struct {
 	// node cost: a section in the table formats, a "reconciliation"
 	// object in JSON and YAML. CSV has no place for it.
 	Reconciliation *billing.Reconciliation
+	// Kueue, when set (the snapshot has Kueue queues), adds "Kueue
+	// queues" to the report: a table in the human formats, a "kueue"
+	// object in JSON and YAML. CSV has no place for it.
+	Kueue *kueue.Result
 }
 
 // Savings summarises the savings ledger of the same snapshot and prices

@@ -66,7 +66,7 @@ func writeHTML(w io.Writer, r *cost.Report, o Options) error {
 		Facts:   headline(r, o.Savings),
 		Cost:    g,
 		Idle:    idleGrid(r),
-		Why:     append(whyGrids(o.IdleCauses), reconGrids(o.Reconciliation)...),
+		Why:     append(append(whyGrids(o.IdleCauses), reconGrids(o.Reconciliation)...), kueueGrids(o.Kueue)...),
 		Partial: r.Partial,
 	}
 	if len(r.Partial) > 0 {

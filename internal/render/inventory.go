@@ -233,6 +233,11 @@ func orNone(items []string) string {
 }
 
 func gpuLayoutText(l inventory.GPULayout) string {
+	if l.Admission != "" {
+		a := l.Admission
+		l.Admission = ""
+		return gpuLayoutText(l) + " (" + a + ")"
+	}
 	if l.Mechanism == "dra" {
 		// A DRA driver's device: the same layout, allocated by claims.
 		l.Mechanism = ""

@@ -8,15 +8,17 @@ import (
 	"github.com/gpuwise/gpuwise/internal/billing"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/idlecause"
+	"github.com/gpuwise/gpuwise/internal/kueue"
 )
 
 // writeJSON writes the report as cost's json tags define it, keys in struct
 // order. This is the stable format documented in docs/report-format.md.
 // reportValue is what the report's JSON and YAML encode: the report's
 // fields, then "savings" when the savings ledger was built,
-// "idle_causes" when there are any and "reconciliation" with a bill.
+// "idle_causes" when there are any, "reconciliation" with a bill and
+// "kueue" when the snapshot has Kueue queues.
 func reportValue(r *cost.Report, o Options) any {
-	if o.Savings == nil && o.IdleCauses == nil && o.Reconciliation == nil {
+	if o.Savings == nil && o.IdleCauses == nil && o.Reconciliation == nil && o.Kueue == nil {
 		return r
 	}
 	return struct {
@@ -24,7 +26,8 @@ func reportValue(r *cost.Report, o Options) any {
 		Savings        *Savings                `json:"savings,omitempty"`
 		IdleCauses     *idlecause.Result       `json:"idle_causes,omitempty"`
 		Reconciliation *billing.Reconciliation `json:"reconciliation,omitempty"`
-	}{r, o.Savings, o.IdleCauses, o.Reconciliation}
+		Kueue          *kueue.Result           `json:"kueue,omitempty"`
+	}{r, o.Savings, o.IdleCauses, o.Reconciliation, o.Kueue}
 }
 
 // csvHeader names the CSV columns; their order is part of the stable format.

@@ -34,6 +34,9 @@ func writeMarkdown(w io.Writer, r *cost.Report, o Options) error {
 	for _, g := range reconGrids(o.Reconciliation) {
 		mdGrid(&b, g)
 	}
+	for _, g := range kueueGrids(o.Kueue) {
+		mdGrid(&b, g)
+	}
 	mdNotes(&b, r)
 	_, err := w.Write(b.Bytes())
 	return err

@@ -58,6 +58,9 @@ func writeTable(w io.Writer, r *cost.Report, o Options) error {
 		writeGrid(&b, g, o.Width, p)
 	}
 	writeReconciliation(&b, o.Reconciliation, p)
+	for _, g := range kueueGrids(o.Kueue) {
+		writeGrid(&b, g, o.Width, p)
+	}
 	writeNotes(&b, r, p)
 	_, err := w.Write(trimLines(b.Bytes()))
 	return err

@@ -116,10 +116,12 @@ func writeError(w http.ResponseWriter, status int, kind string, err error) {
 }
 
 // data is the data selection of an API request: the state's window
-// snapshot, the window asked for (checked by the use case) and the
-// service's prices.
+// snapshot and the service's prices; a window or range other than the
+// service's is a usage error (windowOnly).
 func (s *Service) data(q *query, st *State) app.Data {
-	return app.Data{Source: app.Source{Snapshot: st.Snapshot}, Window: q.Window(), Prices: st.Prices}
+	d := app.Data{Source: app.Source{Snapshot: st.Snapshot}, Window: q.Window(), Prices: st.Prices}
+	s.windowOnly(q, st, &d) // range, from and to name the window or say why not
+	return d
 }
 
 // rendered renders into an answer.
@@ -152,7 +154,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 			return nil, err
 		}
 		o := s.renderOptions().WithAnalyses(res.Ledger, res.IdleCauses)
-		o.Reconciliation = res.Reconciliation
+		o.Reconciliation, o.Kueue = res.Reconciliation, res.Kueue
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
 	})
 }

@@ -53,6 +53,9 @@ type status struct {
 	Stale      string         `json:"stale,omitempty"`
 	Generation uint64         `json:"generation"`
 	History    string         `json:"history"`
+	// HistoryLabels are the labels the history keeps rows by (the
+	// showback's label:KEY groupings).
+	HistoryLabels []string `json:"history_labels"`
 }
 
 func statusHandler(s *Service, rt route) http.HandlerFunc {
@@ -66,7 +69,7 @@ func statusHandler(s *Service, rt route) http.HandlerFunc {
 		}
 		a := status{Cluster: s.opts.Cluster, Version: s.opts.Version, Mode: s.coll.Mode(), Window: st.Window, Interval: s.opts.Interval.String(),
 			Built: st.Built, Checked: st.Checked, Partial: s.scrub.text(errString(st.Snapshot.Partial)), Stale: s.scrub.text(errString(st.Stale)),
-			Generation: st.Generation, History: hist}
+			Generation: st.Generation, History: hist, HistoryLabels: append([]string{}, s.opts.HistoryLabels...)}
 		return jsonAnswer(a, nil)
 	})
 }

@@ -60,6 +60,8 @@ func (s *Service) routeHandler(rt route, gatherer prometheus.Gatherer, ui fs.FS)
 			Timeout: 30 * time.Second, EnableOpenMetrics: true}), MetricsInFlight, MetricsQueueWait)
 	case "/":
 		return uiHandler(ui)
+	case "/team/{value}":
+		return teamHandler(ui)
 	}
 	return rt.handler(s, rt)
 }

@@ -51,6 +51,9 @@ type Options struct {
 	HistoryPath     string
 	HourlyRetention time.Duration
 	DailyRetention  time.Duration
+	// HistoryLabels are the pod labels the history also keeps rows by
+	// (the showback's groupings: /api/v1/showback?by=label:team).
+	HistoryLabels []string
 	// Prices are the loaded prices (app.LoadPrices: the catalog, the
 	// overrides, a cloud bill), loaded once by the front end; SetPrices
 	// swaps them (SIGHUP). PolicyFile is the recommendation policy, as
@@ -90,8 +93,12 @@ func DefaultOptions() Options {
 	return Options{Listen: listen, Cluster: "default", Inventory: InventoryKube, Kube: app.DefaultKube(),
 		Window: 24 * time.Hour, Interval: 10 * time.Minute, Lag: time.Minute,
 		HourlyRetention: 35 * 24 * time.Hour, DailyRetention: 400 * 24 * time.Hour,
-		MaxWorkloads: 500, ShutdownTimeout: 20 * time.Second}
+		MaxWorkloads: 500, ShutdownTimeout: 20 * time.Second, HistoryLabels: DefaultHistoryLabels()}
 }
+
+// DefaultHistoryLabels are the labels the history keeps rows by unless
+// --history-labels says otherwise.
+func DefaultHistoryLabels() []string { return []string{"team", "cost-center", "environment"} }
 
 // Validate lists every problem with the options, each naming its flag.
 func (o Options) Validate() error {
@@ -143,6 +150,11 @@ func (o Options) validateTimes() []error {
 	if o.DailyRetention < o.HourlyRetention {
 		add("history-daily-retention: %s is shorter than the hourly retention %s", o.DailyRetention, o.HourlyRetention)
 	}
+	for _, l := range o.HistoryLabels {
+		if l == "" || len(l) > 317 || strings.ContainsAny(l, ", =") {
+			add("history-labels: %q is not a label key (team, cost-center, example.com/env)", l)
+		}
+	}
 	if o.ShutdownTimeout <= 0 {
 		add("shutdown-timeout: %s is not positive", o.ShutdownTimeout)
 	}
@@ -152,7 +164,7 @@ func (o Options) validateTimes() []error {
 // collector is the part of o the cycle runs with.
 func (o Options) collector() collector.Options {
 	return collector.Options{Cluster: o.Cluster, Demo: o.Demo, Prometheus: o.Prometheus, Inventory: o.Inventory, Kube: o.Kube,
-		Window: o.Window, Interval: o.Interval, Lag: o.Lag, HistoryPath: o.HistoryPath,
+		Window: o.Window, Interval: o.Interval, Lag: o.Lag, HistoryPath: o.HistoryPath, HistoryLabels: o.HistoryLabels,
 		HourlyRetention: o.HourlyRetention, DailyRetention: o.DailyRetention, Prices: o.Prices,
 		MaxWorkloads: o.MaxWorkloads, PodMetrics: o.PodMetrics, Version: o.Version}
 }

@@ -37,7 +37,7 @@ var (
 	outputParam = func(set string) param {
 		return param{Name: "output", Description: "output format, as -o: " + set, Default: "json"}
 	}
-	windowParam   = param{Name: "window", Description: "the analysis window (e.g. 24h, 7d); it must be the service's rolling window, which is the default"}
+	windowParam   = param{Name: "window", Description: "the analysis window (e.g. 24h, 7d); it must be the service's rolling window, which is the default (other lengths: a 400 saying where that range is answered)"}
 	reportTypes   = []string{"application/json", "application/yaml", "text/csv", "text/markdown", "text/html", "text/plain"}
 	jsonType      = []string{"application/json"}
 	formatOutputs = "table, wide, json, yaml, csv, markdown, html"
@@ -58,35 +58,38 @@ func routes() []route {
 		{Method: "GET", Path: "/api/v1/status", Summary: "The service: its window, sources, last cycle and whether results are partial or stale.", Types: jsonType, handler: statusHandler},
 		{Method: "GET", Path: "/api/v1/report", Summary: "The cost report on the rolling window: exactly `gpuwise report -o json` (other formats with output).",
 			Params: []param{
-				{Name: "by", Description: "group rows by namespace, workload, pod, node, gpu-model, capacity-type, cluster or label:KEY", Default: "namespace"},
+				{Name: "by", Description: "group rows by namespace, workload, pod, node, gpu-model, capacity-type, mechanism, cluster or label:KEY", Default: "namespace"},
 				{Name: "idle-share", Description: "where unallocated cost goes", Enum: []string{"none", "node", "cluster"}, Default: "none"},
 				{Name: "idle-threshold", Description: "activity below which a GPU counts as idle: a whole percent in [0, 1]", Default: "0.1"},
 				{Name: "top", Description: "how many workloads the idle leaderboard shows", Default: "10"},
 				{Name: "low-util", Description: "list the GPUs and MIG slices below PERCENT utilization for at least DURATION of the window (low_utilization), e.g. 30%:6h; off when absent"},
-				windowParam, outputParam(formatOutputs)},
+				windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs)},
 			Types: reportTypes, handler: reportHandler},
 		{Method: "GET", Path: "/api/v1/audit", Summary: "The hygiene audit on the window: exactly `gpuwise audit -o json`.",
 			Params: []param{
 				{Name: "allow-agent", Description: "extra node-agent globs over namespace/owner, comma-separated (added to the defaults)"},
 				{Name: "dev-namespaces", Description: "namespace globs where whole GPUs are flagged, comma-separated"},
-				windowParam, outputParam(formatOutputs + ", sarif")},
+				windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs + ", sarif")},
 			Types: append(append([]string{}, reportTypes...), "application/sarif+json"), handler: auditHandler},
 		{Method: "GET", Path: "/api/v1/recommend", Summary: "Right-sizing recommendations on the window: exactly `gpuwise recommend -o json`.",
-			Params: []param{windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: recommendHandler},
+			Params: []param{windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs)}, Types: reportTypes, handler: recommendHandler},
 		{Method: "GET", Path: "/api/v1/plan", Summary: "The consolidation plan on the window: exactly `gpuwise plan -o json`.",
 			Params: []param{{Name: "shapes", Description: "pack right-sized shapes or the current ones", Enum: []string{"recommended", "current"}, Default: "recommended"},
-				byClusterParam("plan"), windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: planHandler},
+				byClusterParam("plan"), windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs)}, Types: reportTypes, handler: planHandler},
 		{Method: "GET", Path: "/api/v1/advise", Summary: "The savings ledger on the window: exactly `gpuwise advise -o json`.",
 			Params: []param{
 				{Name: "levers", Description: "levers to apply, comma-separated (default all but region, always in the documented order): " + strings.Join(app.LeverNames(), ", ")},
 				{Name: "engineer-rate", Description: "engineering cost in $ per hour, for payback", Default: strconv.FormatFloat(app.DefaultAdviseRequest().EngineerUSDPerHour, 'f', -1, 64)},
-				byClusterParam("ledger"), windowParam, outputParam(formatOutputs)}, Types: reportTypes, handler: adviseHandler},
+				byClusterParam("ledger"), windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs)}, Types: reportTypes, handler: adviseHandler},
 		{Method: "GET", Path: "/api/v1/history", Summary: "Hourly or daily aggregates from the history store, per key of one kind.",
 			Params: historyParams, Types: jsonType, handler: historyHandler},
 		{Method: "GET", Path: "/api/v1/history/low-util", Summary: "The low-utilization list (GPUs and MIG slices below a threshold for at least N hours) over a range of the history store.",
 			Params: lowUtilParams, Types: jsonType, handler: lowUtilHandler},
+		{Method: "GET", Path: "/api/v1/showback", Summary: "Showback over any range of the history: per group (namespace, workload, node, GPU model or a recorded label such as team) GPU-hours, active, idle and unallocated $, and the trend against a comparison period; CSV, or a FOCUS-style allocation file.",
+			Params: showbackParams, Types: []string{"application/json", "text/csv"}, handler: showbackHandler},
 		{Method: "GET", Path: "/api/v1/compare", Summary: "The last period against the one before it, per key, from the history store.",
 			Params: compareParams, Types: jsonType, handler: compareHandler},
+		{Method: "GET", Path: "/team/{value}", Summary: "A team's page of the dashboard (showback over the range, hourly spend), to bookmark: value is the team label's value; ?label=KEY for another recorded label.", Types: []string{"text/html"}, handler: nil},
 		{Method: "GET", Path: "/", Summary: "The dashboard (docs/dashboard.md): one page drawn from this API.", Types: []string{"text/html"}, Public: false, handler: nil},
 	}
 }

@@ -180,7 +180,7 @@ const v4Fixture = "testdata/demo-6h.v4.snap"
 
 // TestVersion4StillReads: a version 4 file reads (no DRA section, no
 // claims, no HAMi asks: it has none), with its hourly series, and written
-// again as version 5 reads back to the same snapshot and report.
+// again as the current version reads back to the same snapshot and report.
 func TestVersion4StillReads(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile(v4Fixture)
@@ -196,9 +196,38 @@ func TestVersion4StillReads(t *testing.T) {
 	}
 	again := mustRead(t, encodeV2(t, old))
 	if diff := cmp.Diff(snapshotJSON(t, old), snapshotJSON(t, again)); diff != "" {
-		t.Fatalf("version 4 -> 5 changed the snapshot (-v4 +v5):\n%s", diff)
+		t.Fatalf("version 4 -> current changed the snapshot (-v4 +new):\n%s", diff)
 	}
 	if diff := cmp.Diff(reportJSON(t, old), reportJSON(t, again)); diff != "" {
-		t.Errorf("version 4 -> 5 changed the report (-v4 +v5):\n%s", diff)
+		t.Errorf("version 4 -> current changed the report (-v4 +new):\n%s", diff)
+	}
+}
+
+// v5Fixture is a version 5 file (main at 066d1c0, `gpuwise demo --window
+// 6h --save`): before Kueue joined the format.
+const v5Fixture = "testdata/demo-6h.v5.snap"
+
+// TestVersion5StillReads: a version 5 file reads (no Kueue section: it
+// has none), with its hourly series and DRA section as written, and
+// written again as version 6 reads back to the same snapshot and report.
+func TestVersion5StillReads(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(v5Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := binary.Uvarint(data[len(Kind):]); v != 5 {
+		t.Fatalf("%s is version %d, want 5", v5Fixture, v)
+	}
+	old := mustRead(t, data)
+	if old.Hourly == nil || len(old.Pods) == 0 || old.Kueue != nil {
+		t.Fatalf("version 5 read: hourly %v, %d pods, Kueue %v", old.Hourly != nil, len(old.Pods), old.Kueue)
+	}
+	again := mustRead(t, encodeV2(t, old))
+	if diff := cmp.Diff(snapshotJSON(t, old), snapshotJSON(t, again)); diff != "" {
+		t.Fatalf("version 5 -> 6 changed the snapshot (-v5 +v6):\n%s", diff)
+	}
+	if diff := cmp.Diff(reportJSON(t, old), reportJSON(t, again)); diff != "" {
+		t.Errorf("version 5 -> 6 changed the report (-v5 +v6):\n%s", diff)
 	}
 }

@@ -143,6 +143,7 @@ func bigHeader() []byte {
 	e.byte(0)    // no hourly series (version 3)
 	e.uvarint(0) // unknown facts: nil (version 5)
 	e.byte(0)    // no DRA section (version 5)
+	e.byte(0)    // no Kueue section (version 6)
 	return e.payload()
 }
 

@@ -127,6 +127,9 @@ func (rd *reader) parseHeader(raw []byte, withPartial bool) (*header, error) {
 	case rd.version >= 5:
 		s.Unknown = d.strs("unknown facts")
 		s.DRA = d.dra()
+		if rd.version >= 6 {
+			s.Kueue = d.kueue()
+		}
 	case rd.version >= 3 && d.err == nil && len(d.b) > 0:
 		// Versions 3 and 4 write the unknown facts only when there are any.
 		s.Unknown = d.strs("unknown facts")

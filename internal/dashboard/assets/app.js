@@ -4,10 +4,16 @@
 "use strict";
 
 const params = new URLSearchParams(location.search);
-const view = params.get("view") || "overview";
+// A team's page is /team/VALUE (bookmarkable): the same page one folder
+// down, its API and links one folder up.
+const teamPath = location.pathname.match(/\/team\/([^/]+)$/);
+const root = teamPath ? "../" : "";
+const team = teamPath ? decodeURIComponent(teamPath[1]) : "";
+const view = teamPath ? "team" : params.get("view") || "overview";
 const api = {};
 
-// query keeps the service's window parameter on every API call and link.
+// query keeps the service's window parameter on every API call and link
+// of the answers computed on the service's window (report, ledger, audit).
 function query(base, extra) {
   const q = new URLSearchParams(extra || {});
   if (params.get("window")) q.set("window", params.get("window"));
@@ -15,10 +21,24 @@ function query(base, extra) {
   return s ? base + "?" + s : base;
 }
 
+// The range (range, or from and to) and the comparison period go to every
+// answer read from the history (showback, history, compare, low-util).
+const rangeNames = ["range", "from", "to"];
+function rq(base, extra, opts) {
+  const q = new URLSearchParams(extra || {});
+  for (const n of rangeNames) if (params.get(n)) q.set(n, params.get(n));
+  if (opts && opts.compare && params.get("compare")) q.set("compare", params.get("compare"));
+  const s = q.toString();
+  return s ? base + "?" + s : base;
+}
+
+// rangeAsked says whether the page shows a range other than the window.
+const rangeAsked = () => rangeNames.some((n) => params.get(n));
+
 // load fetches one API answer once; a partial answer raises the banner.
 async function load(url) {
   if (!api[url]) {
-    api[url] = fetch(url, { credentials: "same-origin" }).then(async (r) => {
+    api[url] = fetch(root + url, { credentials: "same-origin" }).then(async (r) => {
       const partial = r.headers.get("X-Gpuwise-Partial");
       if (partial) banner("Partial data: " + partial);
       const body = await r.json();
@@ -173,57 +193,180 @@ function filterBox(label, tables) {
 
 const palette = ["#2456c9", "#d1495b", "#00798c", "#edae49", "#66a182", "#8d6cab", "#7a5c3e", "#9aa0ad"];
 
-// lineChart draws series [{name, points: [[ms, value|null]]}] with
-// vertical markers [{t, label}]; a null value breaks the line.
-function lineChart(title, series, unit, markers) {
-  const W = 560, H = 220, L = 56, R = 8, T = 10, B = 24;
-  const pts = series.flatMap((s) => s.points).filter((p) => p[1] !== null);
-  const box = el("figure", { class: "chart", "data-chart": title });
-  box.append(el("h3", {}, title));
-  if (!pts.length) {
-    box.append(el("p", { class: "muted" }, "no history recorded for this window yet"));
-    return box;
-  }
-  const t0 = Math.min(...pts.map((p) => p[0])), t1 = Math.max(...pts.map((p) => p[0]));
-  const ymax = niceMax(Math.max(...pts.map((p) => p[1])));
-  const x = (t) => L + ((t - t0) / Math.max(1, t1 - t0)) * (W - L - R);
-  const y = (v) => T + (1 - v / ymax) * (H - T - B);
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
+// Charts: small SVG, drawn here from API answers. Every chart has hover
+// values: a column per bucket (or a bar) whose title lists the API's
+// figures there, formatted, never computed.
+const svgNS = "http://www.w3.org/2000/svg";
+function svgOf(W, H, title) {
+  const svg = document.createElementNS(svgNS, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", title);
-  const add = (tag, attrs, text) => {
-    const e = document.createElementNS(ns, tag);
+  svg.add = (tag, attrs, text, parent) => {
+    const e = document.createElementNS(svgNS, tag);
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
     if (text !== undefined) e.textContent = text;
-    svg.append(e);
+    (parent || svg).append(e);
     return e;
   };
+  return svg;
+}
+
+// hover adds a hover target with a tooltip (an SVG title) of lines.
+function hover(svg, attrs, lines) {
+  const g = svg.add("g", { class: "hover" });
+  svg.add("rect", Object.assign({ fill: "transparent" }, attrs), undefined, g);
+  svg.add("title", {}, lines.join("\n"), g);
+  return g;
+}
+
+// lineChart draws series [{name, points: [[ms, value|null, path]]}] as
+// lines, or stacked areas (opts.stack), with vertical markers [{t,
+// label}] and a target band (opts.band: [low, high]); a null value breaks
+// a line and stacks as nothing.
+function lineChart(title, src, series, unit, markers, opts) {
+  opts = opts || {};
+  const W = 560, H = 220, L = 56, R = 8, T = 10, B = 24;
+  const pts = series.flatMap((s) => s.points).filter((p) => p[1] !== null);
+  const box = el("figure", { class: "chart", "data-chart": title, "data-src": src });
+  box.append(el("h3", {}, title));
+  if (!pts.length) {
+    box.append(el("p", { class: "muted" }, "no history recorded for this range yet"));
+    return box;
+  }
+  const buckets = [...new Set(pts.map((p) => p[0]))].sort((a, b) => a - b);
+  const t0 = buckets[0], t1 = buckets[buckets.length - 1];
+  // stacking is drawing: each band sits on the ones below it
+  const stacked = new Map();
+  let top = 0;
+  if (opts.stack) {
+    for (const t of buckets) stacked.set(t, 0);
+    for (const s of series) s.base = new Map(buckets.map((t) => [t, 0]));
+    for (const s of series) {
+      for (const [t, v] of s.points) {
+        s.base.set(t, stacked.get(t));
+        stacked.set(t, stacked.get(t) + (v || 0));
+      }
+    }
+    top = Math.max(...stacked.values());
+  } else top = Math.max(...pts.map((p) => p[1]), opts.band ? opts.band[1] : 0);
+  const ymax = niceMax(top);
+  const x = (t) => L + ((t - t0) / Math.max(1, t1 - t0)) * (W - L - R);
+  const y = (v) => T + (1 - v / ymax) * (H - T - B);
+  const svg = svgOf(W, H, title);
+  if (opts.band) {
+    svg.add("rect", { class: "band", x: L, width: W - L - R, y: y(opts.band[1]), height: y(opts.band[0]) - y(opts.band[1]) });
+    svg.add("text", { x: W - R - 2, y: y(opts.band[1]) + 10, "text-anchor": "end", class: "bandlabel" }, "target " + opts.band.map((v) => Math.round(v * 100)).join("–") + "%");
+  }
   for (let i = 0; i <= 4; i++) {
     const v = (ymax * i) / 4;
-    add("line", { class: "axis", x1: L, x2: W - R, y1: y(v), y2: y(v) });
-    add("text", { x: L - 4, y: y(v) + 3, "text-anchor": "end" }, tick(v, unit));
+    svg.add("line", { class: "axis", x1: L, x2: W - R, y1: y(v), y2: y(v) });
+    svg.add("text", { x: L - 4, y: y(v) + 3, "text-anchor": "end" }, tick(v, unit));
   }
   for (const d of dayTicks(t0, t1)) {
-    add("text", { x: x(d), y: H - 6, "text-anchor": "middle" }, new Date(d).toISOString().slice(5, 10));
+    svg.add("text", { x: x(d), y: H - 6, "text-anchor": "middle" }, new Date(d).toISOString().slice(5, 10));
   }
   series.forEach((s, i) => {
+    const color = palette[i % palette.length];
+    if (opts.stack) {
+      const up = s.points.map(([t, v]) => x(t).toFixed(1) + "," + y(s.base.get(t) + (v || 0)).toFixed(1));
+      const down = s.points.slice().reverse().map(([t]) => x(t).toFixed(1) + "," + y(s.base.get(t)).toFixed(1));
+      svg.add("path", { d: "M" + up.join("L") + "L" + down.join("L") + "Z", fill: color, "fill-opacity": 0.75, stroke: color, "stroke-width": 0.5, "data-series": s.name });
+      return;
+    }
     let d = "", pen = false;
     for (const [t, v] of s.points) {
       if (v === null) { pen = false; continue; }
       d += (pen ? "L" : "M") + x(t).toFixed(1) + "," + y(v).toFixed(1);
       pen = true;
     }
-    add("path", { d, fill: "none", stroke: palette[i % palette.length], "stroke-width": 1.6, "data-series": s.name });
+    svg.add("path", { d, fill: "none", stroke: color, "stroke-width": 1.6, "data-series": s.name });
   });
-  // labels step down a line each (three lines) so that near markers stay readable
+  // markers: labels step down a line each (three lines) so that near
+  // markers stay readable; one near the right edge ends at the line
   (markers || []).filter((m) => m.t >= t0 && m.t <= t1).sort((a, b) => a.t - b.t).forEach((m, i) => {
-    add("line", { class: "marker", x1: x(m.t), x2: x(m.t), y1: T, y2: H - B });
-    add("text", { x: x(m.t) + 3, y: T + 9 + (i % 3) * 10 }, m.label);
+    svg.add("line", { class: "marker", x1: x(m.t), x2: x(m.t), y1: T, y2: H - B });
+    const right = x(m.t) > W * 0.6;
+    svg.add("text", { x: x(m.t) + (right ? -3 : 3), y: T + 9 + (i % 3) * 10, "text-anchor": right ? "end" : "start", class: "markerlabel" }, m.label);
+  });
+  // hover: one column per bucket, its title the API's values there
+  const step = buckets.length > 1 ? (W - L - R) / (buckets.length - 1) : W - L - R;
+  buckets.forEach((t) => {
+    const lines = [new Date(t).toISOString().slice(0, 16).replace("T", " ") + " UTC"];
+    for (const s of series) {
+      const p = s.points.find((q) => q[0] === t);
+      if (p && p[1] !== null) lines.push(s.name + ": " + fmt(p[1], unit));
+    }
+    if (opts.stack && opts.sum) lines.push("(stacked)");
+    hover(svg, { x: Math.max(L, x(t) - step / 2), y: T, width: step, height: H - T - B }, lines);
   });
   box.append(svg, el("div", { class: "legend" }, series.map((s, i) =>
     el("span", {}, el("i", { style: "background:" + palette[i % palette.length] }), s.name))));
+  return box;
+}
+
+function stackChart(title, src, series, unit, markers, opts) {
+  return lineChart(title, src, series, unit, markers, Object.assign({ stack: true }, opts || {}));
+}
+
+// barChart draws one horizontal bar per row of data[listPath] (label from
+// nameKey, value from valueKey), each bar's title its figure.
+function barChart(title, src, data, listPath, nameKey, valueKey, unit, colors) {
+  const rows = (at(data, listPath) || []).map((r, i) => ({ r, i })).filter((x) => x.r[valueKey] !== null && x.r[valueKey] !== undefined);
+  const box = el("figure", { class: "chart", "data-chart": title, "data-src": src });
+  box.append(el("h3", {}, title));
+  if (!rows.length) { box.append(el("p", { class: "muted" }, "nothing to show")); return box; }
+  const W = 560, rowH = 26, L = 130, R = 90, H = rows.length * rowH + 8;
+  const vmax = niceMax(Math.max(...rows.map((x) => x.r[valueKey])));
+  const svg = svgOf(W, H, title);
+  rows.forEach(({ r, i }, k) => {
+    const w = (r[valueKey] / vmax) * (W - L - R), yy = 4 + k * rowH;
+    svg.add("text", { x: L - 6, y: yy + 16, "text-anchor": "end" }, r[nameKey]);
+    svg.add("rect", { x: L, y: yy + 4, width: Math.max(1, w), height: rowH - 10, fill: (colors && colors[r[nameKey]]) || palette[k % palette.length] });
+    svg.add("text", { x: L + Math.max(1, w) + 4, y: yy + 16, "data-src": src, "data-path": listPath + "." + i + "." + valueKey, "data-unit": unit }, fmt(r[valueKey], unit));
+    hover(svg, { x: 0, y: yy, width: W, height: rowH }, [r[nameKey] + ": " + fmt(r[valueKey], unit)]);
+  });
+  box.append(svg);
+  return box;
+}
+
+// waterfall draws the ledger from its cost before, through each action's
+// saving in ledger order (each step hangs from where the one before it
+// ended: drawing, the way a stacked bar sits on the one below), to its
+// cost after. Every figure shown and hovered is the API's; the last step
+// ends at the API's after because the ledger's savings add up.
+function waterfall(title, src, answer, base, l) {
+  const acts = (l.actions || []).map((a, i) => ({ a, i })).filter((x) => x.a.saving_usd_month > 0);
+  const box = el("figure", { class: "chart waterfall", "data-chart": title, "data-src": src });
+  box.append(el("h3", {}, title));
+  let level = l.before_usd_month;
+  const bars = [{ name: "before", lo: 0, hi: l.before_usd_month, path: base + "before_usd_month", kind: "total" }]
+    .concat(acts.map(({ a, i }) => {
+      const b = { name: a.id, lo: level - a.saving_usd_month, hi: level, path: base + "actions." + i + ".saving_usd_month", title: a.title, save: a.saving_usd_month, kind: "step" };
+      level = b.lo;
+      return b;
+    }))
+    .concat([{ name: "after", lo: 0, hi: l.after_usd_month, path: base + "after_usd_month", kind: "total" }]);
+  const W = 560, H = 240, L = 56, R = 8, T = 10, B = 28;
+  const ymax = niceMax(Math.max(...bars.map((b) => b.hi)));
+  const y = (v) => T + (1 - v / ymax) * (H - T - B);
+  const bw = (W - L - R) / bars.length;
+  const svg = svgOf(W, H, title);
+  for (let i = 0; i <= 4; i++) {
+    const v = (ymax * i) / 4;
+    svg.add("line", { class: "axis", x1: L, x2: W - R, y1: y(v), y2: y(v) });
+    svg.add("text", { x: L - 4, y: y(v) + 3, "text-anchor": "end" }, tick(v, "usd"));
+  }
+  bars.forEach((b, k) => {
+    const xx = L + k * bw + bw * 0.15;
+    svg.add("rect", { x: xx, y: y(b.hi), width: bw * 0.7, height: Math.max(1, y(b.lo) - y(b.hi)), class: "wf-" + b.kind, "data-bar": b.name, "data-lo": y(b.lo).toFixed(2) });
+    svg.add("text", { x: xx + bw * 0.35, y: H - 12, "text-anchor": "middle" }, b.name);
+    const g = hover(svg, { x: L + k * bw, y: T, width: bw, height: H - T - B },
+      b.kind === "total" ? [b.name + ": " + fmt(b.hi, "usd") + " a month"] : [b.name + " " + b.title, "saves " + fmt(b.save, "usd") + " a month"]);
+    g.setAttribute("data-src", src);
+    g.setAttribute("data-hover-path", b.path);
+  });
+  box.append(svg, el("p", { class: "muted" }, "Dollars a month: the cost before, each action's saving in ledger order (each after the ones before it), and the cost after. Hover a bar for its figures."));
   return box;
 }
 
@@ -246,34 +389,6 @@ function dayTicks(t0, t1) {
   for (let d = Math.ceil(t0 / day) * day; d <= t1; d += step) out.push(d);
   return out;
 }
-
-// bySeries turns history points into one series per key (the keys given,
-// the rest summed as "other"), valued by fn(sum of values).
-function bySeries(points, keys, fn) {
-  const buckets = [...new Set(points.map((p) => p.bucket))].sort();
-  const sums = new Map();
-  for (const p of points) {
-    const k = keys.includes(p.key) ? p.key : "other";
-    const m = sums.get(k) || new Map();
-    const prev = m.get(p.bucket);
-    m.set(p.bucket, prev ? addValues(prev, p) : Object.assign({}, p));
-    sums.set(k, m);
-  }
-  const names = keys.concat(sums.has("other") ? ["other"] : []);
-  return names.filter((k) => sums.has(k)).map((k) => ({
-    name: k,
-    points: buckets.map((b) => [Date.parse(b), sums.get(k).has(b) ? fn(sums.get(k).get(b)) : null]),
-  }));
-}
-
-function addValues(a, b) {
-  const out = Object.assign({}, a);
-  for (const [k, v] of Object.entries(b)) if (typeof v === "number" && k !== "pods") out[k] = (a[k] || 0) + v;
-  return out;
-}
-
-const utilization = (v) => (v.gpu_allocated_hours - v.gpu_unmeasured_hours > 0
-  ? v.gpu_active_hours / (v.gpu_allocated_hours - v.gpu_unmeasured_hours) : null);
 
 // capacityChanges marks the hours where the provisioned GPU count changed
 // (nodes added or removed): the before/after points of capacity changes.
@@ -332,41 +447,114 @@ function sameTime(markers) {
 
 // ---- views ----
 
-async function overview(main) {
+async function overview(main, st) {
   const src = query("api/v1/report");
-  const r = await load(src);
-  main.append(el("div", { class: "cards", id: "headline" },
-    card("Spend in the window", num(src, r, "totals.total_cost_usd", "usd"), el("span", {}, num(src, r, "totals.monthly_cost_usd", "usd"), " a month at this rate")),
-    card("GPU utilization of provisioned", num(src, r, "totals.gpu_utilization_of_provisioned", "pct"),
-      el("span", {}, "of allocated: ", num(src, r, "totals.gpu_utilization", "pct"))),
-    card("Idle GPU cost (allocated, unused)", num(src, r, "totals.gpu_cost_usd.allocated_idle", "usd"),
-      el("span", {}, "unallocated: ", num(src, r, "totals.gpu_cost_usd.unallocated", "usd"))),
-    card("Recoverable a month (savings ledger)", r.savings ? num(src, r, "savings.saving_usd_month", "usd") : "n/a",
-      r.savings ? el("span", {}, num(src, r, "savings.actions", "int"), " actions: see ", el("a", { href: "?" + linkParams("actions") }, "Actions")) : "no ledger for this window")));
-  const win = r.window;
-  const hsrc = "api/v1/history?" + new URLSearchParams({ kind: "namespace", from: win.start, to: win.end });
-  const msrc = "api/v1/history?" + new URLSearchParams({ kind: "gpu_model", from: win.start, to: win.end });
-  const csrc = query("api/v1/compare", { kind: "namespace", period: Math.floor(r.window_hours / 2) + "h" });
-  const [h, m, c] = await Promise.all([load(hsrc), load(msrc), load(csrc)]);
-  const keys = r.rows.slice().sort((a, b) => (b.total_cost_usd || 0) - (a.total_cost_usd || 0)).map((x) => x.key)
-    .filter((k) => k !== "__unallocated__").slice(0, 6);
+  const ssrc = rq("api/v1/showback", { by: "namespace", "idle-share": "none" }, { compare: true });
+  const asrc = query("api/v1/advise");
+  const [r, s, l] = await Promise.all([load(src), load(ssrc), load(asrc)]);
+  const trend = (path) => el("span", {}, "previous period ", num(ssrc, s, path + ".previous_total_usd", "usd"), ", change ", num(ssrc, s, path + ".change_share", "pct"));
+  main.append(cardRow("Over the range: " + s.range.start + " – " + s.range.end + " (dollars in the range, from the history)", "range-cards",
+    card("Spend in the range", num(ssrc, s, "total.total_usd", "usd"), trend("total")),
+    card("GPU utilization of allocated", num(ssrc, s, "total.gpu_utilization", "pct"), el("span", {}, num(ssrc, s, "total.gpu_hours", "h"), " GPU-hours allocated")),
+    card("Idle GPU cost (allocated, unused)", num(ssrc, s, "total.idle_usd", "usd"), el("span", {}, num(ssrc, s, "total.gpu_idle_hours", "h"), " idle GPU-hours")),
+    card("Unallocated GPU cost (no pod requested it)", num(ssrc, s, "total.unallocated_usd", "usd"), el("span", {}, "of ", num(ssrc, s, "total.total_usd", "usd"), " in all"))));
+  main.append(cardRow("A month (dollars a month)", "monthly-cards",
+    card("Spend a month at the range's rate", num(ssrc, s, "monthly_total_usd", "usd"), el("span", {}, "the report's on the window: ", num(src, r, "totals.monthly_cost_usd", "usd"))),
+    card("Recoverable a month (savings ledger)", num(asrc, l, "saving_usd_month", "usd"),
+      el("span", {}, num(asrc, l, "saving_share", "pct"), " of the cost: see ", el("a", { href: link("actions") }, "Actions"))),
+    card("Cost a month after every action", num(asrc, l, "after_usd_month", "usd"), el("span", {}, "before: ", num(asrc, l, "before_usd_month", "usd")))));
+  main.append(metricsSection(asrc, l));
+  const hsrc = rq("api/v1/history", { kind: "namespace", top: "6" });
+  const msrc = rq("api/v1/history", { kind: "gpu_model" });
+  const csrcHalf = params.get("range") ? query("api/v1/compare", { kind: "namespace", range: params.get("range") })
+    : query("api/v1/compare", { kind: "namespace", period: Math.floor(r.window_hours / 2) + "h" });
+  const [h, m, c] = await Promise.all([load(hsrc), load(msrc), load(csrcHalf)]);
   const markers = sameTime(capacityChanges(m.points).concat(sharingChanges(m.fleet),
     [{ t: Date.parse(c.after.window.start), label: "after →" }]));
-  main.append(section("Trends (hourly, from the history)", el("div", { class: "charts" },
-    lineChart("GPU utilization per namespace", bySeries(h.points.filter((p) => p.key !== "__unallocated__"), keys, utilization), "pct", markers),
-    lineChart("Spend per namespace ($ per hour)", bySeries(h.points, keys.concat(["__unallocated__"]), (v) => v.total_usd), "usd", markers),
-    lineChart("Idle GPU cost ($ per hour)", [
-      { name: "allocated, unused", points: bySeries(h.points, [], (v) => v.gpu_idle_usd)[0]?.points || [] },
-      { name: "unallocated", points: bySeries(h.points, [], (v) => v.gpu_unallocated_usd)[0]?.points || [] },
-    ], "usd", markers)),
-  el("p", { class: "muted" }, "Dashed lines: where the provisioned GPU count changed (nodes added or removed), where the GPUs in a sharing mode changed (MIG, time-slicing, whole), and where the after period of the comparison below starts.")));
-  main.append(compareSection(csrc, c));
+  const keys = [...new Set(h.points.map((p) => p.key))];
+  const gpuKeys = keys.filter((k) => h.points.some((p) => p.key === k && p.gpu_utilization !== null));
+  main.append(section("Trends over the range (hourly, from the history)", el("div", { class: "charts" },
+    stackChart("Spend by namespace ($ per hour, stacked)", hsrc, seriesOf(h, keys, "total_usd"), "usd", markers),
+    lineChart("GPU utilization per namespace (target band 60–85 %)", hsrc, seriesOf(h, gpuKeys, "gpu_utilization"), "pct", markers, { band: [0.6, 0.85] }),
+    stackChart("Idle GPU cost ($ per hour, stacked): allocated but unused per namespace, and unallocated", hsrc,
+      seriesOf(h, keys.filter((k) => k !== "__unallocated__"), "gpu_idle_usd").concat(
+        seriesOf(h, ["__unallocated__"], "gpu_unallocated_usd").map((x) => Object.assign(x, { name: "unallocated" }))), "usd", markers),
+    r.idle_causes ? barChart("Idle $ by cause (on the service's window)", src, r, "idle_causes.totals", "cause", "idle_usd", "usd", causeColors) : null),
+  el("p", { class: "muted" }, "Namespaces outside the six largest are summed by the service into __other__. Dashed lines: where the provisioned GPU count changed (nodes added or removed), where the GPUs in a sharing mode changed (MIG, time-slicing, whole), and where the after period of the comparison below starts. Hover a chart for its values.")));
+  main.append(compareSection(csrcHalf, c));
   if (r.savings && r.savings.first.length) {
-    main.append(section("Do first (savings ledger)", el("ol", {}, r.savings.first.map((a, i) =>
-      el("li", {}, a.title, " — ", num(src, r, `savings.first.${i}.saving_usd_month`, "usd"), "/month, ",
+    main.append(section("Do first (savings ledger, dollars a month)", el("ol", {}, r.savings.first.map((a, i) =>
+      el("li", {}, el("a", { href: link("actions") + "#" + a.id }, a.title), " — ", num(src, r, `savings.first.${i}.saving_usd_month`, "usd"), "/month, ",
         a.confidence, " confidence, payback ", num(src, r, `savings.first.${i}.payback_days`, "num"), " days")))));
   }
-  main.append(section("Where the money goes (by namespace)", table(src, r, "rows", costCols(), { sort: "total_cost_usd" })));
+  main.append(section("Where the money goes over the range (by namespace)", showbackTable(ssrc, s, "namespace")));
+}
+
+// cardRow is one row of cards on one dollar basis, labelled.
+function cardRow(label, id, ...cards) {
+  return el("section", { class: "cardrow", id }, el("h2", { class: "rowlabel" }, label), el("div", { class: "cards" }, ...cards));
+}
+
+// seriesOf is one series per key of a history answer: the field's value
+// of each bucket (null where the key has no row), as the API gives it.
+function seriesOf(h, keys, field) {
+  const buckets = [...new Set(h.points.map((p) => p.bucket))].sort();
+  const byKey = new Map();
+  h.points.forEach((p, i) => {
+    if (!byKey.has(p.key)) byKey.set(p.key, new Map());
+    byKey.get(p.key).set(p.bucket, i);
+  });
+  return keys.filter((k) => byKey.has(k)).map((k) => ({
+    name: k,
+    points: buckets.map((b) => {
+      const i = byKey.get(k).get(b);
+      return i === undefined ? [Date.parse(b), null] : [Date.parse(b), h.points[i][field], "points." + i + "." + field];
+    }),
+  }));
+}
+
+// The ledger's FinOps metrics, each with its target, status and a link to
+// what moves it.
+const metricLinks = {
+  gpu_utilization: ["actions", {}, "consolidation and right-sizing (Actions)"],
+  idle_share: ["idle", {}, "why GPUs idle (Idle)"],
+  unallocated_share: ["actions", {}, "removing and scaling nodes (Actions)"],
+  gpus_below_30pct_6h: ["idle", {}, "the low-utilization list (Idle)"],
+  spot_share_training: ["actions", {}, "the spot lever (Actions)"],
+  cost_per_1k_inferences: ["costs", { by: "workload", q: "inference" }, "inference workloads (Costs)"],
+};
+function metricsSection(src, l) {
+  if (!l.metrics || !l.metrics.length) return section("FinOps metrics", el("p", { class: "muted" }, "The ledger has no metrics for this window."));
+  return el("section", { id: "finops-metrics" }, el("h2", {}, "FinOps metrics against their targets (on the service's window)"),
+    el("div", { class: "cards metrics" }, l.metrics.map((m, i) => {
+      const to = metricLinks[m.name];
+      return el("div", { class: "card metric", "data-metric": m.name },
+        el("div", { class: "label" }, m.title),
+        el("div", { class: "big" }, num(src, l, "metrics." + i + ".value", "num"), " ", m.unit === "USD" ? "$" : m.unit),
+        el("div", { class: "sub" }, "target ", m.target, " · ", el("span", { class: "status-" + m.status }, m.status)),
+        to ? el("div", { class: "sub" }, "moved by ", el("a", { href: link(to[0], to[1]) }, to[2])) : null);
+    })));
+}
+
+// showbackTable is a showback answer's rows: GPU-hours, active, idle and
+// unallocated $, total, share and the trend; team rows link to their page.
+function showbackTable(src, s, by) {
+  const teamLabel = by.startsWith("label:") ? by.slice(6) : "";
+  return table(src, s, "rows", [
+    { key: "key", label: by, render: (row, v) => teamLabel && v !== "__unallocated__" && !v.startsWith("(no ")
+      ? el("a", { href: root + "team/" + encodeURIComponent(v) + (teamLabel === "team" ? "" : "?label=" + encodeURIComponent(teamLabel)) }, v)
+      : (by === "namespace" || by === "workload") && v !== "__unallocated__" ? el("a", { href: link("drill", by === "namespace" ? { ns: v } : { workload: v }) }, v) : v },
+    { key: "gpu_hours", label: "GPU-h", unit: "h" },
+    { key: "gpu_utilization", label: "Utilization", unit: "pct" },
+    { key: "active_usd", label: "Active $", unit: "usd" },
+    { key: "idle_usd", label: "Idle $", unit: "usd" },
+    { key: "unallocated_usd", label: "Unallocated $", unit: "usd" },
+    { key: "total_usd", label: "Total $", unit: "usd" },
+    { key: "share", label: "Share", unit: "pct" },
+    { key: "previous_total_usd", label: "Previous $", unit: "usd" },
+    { key: "change_usd", label: "Change $", unit: "usd" },
+    { key: "change_share", label: "Change", unit: "pct" },
+  ], { sort: "total_usd", prefix: "sb-" });
 }
 
 // compareSection is the last half of the window against the half before
@@ -402,16 +590,24 @@ function costCols() {
   ];
 }
 
-const byOptions = ["namespace", "workload", "node", "gpu-model", "capacity-type"];
+const byOptions = ["namespace", "workload", "node", "gpu-model", "capacity-type", "mechanism"];
 
-async function costs(main) {
-  const by = byOptions.includes(params.get("by")) ? params.get("by") : "namespace";
+async function costs(main, st) {
+  const opts = byOptions.concat((st.history_labels || []).map((l) => "label:" + l));
+  const by = opts.includes(params.get("by")) ? params.get("by") : "namespace";
   const src = query("api/v1/report", { by });
   const r = await load(src);
-  const select = el("select", { id: "by", "aria-label": "group by" }, byOptions.map((o) => el("option", { value: o, selected: o === by }, o)));
+  const note = windowNote(st, "The cost table is");
+  if (note) main.append(note, el("p", {}, "Over the range: ", el("a", { href: link("showback", { by: by === "gpu-model" || byOptions.includes(by) && by !== "capacity-type" ? by : by.startsWith("label:") ? by : "namespace" }) }, "the showback by " + by)));
+  const select = el("select", { id: "by", "aria-label": "group by" }, opts.map((o) => el("option", { value: o, selected: o === by }, o)));
   select.addEventListener("change", () => { setParam("by", select.value); setParam("sort", ""); location.search = params.toString(); });
-  const tbl = table(src, r, "rows", costCols(), { sort: "total_cost_usd" });
-  main.append(section("Cost by " + by,
+  const cols = costCols();
+  if (by === "namespace") cols[0].render = (row, v) => (v === "__unallocated__" ? v : el("a", { href: link("drill", { ns: v }) }, v));
+  if (by === "workload") cols[0].render = (row, v) => (v === "__unallocated__" ? v : el("a", { href: link("drill", { workload: v }) }, v));
+  if (by.startsWith("label:") && by.length > 6) cols[0].render = (row, v) => (v === "__unallocated__" || v.startsWith("(no ") ? v
+    : el("a", { href: root + "team/" + encodeURIComponent(v) + (by === "label:team" ? "" : "?label=" + encodeURIComponent(by.slice(6))) }, v));
+  const tbl = table(src, r, "rows", cols, { sort: "total_cost_usd" });
+  main.append(section("Cost by " + by + " (on the service's window)",
     el("div", { class: "controls" }, el("label", {}, "Group by ", select), filterBox("filter " + by, [tbl])),
     el("p", {}, "Total ", num(src, r, "totals.total_cost_usd", "usd"), " over ", num(src, r, "window_hours", "h"), " h; GPU ",
       num(src, r, "totals.gpu_cost_usd.active", "usd"), " active, ", num(src, r, "totals.gpu_cost_usd.allocated_idle", "usd"), " allocated but idle, ",
@@ -419,17 +615,187 @@ async function costs(main) {
     tbl));
 }
 
-async function idle(main) {
+// showback is the per-group table over the range: GPU-hours, active vs
+// idle $, the share of unallocated cost under the chosen rule, the trend
+// against the comparison period; CSV and FOCUS-style downloads.
+async function showback(main, st) {
+  const groups = (st.history_labels || []).map((l) => "label:" + l).concat(["namespace", "workload", "node", "gpu-model"]);
+  const by = groups.includes(params.get("by")) ? params.get("by") : groups[0];
+  const rule = params.get("idle-share") === "none" ? "none" : "cluster";
+  const src = rq("api/v1/showback", { by, "idle-share": rule }, { compare: true });
+  const s = await load(src);
+  const bySel = el("select", { id: "showback-by", "aria-label": "group by" }, groups.map((g) => el("option", { value: g, selected: g === by }, g)));
+  bySel.addEventListener("change", () => { setParam("by", bySel.value); setParam("sb-sort", ""); location.search = params.toString(); });
+  const ruleSel = el("select", { id: "idle-share", "aria-label": "idle share" },
+    [["cluster", "shared by what each group pays (cluster)"], ["none", "kept on its own row (none)"]].map(([v, label]) => el("option", { value: v, selected: v === rule }, label)));
+  ruleSel.addEventListener("change", () => { setParam("idle-share", ruleSel.value === "cluster" ? "" : ruleSel.value); location.search = params.toString(); });
+  const dl = (out, label) => el("a", { href: root + rq("api/v1/showback", { by, "idle-share": rule, output: out }, { compare: true }), download: "", class: "download", "data-download": out }, label);
+  const tbl = showbackTable(src, s, by);
+  main.append(section("Showback by " + by + ": " + s.range.start + " – " + s.range.end,
+    el("div", { class: "controls" }, el("label", {}, "Group by ", bySel), el("label", {}, "Unallocated cost ", ruleSel), filterBox("filter " + by, [tbl]), dl("csv", "CSV"), dl("focus", "FOCUS allocation file")),
+    el("p", { id: "showback-total" }, "Total ", num(src, s, "total.total_usd", "usd"), " over ", num(src, s, "hours", "h"), " h (", num(src, s, "monthly_total_usd", "usd"), " a month at this rate); ",
+      num(src, s, "total.active_usd", "usd"), " active, ", num(src, s, "total.idle_usd", "usd"), " allocated but idle, ", num(src, s, "total.unallocated_usd", "usd"), " unallocated",
+      s.comparison ? el("span", {}, "; the comparison period " + s.comparison.start + " – " + s.comparison.end + ": ", num(src, s, "total.previous_total_usd", "usd")) : null, "."),
+    tbl, (s.notes || []).length ? el("ul", { class: "notes muted" }, s.notes.map((n) => el("li", {}, n))) : null,
+    el("p", { class: "muted" }, "From the history's hourly rows (the cost engine's figures each cycle); over the service's window it is the report grouped the same way, to the cent. The CSV's totals are in cents and add up to the total exactly.")));
+}
+
+// teamView is /team/VALUE: one team's showback over the range, its trend
+// and its hourly spend (bookmarkable; ?label=KEY for another label).
+async function teamView(main) {
+  const label = params.get("label") || "team";
+  const by = "label:" + label;
+  const src = rq("api/v1/showback", { by, "idle-share": params.get("idle-share") === "none" ? "none" : "cluster" }, { compare: true });
+  const hsrc = rq("api/v1/history", { kind: by, key: team });
+  const [s, h] = await Promise.all([load(src), load(hsrc)]);
+  const i = s.rows.findIndex((r) => r.key === team);
+  main.append(el("div", { class: "crumbs", role: "navigation", "aria-label": "breadcrumbs" }, el("a", { href: link("showback", { by }) }, "Showback by " + label), " › ", team));
+  if (i < 0) {
+    main.append(el("p", { class: "muted", id: "team-missing" }, "The history holds no cost for " + label + " " + JSON.stringify(team) + " in " + s.range.start + " – " + s.range.end + "."));
+    return;
+  }
+  const p = "rows." + i;
+  main.append(cardRow(label + " " + team + " over the range " + s.range.start + " – " + s.range.end + " (dollars in the range)", "team-cards",
+    card("Cost", num(src, s, p + ".total_usd", "usd"), el("span", {}, num(src, s, p + ".share", "pct"), " of the total")),
+    card("Active GPU $", num(src, s, p + ".active_usd", "usd"), el("span", {}, num(src, s, p + ".gpu_active_hours", "h"), " active GPU-hours")),
+    card("Idle GPU $ (allocated, unused)", num(src, s, p + ".idle_usd", "usd"), el("span", {}, "utilization ", num(src, s, p + ".gpu_utilization", "pct"))),
+    card("Share of unallocated $ (" + s.idle_share + ")", num(src, s, p + ".unallocated_usd", "usd")),
+    card("Against the comparison period", num(src, s, p + ".change_usd", "usd"), el("span", {}, "previous ", num(src, s, p + ".previous_total_usd", "usd")))));
+  main.append(section("Hourly spend", el("div", { class: "charts" },
+    stackChart("Spend of " + team + " ($ per hour): active, idle, unallocated share not included", hsrc, [
+      Object.assign(seriesOf(h, [team], "gpu_active_usd")[0] || { points: [] }, { name: "active GPU $" }),
+      Object.assign(seriesOf(h, [team], "gpu_idle_usd")[0] || { points: [] }, { name: "idle GPU $" }),
+    ], "usd", []),
+    lineChart("GPU utilization of " + team + " (target band 60–85 %)", hsrc, seriesOf(h, [team], "gpu_utilization"), "pct", [], { band: [0.6, 0.85] }))));
+  main.append(el("p", {}, el("a", { href: root + rq("api/v1/showback", { by, output: "csv" }, { compare: true }), download: "" }, "Showback CSV"), " · ",
+    el("a", { href: link("costs", { by }) }, "Costs by " + label + " on the window")));
+}
+
+// drill is the drill-down: a namespace (?ns=), a workload (?workload=)
+// or a GPU unit (?unit=), each a page with its cost split, its hourly
+// activity, its idle causes, its ledger actions and audit findings, and
+// links down (namespace → workload → GPU unit) and back (breadcrumbs).
+// The report's pod rows name no owner, so the pod level is not a page.
+async function drill(main, st) {
+  const ns = params.get("ns"), wl = params.get("workload"), unit = params.get("unit");
+  const wsrc = query("api/v1/report", { by: "workload", top: "50" });
+  const asrc = query("api/v1/advise");
+  const usrc = query("api/v1/report", { "low-util": "100%:1h" });
+  const [w, l, a, u] = await Promise.all([load(wsrc), load(asrc), load(query("api/v1/audit")), load(usrc)]);
+  const audsrc = query("api/v1/audit");
+  const nsOf = (key) => key.split("/")[0];
+  const crumbs = [el("a", { href: link("costs", { by: "namespace" }) }, "Costs by namespace")];
+  const units = (u.low_utilization && u.low_utilization.units) || [];
+  if (unit) {
+    const i = units.findIndex((x) => x.unit === unit);
+    const x = units[i];
+    const holder = x && (x.holders || [])[0];
+    if (holder) crumbs.push(el("a", { href: link("drill", { ns: nsOf(holder) }) }, nsOf(holder)), el("a", { href: link("drill", { workload: holder }) }, holder));
+    crumbs.push(el("span", {}, unit));
+    main.append(breadcrumbs(crumbs));
+    if (!x) { main.append(el("p", { class: "muted", id: "drill-missing" }, "No GPU unit " + unit + " was measured in the window.")); return; }
+    const p = "low_utilization.units." + i;
+    main.append(cardRow("GPU " + unit + " on " + x.node + " (" + x.gpu_model + "), the service's window", "drill-cards",
+      card("Cost in the window", num(usrc, u, p + ".usd", "usd")),
+      card("Utilization (measured held time)", num(usrc, u, p + ".utilization", "pct")),
+      card("Hours below 100 % activity", num(usrc, u, p + ".hours_below", "num"), el("span", {}, num(usrc, u, p + ".hours_unheld", "num"), " hours no pod held it"))),
+    section("Held by", el("ul", {}, (x.holders || []).map((h) => el("li", {}, el("a", { href: link("drill", { workload: h }) }, h))))));
+    main.append(actionsFor(asrc, l, (t) => (t.kind === "node" && t.name === x.node) || (t.kind === "workload" && (x.holders || []).includes(t.name))),
+      findingsFor(audsrc, a, (f) => f.object.endsWith("/" + x.node) || f.object === "Node " + x.node));
+    return;
+  }
+  const key = wl || ns;
+  const kind = wl ? "workload" : "namespace";
+  const rsrc = wl ? wsrc : query("api/v1/report");
+  const r = wl ? w : await load(rsrc);
+  const i = r.rows.findIndex((x) => x.key === key);
+  if (wl) crumbs.push(el("a", { href: link("drill", { ns: nsOf(wl) }) }, nsOf(wl)));
+  crumbs.push(el("span", {}, key));
+  main.append(breadcrumbs(crumbs));
+  if (i < 0) { main.append(el("p", { class: "muted", id: "drill-missing" }, "The report has no " + kind + " " + key + " in the window.")); return; }
+  const p = "rows." + i;
+  main.append(cardRow(kind + " " + key + ": cost split in the service's window (dollars in the window)", "drill-cards",
+    card("Total", num(rsrc, r, p + ".total_cost_usd", "usd"), el("span", {}, num(rsrc, r, p + ".monthly_cost_usd", "usd"), " a month")),
+    card("Active GPU $", num(rsrc, r, p + ".gpu_cost_usd.active", "usd"), el("span", {}, num(rsrc, r, p + ".gpu_hours.active", "h"), " GPU-hours")),
+    card("Idle GPU $ (allocated, unused)", num(rsrc, r, p + ".gpu_cost_usd.allocated_idle", "usd"), el("span", {}, num(rsrc, r, p + ".gpu_hours.idle", "h"), " GPU-hours")),
+    card("Unmeasured GPU $", num(rsrc, r, p + ".gpu_cost_usd.unmeasured", "usd")),
+    card("CPU $", num(rsrc, r, p + ".cpu_cost_usd", "usd"), el("span", {}, "memory: ", num(rsrc, r, p + ".memory_cost_usd", "usd"))),
+    card("GPU utilization", num(rsrc, r, p + ".gpu_utilization", "pct"))));
+  const hsrc = rq("api/v1/history", { kind, key });
+  const h = await load(hsrc);
+  main.append(section("Hourly activity over the range (from the history)", el("div", { class: "charts" },
+    stackChart("GPU $ per hour: active and idle", hsrc, [
+      Object.assign(seriesOf(h, [key], "gpu_active_usd")[0] || { points: [] }, { name: "active" }),
+      Object.assign(seriesOf(h, [key], "gpu_idle_usd")[0] || { points: [] }, { name: "idle" })], "usd", []),
+    lineChart("GPU utilization (target band 60–85 %)", hsrc, seriesOf(h, [key], "gpu_utilization"), "pct", [], { band: [0.6, 0.85] }))));
+  const ic = (w.idle_causes && w.idle_causes.workloads) || [];
+  const inScope = (name) => (wl ? name === wl : nsOf(name) === ns);
+  main.append(section("Idle causes", table(wsrc, w, "idle_causes.workloads", [
+    { key: "workload", label: "Workload", render: (_, v) => el("a", { href: link("drill", { workload: v }) }, v) },
+    { key: "main_cause", label: "Main cause" },
+    { key: "idle_gpu_hours", label: "Idle GPU-h", unit: "h" },
+    { key: "idle_usd", label: "Idle $", unit: "usd" },
+    { key: "evidence", label: "Evidence" },
+  ], { sort: "idle_usd", prefix: "ic-", unfiltered: true, keep: (x) => inScope(x.workload) }),
+  ic.some((x) => inScope(x.workload)) ? null : el("p", { class: "muted" }, "No idle hours classified here (the idle causes cover the top 50 workloads).")));
+  if (!wl) {
+    main.append(section("Workloads", table(wsrc, w, "rows", [
+      { key: "key", label: "Workload", render: (_, v) => el("a", { href: link("drill", { workload: v }) }, v) },
+    ].concat(costCols().slice(1)), { sort: "total_cost_usd", prefix: "wl-", unfiltered: true, keep: (x) => nsOf(x.key) === ns && x.key !== "__unallocated__" })));
+  } else {
+    main.append(section("GPU units it held (the window)", table(usrc, u, "low_utilization.units", [
+      { key: "unit", label: "GPU / MIG slice", render: (_, v) => el("a", { href: link("drill", { unit: v }) }, v) },
+      { key: "node", label: "Node" }, { key: "gpu_model", label: "Model" },
+      { key: "utilization", label: "Utilization", unit: "pct" }, { key: "usd", label: "$", unit: "usd" },
+    ], { sort: "usd", prefix: "un-", unfiltered: true, keep: (x) => (x.holders || []).includes(wl) }),
+    el("p", { class: "muted" }, "Pods: the report's pod rows name no owner, so a workload's pods are not listed here (report?by=pod has every pod).")));
+  }
+  main.append(actionsFor(asrc, l, (t) => t.kind === "workload" && inScope(t.name)),
+    findingsFor(audsrc, a, (f) => { const [k, o] = f.object.split(" "); return wl ? o === nsOf(wl) + "/" + wl.split("/")[2] && k === wl.split("/")[1] : (o || "").startsWith(ns + "/"); }));
+}
+
+function breadcrumbs(items) {
+  const out = el("div", { class: "crumbs", role: "navigation", "aria-label": "breadcrumbs" });
+  items.forEach((x, i) => out.append(i ? " › " : "", x));
+  return out;
+}
+
+// actionsFor lists the ledger's actions with a target that keep accepts.
+function actionsFor(src, l, keep) {
+  const list = (l.actions || []).map((a, i) => ({ a, i })).filter(({ a }) => (a.targets || []).some(keep));
+  return section("Ledger actions", list.length ? el("ul", { id: "drill-actions" }, list.map(({ a, i }) => el("li", {},
+    el("a", { href: link("actions") + "#" + a.id }, a.id + " " + a.title), " — ", num(src, l, "actions." + i + ".saving_usd_month", "usd"), "/month")))
+    : el("p", { class: "muted" }, "No action of the ledger names it."));
+}
+
+// findingsFor lists the audit's findings that keep accepts.
+function findingsFor(src, a, keep) {
+  return section("Audit findings", table(src, a, "findings", [
+    { key: "severity", label: "Severity", render: (_, v) => el("span", { class: "sev-" + v }, v) },
+    { key: "rule", label: "Rule" }, { key: "object", label: "Object" }, { key: "message", label: "Finding" },
+    { key: "monthly_usd", label: "$/month", unit: "usd" },
+  ], { sort: "monthly_usd", prefix: "au-", unfiltered: true, keep }));
+}
+
+async function idle(main, st) {
   const src = query("api/v1/report", { by: "workload", top: "50" });
   const rsrc = query("api/v1/recommend");
-  const [r, rec] = await Promise.all([load(src), load(rsrc)]);
+  const asrc = query("api/v1/advise");
+  const [r, rec, l] = await Promise.all([load(src), load(rsrc), load(asrc)]);
   const shape = new Map((rec.gpu || []).map((g) => [g.workload, g]));
+  // a workload's ledger actions: those that name it among their targets
+  const acts = new Map();
+  for (const a of l.actions || []) {
+    for (const t of a.targets || []) if (t.kind === "workload") acts.set(t.name, (acts.get(t.name) || []).concat([a]));
+  }
+  const note = windowNote(st, "The idle causes and the leaderboard are");
+  if (note) main.append(note);
   const ic = r.idle_causes;
   const causeOf = new Map(((ic && ic.workloads) || []).map((w, j) => [w.workload, { w, j }]));
   main.append(causePanel(src, r));
   if (r.reconciliation) main.append(billPanel(src, r));
   const cols = [
-    { key: "key", label: "Workload" },
+    { key: "key", label: "Workload", render: (_, v) => el("a", { href: link("drill", { workload: v }) }, v) },
     { key: "pods", label: "Pods", unit: "int" },
     { key: "avg_gpus_held", label: "GPUs held (avg)", unit: "num" },
     { key: "gpu_utilization", label: "Utilization", unit: "pct" },
@@ -437,13 +803,16 @@ async function idle(main) {
     { key: "monthly_allocated_idle_usd", label: "Idle $/month", unit: "usd" },
     { key: "cause", label: "Why it idles", text: (w) => (causeOf.has(w.key) ? causeOf.get(w.key).w.main_cause : ""),
       render: (w) => mainCause(src, r, causeOf.get(w.key)) },
-    { key: "shape", label: "GPU shape", text: (w) => (shape.get(w.key) ? shape.get(w.key).action : ""),
+    { key: "action", label: "Ledger action", text: (w) => (acts.get(w.key) || []).map((a) => a.id).join(" "),
+      render: (w) => (acts.has(w.key) ? el("span", { class: "ledger-actions" }, acts.get(w.key).map((a) => el("a", { href: link("actions") + "#" + a.id, title: a.title, "data-action": a.id }, a.id + " " + a.lever)))
+        : el("span", { class: "muted" }, "none")) },
+    { key: "shape", label: "GPU shape (recommend)", text: (w) => (shape.get(w.key) ? shape.get(w.key).action : ""),
       render: (w) => (shape.get(w.key) ? el("span", { title: shape.get(w.key).reason }, shape.get(w.key).action) : el("span", { class: "muted" }, "no change")) },
   ];
   const tbl = table(src, r, "top_idle_workloads", cols, { sort: "allocated_idle_usd" });
   main.append(section("Idle leaderboard: workloads by GPU dollars allocated but unused",
     el("div", { class: "controls" }, filterBox("filter workloads", [tbl])), tbl,
-    el("p", { class: "muted" }, "Why it idles: the workload's main idle cause, its share of the workload's idle GPU-hours and what it stands on (the report's idle_causes). GPU shape: the recommendation for the workload's GPU request (api/v1/recommend; hover for the reason).")));
+    el("p", { class: "muted" }, "Why it idles: the workload's main idle cause, its share of the workload's idle GPU-hours and what it stands on (the report's idle_causes). Ledger action: the savings ledger's actions that name the workload (autoscaling, giving back idle GPUs…), linked. GPU shape: the recommendation for the shape of one replica's GPU request (api/v1/recommend; hover for the reason): keep-whole there says one replica needs a whole GPU, not that the replica count stays.")));
   main.append(await lowUtilPanel());
   main.append(await lowUtilHistoryPanel());
 }
@@ -477,12 +846,7 @@ async function lowUtilPanel() {
 const luRanges = { "24h": 24, "7d": 7 * 24, "30d": 30 * 24 };
 async function lowUtilHistoryPanel() {
   const range = luRanges[params.get("lurange")] ? params.get("lurange") : "";
-  let src = query("api/v1/history/low-util");
-  if (range) {
-    const end = (await load("api/v1/status")).window.end;
-    const from = new Date(Date.parse(end) - luRanges[range] * 3600e3).toISOString();
-    src = "api/v1/history/low-util?" + new URLSearchParams({ from, to: end }).toString();
-  }
+  const src = range ? "api/v1/history/low-util?" + new URLSearchParams({ range }).toString() : rq("api/v1/history/low-util");
   const h = await load(src);
   const cols = [
     { key: "unit", label: "GPU / MIG slice" },
@@ -525,7 +889,7 @@ function causePanel(src, r) {
   return el("section", { id: "idle-causes" }, el("h2", {}, "Why GPUs idle"),
     el("p", {}, num(src, r, "idle_causes.idle_gpu_hours", "h"), " idle GPU-hours and ", num(src, r, "idle_causes.idle_usd", "usd"),
       " of GPU time allocated but idle, split by what the workload's CPU, memory and PCIe series showed in each idle hour."),
-    bar, tbl,
+    bar, el("div", { class: "charts" }, barChart("Idle $ by cause (allocated but unused, on the window)", src, r, "idle_causes.totals", "cause", "idle_usd", "usd", causeColors)), tbl,
     (ic.notes || []).length ? el("ul", { class: "notes muted" }, ic.notes.map((n) => el("li", {}, n))) : null);
 }
 
@@ -566,7 +930,9 @@ function mainCause(src, r, found) {
     el("div", { class: "evidence muted" }, w.evidence));
 }
 
-async function actions(main) {
+async function actions(main, st) {
+  const note = windowNote(st, "The savings ledger is");
+  if (note) main.append(note);
   const by = params.get("by") === "cluster";
   const src = query("api/v1/advise", by ? { by: "cluster" } : {});
   const answer = await load(src);
@@ -610,6 +976,7 @@ function ledgerView(src, answer, base, l) {
     card("Saving a month", numL(src, l, "saving_usd_month", "usd"), el("span", {}, numL(src, l, "saving_share", "pct"), " of the cost")),
     card("Payback", el("span", {}, numL(src, l, "payback.payback_days", "num"), " days"),
       el("span", {}, numL(src, l, "payback.effort_hours", "h"), " engineer-hours"))));
+  main.append(el("div", { class: "charts" }, waterfall("The ledger: cost a month before, each action's saving, after", src, answer, base, l)));
   const list = el("div", { class: "actions", id: "action-list" }, (l.actions || []).map((a, i) => actionCard(src, answer, a, base + "actions." + i)));
   main.append(section("Actions, ranked (each saving adds to the ones before it)", list));
   main.append(section("Plan", table(src, answer, base + "phases", [
@@ -636,7 +1003,7 @@ function ledgerView(src, answer, base, l) {
 function actionCard(src, l, a, p) {
   const arts = (a.artefacts || []).map((x) => el("div", {}, el("code", {}, x.command),
     x.files && x.files.length ? el("span", { class: "muted" }, " → " + x.files.join(", ")) : null));
-  return el("article", { class: "action", "data-id": a.id },
+  return el("article", { class: "action", "data-id": a.id, id: a.id },
     el("h3", {}, `${a.rank}. ${a.title}`),
     el("p", {}, el("strong", {}, num(src, l, p + ".saving_usd_month", "usd"), "/month"), " · effort ",
       num(src, l, p + ".effort_hours", "h"), " h · payback ", num(src, l, p + ".payback_days", "num"), a.payback_days == null ? "" : " days",
@@ -649,9 +1016,11 @@ function actionCard(src, l, a, p) {
       el("p", {}, "Confidence: " + a.confidence_reason), el("p", {}, "Risk: " + a.risk_reason), arts));
 }
 
-async function audit(main) {
+async function audit(main, st) {
   const src = query("api/v1/audit");
   const a = await load(src);
+  const note = windowNote(st, "The audit is");
+  if (note) main.append(note);
   const sev = params.get("severity") || "";
   const cols = [
     { key: "severity", label: "Severity", render: (_, v) => el("span", { class: "sev-" + v }, v) },
@@ -686,26 +1055,89 @@ async function notes(main) {
   }
 }
 
-function linkParams(v) {
+function linkParams(v, extra) {
   const q = new URLSearchParams();
   q.set("view", v);
-  if (params.get("window")) q.set("window", params.get("window"));
+  for (const n of ["window", "compare"].concat(rangeNames)) if (params.get(n)) q.set(n, params.get(n));
+  for (const [k, val] of Object.entries(extra || {})) q.set(k, val);
   return q.toString();
+}
+
+// link is a page of this dashboard (from a team page too).
+function link(v, extra) {
+  return root + "?" + linkParams(v, extra);
+}
+
+// rangePicker is the header's range and comparison period: the service's
+// window (the default), the last 24 h, 7, 30 or 90 days up to the latest
+// results, or a custom from–to; against the previous period, nothing, or
+// a pinned baseline. Applying it reloads the view, which refetches.
+function rangePicker(st) {
+  const cur = params.get("range") || (params.get("from") || params.get("to") ? "custom" : "");
+  const win = fmtWindow(st.window);
+  const sel = el("select", { id: "range", "aria-label": "range" },
+    [["", "the service's window (" + win + ")"], ["24h", "last 24 hours"], ["7d", "last 7 days"], ["30d", "last 30 days"], ["90d", "last 90 days"], ["custom", "custom from – to"]]
+      .map(([v, label]) => el("option", { value: v, selected: v === cur }, label)));
+  const from = el("input", { type: "datetime-local", id: "range-from", "aria-label": "from (UTC)", value: localValue(params.get("from")) });
+  const to = el("input", { type: "datetime-local", id: "range-to", "aria-label": "to (UTC)", value: localValue(params.get("to")) });
+  const custom = el("span", { class: "custom", hidden: cur !== "custom" }, from, " – ", to, " UTC");
+  const cmpNow = params.get("compare") || "previous";
+  const cmpKind = cmpNow === "previous" || cmpNow === "none" ? cmpNow : "baseline";
+  const cmp = el("select", { id: "compare", "aria-label": "compare with" },
+    [["previous", "the previous period"], ["none", "nothing"], ["baseline", "a pinned baseline"]].map(([v, label]) => el("option", { value: v, selected: v === cmpKind }, label)));
+  const [b0, b1] = cmpKind === "baseline" ? cmpNow.split("..") : ["", ""];
+  const bfrom = el("input", { type: "datetime-local", id: "baseline-from", "aria-label": "baseline from (UTC)", value: localValue(b0) });
+  const bto = el("input", { type: "datetime-local", id: "baseline-to", "aria-label": "baseline to (UTC)", value: localValue(b1) });
+  const base = el("span", { class: "custom", hidden: cmpKind !== "baseline" }, bfrom, " – ", bto, " UTC");
+  const apply = el("button", { type: "button", id: "range-apply" }, "Apply");
+  sel.addEventListener("change", () => { custom.hidden = sel.value !== "custom"; });
+  cmp.addEventListener("change", () => { base.hidden = cmp.value !== "baseline"; });
+  apply.addEventListener("click", () => {
+    for (const n of rangeNames) params.delete(n);
+    if (sel.value === "custom") { setParam("from", utcValue(from.value)); setParam("to", utcValue(to.value)); } else setParam("range", sel.value);
+    setParam("compare", cmp.value === "baseline" ? utcValue(bfrom.value) + ".." + utcValue(bto.value) : cmp.value === "previous" ? "" : cmp.value);
+    location.search = params.toString();
+  });
+  return el("div", { class: "controls rangepicker", id: "rangepicker" }, el("label", {}, "Range ", sel), custom, el("label", {}, "against ", cmp), base, apply);
+}
+
+// localValue and utcValue convert an RFC 3339 time to a datetime-local
+// input's value and back, both in UTC (no local time zone anywhere).
+function localValue(t) {
+  return t && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(t) ? t.slice(0, 16) : "";
+}
+function utcValue(v) {
+  return v ? v.slice(0, 16) + ":00Z" : "";
+}
+
+function fmtWindow(w) {
+  const h = (Date.parse(w.end) - Date.parse(w.start)) / 3600e3;
+  return h % 24 === 0 ? h / 24 + "d" : h + "h";
+}
+
+// windowNote says, on a view computed on the service's window, that the
+// range applies to the panels read from the history only.
+function windowNote(st, what) {
+  if (!rangeAsked()) return null;
+  return el("p", { class: "banner-inline", id: "window-note" }, what + " computed on the service's window (" + fmtWindow(st.window) + ", " +
+    st.window.start + " – " + st.window.end + "): the service holds samples for its window only. The range applies to the panels marked \u201cover the range\u201d.");
 }
 
 async function start() {
   for (const a of document.querySelectorAll("#nav a")) {
-    a.href = "?" + linkParams(a.dataset.view);
+    a.href = link(a.dataset.view);
     if (a.dataset.view === view) a.setAttribute("aria-current", "page");
   }
+  document.getElementById("home").href = root || "./";
   const main = document.getElementById("main");
-  const views = { overview, costs, idle, actions, audit, notes };
+  const views = { overview, costs, showback, idle, actions, audit, notes, team: teamView, drill };
   try {
     const st = await load("api/v1/status");
     document.getElementById("context").textContent =
       `cluster ${st.cluster} · window ${st.window.start} – ${st.window.end} · ${st.mode}` + (st.stale ? " · stale" : "");
+    document.getElementById("nav").after(rangePicker(st));
     if (st.partial) banner("Partial data: " + st.partial);
-    await (views[view] || overview)(main);
+    await (views[view] || overview)(main, st);
     document.body.dataset.readyMs = performance.now().toFixed(0);
     document.body.dataset.ready = "true";
   } catch (e) {

@@ -15,7 +15,10 @@ type Capacity struct {
 	scalings []capacity.Scaling
 	skipped  []capacity.Skipped
 	idles    []capacity.Idle
-	quants   []capacity.Quantizable
+	// queued are the batch workers' idle stretches (the queue lever),
+	// none of them a workload idles already holds.
+	queued []capacity.Idle
+	quants []capacity.Quantizable
 }
 
 // CapacityFromSnapshot reads the capacity levers' inputs with the
@@ -33,6 +36,19 @@ func CapacityFromSnapshot(s *cluster.Prepared, autoscale capacity.AutoscalePolic
 	}
 	if c.idles, err = capacity.Reclaim(v, reclaim); err != nil {
 		return nil, err
+	}
+	queued, err := capacity.QueueBatch(v, capacity.DefaultQueuePolicy())
+	if err != nil {
+		return nil, err
+	}
+	reclaimed := map[string]bool{}
+	for _, id := range c.idles {
+		reclaimed[id.Workload] = true
+	}
+	for _, id := range queued {
+		if !reclaimed[id.Workload] {
+			c.queued = append(c.queued, id)
+		}
 	}
 	c.quants = capacity.Quantize(v)
 	return c, nil

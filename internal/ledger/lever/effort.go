@@ -42,6 +42,9 @@ const (
 	// effortReclaim: agree an idle policy with the owner and enable
 	// culling or a scale-to-zero schedule (per workload).
 	effortReclaim = 1
+	// effortQueue: cut a worker's loop into runs submitted as Kueue Jobs
+	// to its team's LocalQueue (per workload).
+	effortQueue = 2
 	// effortRegion: stand up the node pool in the other region, copy the
 	// data, move the workloads and cut traffic over (per pool).
 	effortRegion = 16
@@ -64,5 +67,6 @@ const (
 	KindSpot         = "spot"
 	KindCommit       = "commit"
 	KindReclaim      = "reclaim"
+	KindQueue        = "queue-batch"
 	KindRegion       = "move-region"
 )

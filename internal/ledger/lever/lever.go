@@ -53,6 +53,7 @@ const (
 	LeverConsolidate = "consolidate"
 	LeverAutoscale   = "autoscale"
 	LeverReclaim     = "reclaim"
+	LeverQueue       = "queue"
 	LeverSpot        = "spot"
 	LeverRegion      = "region"
 	LeverCommit      = "commit"
@@ -70,6 +71,7 @@ var levers = []struct {
 	{LeverConsolidate, func() Lever { return consolidateLever{} }},
 	{LeverAutoscale, func() Lever { return autoscaleLever{} }},
 	{LeverReclaim, func() Lever { return reclaimLever{} }},
+	{LeverQueue, func() Lever { return queueLever{} }},
 	{LeverSpot, func() Lever { return spotLever{} }},
 	{LeverRegion, func() Lever { return regionLever{} }},
 	{LeverCommit, func() Lever { return commitLever{} }},
@@ -104,7 +106,7 @@ func traitsOf(lv Lever) traits {
 		return traits{packsCurrent: true}
 	case autoscaleLever:
 		return traits{readsCapacity: true, wantsPeak: true}
-	case reclaimLever, quantizeLever:
+	case reclaimLever, queueLever, quantizeLever:
 		return traits{readsCapacity: true}
 	}
 	return traits{}

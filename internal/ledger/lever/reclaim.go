@@ -52,15 +52,37 @@ func (reclaimLever) Propose(m *Model, env *Env) (Proposal, error) {
 		}
 	}
 	for _, model := range keptModels(m) {
-		if ch, ok := reclaimChange(m, env, model, byModel[model]); ok {
+		if ch, ok := releaseChange(m, env, model, byModel[model], reclaimRelease); ok {
 			prop.Changes = append(prop.Changes, ch)
 		}
 	}
 	return prop, nil
 }
 
-// reclaimChange is one model's reclaim action, when it frees node-hours.
-func reclaimChange(m *Model, env *Env, model string, idles []capacity.Idle) (Change, bool) {
+// release is what an action that gives back idle stretches' GPUs is
+// called and how its items read: reclaim's for notebooks, queue's for
+// batch workers.
+type release struct {
+	key, kind, command string
+	title              func(model string, n int) string
+	why                func(model string, hours, current float64) string
+	item               func(id capacity.Idle, perMonth float64, env *Env) Item
+}
+
+var reclaimRelease = release{key: keyReclaim, kind: KindReclaim, command: genReclaim,
+	title: func(model string, n int) string {
+		return fmt.Sprintf("Give back the %s GPUs of %d idle notebook(s) or dev box(es) in their idle stretches", model, n)
+	},
+	why: func(model string, hours, current float64) string {
+		return fmt.Sprintf("scaled to zero (or culled) in their idle stretches and started again when needed, they free GPUs; with the %s nodes scaling, %.0f node-hours a month instead of %.0f",
+			model, hours, current)
+	},
+	item: func(id capacity.Idle, perMonth float64, env *Env) Item { return reclaimItem(id, perMonth, env.Reclaim) },
+}
+
+// releaseChange is one model's action giving back the idle stretches'
+// GPUs, when it frees node-hours.
+func releaseChange(m *Model, env *Env, model string, idles []capacity.Idle, rel release) (Change, bool) {
 	if len(idles) == 0 {
 		return Change{}, false
 	}
@@ -93,11 +115,8 @@ func reclaimChange(m *Model, env *Env, model string, idles []capacity.Idle) (Cha
 	if !p.saves(hours, current) {
 		return Change{}, false
 	}
-	a := Action{Key: keyReclaim + model, Kind: KindReclaim, Artefacts: []Artefact{{Command: genReclaim}},
-		title: func(n int) string {
-			return fmt.Sprintf("Give back the %s GPUs of %d idle notebook(s) or dev box(es) in their idle stretches", model, n)
-		},
-	}
+	a := Action{Key: rel.key + model, Kind: rel.kind, Artefacts: []Artefact{{Command: rel.command}},
+		title: func(n int) string { return rel.title(model, n) }}
 	perMonth := HoursPerMonth / env.Snapshot.Window().Hours()
 	// The node-hours freed rest on the pool scaling with the hourly GPU
 	// demand, as the scale-nodes action does: an item is no surer than
@@ -108,15 +127,14 @@ func reclaimChange(m *Model, env *Env, model string, idles []capacity.Idle) (Cha
 	// medium).
 	poolLevel, poolWhy := historyConfidence(env.Snapshot.Window().Hours(), "the pool's hourly GPU demand the freed node-hours rest on")
 	for _, id := range idles {
-		it := reclaimItem(id, perMonth, env.Reclaim)
+		it := rel.item(id, perMonth, env)
 		if poolLevel.Rank() < it.Confidence.Rank() {
 			it.Confidence, it.ConfidenceReason = poolLevel, it.ConfidenceReason+"; "+poolWhy
 		}
 		a.Items = append(a.Items, it)
 	}
 	a.group()
-	a.Why = fmt.Sprintf("scaled to zero (or culled) in their idle stretches and started again when needed, they free GPUs; with the %s nodes scaling, %.0f node-hours a month instead of %.0f",
-		model, nodeHours(hours), nodeHours(current))
+	a.Why = rel.why(model, nodeHours(hours), nodeHours(current))
 	apply := p.apply(hours)
 	return Change{Action: a, Requires: []string{keyScaleNodes + model}, Apply: func(m *Model) {
 		apply(m)

@@ -23,6 +23,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cli"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/kube"
 	"github.com/gpuwise/gpuwise/internal/nodeprice"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/snapshot"
@@ -172,6 +173,7 @@ func TestDRAClaimsBilledToTheirPods(t *testing.T) {
 		}
 	}
 	checkDRABill(t, path, s, start, wantFrac)
+	checkWatchedDRA(ctx, t, reader, s, want, start, wantFrac)
 
 	// The DRA pods are GPU pods: the audit does not call them non-GPU pods.
 	out, errOut, code := execute(t, "audit", "--kubeconfig", reader, "-o", "json")
@@ -185,6 +187,49 @@ func TestDRAClaimsBilledToTheirPods(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(inv, "DRA drivers: gpu.nvidia.com (6 devices)") || !strings.Contains(inv, "mig.nvidia.com") {
 		t.Errorf("inventory exit %d (%s) does not list the DRA driver and classes:\n%s", code, errOut, inv)
 	}
+}
+
+// checkWatchedDRA: serve's watcher, with the same shipped role, sees the
+// same DRA units held by the same pods as collect, and the report of its
+// snapshot bills them the same dollars, to the cent.
+func checkWatchedDRA(ctx context.Context, t *testing.T, kubeconfig string, listed *cluster.Snapshot, want map[string][]string, start map[string]time.Time, frac map[string]float64) {
+	t.Helper()
+	c, err := kube.Connect(kube.Options{Kubeconfig: kubeconfig, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Watch(ctx, time.Now)
+	if err != nil {
+		t.Fatalf("watch with the shipped role: %v", err)
+	}
+	defer w.Stop()
+	ws, err := w.Snapshot(listed.Window.End, listed.Window.End.Sub(listed.Window.Start))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Partial) > 0 || ws.DRA == nil || len(ws.DRA.Claims) != len(listed.DRA.Claims) {
+		t.Fatalf("watched snapshot: partial %q, DRA %+v; collect read %d claims", ws.Partial, ws.DRA, len(listed.DRA.Claims))
+	}
+	p, err := cluster.Prepare(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, pod := range p.Pods {
+		for _, h := range pod.GPUs {
+			if pod.Namespace == draNS {
+				got[pod.Name] = append(got[pod.Name], p.Index.Units[h.UnitID].Unit.Device)
+			}
+		}
+	}
+	if fmt.Sprint(want) != fmt.Sprint(got) {
+		t.Fatalf("units by pod: the API's claims say %v, the watcher's snapshot %v", want, got)
+	}
+	path := filepath.Join(t.TempDir(), "watched.gwsnap")
+	if err := snapshot.WriteFile(path, ws); err != nil {
+		t.Fatal(err)
+	}
+	checkDRABill(t, path, ws, start, frac)
 }
 
 // claimedUnits is, per pod, the devices the claims' allocation status

@@ -37,7 +37,7 @@ var generateRuns = [][]string{
 	{"plan"}, {"plan", "--shapes", "current"},
 	{"policy"}, {"policy", "--mode", "deny"}, {"policy", "--engine", "kyverno"}, {"policy", "--engine", "kyverno", "--kyverno-legacy"},
 	{"policy", "--engine", "gatekeeper"},
-	{"quota"}, {"reclaim"}, {"resources"}, {"spot"}, {"timeslicing"}, {"vpa"},
+	{"quota"}, {"kueue"}, {"reclaim"}, {"resources"}, {"spot"}, {"timeslicing"}, {"vpa"},
 }
 
 // TestEveryGeneratedObjectDryRun (issue 27) writes every file of every
@@ -46,6 +46,7 @@ var generateRuns = [][]string{
 // validation), under the CRDs of the projects that define the kinds, from
 // their Go modules (hack/crds/build.sh: Karpenter's NodePool as the AWS
 // provider ships it, with its EC2NodeClass; KEDA's ScaledObject; the VPA;
+// Kueue's ResourceFlavor, Cohort, ClusterQueue and LocalQueue;
 // Kyverno's and Gatekeeper's from hack/policyengines): a refusal fails
 // the test. What a file is decides how it is applied, as its apply line
 // says:
@@ -73,8 +74,8 @@ func TestEveryGeneratedObjectDryRun(t *testing.T) {
 	cs, cfg := admin(t)
 	dyn := dynamic.NewForConfigOrDie(cfg)
 	var crds []string
-	for _, f := range []string{"karpenter-aws/karpenter.sh_nodepools.yaml", "karpenter-aws/karpenter.k8s.aws_ec2nodeclasses.yaml",
-		"keda/keda.sh_scaledobjects.yaml", "vpa/vpa-v1-crd-gen.yaml"} {
+	for _, f := range append([]string{"karpenter-aws/karpenter.sh_nodepools.yaml", "karpenter-aws/karpenter.k8s.aws_ec2nodeclasses.yaml",
+		"keda/keda.sh_scaledobjects.yaml", "vpa/vpa-v1-crd-gen.yaml"}, kueueCRDs...) {
 		for _, crd := range documents(t, filepath.Join(crdDir, f)) {
 			crds = append(crds, putCRD(ctx, t, dyn, crd))
 		}

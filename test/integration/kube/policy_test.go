@@ -65,6 +65,7 @@ func TestAdmissionPoliciesOnTheRealAPIServer(t *testing.T) {
 	t.Run("deny", func(t *testing.T) { checkDeny(ctx, t, cs, pods) })
 	t.Run("quantity forms", func(t *testing.T) { checkQuantityForms(ctx, t, cs) })
 	t.Run("workloads", func(t *testing.T) { checkWorkloads(ctx, t, cs) })
+	t.Run("resource claims", func(t *testing.T) { checkClaims(ctx, t, cs) })
 	t.Run("warn", func(t *testing.T) {
 		rollout(t, cfg, dir, "warn")
 		waitMode(ctx, t, cs, false)
@@ -378,9 +379,10 @@ func rollout(t *testing.T, cfg *rest.Config, dir, mode string, rule ...string) {
 		t.Fatalf("rollout.sh %s: %v\n%s", mode, err, out)
 	}
 	// Two kubectl label calls (the new mode's bindings, then the old
-	// one's), each over the three shapes' bindings.
-	if n := strings.Count(string(out), "validatingadmissionpolicybinding.admissionregistration.k8s.io/gpuwise-"); n != 6 {
-		t.Fatalf("rollout.sh %s: %d bindings in its output, want 6:\n%s", mode, n, out)
+	// one's), each over the five shapes' bindings (pods, workloads,
+	// cronjobs, resourceclaims, resourceclaimtemplates).
+	if n := strings.Count(string(out), "validatingadmissionpolicybinding.admissionregistration.k8s.io/gpuwise-"); n != 10 {
+		t.Fatalf("rollout.sh %s: %d bindings in its output, want 10:\n%s", mode, n, out)
 	}
 }
 
