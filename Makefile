@@ -4,7 +4,7 @@ PKGS    := ./...
 BENCH   ?= .
 BENCHTIME ?= 1x
 
-.PHONY: all build install uninstall test unit smoke integration lint demo bench bench-bill fuzz tidy-check clean manifests help
+.PHONY: all build install uninstall test unit smoke integration lint demo bench bench-bill fuzz tidy-check clean manifests help ci tools print-integration tools-cp tools-policy tools-helm tools-vm tools-apt
 
 ## all: the default target: build.
 all: build
@@ -44,6 +44,45 @@ test: lint tidy-check unit smoke integration
 INTEGRATION :=
 -include mk/*.mk
 integration: $(INTEGRATION)
+
+## ci: what .ci/run runs: make test's tiers, side by side where they share
+## nothing (hack/ci.sh): make tools beside lint, tidy-check, unit and smoke,
+## then the control plane's tiers beside the others. CI_SERIAL=1 is make test.
+ci:
+	MAKE='$(MAKE)' hack/ci.sh
+
+## tools: every external tool the integration tiers use, built or installed
+## once (control plane and kubectl, gator and the CRDs, helm, VictoriaMetrics,
+## Debian's prometheus and chromium); the tiers then find them current. Its
+## parts run two at a time (they build different Go modules).
+tools:
+	@$(MAKE) --no-print-directory -j2 tools-cp tools-policy tools-helm tools-vm tools-apt
+
+## tools-cp: the control plane and kubectl (hack/controlplane/build.sh).
+tools-cp:
+	./hack/controlplane/build.sh
+
+## tools-policy: gator and the policy engines' and other projects' CRDs.
+tools-policy:
+	./hack/policyengines/build.sh crds gator
+	./hack/crds/build.sh
+
+## tools-helm: helm (hack/tools/build.sh).
+tools-helm:
+	hack/tools/build.sh helm
+
+## tools-vm: VictoriaMetrics (hack/tools/build.sh).
+tools-vm:
+	hack/tools/build.sh victoria-metrics
+
+## tools-apt: Debian's prometheus and chromium (one apt at a time).
+tools-apt:
+	hack/prometheus/install.sh
+	hack/chromium/install.sh
+
+## print-integration: the integration tiers, in make test's order.
+print-integration:
+	@echo $(INTEGRATION)
 
 ## unit: every package's tests under the race detector. GPUWISE_REQUIRE_SHARED=1 turns the tests that read ../shared/data
 ## (public traces, price sources) from skipped into failed when it is

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/kube"
+	"github.com/gpuwise/gpuwise/internal/ledger"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/rolling"
 	"github.com/gpuwise/gpuwise/internal/sim"
 )
@@ -78,6 +80,13 @@ func DemoSpans(d *DemoSource, every time.Duration) (*cluster.Prepared, []*rollin
 // (not including) last (sim.SpansIn): the service records the demo week a
 // day per pass, at a seventh of the memory.
 func DemoSpansIn(d *DemoSource, every time.Duration, first, last int) (*cluster.Prepared, []*rolling.Span, error) {
+	return DemoSpansApplied(d, every, first, last, nil)
+}
+
+// DemoSpansApplied is DemoSpansIn with savings actions carried out in the
+// simulated cluster (sim.Apply): the service's demo shows a plan with some
+// actions applied (docs/progress.md).
+func DemoSpansApplied(d *DemoSource, every time.Duration, first, last int, changes []DemoChange) (*cluster.Prepared, []*rolling.Span, error) {
 	var p problems
 	Source{Demo: d}.validate(&p)
 	if err := p.err(); err != nil {
@@ -87,6 +96,9 @@ func DemoSpansIn(d *DemoSource, every time.Duration, first, last int) (*cluster.
 	if err != nil {
 		return nil, nil, fmt.Errorf("simulating cluster: %w", err)
 	}
+	if err := sim.ApplySpans(snap, spans, changes); err != nil {
+		return nil, nil, err
+	}
 	prep, err := Prepare(snap)
 	if err != nil {
 		return nil, nil, err
@@ -95,16 +107,24 @@ func DemoSpansIn(d *DemoSource, every time.Duration, first, last int) (*cluster.
 }
 
 // DemoSnapshot simulates the demo cluster as DemoSpans does, without the
-// spans: the same snapshot, built apart from the spans' garbage.
-func DemoSnapshot(d *DemoSource) (*cluster.Prepared, error) { return demoSnapshot(d, false) }
+// spans: the same snapshot, built apart from the spans' garbage (the
+// service keeps it for as long as it runs).
+func DemoSnapshot(d *DemoSource) (*cluster.Prepared, error) { return DemoSnapshotApplied(d, nil) }
 
-// DemoSnapshotKept is DemoSnapshot with its usage compacted
+// DemoSnapshotApplied is DemoSnapshot with the changes carried out.
+func DemoSnapshotApplied(d *DemoSource, changes []DemoChange) (*cluster.Prepared, error) {
+	return demoSnapshot(d, changes, false)
+}
+
+// DemoSnapshotKept is DemoSnapshotApplied with its usage compacted
 // (cluster.Snapshot.CompactUsage: no figure changes), for the service,
 // which keeps it for as long as it runs. Compacting writes the snapshot,
 // so it is done here, by the snapshot's owner, before it is prepared.
-func DemoSnapshotKept(d *DemoSource) (*cluster.Prepared, error) { return demoSnapshot(d, true) }
+func DemoSnapshotKept(d *DemoSource, changes []DemoChange) (*cluster.Prepared, error) {
+	return demoSnapshot(d, changes, true)
+}
 
-func demoSnapshot(d *DemoSource, compact bool) (*cluster.Prepared, error) {
+func demoSnapshot(d *DemoSource, changes []DemoChange, compact bool) (*cluster.Prepared, error) {
 	var p problems
 	Source{Demo: d}.validate(&p)
 	if err := p.err(); err != nil {
@@ -114,10 +134,49 @@ func demoSnapshot(d *DemoSource, compact bool) (*cluster.Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("simulating cluster: %w", err)
 	}
+	if err := sim.Apply(snap, changes); err != nil {
+		return nil, err
+	}
 	if compact {
 		snap.CompactUsage()
 	}
 	return Prepare(snap)
+}
+
+// DemoChange is a savings action carried out in the simulated cluster.
+type DemoChange = sim.Change
+
+// DemoAppliedHour is when the service's demo carries out its changes:
+// hour 96 of the week, a day after the baseline it pins at hour 72.
+const (
+	DemoBaselineHour = 72
+	DemoAppliedHour  = 96
+)
+
+// DemoChanges are the changes the service's demo carries out, from the
+// baseline's ledger: its first node removal and its first spot move, at
+// hour DemoAppliedHour (the rest of the plan stays pending).
+func DemoChanges(l *ledger.Ledger, start time.Time) []DemoChange {
+	if l == nil {
+		return nil
+	}
+	at := start.Add(DemoAppliedHour * time.Hour)
+	var out []DemoChange
+	done := map[string]bool{}
+	for i := range l.Actions {
+		a := &l.Actions[i]
+		kind := map[string]string{lever.KindRemoveNodes: sim.RemoveNode, lever.KindSpot: sim.MoveToSpot}[a.Kind]
+		if kind == "" || done[a.Kind] {
+			continue
+		}
+		done[a.Kind] = true
+		for _, t := range a.Targets {
+			if t.Kind == "node" {
+				out = append(out, DemoChange{Kind: kind, Node: t.Name, At: at})
+			}
+		}
+	}
+	return out
 }
 
 // demoConfig is the simulation DemoSpans and DemoSnapshot run.

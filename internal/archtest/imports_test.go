@@ -51,8 +51,8 @@ var layers = map[string]layer{
 	"internal/cost":   engine, "internal/audit": engine, "internal/inventory": engine, "internal/rightsize": engine, "internal/packing": engine,
 	"internal/idlecause": engine, "internal/capacity": engine, "internal/ledger": engine, "internal/compare": engine, "internal/policy": engine, "internal/quota": engine,
 	"internal/kueue":   engine,
-	"internal/billing": engine,
-	"internal/kube":    adapter, "internal/prom": adapter, "internal/billing/export": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
+	"internal/billing": engine, "internal/tracker": engine,
+	"internal/kube": adapter, "internal/prom": adapter, "internal/billing/export": adapter, "internal/sim": adapter, "internal/snapshot": adapter, "internal/trace": adapter,
 	"internal/history":  store,
 	"internal/generate": manifests,
 	"internal/exporter": metrics,
@@ -76,6 +76,8 @@ var engineExceptions = map[string][]string{
 	"internal/ledger/lever":  {"internal/rightsize", "internal/packing", "internal/capacity"},
 	"internal/ledger/finops": {"internal/cost", "internal/ledger/lever"},
 	"internal/quota":         {"internal/cost"}, // prices quotas from the cost allocation (cost.Allocation)
+	// proof of savings: tracks the ledger's actions and what they realised (docs/progress.md)
+	"internal/tracker": {"internal/ledger", "internal/ledger/lever"},
 	// sizes ClusterQueues with quota's one sizing rule (quota.Series:
 	// percentile + headroom of units requested at once)
 	"internal/kueue": {"internal/quota", "internal/cost"},

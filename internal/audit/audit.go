@@ -146,10 +146,11 @@ func (a *auditor) gpuNodes() []*cluster.Node {
 }
 
 // hasGPUTaint reports a NoSchedule taint meant to keep non-GPU pods off:
-// the nvidia.com/gpu key or any key naming a GPU.
+// the nvidia.com/gpu key, any key naming a GPU, or another accelerator
+// vendor's resource name (aws.amazon.com/neuron, habana.ai/gaudi).
 func hasGPUTaint(n *cluster.Node) bool {
 	for _, t := range n.Taints {
-		if t.Effect == "NoSchedule" && (t.Key == GPUTaintKey || strings.Contains(strings.ToLower(t.Key), "gpu")) {
+		if t.Effect == "NoSchedule" && (t.Key == GPUTaintKey || strings.Contains(strings.ToLower(t.Key), "gpu") || cluster.IsAcceleratorResource(t.Key)) {
 			return true
 		}
 	}

@@ -37,10 +37,15 @@ func (a *auditor) untainted(n *cluster.Node) []Finding {
 	var foreign int
 	for i := range a.s.Pods() {
 		p := &a.s.Pods()[i]
-		if p.Node == n.Name && p.End.IsZero() && !isGPUPod(p) && !a.isAgent(p) {
+		if p.Node == n.Name && p.End.IsZero() && !isGPUPod(p) && !isAcceleratorPod(p) && !a.isAgent(p) {
 			foreign++
 		}
 	}
+	// The taint is the vendor's own resource name (amd.com/gpu,
+	// aws.amazon.com/neuron, habana.ai/gaudi), as EKS and AKS taint
+	// accelerator node groups.
+	key := cluster.WholeResource(n.Vendor())
+	taint := key + "=" + GPUTaintValue + ":NoSchedule"
 	ev := []string{fmt.Sprintf("%d %s GPUs, taints: %s", len(n.GPUs), n.GPUModel, taintList(n)),
 		fmt.Sprintf("%d non-GPU pods (not node agents) run on it now", foreign)}
 	return []Finding{{
@@ -51,7 +56,7 @@ func (a *auditor) untainted(n *cluster.Node) []Finding {
 			"# and give GPU workloads the toleration first:\n"+
 			"# tolerations: [{key: %s, operator: Exists, effect: NoSchedule}]\n"+
 			"# (Karpenter/managed node groups: set the taint on the NodePool or node group so new nodes get it)",
-			n.Name, GPUTaint, GPUTaintKey),
+			n.Name, taint, key),
 	}}
 }
 

@@ -45,7 +45,7 @@ func (a *auditor) nonGPUPod(p *cluster.Pod) *hit {
 	n := a.s.Index().Nodes[p.Node]
 	// A pod holding a GPU through a DRA ResourceClaim asks no
 	// nvidia.com/gpu: it is a GPU pod all the same.
-	if n == nil || !n.HasGPUs() || isGPUPod(p) || len(p.Claims) > 0 || a.isAgent(p) {
+	if n == nil || !n.HasGPUs() || isGPUPod(p) || isAcceleratorPod(p) || len(p.Claims) > 0 || a.isAgent(p) {
 		return nil
 	}
 	cores, gib := p.CPURequestCores(), float64(p.MemoryRequestBytes())/(1<<30)
@@ -133,6 +133,20 @@ func (a *auditor) gpuTaints() []cluster.Taint {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key+out[i].Value < out[j].Key+out[j].Value })
 	return out
+}
+
+// isAcceleratorPod: a pod asking for an AMD GPU, a Neuron device or a
+// Gaudi is no foreign pod on its node (GW001, GW002), though gpurule's
+// NVIDIA rules do not apply to it.
+func isAcceleratorPod(p *cluster.Pod) bool {
+	for _, c := range p.Containers {
+		for name, k := range c.GPURequests {
+			if k > 0 && cluster.IsAcceleratorResource(name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isGPUPod is gpurule's GPU pod (the admission policies' default GPU

@@ -48,8 +48,25 @@ func TestInventoryOfTheDemo(t *testing.T) {
 	if n := by["onprem-dgx-1"]; n.Price != nil || !strings.Contains(n.Unpriced, "override") {
 		t.Errorf("on-prem node price %+v, reason %q: want unpriced, saying to add an override", n.Price, n.Unpriced)
 	}
-	if inv.Totals.Nodes != 16 || inv.Totals.DeletedNodes != 1 || inv.Totals.UnpricedNodes != 1 {
-		t.Errorf("totals %+v: want the 16 GPU nodes alive at the end, 1 deleted, 1 unpriced", inv.Totals)
+	if inv.Totals.Nodes != 18 || inv.Totals.DeletedNodes != 1 || inv.Totals.UnpricedNodes != 1 {
+		t.Errorf("totals %+v: want the 18 GPU nodes alive at the end (16 NVIDIA, 1 AMD, 1 Neuron), 1 deleted, 1 unpriced", inv.Totals)
+	}
+	// The AMD and Neuron nodes: their vendor, priced from the catalog, and
+	// no NVIDIA feature discovery asked of them.
+	for name, want := range map[string]struct {
+		vendor, kind string
+		usd          float64
+		gfd          inventory.Status
+	}{
+		"serve-mi300x-1": {"amd", "gpu", 48, inventory.Present},
+		"train-trn1-1":   {"aws-neuron", "neuron-device", 21.5, inventory.NotApplicable},
+	} {
+		n := by[name]
+		if n.Vendor != want.vendor || n.DeviceKind != want.kind || n.Price == nil || n.Price.NodeUSDPerHour != want.usd ||
+			n.FeatureDiscovery.Status != want.gfd || n.Findings != 0 {
+			t.Errorf("node %s: vendor %q kind %q price %+v GFD %s, %d findings; want %+v and no finding", name, n.Vendor, n.DeviceKind,
+				n.Price, n.FeatureDiscovery.Status, n.Findings, want)
+		}
 	}
 }
 

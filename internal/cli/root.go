@@ -127,6 +127,7 @@ func newCommand(s Streams) (*cobra.Command, *env) {
 	root.AddCommand(newInventoryCmd(e), newBillCmd(e))
 	root.AddCommand(newRecommendCmd(e), newGenerateCmd(e))
 	root.AddCommand(newServeCmd(e), newDiffCmd(e))
+	root.AddCommand(newProgressCmd(e))
 	rename(root, s.name())
 	return root, e
 }

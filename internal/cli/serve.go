@@ -57,6 +57,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Listen, "listen", s.Listen, "address to serve on (default 127.0.0.1:8080; :8080 inside a cluster)")
 	fs.StringVar(&s.Cluster, "cluster", s.Cluster, "this cluster's name: the cluster label on every metric and the history's key")
 	fs.BoolVar(&o.demo, "demo", false, "serve the embedded simulated cluster and its week of history (no cluster needed)")
+	fs.BoolVar(&o.opts.DemoApplied, "demo-applied", false, "with --demo: carry out the baseline plan's first node removal and spot move at hour 96, so that gpuwise progress and /api/v1/progress show actions applied and their realised dollars (the answers then differ from gpuwise demo's)")
 	fs.Uint64Var(&o.demoSrc.Seed, "seed", def.Seed, "simulation seed (--demo)")
 	fs.IntVar(&o.demoSrc.Scale, "scale", def.Scale, "cluster size multiplier (--demo)")
 	o.prom.register(fs)

@@ -47,5 +47,9 @@ func (s *Collector) results(ctx context.Context, mem *app.InMemory, now time.Tim
 	f := &exporter.Frame{Totals: s.totals, Window: w, Partial: mem.Partial != nil, Report: rr.Report,
 		GPUModels: bd.Reports["gpu-model"], Mechanisms: bd.Reports["mechanism"], Pods: bd.Reports["pod"], Audit: ar.Result, Ledger: rr.Ledger,
 		Fleet: exporter.NewFleet(mem.Prepared.Nodes(), w), Reconciliation: rr.Reconciliation}
-	return &State{Built: now, Checked: now, Window: w, Snapshot: mem, Report: rr, Audit: ar, Frame: f, Prices: prices}, nil
+	prog := s.trackPlan(ctx, rr, mem)
+	if prog != nil {
+		f.Plan, f.Proof = prog.Plan, prog.Proof
+	}
+	return &State{Built: now, Checked: now, Window: w, Snapshot: mem, Report: rr, Audit: ar, Frame: f, Prices: prices, Progress: prog}, nil
 }

@@ -40,11 +40,20 @@ type Collector struct {
 	ring   *rolling.Ring
 
 	collector *exporter.Collector
-	self      *selfMetrics
-	totals    *exporter.Totals // owned by the cycle
-	cursor    time.Time        // end of the usage read so far
-	recorded  time.Time        // end of the last cycle in the history
-	pruned    time.Time        // when the history was last pruned
+	// frames holds only the collector (with the cluster label): gathered
+	// once per published frame into exposition, not on every scrape.
+	frames     *prometheus.Registry
+	exposition atomic.Pointer[exporter.Exposition]
+	self       *selfMetrics
+	totals     *exporter.Totals // owned by the cycle
+	cursor     time.Time        // end of the usage read so far
+	recorded   time.Time        // end of the last cycle in the history
+	pruned     time.Time        // when the history was last pruned
+
+	progMu    sync.Mutex
+	prog      *app.ProgressResult // the last measurement of the tracked plan
+	progHour  time.Time           // the window-end hour it was measured at
+	progDirty bool                // a mark since
 
 	state  atomic.Pointer[State]
 	prices atomic.Pointer[app.Prices] // swapped whole by SetPrices
@@ -221,6 +230,11 @@ func (s *Collector) Mode() string {
 // once per cycle step, so that a cycle never mixes two price sets.
 func (s *Collector) SetPrices(p *app.Prices) { s.prices.Store(p) }
 
+// Exposition is the published frame's domain metrics, gathered once
+// (nil before the first cycle finished); /metrics writes them before the
+// registry's own (the service's, the runtime's).
+func (s *Collector) Exposition() *exporter.Exposition { return s.exposition.Load() }
+
 // State is the published state, nil before the first cycle finished.
 func (s *Collector) State() *State { return s.state.Load() }
 
@@ -229,6 +243,7 @@ func (s *Collector) publish(st *State) {
 	st.Generation = s.gen.Add(1)
 	s.state.Store(st)
 	s.collector.Publish(st.Frame)
+	s.exposition.Store(exporter.NewExposition(s.frames, s.exposition.Load()))
 	s.onPub(st.Generation)
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/rolling"
 )
 
 // startDemo simulates the embedded cluster (what `gpuwise demo` reports
@@ -20,10 +22,11 @@ import (
 // (at scale 104 the spans peak at several GiB, the service keeps a
 // fraction).
 func (s *Collector) startDemo(ctx context.Context) error {
-	if err := s.recordDemo(ctx); err != nil {
+	changes, err := s.recordDemo(ctx)
+	if err != nil {
 		return err
 	}
-	prep, err := app.DemoSnapshotKept(s.opts.Demo)
+	prep, err := app.DemoSnapshotKept(s.opts.Demo, changes)
 	if err != nil {
 		return err
 	}
@@ -44,21 +47,73 @@ func (s *Collector) startDemo(ctx context.Context) error {
 // that day's hourly usage: at scale 104 the whole week's hourly usage at
 // once peaks at several GiB, and the runtime keeps its bookkeeping for the
 // peak heap), dropping each hour's usage once it is recorded.
-func (s *Collector) recordDemo(ctx context.Context) error {
+//
+// The demo tracks its plan (docs/progress.md): after the first
+// DemoBaselineHour hours it pins the tracked plan's baseline on them (the
+// hours' usage merged, as a service that started then would have seen
+// it). With DemoApplied the baseline ledger's first node removal and spot
+// move are carried out in the simulated cluster at DemoAppliedHour; the
+// hours after are recorded from the changed cluster, which the service
+// then publishes. It returns the changes (none without DemoApplied: the
+// demo is then exactly gpuwise demo's cluster).
+func (s *Collector) recordDemo(ctx context.Context) ([]app.DemoChange, error) {
 	const perPass = 24
+	var changes []app.DemoChange
+	var early *rolling.Span // the baseline's hours, merged
 	for first := 0; ; first += perPass {
-		prep, spans, err := app.DemoSpansIn(s.opts.Demo, time.Hour, first, first+perPass)
+		prep, spans, err := app.DemoSpansApplied(s.opts.Demo, time.Hour, first, first+perPass, changes)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		var keep []*rolling.Span // this pass's hours of the baseline
 		for i, sp := range spans {
 			spans[i] = nil
 			if _, err := s.record(ctx, prep.View(), sp, ""); err != nil {
-				return fmt.Errorf("recording the demo history: %w", err)
+				return nil, fmt.Errorf("recording the demo history: %w", err)
+			}
+			if first+i < app.DemoBaselineHour {
+				keep = append(keep, sp)
+			}
+			if first+i == app.DemoBaselineHour-1 {
+				// one merge per pass: the pass's spans are in memory anyway
+				early = rolling.Merge(append([]*rolling.Span{early}, keep...)...)
+				keep = nil
+				c, err := s.demoBaseline(ctx, prep.View(), early)
+				if err != nil {
+					return nil, err
+				}
+				if s.opts.DemoApplied {
+					changes = c
+				}
+				early = nil
 			}
 		}
+		if len(keep) > 0 {
+			early = rolling.Merge(append([]*rolling.Span{early}, keep...)...)
+		}
 		if first+perPass >= int(math.Ceil(prep.Window().Hours())) {
-			return nil
+			return changes, nil
 		}
 	}
+}
+
+// demoBaseline observes the demo's first hours as the tracked plan's
+// baseline and returns the changes the demo carries out.
+func (s *Collector) demoBaseline(ctx context.Context, inv *cluster.Snapshot, early *rolling.Span) ([]app.DemoChange, error) {
+	w := cluster.Window{Start: inv.Window.Start, End: inv.Window.Start.Add(app.DemoBaselineHour * time.Hour)}
+	early.Window = w
+	prep, err := app.Prepare(rolling.Attach(inv, w, early))
+	if err != nil {
+		return nil, err
+	}
+	rep := app.DefaultReportRequest()
+	rep.Source, rep.Prices = app.Source{Snapshot: &app.InMemory{Prepared: prep}}, s.prices.Load()
+	rr, err := s.app.Report(ctx, rep)
+	if err != nil {
+		return nil, fmt.Errorf("the demo's baseline: %w", err)
+	}
+	if err := s.hist.ObservePlan(ctx, s.opts.Cluster, prep, rr); err != nil {
+		return nil, fmt.Errorf("the demo's baseline: %w", err)
+	}
+	return app.DemoChanges(rr.Ledger, inv.Window.Start), nil
 }

@@ -50,14 +50,20 @@ func newSelfMetrics() *selfMetrics {
 	}
 }
 
-// register puts the domain collector and the service's own metrics on
-// reg (never the global registry).
+// register puts the service's own metrics on reg (never the global
+// registry) and the domain collector on a registry of its own, labelled
+// with the cluster as reg is by the front end: it is gathered once per
+// published frame (Exposition), not on every scrape.
 func (s *Collector) register(reg prometheus.Registerer) error {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
+	s.frames = prometheus.NewRegistry()
+	if err := prometheus.WrapRegistererWith(prometheus.Labels{"cluster": s.opts.Cluster}, s.frames).Register(s.collector); err != nil {
+		return err
+	}
 	s.self = newSelfMetrics()
-	for _, c := range []prometheus.Collector{s.collector, s.self.cycles, s.self.duration, s.self.lastSuccess, s.self.reads, s.self.info,
+	for _, c := range []prometheus.Collector{s.self.cycles, s.self.duration, s.self.lastSuccess, s.self.reads, s.self.info,
 		collectors.NewDBStatsCollector(s.store.DB(), "history")} {
 		if err := reg.Register(c); err != nil {
 			return err

@@ -24,6 +24,11 @@ type Options struct {
 	// Demo serves the embedded simulated cluster, its history included;
 	// nothing else is read.
 	Demo *app.DemoSource
+	// DemoApplied carries out part of the demo's plan at hour 96 (the
+	// baseline ledger's first node removal and spot move) so that the
+	// tracked plan shows actions applied (docs/progress.md); the demo's
+	// answers then differ from gpuwise demo's.
+	DemoApplied bool
 	// Prometheus is the usage source (nil: usage unmeasured).
 	Prometheus *app.PromSource
 	// Inventory is InventoryKube or InventoryPrometheus.

@@ -30,6 +30,9 @@ type State struct {
 	// cycle, even when a reload lands mid-cycle); API requests on this
 	// state use them too.
 	Prices *app.Prices
+	// Progress is the tracked savings plan as last measured (nil before
+	// the first measurement; docs/progress.md).
+	Progress *app.ProgressResult
 	// Stale, when set, is why the results are older than the last cycle.
 	Stale error
 }

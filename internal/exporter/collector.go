@@ -14,6 +14,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/ledger"
+	"github.com/gpuwise/gpuwise/internal/tracker"
 )
 
 // Frame is what one scrape shows: the counters' totals and the results of
@@ -43,6 +44,10 @@ type Frame struct {
 	// Reconciliation is the bill against the window's node cost (serve
 	// --bill); nil without a bill.
 	Reconciliation *billing.Reconciliation
+	// Plan and Proof are the tracked savings plan and what it realised
+	// (docs/progress.md); nil before the first measurement.
+	Plan  *tracker.Plan
+	Proof *tracker.Proof
 }
 
 // Collector emits the metrics of the latest Frame. Scrapes never wait on
@@ -101,6 +106,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if f.Ledger != nil {
 		e.savings(f.Ledger)
+	}
+	if f.Plan != nil {
+		e.plan(f.Plan, f.Proof)
 	}
 	if f.Pods != nil {
 		e.pods(f.Pods)
@@ -277,6 +285,35 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// plan is the tracked plan's checklist and what its actions realised.
+func (e emitter) plan(p *tracker.Plan, pf *tracker.Proof) {
+	c := p.Count()
+	for _, s := range []struct {
+		status string
+		n      int
+	}{{"pending", c.Pending}, {"partly", c.Partly}, {"applied", c.Applied}, {"rejected", c.Rejected}} {
+		e.emit(&PlanActions, float64(s.n), s.status)
+	}
+	if pf == nil {
+		return
+	}
+	levers := map[string]float64{}
+	for _, r := range pf.Actions {
+		if r.Status != tracker.Measured {
+			continue
+		}
+		e.emit(&PlanRealised, r.RealisedUSDMonth, r.ID, r.Lever)
+		e.emit(&PlanPredicted, r.PredictedUSDMonth, r.ID, r.Lever)
+		levers[r.Lever] += r.RealisedUSDMonth
+	}
+	for _, l := range sortedKeys(levers) {
+		e.emit(&PlanLeverRealised, levers[l], l)
+	}
+	if pf.Total.Status == tracker.Measured {
+		e.emit(&PlanChange, pf.Total.ChangeUSDMonth)
+	}
 }
 
 // savings is the ledger's total and each lever's share of it (the levers

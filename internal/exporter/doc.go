@@ -2,7 +2,9 @@
 // prometheus.Collector that emits constant metrics from the Frame the
 // service's collector (internal/collector) published last (the
 // writing-exporters pattern: the numbers are computed once per cycle, swapped in atomically and read by every scrape;
-// series of workloads that vanish simply stop being emitted). Metric names,
+// series of workloads that vanish simply stop being emitted); an Exposition
+// keeps a frame's metrics encoded once per format, so that a scrape writes
+// bytes instead of rebuilding thousands of series. Metric names,
 // help, labels and cardinality live in one table (metrics.go), from which
 // docs/metrics.md is generated.
 //
@@ -18,7 +20,7 @@
 // exist only when Options.Pods is set. Missing data is never exported as
 // zero: an unmeasured ratio has no sample.
 //
-// It reads engine results (cost, audit, ledger) and tally values; it
+// It reads engine results (cost, audit, ledger, tracker) and tally values; it
 // must not import app, the service, the CLI or adapters, and it never
 // registers on the global registry.
 package exporter

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/gpuwise/gpuwise/internal/audit"
@@ -191,6 +192,60 @@ func other(t *testing.T, tot *exporter.Totals, ns string) float64 {
 	}
 	t.Fatalf("no __other__ series for namespace %s", ns)
 	return 0
+}
+
+// Issue 32: a frame's exposition is encoded once per format (the last
+// exposition's formats at once, the next cycle's included) and is what
+// the registry's gather encodes.
+func TestExpositionEncodesOncePerFormat(t *testing.T) {
+	c := exporter.NewCollector()
+	c.Publish(demoFrame(t, 0, false))
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c)
+	counting := &countingGatherer{g: reg}
+	text := expfmt.NewFormat(expfmt.TypeTextPlain)
+	x := exporter.NewExposition(counting, nil)
+	if counting.n != 0 {
+		t.Fatalf("%d gathers before a scrape with no format to warm", counting.n)
+	}
+	a, err := x.Encoded(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := x.Encoded(text)
+	if counting.n != 1 || !bytes.Equal(a, b) || !bytes.Contains(a, []byte("gpuwise_window_seconds")) {
+		t.Fatalf("%d gathers for two scrapes of one format (want 1); %d bytes", counting.n, len(a))
+	}
+	var want bytes.Buffer
+	fams, _ := reg.Gather()
+	enc := expfmt.NewEncoder(&want, text)
+	for _, mf := range fams {
+		enc.Encode(mf)
+	}
+	if !bytes.Equal(a, want.Bytes()) {
+		t.Error("the encoding differs from the registry's")
+	}
+	next := exporter.NewExposition(counting, x)
+	if counting.n != 2 {
+		t.Errorf("the next exposition did not encode the last one's format at once (%d gathers)", counting.n)
+	}
+	if c, _ := next.Encoded(text); !bytes.Equal(c, a) || counting.n != 2 {
+		t.Errorf("the warmed format was encoded again (%d gathers)", counting.n)
+	}
+	var none *exporter.Exposition
+	if b, err := none.Encoded(text); b != nil || err != nil {
+		t.Errorf("no frame yet: %q, %v", b, err)
+	}
+}
+
+type countingGatherer struct {
+	g prometheus.Gatherer
+	n int
+}
+
+func (c *countingGatherer) Gather() ([]*dto.MetricFamily, error) {
+	c.n++
+	return c.g.Gather()
 }
 
 // The cost by mechanism adds up to the window's cost: every row of the

@@ -92,6 +92,21 @@ var (
 		"The savings ledger's monthly dollars by lever (docs/savings.md: rightsize, shape, consolidate, autoscale, reclaim, queue, spot, commit; region when given a data size; quantize counts nothing, its candidates are upper bounds); they add up to gpuwise_window_savings_usd_per_month.",
 		[]string{"lever"}, "one per lever that ran (9, 10 with region)"}
 
+	PlanActions = Metric{"gpuwise_plan_actions", gauge,
+		"Tracked savings-plan actions (docs/progress.md) by checklist status: pending, partly, applied (what the cluster shows, or a user's mark), rejected (a user's mark).",
+		[]string{"status"}, "4"}
+	PlanRealised = Metric{"gpuwise_plan_realised_savings_usd_per_month", gauge,
+		"Monthly dollars an applied action of the tracked plan realised: its nodes' run-rate on equal windows before and after it was applied (docs/progress.md); only measured actions have a sample.",
+		[]string{"action", "lever"}, "one per measured action"}
+	PlanPredicted = Metric{"gpuwise_plan_predicted_savings_usd_per_month", gauge,
+		"Monthly dollars the ledger predicted for a measured action of the tracked plan when it was first proposed, beside gpuwise_plan_realised_savings_usd_per_month.",
+		[]string{"action", "lever"}, "one per measured action"}
+	PlanLeverRealised = Metric{"gpuwise_plan_lever_realised_savings_usd_per_month", gauge,
+		"The measured actions' realised monthly dollars summed by lever.", []string{"lever"}, "one per lever with a measured action"}
+	PlanChange = Metric{"gpuwise_plan_spend_change_usd_per_month", gauge,
+		"The cluster's run-rate on the baseline's window minus on the latest window of the same length (the applied actions' share plus the rest, docs/progress.md); no sample until both windows are in the history.",
+		nil, "1"}
+
 	BillUSD = Metric{"gpuwise_window_bill_usd", gauge,
 		"With serve --bill: the bill's compute charges in the window (amortized), by kind: bill (all of them), matched (charged to the cluster's GPU nodes; gpuwise prices those node-hours from the bill), cpu_nodes (the cluster's CPU-only nodes), unmatched (no node of the cluster: nodes that left, another cluster), unbilled_nodes (gpuwise's cost of GPU node-hours no bill line covers, catalog-priced), unused_commitment.",
 		[]string{"kind"}, "6 (with --bill)"}
@@ -113,6 +128,7 @@ var Families = []*Metric{
 	&UnallocatedHours, &UnallocatedCost,
 	&WindowSeconds, &WindowEnd, &Partial, &GPUs, &MechanismAllocated, &MechanismCost, &NamespaceUtilization, &NamespaceCost, &NamespaceIdleCost,
 	&Utilization, &Coverage, &WindowCost, &IdleCost, &Findings, &FindingsUSD, &FleetGPUs, &SpotNodesEnded, &Savings, &LeverSavings,
+	&PlanActions, &PlanRealised, &PlanPredicted, &PlanLeverRealised, &PlanChange,
 	&BillUSD, &BillUnmatchedGPUInstances,
 	&PodGPUAllocated, &PodUtilization, &PodCost,
 }

@@ -2,8 +2,10 @@
 // workload, namespace, node and GPU model (GPU-hours allocated, active,
 // idle, unmeasured and unallocated; the cost engine's dollars split the
 // same way; OOM kills) and the GPU fleet by model and sharing mode at
-// each bucket's latest cycle end (a count, replaced, not summed), never
-// raw samples, in an embedded SQLite database
+// each bucket's latest cycle end (a count, replaced, not summed), and the
+// savings plan the tracker keeps (internal/tracker: the baseline, the
+// actions and what the cluster showed of them, as JSON, with the users'
+// marks in their own table), never raw samples, in an embedded SQLite database
 // on a volume (modernc.org/sqlite: pure Go, so the binary stays static).
 //
 // Why SQLite over bbolt: history is read by ad-hoc grouping (per period,

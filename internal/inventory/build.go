@@ -89,7 +89,7 @@ func (b *builder) alive(n *cluster.Node) bool {
 func (b *builder) node(n *cluster.Node) (Node, []Finding) {
 	exp, from := b.expected(n)
 	out := Node{
-		Name: n.Name, GPUModel: b.model(n), Product: n.Labels[lblProduct], GPUs: len(n.GPUs),
+		Name: n.Name, GPUModel: b.model(n), Vendor: n.Vendor(), DeviceKind: cluster.DeviceKind(n.Vendor()), Product: n.Labels[lblProduct], GPUs: len(n.GPUs),
 		ExpectedGPUs: exp, ExpectedFrom: from,
 		MIG:   MIG{Strategy: migStrategy(n), Config: n.Labels[lblMIGConfig], State: n.Labels[lblMIGState]},
 		Cloud: n.Cloud, Region: n.Region, Zone: n.Zone, InstanceType: n.InstanceType, CapacityType: orUnknown(n.Capacity),

@@ -45,6 +45,11 @@ type Node struct {
 	// GPUModel is the normalized model ("H100-80GB"); empty when nothing
 	// names it (no feature-discovery label).
 	GPUModel string `json:"gpu_model"`
+	// Vendor is the accelerators' vendor (nvidia, amd, aws-neuron,
+	// intel-gaudi) and DeviceKind what one of them is (gpu,
+	// neuron-device, hpu).
+	Vendor     string `json:"vendor"`
+	DeviceKind string `json:"device_kind"`
 	// Product is the nvidia.com/gpu.product label as GFD wrote it.
 	Product string `json:"gpu_product,omitempty"`
 	// GPUs are the physical GPUs the node advertises through its
@@ -154,6 +159,9 @@ const (
 	Disabled Status = "disabled"
 	// Unknown: the source carries no node labels or pods to tell by.
 	Unknown Status = "unknown"
+	// NotApplicable: the component is NVIDIA's and the node's
+	// accelerators are another vendor's (docs/accelerators.md).
+	NotApplicable Status = "n/a"
 )
 
 // Price is a node's price and where it came from.

@@ -125,6 +125,9 @@ func devicePlugin(n *cluster.Node, out *Node, pods []string) Component {
 // without node labels), paused, disabled or missing.
 func featureDiscovery(n *cluster.Node, pods []string) Component {
 	c, seen := deployed(n, compGFD, pods)
+	if v := n.Vendor(); v != cluster.VendorNVIDIA && !seen {
+		return otherLabeller(n, v)
+	}
 	switch {
 	case seen && (c.Status == Running || c.Status == Paused):
 		return c
@@ -137,6 +140,20 @@ func featureDiscovery(n *cluster.Node, pods []string) Component {
 	}
 	return Component{Name: compGFD, Status: Missing, Evidence: "no " + lblProduct + " label and no feature-discovery pod"}
 }
+
+// otherLabeller is an AMD, Neuron or Gaudi node's stand-in for GPU
+// feature discovery: AMD's node labeller (its product label), or nothing
+// (Neuron and Gaudi nodes are named by their instance type).
+func otherLabeller(n *cluster.Node, vendor string) Component {
+	if v := n.Labels[lblAMDProduct]; v != "" {
+		return Component{Name: compGFD, Status: Present, Evidence: lblAMDProduct + "=" + v + " (AMD node labeller)"}
+	}
+	return Component{Name: compGFD, Status: NotApplicable,
+		Evidence: fmt.Sprintf("a %s node: GPU feature discovery does not run; the model is from the instance type", vendor)}
+}
+
+// lblAMDProduct is the AMD node labeller's product label.
+const lblAMDProduct = "amd.com/gpu.product-name"
 
 // gfdLabel is the first label that shows GPU feature discovery ran:
 // the product label, a MIG type's product label (mixed strategy) or its

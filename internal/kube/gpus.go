@@ -37,7 +37,7 @@ const (
 // IsGPUResource reports whether a container resource grants GPU units
 // (as opposed to HAMi's gpumem/gpucores qualifiers).
 func IsGPUResource(name string) bool {
-	return name == resGPU || name == resShared || strings.HasPrefix(name, migPrefix)
+	return name == resGPU || name == resShared || strings.HasPrefix(name, migPrefix) || cluster.IsAcceleratorResource(name)
 }
 
 // gpuBuilder adds one node's physical GPUs and remembers which resource
@@ -60,6 +60,9 @@ func addGPUs(n *cluster.Node, annotations map[string]string, res corev1.Resource
 	b := &gpuBuilder{node: n, pools: map[string][]string{}}
 	counts := b.gpuCounts(res)
 	labels := n.Labels
+	if b.accelerators(counts) {
+		return b.pools, b.notes
+	}
 	if len(counts) == 0 {
 		if labels[lblCount] != "" && labels[lblCount] != "0" {
 			b.notef("GPU feature discovery labels %d GPUs (%s) but the node advertises no nvidia.com resource; is the device plugin running?",

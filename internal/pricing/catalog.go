@@ -34,6 +34,14 @@ var embeddedCSV []byte
 //go:embed data/gcp.csv
 var embeddedGCP []byte
 
+// embeddedAccelerators is the AWS Neuron (Trainium, Inferentia2) and
+// Intel Gaudi (dl1) instances, copied with their source and as-of date
+// (docs/accelerators.md); gencatalog does not write it (the GPU price set
+// holds no such rows). Azure's MI300X rows are in the generated catalog.
+//
+//go:embed data/accelerators.csv
+var embeddedAccelerators []byte
+
 var embedded = sync.OnceValue(func() *Catalog {
 	entries, err := parseCatalogCSV(embeddedCSV)
 	if err != nil {
@@ -43,7 +51,11 @@ var embedded = sync.OnceValue(func() *Catalog {
 	if err != nil {
 		return &Catalog{loadErr: fmt.Errorf("loading embedded GCP catalog: %w", err)}
 	}
-	return NewCatalog(append(entries, gcp...))
+	acc, err := parseCatalogCSV(embeddedAccelerators)
+	if err != nil {
+		return &Catalog{loadErr: fmt.Errorf("loading embedded accelerator catalog: %w", err)}
+	}
+	return NewCatalog(append(append(entries, gcp...), acc...))
 })
 
 // Embedded returns the catalog built into the binary, parsed once.

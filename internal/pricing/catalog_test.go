@@ -15,8 +15,9 @@ func TestEmbeddedLoads(t *testing.T) {
 	}
 	// 1,733 rows from ../shared/data/prices (AWS 941, Azure 792) and 51
 	// GCP rows (data/gcp.csv: 10 A2/A3 types in up to 3 regions, 8 G2
-	// types in 3).
-	if got, want := len(c.entries), 1733+51; got != want {
+	// types in 3) and 64 AWS accelerator rows (data/accelerators.csv:
+	// trn1, trn1n, trn2, inf2 and dl1 types in every region listed).
+	if got, want := len(c.entries), 1733+51+64; got != want {
 		t.Errorf("embedded catalog has %d rows, want %d", got, want)
 	}
 	for _, e := range c.entries {
@@ -48,12 +49,41 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+// TestAcceleratorLookup checks one row of each accelerator family against
+// the source data (ec2instances.info, 2025-05-28) by hand.
+func TestAcceleratorLookup(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cloud, region, typ, model string
+		count                     float64
+		onDemand                  float64
+	}{
+		{"aws", "us-east-1", "trn1.32xlarge", "Trainium", 16, 21.5},
+		{"aws", "us-east-2", "trn2.48xlarge", "Trainium2", 16, 85.964},
+		{"aws", "us-east-1", "inf2.48xlarge", "Inferentia2", 12, 12.98127},
+		{"aws", "us-east-1", "dl1.24xlarge", "Gaudi-HL205", 8, 13.10904},
+		{"azure", "us-east-2", "Standard_ND96isr_MI300X_v5", "MI300X", 8, 48},
+	}
+	for _, tt := range tests {
+		e, ok := Embedded().Lookup(tt.cloud, tt.region, tt.typ)
+		if !ok {
+			t.Errorf("%s %s not in the catalog", tt.typ, tt.region)
+			continue
+		}
+		if e.GPUModel != tt.model || e.GPUCount != tt.count || e.OnDemandUSDPerHour != tt.onDemand {
+			t.Errorf("%s %s: %s ×%v $%v/h, want %s ×%v $%v/h", tt.typ, tt.region, e.GPUModel, e.GPUCount, e.OnDemandUSDPerHour,
+				tt.model, tt.count, tt.onDemand)
+		}
+	}
+}
+
 func TestSources(t *testing.T) {
 	t.Parallel()
 	want := []SourceInfo{
+		{Cloud: "aws", Price: "on-demand", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 64},
 		{Cloud: "aws", Price: "on-demand", AsOf: "2026-01-21", Source: "ec2instances.info; on-demand tsaol/aws-gpu", Rows: 869},
 		{Cloud: "aws", Price: "on-demand", AsOf: "2026-01-21", Source: "tsaol/aws-gpu", Rows: 72},
-		{Cloud: "aws", Price: "spot", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 672, Note: caveats["aws spot"]},
+		{Cloud: "aws", Price: "spot", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 672 + 63, Note: caveats["aws spot"]},
 		{Cloud: "azure", Price: "on-demand", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 792},
 		{Cloud: "azure", Price: "spot", AsOf: "2025-05-28", Source: "ec2instances.info", Rows: 769, Note: caveats["azure spot"]},
 		{Cloud: "gcp", Price: "on-demand", AsOf: "2025-03-06", Source: "Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml", Rows: 51},

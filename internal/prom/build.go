@@ -300,7 +300,7 @@ func (r *reader) readGPUs(ctx context.Context, nodes nodeList, nf factSet, inv l
 	g.nodes, g.units = buildNodes(nodes, nf.facts, labels, inv.gpus)
 	g.usage = newGPUUsage(r.opts.Step.Seconds(), false, g.units)
 	g.usage.clock = r.clock
-	if inv.metric == "" {
+	if inv.metric == "" && !hasAMD(g.nodes) {
 		return g
 	}
 	var gpuNodes []string
@@ -311,7 +311,11 @@ func (r *reader) readGPUs(ctx context.Context, nodes nodeList, nf factSet, inv l
 	}
 	shards := query.Shards(gpuNodes, r.opts.ShardSize)
 	var tasks []query.Task
-	if g.mode = r.readMode(ctx, inv.metric); g.mode == ReadRange {
+	probe := inv.metric
+	if probe == "" {
+		probe = amdActivity
+	}
+	if g.mode = r.readMode(ctx, probe); g.mode == ReadRange {
 		tasks = r.rangeGPUTasks(shards, inv.metric, g.usage)
 	} else {
 		tasks = r.rawGPUTasks(shards, inv, g.usage, g.mode == ReadRemote)

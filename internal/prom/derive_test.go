@@ -97,8 +97,10 @@ func TestDerivedGPUTasksOthers(t *testing.T) {
 	r := &reader{opts: o, w: o.Window}
 	u := newGPUUsage(300, true, unitIndex{})
 	tasks, others := r.derivedGPUTasks([]string{"a"}, dcgmMetrics("M"), u)
-	if len(tasks) != 5+1 || len(others) != 4 {
-		t.Fatalf("%d tasks and %d set apart, want 6 and 4", len(tasks), len(others))
+	// DCGM's five metrics and AMD's two (activity, VRAM) for the shard;
+	// for the other hosts both activities, the five others set apart.
+	if len(tasks) != 7+2 || len(others) != 5 {
+		t.Fatalf("%d tasks and %d set apart, want 9 and 5", len(tasks), len(others))
 	}
 	for _, task := range others {
 		if task.Nodes != nil || task.Metric == "M" {

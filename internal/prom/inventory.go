@@ -23,7 +23,7 @@ func gpuResources(nf map[string]*facts) map[string]map[string]int {
 	out := map[string]map[string]int{}
 	nf["kube_node_status_allocatable"].each(func(f *fact) {
 		r := resourceName(f.labels.Get("resource"))
-		if !strings.HasPrefix(r, "nvidia.com/") || f.value < 0 || f.value > maxGPUs*maxReplicas || f.value != math.Trunc(f.value) {
+		if !strings.HasPrefix(r, "nvidia.com/") && !cluster.IsAcceleratorResource(r) || f.value < 0 || f.value > maxGPUs*maxReplicas || f.value != math.Trunc(f.value) {
 			return
 		}
 		n := f.labels.Get("node")

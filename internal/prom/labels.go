@@ -22,6 +22,7 @@ var knownLabels = func() map[string]string {
 		"nvidia.com/gpu.memory", "nvidia.com/gpu.replicas", "nvidia.com/gpu.sharing-strategy",
 		"nvidia.com/device-plugin.config", "nvidia.com/mig.capable", "nvidia.com/mig.strategy",
 		"nvidia.com/mig.config", "nvidia.com/mig.config.state",
+		cluster.LabelAMDProduct, cluster.LabelAMDVRAM,
 		"app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/component",
 		"app", "team", "pod-template-hash", "controller-revision-hash",
 		cluster.CheckpointHint,
@@ -80,6 +81,9 @@ func podAnnotations(series wire.Labels) map[string]string {
 // nvidia_com_gpu_shared → nvidia.com/gpu.shared, nvidia_com_mig_3g_40gb →
 // nvidia.com/mig-3g.40gb. Names already in API form pass through.
 func resourceName(r string) string {
+	if name, ok := acceleratorResources[r]; ok {
+		return name
+	}
 	switch {
 	case strings.Contains(r, "/"):
 		return r
@@ -94,6 +98,16 @@ func resourceName(r string) string {
 	}
 	return r
 }
+
+// acceleratorResources are the other vendors' resources by the name
+// kube-state-metrics gives them (amd_com_gpu → amd.com/gpu).
+var acceleratorResources = func() map[string]string {
+	m := map[string]string{}
+	for _, r := range cluster.AcceleratorResources {
+		m[sanitize(r)] = r
+	}
+	return m
+}()
 
 // first returns the first non-empty value among keys: exporters spell the
 // same label differently (Hostname and hostname, pod and pod_name).

@@ -234,10 +234,11 @@ func inventoryByNode(sets []gpuLabels) map[string]map[int]*dcgmGPU {
 	return out
 }
 
-// hostAndIndexOf reads a DCGM series' host and GPU index.
+// hostAndIndexOf reads a DCGM series' host and GPU index (gpu; gpu_id
+// on AMD's device-metrics-exporter, whose host label is hostname).
 func hostAndIndexOf(l wire.Labels) (string, int, bool) {
 	host := l.First("Hostname", "hostname")
-	idx, err := strconv.Atoi(l.Get("gpu"))
+	idx, err := strconv.Atoi(l.First("gpu", "gpu_id"))
 	if host == "" || err != nil || idx < 0 || idx > 1024 {
 		return "", 0, false
 	}
@@ -250,6 +251,9 @@ func hostAndIndexOf(l wire.Labels) (string, int, bool) {
 // those the node advertises: layoutFromInventory), whole otherwise.
 // alloc is the node's allocatable GPU resources.
 func buildGPUs(n *cluster.Node, seen map[int]*dcgmGPU, alloc map[string]int) []cluster.GPU {
+	if gpus, ok := acceleratorGPUs(n, alloc); ok {
+		return gpus
+	}
 	if n.MIGStrategy == migSingle {
 		if gpus, ok := singleMIG(n, seen, alloc); ok {
 			return gpus

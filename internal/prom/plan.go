@@ -108,13 +108,29 @@ type dcgmMetric struct {
 	scale float64
 }
 
-// dcgmMetrics are the DCGM metrics read for the activity metric m: the
-// activity, SM activity and framebuffer for the usage accumulators, and
-// PCIe and NVLink receive rates for the hourly series (input-bound idle).
+// dcgmMetrics are the GPU exporters' metrics read for the DCGM activity
+// metric m: the activity, SM activity and framebuffer for the usage
+// accumulators, PCIe and NVLink receive rates for the hourly series
+// (input-bound idle), and AMD's device-metrics-exporter's activity and
+// VRAM (amdMetrics).
 func dcgmMetrics(m string) []dcgmMetric {
-	return []dcgmMetric{{m, activityField, activityScale(m)}, {"DCGM_FI_PROF_SM_ACTIVE", smField, 1}, {"DCGM_FI_DEV_FB_USED", fbField, 1},
-		{pcieMetric, pcieField, 1}, {nvlinkMetric, nvlinkField, 1}}
+	if m == "" { // no DCGM series: AMD's alone
+		return amdMetrics
+	}
+	return append([]dcgmMetric{{m, activityField, activityScale(m)}, {"DCGM_FI_PROF_SM_ACTIVE", smField, 1}, {"DCGM_FI_DEV_FB_USED", fbField, 1},
+		{pcieMetric, pcieField, 1}, {nvlinkMetric, nvlinkField, 1}}, amdMetrics...)
 }
+
+// amdMetrics are AMD's device-metrics-exporter's graphics-engine activity
+// (percent) and used VRAM (MB, read as MiB), labelled hostname, gpu_id,
+// pod and namespace (docs/accelerators.md): read beside DCGM's, into the
+// same holdings, keyed by the lower-case host label only.
+var amdMetrics = []dcgmMetric{{amdActivity, activityField, 0.01}, {"gpu_used_vram", fbField, 1}}
+
+const amdActivity = "gpu_gfx_activity"
+
+// isAMD says whether a metric is one of amdMetrics.
+func isAMD(m string) bool { return m == amdActivity || m == "gpu_used_vram" }
 
 // The link metrics of the hourly series: receive bytes per second per
 // GPU (DCGM profiling fields 1010 and 1012).
@@ -200,7 +216,11 @@ func (r *reader) rawGPUTasks(shards []query.Shard, listed listing, u *gpuUsage, 
 	var tasks []query.Task
 	for _, sh := range shards {
 		for _, m := range dcgmMetrics(listed.metric) {
-			for _, hl := range hostLabels {
+			hls := hostLabels
+			if isAMD(m.name) {
+				hls = []string{"hostname"}
+			}
+			for _, hl := range hls {
 				sel, ms := hostSelector(m.name, hl, sh)
 				days := r.rawDays(sel, u.batch(m.f, m.scale), sh.Nodes)
 				tasks = append(tasks, rawOrRemote(remote, sel, ms, dcgmKeep(false), days)...)

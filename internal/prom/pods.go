@@ -126,7 +126,7 @@ func (p *podFacts) request(f *fact, isRequest bool) {
 		c.MemoryRequest = int64(f.value)
 	case r == "memory":
 		c.MemoryLimit = int64(f.value)
-	case strings.HasPrefix(r, "nvidia.com/") && isRequest && f.value > 0:
+	case (strings.HasPrefix(r, "nvidia.com/") || cluster.IsAcceleratorResource(r)) && isRequest && f.value > 0:
 		if c.GPURequests == nil {
 			c.GPURequests = map[string]int64{}
 		}

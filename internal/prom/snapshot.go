@@ -68,6 +68,9 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	s.Notes = notes(s, a, conflicts, r.opts.Step)
 	s.Notes = append(s.Notes, hamiNotes...)
 	s.Notes = append(s.Notes, estimateNotes(a, cuts, r.opts.InfoStep)...)
+	if note := acceleratorNote(s.Nodes); note != "" {
+		s.Notes = append(s.Notes, note)
+	}
 	schedPartial := schedulingNotes(s, a.podFacts)
 	s.Unknown = append(s.Unknown, lifeFacts(a)...)
 	var hourlyNotes []string
@@ -291,6 +294,8 @@ func fits(u *cluster.Unit, resource string, single bool) bool {
 		return u.Kind == cluster.MIGSlice && "nvidia.com/mig-"+u.Profile == resource
 	case strings.HasPrefix(resource, "nvidia.com/gpu."):
 		return u.Kind == cluster.TimeSlice
+	case cluster.IsAcceleratorResource(resource) && resource != cluster.ResNeuronCore:
+		return u.Kind == cluster.WholeGPU
 	}
 	return false
 }

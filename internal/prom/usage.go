@@ -99,7 +99,7 @@ func (u *gpuUsage) batch(f field, scale float64) func() query.Batch {
 func dcgmKeep(capture bool) func(name []byte) bool {
 	return func(name []byte) bool {
 		switch string(name) {
-		case "Hostname", "hostname", "gpu", "pod", "pod_name", "namespace", "pod_namespace",
+		case "Hostname", "hostname", "gpu", "gpu_id", "pod", "pod_name", "namespace", "pod_namespace",
 			"vgpu", "GPU_I_PROFILE", "GPU_I_ID":
 			return true
 		case "UUID", "uuid":

@@ -116,7 +116,10 @@ func (e *engine) cheaperOptions(c *gpuCase, why *[]string) []option {
 
 // offerOption prices one catalog row as a target, if it fits and saves.
 func (e *engine) offerOption(c *gpuCase, offer *offer, needT, cpuCores, memGiB float64) (option, bool) {
-	if offer.GPUCount < 1 || strings.EqualFold(offer.GPUModel, c.model.Name) {
+	// Never across vendors: a CUDA workload does not run on an AMD GPU,
+	// nor a ROCm or Neuron one on an NVIDIA GPU.
+	if offer.GPUCount < 1 || strings.EqualFold(offer.GPUModel, c.model.Name) ||
+		cluster.ModelVendor(offer.GPUModel) != cluster.ModelVendor(c.model.Name) {
 		return option{}, false
 	}
 	m, t := offer.model, offer.tflops

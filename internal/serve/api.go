@@ -43,11 +43,32 @@ func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 			return
 		}
 		key := rt.Path + "?" + vals.Encode()
-		if c, ok := s.cache.get(st.Generation, key); ok {
-			write(w, c.body, c.contentType, c.partial)
+		flight := fmt.Sprint(st.Generation, " ", key)
+		for {
+			if c, ok := s.cache.get(st.Generation, key); ok {
+				write(w, c.body, c.contentType, c.partial)
+				return
+			}
+			done := s.compute.join(flight)
+			if done == nil {
+				break // this request computes it
+			}
+			select { // the same question is being computed: wait for its answer
+			case <-done:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		defer s.compute.leave(flight)
+		q := newQuery(vals, rt)
+		defer q.done() // on a panic too
+		a, err := fn(r.Context(), q, st)
+		q.done() // the slot is free while the answer is written
+		if errors.Is(err, errBusy) {
+			w.Header().Set("Retry-After", "10")
+			writeError(w, http.StatusServiceUnavailable, "busy", err)
 			return
 		}
-		a, err := fn(r.Context(), newQuery(vals, rt), st)
 		if err != nil {
 			s.writeAppError(w, r, err)
 			return
@@ -59,6 +80,17 @@ func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 		s.cache.put(st.Generation, key, c)
 		write(w, c.body, c.contentType, c.partial)
 	}
+}
+
+// heavy takes a compute slot for q's answer (see ComputeInFlight), given
+// back once the answer is rendered.
+func (s *Service) heavy(ctx context.Context, q *query) error {
+	release, err := s.compute.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	q.release = release
+	return nil
 }
 
 // PartialHeader carries what an answer lacks (one line), absent when it
@@ -149,7 +181,7 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 		if err := q.err(); err != nil {
 			return nil, err
 		}
-		res, err := s.reportFor(ctx, req, st)
+		res, err := s.reportFor(ctx, q, req, st)
 		if err != nil {
 			return nil, err
 		}
@@ -162,11 +194,14 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 // reportFor is the report req asks for: the cycle's own when req is the
 // default (the dashboard's first page; at 10,000 GPUs recomputing it and
 // its ledger takes seconds), else a new one.
-func (s *Service) reportFor(ctx context.Context, req app.ReportRequest, st *State) (*app.ReportResult, error) {
+func (s *Service) reportFor(ctx context.Context, q *query, req app.ReportRequest, st *State) (*app.ReportResult, error) {
 	def := app.DefaultReportRequest()
 	if st.Report != nil && req.Window == 0 && req.Cost.IdleShare == def.Cost.IdleShare &&
 		req.Cost.IdleThreshold == def.Cost.IdleThreshold && req.Report == def.Report {
 		return st.Report, nil
+	}
+	if err := s.heavy(ctx, q); err != nil {
+		return nil, err
 	}
 	return s.app.Report(ctx, req)
 }
@@ -180,6 +215,9 @@ func auditHandler(s *Service, rt route) http.HandlerFunc {
 		f := q.format(render.AuditFormats)
 		q.Add(req.Validate())
 		if err := q.err(); err != nil {
+			return nil, err
+		}
+		if err := s.heavy(ctx, q); err != nil {
 			return nil, err
 		}
 		res, err := s.app.Audit(ctx, req)
@@ -201,6 +239,9 @@ func recommendHandler(s *Service, rt route) http.HandlerFunc {
 		if err := q.err(); err != nil {
 			return nil, err
 		}
+		if err := s.heavy(ctx, q); err != nil {
+			return nil, err
+		}
 		res, err := s.app.Recommend(ctx, req)
 		if err != nil {
 			return nil, err
@@ -218,6 +259,9 @@ func planHandler(s *Service, rt route) http.HandlerFunc {
 		f := q.format(render.Formats)
 		q.Add(req.Validate())
 		if err := q.err(); err != nil {
+			return nil, err
+		}
+		if err := s.heavy(ctx, q); err != nil {
 			return nil, err
 		}
 		res, err := s.app.Plan(ctx, req)
@@ -243,6 +287,9 @@ func adviseHandler(s *Service, rt route) http.HandlerFunc {
 		f := q.format(render.Formats)
 		q.Add(req.Validate())
 		if err := q.err(); err != nil {
+			return nil, err
+		}
+		if err := s.heavy(ctx, q); err != nil {
 			return nil, err
 		}
 		res, err := s.app.Advise(ctx, req)

@@ -9,7 +9,7 @@ import (
 )
 
 // Answers are gzipped for clients that ask, to the same bytes; /metrics
-// is compressed once (by promhttp), errors never.
+// is compressed once (inside its queue), errors never.
 func TestCompressedAnswers(t *testing.T) {
 	t.Parallel()
 	in := demo(t)

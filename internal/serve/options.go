@@ -33,6 +33,8 @@ type Options struct {
 	// Demo serves the embedded simulated cluster, its history included;
 	// nothing else is read.
 	Demo *app.DemoSource
+	// DemoApplied: the demo carries out part of its plan (collector.Options).
+	DemoApplied bool
 	// Prometheus is the usage source (nil: usage unmeasured).
 	Prometheus *app.PromSource
 	// Inventory is InventoryKube or InventoryPrometheus.
@@ -110,6 +112,9 @@ func (o Options) Validate() error {
 	if !validLabel(o.Cluster) {
 		add("cluster: %q must be 1-63 characters of letters, digits, '-', '_' or '.'", o.Cluster)
 	}
+	if o.DemoApplied && o.Demo == nil {
+		add("demo-applied: it changes the simulated cluster; give --demo")
+	}
 	if o.Demo != nil && o.Prometheus != nil {
 		add("demo: --demo serves the simulated cluster and reads no Prometheus; drop --prometheus")
 	}
@@ -163,7 +168,7 @@ func (o Options) validateTimes() []error {
 
 // collector is the part of o the cycle runs with.
 func (o Options) collector() collector.Options {
-	return collector.Options{Cluster: o.Cluster, Demo: o.Demo, Prometheus: o.Prometheus, Inventory: o.Inventory, Kube: o.Kube,
+	return collector.Options{Cluster: o.Cluster, Demo: o.Demo, DemoApplied: o.DemoApplied, Prometheus: o.Prometheus, Inventory: o.Inventory, Kube: o.Kube,
 		Window: o.Window, Interval: o.Interval, Lag: o.Lag, HistoryPath: o.HistoryPath, HistoryLabels: o.HistoryLabels,
 		HourlyRetention: o.HourlyRetention, DailyRetention: o.DailyRetention, Prices: o.Prices,
 		MaxWorkloads: o.MaxWorkloads, PodMetrics: o.PodMetrics, Version: o.Version}

@@ -13,14 +13,25 @@ import (
 // query is a request's parameters, read by qparam.Query (internal/param) (the light
 // package that FuzzQueryParams fuzzes) for the route's parameter names;
 // serve adds the output format and the one usage error.
-type query struct{ *qparam.Query }
+type query struct {
+	*qparam.Query
+	release func() // the compute slot's (Service.heavy), nil without one
+}
+
+// done gives back the compute slot q's answer held, if any.
+func (q *query) done() {
+	if q.release != nil {
+		q.release()
+		q.release = nil
+	}
+}
 
 func newQuery(v url.Values, r route) *query {
 	names := make([]string, len(r.Params))
 	for i, p := range r.Params {
 		names[i] = p.Name
 	}
-	return &query{qparam.New(v, names)}
+	return &query{Query: qparam.New(v, names)}
 }
 
 // err is every problem as one usage error.

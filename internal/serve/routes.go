@@ -90,6 +90,10 @@ func routes() []route {
 		{Method: "GET", Path: "/api/v1/compare", Summary: "The last period against the one before it, per key, from the history store.",
 			Params: compareParams, Types: jsonType, handler: compareHandler},
 		{Method: "GET", Path: "/team/{value}", Summary: "A team's page of the dashboard (showback over the range, hourly spend), to bookmark: value is the team label's value; ?label=KEY for another recorded label.", Types: []string{"text/html"}, handler: nil},
+		{Method: "GET", Path: "/api/v1/progress", Summary: "The tracked savings plan (docs/progress.md): the baseline, each action's status from what the cluster shows, what the applied ones realised; exactly `gpuwise progress --history FILE -o json`.",
+			Params: []param{outputParam(formatOutputs)}, Types: reportTypes, handler: progressHandler},
+		{Method: "POST", Path: "/api/v1/progress/marks", Summary: `Mark a tracked action applied or rejected, or clear its mark: body {"id", "status": "applied|rejected|clear", "note"}; needs the service's credentials (refused without --auth-token-file or --auth-basic-file).`,
+			Types: jsonType, handler: markHandler},
 		{Method: "GET", Path: "/", Summary: "The dashboard (docs/dashboard.md): one page drawn from this API.", Types: []string{"text/html"}, Public: false, handler: nil},
 	}
 }

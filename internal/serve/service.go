@@ -21,7 +21,9 @@ type Service struct {
 	log   *slog.Logger
 	coll  *collector.Collector
 	cache *resultCache
-	scrub *scrubber
+	// compute holds the slots of the answers computed on demand.
+	compute *computeQueue
+	scrub   *scrubber
 	// damaged is the error that showed the history file corrupt (nil
 	// while it is sound): /readyz fails with it (issue 31 M7).
 	damaged atomic.Pointer[string]
@@ -60,7 +62,8 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, &app.Error{Kind: app.Usage, Err: err}
 	}
-	s := &Service{opts: opts, app: d.App, log: d.Log, cache: newResultCache(64, 64<<20)}
+	s := &Service{opts: opts, app: d.App, log: d.Log, cache: newResultCache(64, 64<<20),
+		compute: newComputeQueue(ComputeInFlight, ComputeQueueWait)}
 	pols, err := app.LoadPolicies(opts.PolicyFile)
 	if err != nil {
 		return nil, err

@@ -156,7 +156,10 @@ func TestAgentsRunOnEveryGPUNode(t *testing.T) {
 		}
 	}
 	for _, n := range v.s.Nodes {
-		if got, want := agents[n.Name], map[bool]int{true: 2}[n.HasGPUs()]; got != want {
+		// The NVIDIA GPU operator's agents; the AMD and Neuron nodes run
+		// none of them.
+		nvidia := n.HasGPUs() && n.Vendor() == cluster.VendorNVIDIA
+		if got, want := agents[n.Name], map[bool]int{true: 2}[nvidia]; got != want {
 			t.Errorf("node %s runs %d gpu-operator agents, want %d", n.Name, got, want)
 		}
 	}
@@ -184,6 +187,8 @@ func TestPodsHoldWhatTheyRequest(t *testing.T) {
 				ok = u.Kind == cluster.WholeGPU
 			case resource == sharedResource:
 				ok = u.Kind == cluster.TimeSlice
+			case resource == cluster.ResAMDGPU || resource == cluster.ResNeuron:
+				ok = u.Kind == cluster.WholeGPU && cluster.ResourceVendor(resource) == cluster.ModelVendor(v.units[h.UnitID].GPU.Model)
 			case strings.HasPrefix(resource, "nvidia.com/mig-"):
 				ok = u.Kind == cluster.MIGSlice && "nvidia.com/mig-"+u.Profile == resource
 			}

@@ -76,12 +76,12 @@ func WriteBill(w io.Writer, s *cluster.Snapshot, prices pricing.Pricer, format s
 }
 
 // MissingFromBill is the node WriteBill leaves out: the last AWS
-// on-demand GPU node by name ("" when there is none).
+// on-demand NVIDIA GPU node by name ("" when there is none).
 func MissingFromBill(s *cluster.Snapshot) string {
 	var last string
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
-		if n.Cloud == "aws" && n.HasGPUs() && n.Capacity == cluster.OnDemand && n.Name > last {
+		if n.Cloud == "aws" && n.HasGPUs() && n.Vendor() == cluster.VendorNVIDIA && n.Capacity == cluster.OnDemand && n.Name > last {
 			last = n.Name
 		}
 	}

@@ -80,6 +80,7 @@ func (c *cell) build() built {
 	c.devBoxes(l.dev)
 	c.batchJobs(l)
 	c.services(l)
+	c.accelerators()
 	out := built{nodes: make([]cluster.Node, len(c.nodes)), pods: c.pods, blind: c.blind, hourly: c.hourly.Build()}
 	c.hourly.Release()
 	for i, n := range c.nodes {

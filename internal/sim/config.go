@@ -15,6 +15,14 @@ import (
 // GPUsPerScale is the number of physical GPUs one scale unit (cell) adds.
 const GPUsPerScale = 96
 
+// AMDPerScale and NeuronPerScale are the AMD GPUs (8 MI300X) and the
+// Neuron devices (16 Trainium) one cell adds with Config.AMD and
+// Config.Neuron.
+const (
+	AMDPerScale    = 8
+	NeuronPerScale = 16
+)
+
 // GPUNodesPerScale is the number of GPU nodes one scale unit adds.
 const GPUNodesPerScale = 17
 
@@ -39,6 +47,13 @@ type Config struct {
 	Step time.Duration
 	// Scale is the number of cells: GPUsPerScale GPUs each.
 	Scale int
+	// AMD adds an Azure ND MI300X v5 node and Neuron an AWS trn1.32xlarge
+	// node, with their workloads, to each cell (GPUsPerScale and
+	// GPUNodesPerScale do not count them). The demo has both; the
+	// Prometheus tier's history (gpuwise-lab sim history) has the AMD
+	// node only: neuron-monitor's series carry no pod label, and gpuwise
+	// does not read them from Prometheus (docs/accelerators.md).
+	AMD, Neuron bool
 	// Progress, when set, is told each finished cell ("simulating
 	// cluster", cells done, Scale); it may be called from any goroutine
 	// and never changes the result.
@@ -46,7 +61,8 @@ type Config struct {
 }
 
 // DefaultConfig returns the demo cluster's config: seed 1, one week from
-// 2026-11-01T00:00:00Z at 5-minute samples, Scale 1 (96 GPUs).
+// 2026-11-01T00:00:00Z at 5-minute samples, Scale 1 (96 NVIDIA GPUs),
+// with the AMD and Trainium nodes.
 func DefaultConfig() Config {
 	return Config{
 		Seed:   1,
@@ -54,6 +70,8 @@ func DefaultConfig() Config {
 		Window: 7 * 24 * time.Hour,
 		Step:   5 * time.Minute,
 		Scale:  1,
+		AMD:    true,
+		Neuron: true,
 	}
 }
 

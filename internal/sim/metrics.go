@@ -28,6 +28,9 @@ type unitInfo struct {
 	host, gpu, uuid, model string
 	profile, gi, vgpu      string
 	replicas               float64
+	// vendor is the node's accelerator vendor: an AMD GPU's series are
+	// AMD's device-metrics-exporter's (amdLabels), not DCGM's.
+	vendor string
 }
 
 // exporter writes a cell's samples as exposition-format lines, the way
@@ -68,9 +71,12 @@ func (e *exporter) indexUnits() {
 	e.units = map[string]unitInfo{}
 	for _, n := range e.c.nodes {
 		model := strings.ReplaceAll(n.Labels["nvidia.com/gpu.product"], "-", " ")
+		if n.Vendor() == cluster.VendorAMD {
+			model = n.GPUModel
+		}
 		for _, g := range n.GPUs {
 			for k, u := range g.Units {
-				in := unitInfo{host: n.Name, gpu: strconv.Itoa(g.Index), uuid: g.UUID, model: model, replicas: 1}
+				in := unitInfo{host: n.Name, gpu: strconv.Itoa(g.Index), uuid: g.UUID, model: model, replicas: 1, vendor: n.Vendor()}
 				switch u.Kind {
 				case cluster.MIGSlice:
 					in.profile, in.gi = u.Profile, strconv.Itoa(k)
@@ -81,6 +87,18 @@ func (e *exporter) indexUnits() {
 			}
 		}
 	}
+}
+
+// unit is a unit's labels, indexing the cell's units again when it is
+// not indexed yet (the accelerator nodes are added after the first GPU
+// pods have streamed).
+func (e *exporter) unit(id string) unitInfo {
+	in, ok := e.units[id]
+	if !ok {
+		e.indexUnits()
+		in = e.units[id]
+	}
+	return in
 }
 
 // dcgmLabels are a unit's series labels, with the pod's when held.
@@ -99,11 +117,26 @@ func (e *exporter) dcgmLabels(in unitInfo, p *cluster.Pod) []string {
 	return l
 }
 
-func (e *exporter) gpu(p *cluster.Pod, i int, t, _ float64, g gpuSample) {
-	if e.units == nil {
-		e.indexUnits()
+// amdLabels are an AMD GPU's series labels as the device-metrics-exporter
+// writes them (docs/accelerators.md), with the pod's when held (the
+// exporter's pod labels are empty on a free GPU).
+func amdLabels(in unitInfo, p *cluster.Pod) []string {
+	pod, ns, ctr := "", "", ""
+	if p != nil {
+		pod, ns, ctr = p.Name, p.Namespace, p.Containers[0].Name
 	}
-	in := e.units[p.GPUs[i].UnitID]
+	return []string{"gpu_id", in.gpu, "hostname", in.host, "card_model", in.model, "serial_number", in.uuid,
+		"gpu_partition_id", "0", "container", ctr, "namespace", ns, "pod", pod}
+}
+
+func (e *exporter) gpu(p *cluster.Pod, i int, t, _ float64, g gpuSample) {
+	in := e.unit(p.GPUs[i].UnitID)
+	if in.vendor == cluster.VendorAMD {
+		l := amdLabels(in, p)
+		e.line("gpu_gfx_activity", l, 100*g.v, t) // percent
+		e.line("gpu_used_vram", l, g.fb, t)
+		return
+	}
 	l := e.dcgmLabels(in, p)
 	// On a time-sliced GPU a replica's activity is a share of the device.
 	e.line("DCGM_FI_PROF_GR_ENGINE_ACTIVE", l, g.v/in.replicas, t)

@@ -200,6 +200,12 @@ func (e *exporter) node(n *cluster.Node, b built) {
 		for _, m := range []string{"kube_node_status_capacity", "kube_node_status_allocatable"} {
 			e.line(m, append(append([]string(nil), id...), "resource", "cpu", "unit", "core"), n.CPUCores(), t)
 			e.line(m, append(append([]string(nil), id...), "resource", "memory", "unit", "byte"), float64(n.MemoryBytes), t)
+			if v := n.Vendor(); n.HasGPUs() && v != cluster.VendorNVIDIA {
+				// The device plugin's resource (the NVIDIA nodes' GPUs come
+				// from GPU feature discovery's labels and DCGM).
+				e.line(m, append(append([]string(nil), id...), "resource", sanitizeLabel(cluster.WholeResource(v))[len("label_"):], "unit", "integer"),
+					float64(len(n.GPUs)), t)
+			}
 		}
 		for _, tn := range n.Taints {
 			e.line("kube_node_spec_taint", append(append([]string(nil), id...), "key", tn.Key, "value", tn.Value, "effect", tn.Effect), 1, t)
@@ -234,21 +240,24 @@ func (e *exporter) freeUnits(n *cluster.Node, from, to int64, b built) {
 			for _, u := range g.Units {
 				all = append(all, held[u.ID]...)
 			}
-			e.freeSeries(e.units[g.Units[0].ID], all, from, to)
+			e.freeSeries(e.unit(g.Units[0].ID), all, from, to)
 			continue
 		}
 		for _, u := range g.Units {
-			e.freeSeries(e.units[u.ID], held[u.ID], from, to)
+			e.freeSeries(e.unit(u.ID), held[u.ID], from, to)
 		}
 	}
 }
 
 func (e *exporter) freeSeries(in unitInfo, held [][2]int64, from, to int64) {
 	step := int64(e.c.step)
-	l := e.dcgmLabels(in, nil)
+	metric, l := "DCGM_FI_PROF_GR_ENGINE_ACTIVE", e.dcgmLabels(in, nil)
+	if in.vendor == cluster.VendorAMD {
+		metric, l = "gpu_gfx_activity", amdLabels(in, nil)
+	}
 	for t := (from + step - 1) / step * step; t < to; t += step {
 		if !heldAt(held, t) {
-			e.line("DCGM_FI_PROF_GR_ENGINE_ACTIVE", l, 0, e.c.unix0+float64(t))
+			e.line(metric, l, 0, e.c.unix0+float64(t))
 		}
 	}
 }

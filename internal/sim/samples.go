@@ -154,6 +154,9 @@ type load struct {
 	ctrs []ctr
 	// link is the PCIe/NVLink traffic of each held whole GPU.
 	link linkLoad
+	// noLinks: the device has no PCIe/NVLink metric (AMD, Neuron: only
+	// DCGM reports them), so the hourly series carry none.
+	noLinks bool
 	// serve is the pod's inference server; nil for none.
 	serve *serveLoad
 	// oom says when the pod's containers are OOM-killed.
@@ -232,7 +235,7 @@ func (c *cell) gpuSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float
 		v, fb := l.addGPU(h, i, a, dt, rnd)
 		g := gpuSample{v: v, sm: v * l.sm, fb: fb, pcie: math.NaN(), nvlink: math.NaN()}
 		sum.add(st.fraction[i], v, c.hourly.IsIdle(v))
-		if st.whole[i] {
+		if st.whole[i] && !l.noLinks {
 			if jitter != jitter {
 				jitter = st.sig.between(0.9, 1.1)
 			}

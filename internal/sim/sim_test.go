@@ -96,12 +96,19 @@ func TestGeneratePassesPrepare(t *testing.T) {
 				t.Fatalf("Prepare: %v", err)
 			}
 			scale := tc.cfg.withDefaults().Scale
-			if got, want := countGPUs(s), scale*GPUsPerScale; got != want {
+			want := scale * GPUsPerScale
+			if tc.cfg.AMD {
+				want += scale * AMDPerScale
+			}
+			if tc.cfg.Neuron {
+				want += scale * NeuronPerScale
+			}
+			if got := countGPUs(s); got != want {
 				t.Errorf("%d GPUs, want %d", got, want)
 			}
-			want := fmt.Sprintf("simulated cluster (seed %d, scale %d)", tc.cfg.Seed, scale)
-			if s.Source != want || s.ActivityMetric != "DCGM_FI_PROF_GR_ENGINE_ACTIVE" {
-				t.Errorf("source %q, metric %q; want %q, DCGM_FI_PROF_GR_ENGINE_ACTIVE", s.Source, s.ActivityMetric, want)
+			source := fmt.Sprintf("simulated cluster (seed %d, scale %d)", tc.cfg.Seed, scale)
+			if s.Source != source || s.ActivityMetric != "DCGM_FI_PROF_GR_ENGINE_ACTIVE" {
+				t.Errorf("source %q, metric %q; want %q, DCGM_FI_PROF_GR_ENGINE_ACTIVE", s.Source, s.ActivityMetric, source)
 			}
 		})
 	}

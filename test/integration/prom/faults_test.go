@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -29,8 +30,8 @@ import (
 type faultProxy struct {
 	*httptest.Server
 	drop      string
-	dropAll   string // every metric with this prefix (a whole exporter)
-	dieAfter  int64  // kube_* answers before dying; 0: never
+	dropAll   []string // every metric with one of these prefixes (whole exporters)
+	dieAfter  int64    // kube_* answers before dying; 0: never
 	kubeSeen  atomic.Int64
 	dead      atomic.Bool
 	forwarder *httputil.ReverseProxy
@@ -72,7 +73,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		promtest.HangUp(w)
 		return
 	}
-	if (metric == p.drop || p.dropAll != "" && strings.HasPrefix(metric, p.dropAll)) && r.URL.Path == "/api/v1/read" {
+	if (metric == p.drop || slices.ContainsFunc(p.dropAll, func(pfx string) bool { return strings.HasPrefix(metric, pfx) })) && r.URL.Path == "/api/v1/read" {
 		w.Header().Set("Content-Type", wire.StreamedChunksType)
 		return // no series
 	}
