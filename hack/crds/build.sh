@@ -6,9 +6,9 @@
 #   karpenter/        Karpenter's NodePool (sigs.k8s.io/karpenter)
 #   karpenter-aws/    the AWS provider's NodePool (Karpenter's with the
 #                     karpenter.k8s.aws label rules) and EC2NodeClass
-#   karpenter-azure/  the Azure provider's NodePool and AKSNodeClass, when
-#                     its module can be had (see env.sh); UNAVAILABLE says
-#                     why not
+#   karpenter-azure/  the Azure provider's NodePool and AKSNodeClass, from
+#                     hack/crds/azure (vendored: its module is not on the
+#                     module proxy, see env.sh)
 #   keda/             KEDA's ScaledObject
 #   vpa/              the VerticalPodAutoscaler (and its checkpoint)
 #   kueue/            Kueue's ClusterQueue, LocalQueue, ResourceFlavor,
@@ -16,7 +16,7 @@
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
-want="$KARPENTER_MODULE@$KARPENTER_VERSION $KARPENTER_AWS_MODULE@$KARPENTER_AWS_VERSION $KARPENTER_AZURE_MODULE@$KARPENTER_AZURE_VERSION $KEDA_MODULE@$KEDA_VERSION $VPA_MODULE@$VPA_VERSION $KUEUE_MODULE@$KUEUE_VERSION"
+want="$KARPENTER_MODULE@$KARPENTER_VERSION $KARPENTER_AWS_MODULE@$KARPENTER_AWS_VERSION $KARPENTER_AZURE_MODULE@$KARPENTER_AZURE_VERSION(vendored:$(cat "$KARPENTER_AZURE_DIR"/*.yaml | sha256sum | cut -c1-12)) $KEDA_MODULE@$KEDA_VERSION $VPA_MODULE@$VPA_VERSION $KUEUE_MODULE@$KUEUE_VERSION"
 if [ "$(cat "$CRDS/.built-from" 2>/dev/null)" = "$want" ]; then
   echo "crds: CRDs in $CRDS are current"
   exit 0
@@ -48,13 +48,7 @@ copy "$d" karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml
 d=$(moddir "$KARPENTER_AWS_MODULE" "$KARPENTER_AWS_VERSION")
 [ -n "$d" ] || { echo "crds: $KARPENTER_AWS_MODULE@$KARPENTER_AWS_VERSION: $(err)" >&2; exit 1; }
 copy "$d" karpenter-aws pkg/apis/crds/karpenter.sh_nodepools.yaml pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml
-d=$(moddir "$KARPENTER_AZURE_MODULE" "$KARPENTER_AZURE_VERSION")
-if [ -n "$d" ]; then
-  copy "$d" karpenter-azure pkg/apis/crds/karpenter.sh_nodepools.yaml pkg/apis/crds/karpenter.azure.com_aksnodeclasses.yaml
-else
-  echo "$KARPENTER_AZURE_MODULE@$KARPENTER_AZURE_VERSION cannot be had from the module proxy: $(err)" >"$CRDS/karpenter-azure/UNAVAILABLE"
-  echo "crds: $(cat "$CRDS/karpenter-azure/UNAVAILABLE")" >&2
-fi
+copy "$KARPENTER_AZURE_DIR" karpenter-azure karpenter.sh_nodepools.yaml karpenter.azure.com_aksnodeclasses.yaml
 d=$(moddir "$KEDA_MODULE" "$KEDA_VERSION")
 [ -n "$d" ] || { echo "crds: $KEDA_MODULE@$KEDA_VERSION: $(err)" >&2; exit 1; }
 copy "$d" keda config/crd/bases/keda.sh_scaledobjects.yaml

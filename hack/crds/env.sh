@@ -10,11 +10,12 @@ KARPENTER_AWS_MODULE=github.com/aws/karpenter-provider-aws
 KARPENTER_AWS_VERSION=v1.14.1
 # The Azure provider's module is not served by the module proxy this
 # project can reach (its version list and zips answer 403 "This module
-# version is not available"), so its AKSNodeClass CRD cannot be had; the
-# Azure NodePools are checked under Karpenter's own NodePool CRD, and the
-# test says so.
+# version is not available"), so its NodePool and AKSNodeClass CRDs are
+# vendored, unchanged, in hack/crds/azure (README.md there: tag, commit,
+# license) and copied from there.
 KARPENTER_AZURE_MODULE=github.com/Azure/karpenter-provider-azure
-KARPENTER_AZURE_VERSION=v1.14.1
+KARPENTER_AZURE_VERSION=v1.14.2
+KARPENTER_AZURE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/azure
 KEDA_MODULE=github.com/kedacore/keda/v2
 KEDA_VERSION=v2.21.0
 VPA_MODULE=k8s.io/autoscaler/vertical-pod-autoscaler

@@ -154,7 +154,7 @@ func (r NodePoolRequest) Validate() error {
 	}
 	kind, name, ok := strings.Cut(r.NodeClass, "/")
 	if !ok || kind == "" || name == "" {
-		p.add(fmt.Errorf("--node-class %q: want Kind/name, e.g. EC2NodeClass/gpu or AKSNodeClass/default", r.NodeClass))
+		p.add(fmt.Errorf("--node-class %q: want Kind/name, e.g. EC2NodeClass/gpu or AKSNodeClass/mine", r.NodeClass))
 	}
 	if r.NodeClassGroup == "" {
 		p.add(fmt.Errorf("--node-class-group: empty; e.g. karpenter.k8s.aws or karpenter.azure.com"))

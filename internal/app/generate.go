@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/generate"
@@ -25,6 +27,10 @@ type GenerateResult struct {
 // fromRecs turns recommendations into files.
 type fromRecs func(*RecommendResult) ([]generate.File, []string, error)
 
+// fromShapes turns recommendations, shaped as the ledgers count them, into
+// files.
+type fromShapes func(*RecommendResult, []*ledger.Ledger) ([]generate.File, []string, error)
+
 func (a *App) generateFromRecs(ctx context.Context, req RecommendRequest, build fromRecs) (*GenerateResult, error) {
 	rr, _, err := a.recommend(ctx, req)
 	if err != nil {
@@ -43,7 +49,7 @@ func (a *App) generateFromRecs(ctx context.Context, req RecommendRequest, build 
 // reverts it, or nothing realises it) is left out with a note saying why,
 // and an in-cluster alternative the ledger takes instead goes in. So no
 // file changes a GPU shape that `gpuwise advise` keeps.
-func (a *App) generateFromShapes(ctx context.Context, req RecommendRequest, build fromRecs) (*GenerateResult, error) {
+func (a *App) generateFromShapes(ctx context.Context, req RecommendRequest, build fromShapes) (*GenerateResult, error) {
 	rr, an, err := a.recommend(ctx, req)
 	if err != nil {
 		return nil, err
@@ -57,7 +63,7 @@ func (a *App) generateFromShapes(ctx context.Context, req RecommendRequest, buil
 	res, notes := ledgerShapes(rr.Result, ar.ledgers())
 	shaped := *rr
 	shaped.Result = res
-	files, more, err := build(&shaped)
+	files, more, err := build(&shaped, ar.ledgers())
 	if err != nil {
 		return nil, fmt.Errorf("generating: %w", err)
 	}
@@ -114,24 +120,77 @@ func ledgerShapes(r *rightsize.Result, ls []*ledger.Ledger) (*rightsize.Result, 
 }
 
 // GenerateResources writes one strategic-merge resource patch per
-// right-sized workload, with the GPU shapes the savings ledger counts.
+// right-sized workload, with the GPU shapes the savings ledger counts and
+// the ledger's account of each workload's change (ledgerCounted) as the
+// patch's money line.
 func (a *App) GenerateResources(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
-	return a.generateFromShapes(ctx, req, func(rr *RecommendResult) ([]generate.File, []string, error) {
-		return generate.RecommendedResources(rr.Result)
+	return a.generateFromShapes(ctx, req, func(rr *RecommendResult, ls []*ledger.Ledger) ([]generate.File, []string, error) {
+		return generate.RecommendedResources(rr.Result, ledgerCounted(ls))
 	})
 }
 
-// GenerateVPA writes one recommendation-only VPA per right-sized workload.
+// ledgerCounted says, per workload, what the savings ledgers count for its
+// right-sizing and shape changes, in the ledger's own numbers: the action
+// that lists it (its saving, for all its items together: the ledger does
+// not split an action's saving by workload), or, for an action that saves
+// nothing on its own, the actions that realise it; or why its request
+// change is not counted.
+func ledgerCounted(ls []*ledger.Ledger) map[string]string {
+	out := map[string]string{}
+	add := func(w, text string) {
+		if out[w] == "" {
+			out[w] = text
+		} else if !strings.Contains(out[w], text) {
+			out[w] += "; " + text
+		}
+	}
+	for _, l := range ls {
+		for i := range l.Actions {
+			act := &l.Actions[i]
+			if act.Lever != ledger.LeverRightsize && act.Lever != ledger.LeverShape {
+				continue
+			}
+			var text string
+			if act.Saving() > 0 {
+				text = fmt.Sprintf("savings ledger: %s (%s) saves %s/month for its %d workload(s) together (gpuwise advise)", act.ID, act.Title, act.Saving(), len(act.Items))
+			} else {
+				var by []string
+				for j := range l.Actions {
+					if b := &l.Actions[j]; slices.Contains(b.Requires(), act.Key) {
+						by = append(by, fmt.Sprintf("%s (%s, %s/month)", b.ID, b.Title, b.Saving()))
+					}
+				}
+				text = fmt.Sprintf("savings ledger: %s (%s) saves nothing on its own", act.ID, act.Title)
+				if len(by) > 0 {
+					text += ", realised by " + strings.Join(by, ", ")
+				}
+				text += " (gpuwise advise)"
+			}
+			for _, it := range act.Items {
+				add(it.Target, text)
+			}
+		}
+		for _, nc := range l.NotCounted { // a shape not counted is not in the patch (ledgerShapes)
+			if nc.Lever == ledger.LeverRightsize {
+				add(nc.Target, fmt.Sprintf("the savings ledger counts nothing for its CPU/memory requests: %s (gpuwise advise)", nc.Reason))
+			}
+		}
+	}
+	return out
+}
+
+// GenerateVPA writes one recommendation-only VPA per right-sized workload
+// that still runs (none for a finished Job).
 func (a *App) GenerateVPA(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
 	return a.generateFromRecs(ctx, req, func(rr *RecommendResult) ([]generate.File, []string, error) {
-		return generate.RecommendedVPAs(rr.Result, rr.Policy)
+		return generate.RecommendedVPAs(rr.Result, rr.Policy, rr.Snapshot.View())
 	})
 }
 
 // GenerateTimeSlicing writes the device-plugin time-slicing config of the
 // dev nodes whose time-slice shapes the savings ledger counts.
 func (a *App) GenerateTimeSlicing(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
-	return a.generateFromShapes(ctx, req, func(rr *RecommendResult) ([]generate.File, []string, error) {
+	return a.generateFromShapes(ctx, req, func(rr *RecommendResult, _ []*ledger.Ledger) ([]generate.File, []string, error) {
 		return generate.RecommendedTimeSlicing(rr.Result, rr.Snapshot.View())
 	})
 }
@@ -139,26 +198,58 @@ func (a *App) GenerateTimeSlicing(ctx context.Context, req RecommendRequest) (*G
 // GenerateMIG writes the plan's MIG layouts (mig-parted config and label
 // commands), the same as GeneratePlan writes for them.
 func (a *App) GenerateMIG(ctx context.Context, req PlanRequest) (*GenerateResult, error) {
-	return a.generateFromPlan(ctx, req, generate.PlanMIG)
+	var notes []string
+	res, err := a.generateFromPlan(ctx, req, ledgerShaped(a, req, nil, &notes), generate.PlanMIG)
+	if res != nil {
+		res.Notes = append(notes, res.Notes...)
+	}
+	return res, err
 }
 
-// GeneratePlan writes everything the plan needs applied; its drain
-// commands are only for the nodes the savings ledger removes too (a node
-// the plan removes and the ledger keeps, for the peak or the autoscaler,
-// gets a comment saying which action keeps it).
+// ledgerShaped is the plan's shapeRecs of `generate mig` and `generate
+// plan`: with recommended shapes they pack the GPU shapes the savings
+// ledger counts (ledgerShapes), not every shape recommend lists, so the
+// MIG layouts and time-slicing they write are the ones the ledger's
+// actions count (one source: the ledger). The ledgers are kept in ls (when
+// not nil) and the notes on the shapes left out in notes.
+func ledgerShaped(a *App, req PlanRequest, ls *[]*ledger.Ledger, notes *[]string) shapeRecs {
+	return func(rr *RecommendResult, an *Analysis) (*rightsize.Result, error) {
+		adv := DefaultAdviseRequest()
+		adv.RecommendRequest = req.RecommendRequest
+		ar, err := a.adviseFrom(adv, rr, an)
+		if err != nil {
+			return nil, err
+		}
+		if ls != nil {
+			*ls = ar.ledgers()
+		}
+		res, n := ledgerShapes(rr.Result, ar.ledgers())
+		*notes = append(*notes, n...)
+		return res, nil
+	}
+}
+
+// GeneratePlan writes everything the plan needs applied, with the GPU
+// shapes the savings ledger counts (ledgerShaped); its drain commands are
+// only for the nodes the savings ledger removes too (a node the plan
+// removes and the ledger keeps, for the peak or the autoscaler, gets a
+// comment saying which action keeps it).
 func (a *App) GeneratePlan(ctx context.Context, req PlanRequest) (*GenerateResult, error) {
-	rr, an, err := a.recommend(ctx, req.RecommendRequest)
-	if err != nil {
-		return nil, err
+	var ls []*ledger.Ledger
+	var notes []string
+	shaped := ledgerShaped(a, req, &ls, &notes)
+	if req.Shapes != packing.RecommendedShapes { // the plan packs no recommendations: the ledger apart
+		rr, an, err := a.recommend(ctx, req.RecommendRequest)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := shaped(rr, an); err != nil {
+			return nil, err
+		}
+		notes, shaped = nil, nil
 	}
-	adv := DefaultAdviseRequest()
-	adv.RecommendRequest = req.RecommendRequest
-	ar, err := a.adviseFrom(adv, rr, an)
-	if err != nil {
-		return nil, err
-	}
-	removed, why := ledgerNodes(ar.ledgers())
-	return a.generateFromPlan(ctx, req, func(pl *packing.Plan, snap *cluster.Snapshot) ([]generate.File, []string, error) {
+	res, err := a.generateFromPlan(ctx, req, shaped, func(pl *packing.Plan, snap *cluster.Snapshot) ([]generate.File, []string, error) {
+		removed, why := ledgerNodes(ls)
 		keep := map[string]string{}
 		for _, np := range pl.Nodes {
 			if !np.Keep && !removed[np.Name] {
@@ -170,6 +261,10 @@ func (a *App) GeneratePlan(ctx context.Context, req PlanRequest) (*GenerateResul
 		}
 		return generate.PlanArtefactsKeeping(keep)(pl, snap)
 	})
+	if res != nil {
+		res.Notes = append(notes, res.Notes...)
+	}
+	return res, err
 }
 
 // ledgerNodes are the nodes the ledgers' remove-nodes actions remove, and
@@ -193,8 +288,8 @@ func ledgerNodes(ls []*ledger.Ledger) (map[string]bool, map[string]string) {
 	return removed, why
 }
 
-func (a *App) generateFromPlan(ctx context.Context, req PlanRequest, build func(*packing.Plan, *cluster.Snapshot) ([]generate.File, []string, error)) (*GenerateResult, error) {
-	pr, err := a.Plan(ctx, req)
+func (a *App) generateFromPlan(ctx context.Context, req PlanRequest, shape shapeRecs, build func(*packing.Plan, *cluster.Snapshot) ([]generate.File, []string, error)) (*GenerateResult, error) {
+	pr, err := a.plan(ctx, req, shape)
 	if err != nil {
 		return nil, err
 	}

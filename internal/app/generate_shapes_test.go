@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/generate"
 	"github.com/gpuwise/gpuwise/internal/ledger"
+	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
 
@@ -216,4 +218,142 @@ func dedupe(cs []gpuChange) []gpuChange {
 		}
 	}
 	return out
+}
+
+// TestMIGLayoutsAreTheLedgers (issue 27): `generate mig`, `generate plan`
+// and the plan the savings ledger's consolidation action names (its
+// command: `generate plan --shapes current` when it packs the current
+// shapes) write one MIG layout: the plan packed with the GPU shapes the
+// ledger counts. Before, `generate mig` packed every shape recommend
+// lists, and on the demo gave mig-a100-1 another layout than the ledger's
+// `--shapes current` plan (GPU 3 as 7×1g.10gb, not 4×1g.10gb+1g.20gb+2g.20gb).
+func TestMIGLayoutsAreTheLedgers(t *testing.T) {
+	t.Parallel()
+	a, ctx := testApp(), context.Background()
+	mem := demoMemory(t)
+	adv := DefaultAdviseRequest()
+	adv.Source = Source{Snapshot: mem}
+	ar, err := a.Advise(ctx, adv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cited := ""
+	for _, act := range ar.Ledger.Actions {
+		for _, art := range act.Artefacts {
+			if slices.Contains(art.Files, "mig-parted/configmap.yaml") {
+				cited = art.Command
+			}
+		}
+	}
+	if cited == "" {
+		t.Fatal("no action of the demo's ledger re-cuts a MIG GPU: nothing to compare")
+	}
+	ledgerPlan := DefaultPlanRequest()
+	ledgerPlan.Source = adv.Source
+	if strings.Contains(cited, "--shapes current") {
+		ledgerPlan.Shapes = packing.CurrentShapes
+	}
+	def := DefaultPlanRequest()
+	def.Source = adv.Source
+	migFiles := func(res *GenerateResult, err error) map[string]string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, f := range res.Files {
+			if strings.HasPrefix(f.Path, "mig-parted/") {
+				out[f.Path] = string(f.Data)
+			}
+		}
+		return out
+	}
+	want := migFiles(a.GeneratePlan(ctx, ledgerPlan))
+	if !strings.Contains(want["mig-parted/apply.sh"], "node mig-a100-1 -> ") {
+		t.Fatalf("the ledger's plan (%s) re-cuts no GPU of mig-a100-1:\n%s", cited, want["mig-parted/apply.sh"])
+	}
+	for name, got := range map[string]map[string]string{"generate mig": migFiles(a.GenerateMIG(ctx, def)), "generate plan": migFiles(a.GeneratePlan(ctx, def))} {
+		for path, w := range want {
+			if got[path] != w {
+				t.Errorf("%s %s differs from the ledger's plan (%s):\n%s\nwant:\n%s", name, path, cited, got[path], w)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s writes %d MIG files, the ledger's plan %d", name, len(got), len(want))
+		}
+	}
+}
+
+// TestResourcePatchMoneyIsTheLedgers (issue 27): the only dollars a
+// `generate resources` patch states are the savings ledger's: an action's
+// saving, or a figure of the reason the ledger gives for not counting the
+// workload's change; a workload a shape or right-size action lists names
+// that action. Before, every patch said "saves $X/month" from recommend's
+// estimate, which the ledger does not count (on the demo it counts $0 for
+// every request change).
+func TestResourcePatchMoneyIsTheLedgers(t *testing.T) {
+	t.Parallel()
+	d5 := DefaultDemo()
+	d5.Scale = 5
+	prep5, err := DemoSnapshot(d5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dollars := regexp.MustCompile(`-?\$[0-9][0-9,]*\.[0-9]{2}`)
+	for name, mem := range map[string]*InMemory{"demo": demoMemory(t), "demo-scale-5": {Prepared: prep5}} {
+		t.Run(name, func(t *testing.T) {
+			a, ctx := testApp(), context.Background()
+			adv := DefaultAdviseRequest()
+			adv.Source = Source{Snapshot: mem}
+			ar, err := a.Advise(ctx, adv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ledgerText := map[string]string{} // per workload: every ledger figure it may state
+			lists := map[string]string{}      // per workload: the shape or right-size action that lists it
+			var savings []string
+			for _, l := range ar.ledgers() {
+				for _, act := range l.Actions {
+					savings = append(savings, act.Saving().String())
+					if act.Lever == ledger.LeverRightsize || act.Lever == ledger.LeverShape {
+						for _, it := range act.Items {
+							lists[it.Target] = act.ID
+						}
+					}
+				}
+				for _, nc := range l.NotCounted {
+					ledgerText[nc.Target] += nc.Reason + " "
+				}
+			}
+			res, err := a.GenerateResources(ctx, adv.RecommendRequest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, f := range res.Files {
+				m := applyPatch.FindStringSubmatch(string(f.Data))
+				if m == nil {
+					continue
+				}
+				kinds := map[string]string{"deployment": "Deployment", "statefulset": "StatefulSet", "daemonset": "DaemonSet", "cronjob": "CronJob"}
+				w := fmt.Sprintf("%s/%s/%s", m[3], kinds[m[1]], m[2])
+				header, _, _ := strings.Cut(string(f.Data), "\napiVersion:")
+				for _, d := range dollars.FindAllString(header, -1) {
+					if !slices.Contains(savings, d) && !strings.Contains(ledgerText[w], d) {
+						t.Errorf("%s states %s, which is no saving of the ledger's actions nor a figure of its reason for %s:\n%s", f.Path, d, w, header)
+					}
+				}
+				if id := lists[w]; id != "" && !strings.Contains(header, "savings ledger: "+id+" (") {
+					t.Errorf("%s: the ledger's %s lists %s, the patch does not name it:\n%s", f.Path, id, w, header)
+				}
+				checked++
+			}
+			if checked == 0 {
+				t.Fatal("no patch checked")
+			}
+			if name == "demo-scale-5" && len(lists) == 0 {
+				t.Error("the scale-5 ledger lists no workload in a shape or right-size action: the check above proved nothing")
+			}
+		})
+	}
 }

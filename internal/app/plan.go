@@ -49,6 +49,14 @@ type PlanResult struct {
 
 // Plan packs the GPU pods onto the fewest, cheapest nodes.
 func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
+	return a.plan(ctx, req, nil)
+}
+
+// shapeRecs turns the recommendations a plan packs (recommended shapes)
+// into the ones it packs: nil packs them as they are.
+type shapeRecs func(*RecommendResult, *Analysis) (*rightsize.Result, error)
+
+func (a *App) plan(ctx context.Context, req PlanRequest, shape shapeRecs) (*PlanResult, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
@@ -61,7 +69,13 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (*PlanResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Recommendations, an, recs, pol = rr, rrAn, ledger.PackingRecommendations(rr.Result), rr.Policy
+		packed := rr.Result
+		if shape != nil {
+			if packed, err = shape(rr, rrAn); err != nil {
+				return nil, err
+			}
+		}
+		res.Recommendations, an, recs, pol = rr, rrAn, ledger.PackingRecommendations(packed), rr.Policy
 	} else {
 		var err error
 		if an, err = a.analyze(ctx, req.Data, liveReportWindow); err != nil {

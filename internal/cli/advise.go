@@ -19,6 +19,9 @@ type adviseOptions struct {
 	as     autoscaleFlags
 	region app.RegionPolicy
 	by     string
+	// csvTable picks the table -o csv writes: the actions or the unit
+	// costs.
+	csvTable string
 }
 
 // request is the advise request the flags describe.
@@ -46,6 +49,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 	cmd.Flags().Float64Var(&o.rate, "engineer-rate", app.DefaultEngineerUSDPerHour, "engineering cost in $ per hour, for payback")
 	o.as.register(cmd.Flags())
 	cmd.Flags().StringVar(&o.by, "by", "", "cluster: each cluster's own ledger and their sum (what advise gives several clusters' snapshots, --from NAME=FILE repeated)")
+	cmd.Flags().StringVar(&o.csvTable, "csv-table", "actions", "the table -o csv writes: actions (one row per action and groundwork item) or unit-costs (cost per 1,000 inferences and per 100,000 tokens per serving workload and model name)")
 	cmd.Flags().Float64Var(&o.region.DataGB, "region-data-gb", 0, "data a region move takes, in GB (datasets, checkpoints, weights); given, the region lever applies (default 0: unknown, the lever is off)")
 	cmd.Flags().Float64Var(&o.region.MaxPaybackMonths, "region-max-payback", app.DefaultRegionMaxPaybackMonths, "longest payback in months of a region move's data transfer that the region lever counts")
 	return cmd
@@ -55,12 +59,34 @@ func runAdvise(ctx context.Context, o *adviseOptions, e *env) error {
 	var p flagProblems
 	req := o.request(&p)
 	format := o.output.parse(&p)
+	switch o.csvTable {
+	case "actions":
+	case "unit-costs":
+		if format != render.CSV {
+			p.addf("csv-table: --csv-table unit-costs picks the CSV table; with -o %s the unit costs are already in the output: drop the flag or use -o csv", format)
+		}
+	default:
+		p.addf("csv-table: %q is not a table: use actions or unit-costs", o.csvTable)
+	}
 	if err := p.check(req.Validate); err != nil {
 		return err
 	}
 	res, err := e.app.Advise(ctx, req)
 	if err != nil {
 		return err
+	}
+	if o.csvTable == "unit-costs" {
+		cl := []render.ClusterLedger{{Ledger: res.Ledger}}
+		if len(res.Clusters) > 0 {
+			cl = cl[:0]
+			for _, c := range res.Clusters {
+				cl = append(cl, render.ClusterLedger{Cluster: c.Cluster, Ledger: c.Ledger})
+			}
+		}
+		if err := render.UnitCostsCSV(e.Out, cl); err != nil {
+			return err
+		}
+		return partial(res.Partial)
 	}
 	if len(res.Clusters) > 0 { // several clusters (or --by cluster), each its own ledger
 		cl := make([]render.ClusterLedger, len(res.Clusters))

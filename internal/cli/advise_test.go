@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -288,6 +291,57 @@ func TestCapacityPolicyFileSteersLevers(t *testing.T) {
 		args := append(append(append([]string{}, cmd...), "--demo", "--policy"), bad)
 		if _, errOut, code := run(t, args...); code != ExitInput || !strings.Contains(errOut, "commitments.discount1y: 1.5 is outside (0, 1)") {
 			t.Errorf("%v: exit %d %q, want %d naming commitments.discount1y", args, code, errOut, ExitInput)
+		}
+	}
+}
+
+// TestAdviseUnitCostsCSV (issue 27): `advise -o csv --csv-table unit-costs`
+// writes the unit costs per serving workload and model name, the same
+// figures as -o json's metrics; the flag with another format, or another
+// table, is a usage error.
+func TestAdviseUnitCostsCSV(t *testing.T) {
+	out, errOut, code := run(t, "advise", "--demo", "-o", "csv", "--csv-table", "unit-costs")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if lines[0] != "cluster,metric,workload,model,workloads,server_metric,cost_usd,count,per_unit_usd,partial" {
+		t.Fatalf("header %q", lines[0])
+	}
+	js, _, code := run(t, "advise", "--demo", "-o", "json")
+	if code != ExitOK {
+		t.Fatal("advise -o json failed")
+	}
+	var l struct {
+		Metrics []struct {
+			Name      string `json:"name"`
+			UnitCosts []struct {
+				Workload, Model string
+				PerUnit         float64 `json:"per_unit"`
+			} `json:"unit_costs"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(js), &l); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range l.Metrics {
+		for _, u := range m.UnitCosts {
+			n++
+			row := fmt.Sprintf(",%s,%s,%s,", m.Name, u.Workload, u.Model)
+			if !slices.ContainsFunc(lines, func(s string) bool {
+				return strings.HasPrefix(s, row) && strings.Contains(s, ","+strconv.FormatFloat(u.PerUnit, 'f', -1, 64)+",")
+			}) {
+				t.Errorf("no CSV row %s…%v", row, u.PerUnit)
+			}
+		}
+	}
+	if n == 0 || len(lines) != n+1 {
+		t.Errorf("%d unit costs in JSON, %d CSV rows", n, len(lines)-1)
+	}
+	for _, bad := range [][]string{{"-o", "table", "--csv-table", "unit-costs"}, {"-o", "csv", "--csv-table", "models"}} {
+		if _, errOut, code := run(t, append([]string{"advise", "--demo"}, bad...)...); code != ExitUsage || !strings.Contains(errOut, "csv-table") {
+			t.Errorf("advise %v: exit %d, %q; want a usage error naming --csv-table", bad, code, errOut)
 		}
 	}
 }

@@ -37,8 +37,8 @@ var pricingCommands = [][]string{
 }
 
 // dollarless price (their savings, in recommend's ledger) but print no
-// dollars: the bill must be read (a missing one fails them), it cannot
-// change their output.
+// dollars of their own (generate resources' patch headers quote the
+// savings ledger's): the bill must be read (a missing one fails them).
 var dollarless = [][]string{{"generate", "resources"}, {"generate", "vpa"}, {"generate", "timeslicing"}, {"generate", "mig"}}
 
 // priceless price nothing: --bill is refused, never ignored.

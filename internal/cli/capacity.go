@@ -100,7 +100,7 @@ func newGenerateSpotCmd(e *env) *cobra.Command {
 
 // nodeClassFlags are the Karpenter node class flags of nodepool and spot.
 func nodeClassFlags(fs *pflag.FlagSet, class, group *string) {
-	fs.StringVar(class, "node-class", app.DefaultNodeClass, "a node class as Kind/name; replaces the default (AWS EC2NodeClass/gpu, Azure AKSNodeClass/default) of the provider its group names")
+	fs.StringVar(class, "node-class", app.DefaultNodeClass, "a node class as Kind/name; replaces the default (AWS EC2NodeClass/gpu, Azure AKSNodeClass/gpu, which gpuwise writes) of the provider its group names")
 	fs.StringVar(group, "node-class-group", app.DefaultNodeClassGroup, "the node class's API group (AKS: karpenter.azure.com)")
 }
 

@@ -23,6 +23,7 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 	if err != nil {
 		return 0, err
 	}
+	counts := inference(prep.Hourly()) // read before the report releases the series
 	req := app.DefaultBreakdownRequest()
 	req.Source, req.Prices = app.Source{Snapshot: &app.InMemory{Prepared: prep}}, s.prices.Load()
 	req.Units = true
@@ -41,7 +42,7 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 		}
 	}
 	c := history.Cycle{Cluster: s.opts.Cluster, Start: span.Window.Start, End: span.Window.End, Partial: partial,
-		Fleet: fleet(inv, span.Window), Units: bd.Units}
+		Fleet: fleet(inv, span.Window), Units: bd.Units, Inference: counts}
 	for _, by := range req.By {
 		kind, ok := app.HistoryKinds[by]
 		if !ok {
@@ -65,6 +66,38 @@ func values(r *cost.Report, secs float64, oom map[string]int) map[string]tally.V
 	out := make(map[string]tally.Values, len(r.Rows))
 	for _, row := range r.Rows {
 		out[row.Key] = cost.RowValues(row, secs, oom[row.Key])
+	}
+	return out
+}
+
+// inference are the cycle's request and generated-token counts per
+// serving workload (a workload without a request series counts nothing:
+// it is not in the list) and per model name within it, from the cycle's
+// hourly series; a server that counts no tokens has nil Tokens.
+func inference(h *cluster.Hourly) []history.Inference {
+	if h == nil {
+		return nil
+	}
+	tokens := func(s cluster.Series) *float64 {
+		if s == nil {
+			return nil
+		}
+		v := s.Sum()
+		return &v
+	}
+	var out []history.Inference
+	for i := range h.Workloads {
+		w := &h.Workloads[i]
+		if w.Requests == nil {
+			continue
+		}
+		out = append(out, history.Inference{Workload: w.Workload, Server: w.Server, Requests: w.Requests.Sum(), Tokens: tokens(w.GenerationTokens)})
+		for _, m := range w.Models {
+			if m.Requests == nil || m.Model == "" { // "" is the workload's own row
+				continue
+			}
+			out = append(out, history.Inference{Workload: w.Workload, Model: m.Model, Server: w.Server, Requests: m.Requests.Sum(), Tokens: tokens(m.GenerationTokens)})
+		}
 	}
 	return out
 }

@@ -36,12 +36,13 @@ func Autoscaled(scs []capacity.Scaling, p capacity.AutoscalePolicy) ([]Scaler, [
 type NodeClassRef struct{ Group, Kind, Name string }
 
 // DefaultNodeClasses are the node classes gpuwise names per cloud unless
-// told otherwise: AWS's EC2NodeClass "gpu", Azure's AKSNodeClass
-// "default".
+// told otherwise: AWS's EC2NodeClass "gpu", Azure's AKSNodeClass "gpu"
+// (which gpuwise writes: nodeClassFiles; not "default", which AKS node
+// auto-provisioning owns).
 func DefaultNodeClasses() map[string]NodeClassRef {
 	return map[string]NodeClassRef{
 		"aws":   {Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "gpu"},
-		"azure": {Group: "karpenter.azure.com", Kind: "AKSNodeClass", Name: "default"},
+		"azure": {Group: "karpenter.azure.com", Kind: "AKSNodeClass", Name: "gpu"},
 	}
 }
 

@@ -3,6 +3,8 @@ package generate
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -168,6 +170,9 @@ func TestCapacityObjectsDecodeStrictly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range pools {
+		if strings.Contains(f.Path, "aksnodeclass") {
+			continue // TestAKSNodeClassAgainstItsCRD
+		}
 		var np karpv1.NodePool
 		if err := yaml.UnmarshalStrict(f.Data, &np); err != nil {
 			t.Fatalf("%s does not decode strictly into karpenter NodePool: %v", f.Path, err)
@@ -197,4 +202,113 @@ func TestCapacityBadInput(t *testing.T) {
 			t.Errorf("NodePools: %v, want %q", err, want)
 		}
 	}
+}
+
+// TestAKSNodeClassAgainstItsCRD: the Azure pools name the AKSNodeClass
+// gpuwise writes, once, and every field of it is one the Azure provider's
+// CRD (vendored in hack/crds/azure: its module is not on the proxy, so no
+// Go types) declares for the version the object names, its values among
+// the enums. The control-plane tier sends it to the real apiserver.
+func TestAKSNodeClassAgainstItsCRD(t *testing.T) {
+	t.Parallel()
+	files, err := NodePools(nodePoolFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var class []byte
+	for _, f := range files {
+		if strings.HasPrefix(f.Path, "nodepool/aksnodeclass-") {
+			if class != nil {
+				t.Fatalf("two AKSNodeClass files")
+			}
+			class = f.Data
+		}
+	}
+	if class == nil {
+		t.Fatalf("no AKSNodeClass written for the Azure pool: %v", paths(files))
+	}
+	var obj map[string]any
+	if err := yaml.Unmarshal(class, &obj); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if obj["kind"] != "AKSNodeClass" || meta["name"] != DefaultNodeClasses()["azure"].Name {
+		t.Fatalf("AKSNodeClass: kind %v, name %v; the Azure pools name %+v", obj["kind"], meta["name"], DefaultNodeClasses()["azure"])
+	}
+	raw, err := os.ReadFile("../../hack/crds/azure/karpenter.azure.com_aksnodeclasses.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd struct {
+		Spec struct {
+			Group    string
+			Versions []struct {
+				Name   string
+				Served bool
+				Schema struct {
+					OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(raw, &crd); err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	for _, v := range crd.Spec.Versions {
+		if crd.Spec.Group+"/"+v.Name == obj["apiVersion"] && v.Served {
+			schema = v.Schema.OpenAPIV3Schema
+		}
+	}
+	if schema == nil {
+		t.Fatalf("the CRD serves no %v", obj["apiVersion"])
+	}
+	var check func(path string, v any, s map[string]any)
+	check = func(path string, v any, s map[string]any) {
+		switch v := v.(type) {
+		case map[string]any:
+			props, _ := s["properties"].(map[string]any)
+			if props == nil {
+				return // metadata: the apiserver's own
+			}
+			for k, x := range v {
+				sub, ok := props[k].(map[string]any)
+				if !ok {
+					t.Errorf("%s.%s: not a field of the CRD's schema", path, k)
+					continue
+				}
+				check(path+"."+k, x, sub)
+			}
+		default:
+			if enum, ok := s["enum"].([]any); ok && !slices.Contains(enum, any(v)) {
+				t.Errorf("%s: %v is not one of %v", path, v, enum)
+			}
+		}
+	}
+	check("AKSNodeClass", obj, schema)
+
+	// A node class the user names is theirs: not written.
+	own := nodePoolFixture()
+	for i := range own {
+		if own[i].NodeClassGroup == "karpenter.azure.com" {
+			own[i].NodeClassName = "mine"
+		}
+	}
+	files, err = NodePools(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.Contains(f.Path, "aksnodeclass") {
+			t.Errorf("%s written for the user's own AKSNodeClass mine", f.Path)
+		}
+	}
+}
+
+func paths(files []File) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, f.Path)
+	}
+	return out
 }

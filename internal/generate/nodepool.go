@@ -40,7 +40,8 @@ type NodePool struct {
 
 var capacityTypes = []string{"spot", "on-demand", "reserved"}
 
-// NodePools returns one NodePool per input; every problem in one error.
+// NodePools returns one NodePool per input, and the node class gpuwise
+// writes for them (nodeClassFiles); every problem in one error.
 func NodePools(in []NodePool) ([]File, error) {
 	var p problems
 	for _, np := range in {
@@ -57,6 +58,11 @@ func NodePools(in []NodePool) ([]File, error) {
 		}
 		files = append(files, f)
 	}
+	classes, err := nodeClassFiles(in)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, classes...)
 	sortFiles(files)
 	return files, nil
 }

@@ -5,8 +5,8 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
@@ -17,17 +17,22 @@ import (
 // time-slicing configs of dev nodes.
 
 // RecommendedResources is one strategic-merge patch per right-sized
-// workload; notes say which workloads were left out and why.
-func RecommendedResources(r *rightsize.Result) ([]File, []string, error) {
-	patches, notes := resourcePatches(r)
+// workload; notes say which workloads were left out and why. counted is,
+// per workload, what the savings ledger counts for its change (the only
+// dollars a patch states: one number, one source); a workload it does
+// not name gets "the savings ledger lists no change of it".
+func RecommendedResources(r *rightsize.Result, counted map[string]string) ([]File, []string, error) {
+	patches, notes := resourcePatches(r, counted)
 	files, err := Patches(patches)
 	return files, notes, err
 }
 
 // RecommendedVPAs is one recommendation-only VPA per right-sized workload,
-// with the policy's minimums.
-func RecommendedVPAs(r *rightsize.Result, pol rightsize.Policy) ([]File, []string, error) {
-	vpas, notes := vpaObjects(r, pol)
+// with the policy's minimums; a Job that no longer runs at the end of the
+// snapshot's window (cluster.FinishedJobs) gets none (a VPA for it would watch no
+// pod and recommend for nothing), and a note says so.
+func RecommendedVPAs(r *rightsize.Result, pol rightsize.Policy, s *cluster.Snapshot) ([]File, []string, error) {
+	vpas, notes := vpaObjects(r, pol, cluster.FinishedJobs(s))
 	files, err := VPAs(vpas)
 	return files, notes, err
 }
@@ -56,8 +61,8 @@ func patchable(ns, kind, name string) (Workload, bool) {
 // (memory request = limit; the CPU limit rightsize recommends: = request
 // for GPU containers) and, for MIG and time-slice shapes, the GPU resource
 // swap. A bare Job cannot be patched (ForNextRun says so instead).
-func resourcePatches(r *rightsize.Result) ([]ResourcePatch, []string) {
-	ps := &patchSet{by: map[string]*ResourcePatch{}, saved: map[string]float64{}}
+func resourcePatches(r *rightsize.Result, counted map[string]string) ([]ResourcePatch, []string) {
+	ps := &patchSet{by: map[string]*ResourcePatch{}, counted: counted}
 	for _, c := range r.Containers {
 		ps.addContainer(c)
 	}
@@ -68,13 +73,13 @@ func resourcePatches(r *rightsize.Result) ([]ResourcePatch, []string) {
 	return out, append(ps.notes, later...)
 }
 
-// patchSet gathers one patch per workload, in first-seen order, and the
-// dollars each saves.
+// patchSet gathers one patch per workload, in first-seen order, and what
+// the savings ledger counts for each.
 type patchSet struct {
-	by    map[string]*ResourcePatch // nil: cannot be patched (noted)
-	order []string
-	saved map[string]float64
-	notes []string
+	by      map[string]*ResourcePatch // nil: cannot be patched (noted)
+	order   []string
+	counted map[string]string
+	notes   []string
 }
 
 // get is the workload's patch, nil when its owner cannot be patched.
@@ -105,9 +110,6 @@ func (ps *patchSet) addContainer(c rightsize.ContainerRec) {
 		cr.CPULimitMilli = c.CPUMilli // a limit below the request is invalid
 	}
 	p.Containers = append(p.Containers, cr)
-	if c.Priced {
-		ps.saved[c.Workload] += c.MonthlySavingsUSD
-	}
 }
 
 // addGPU swaps the GPU resource of a MIG or time-slice recommendation.
@@ -124,9 +126,6 @@ func (ps *patchSet) addGPU(g rightsize.GPURec) {
 		change.Remove = []string{g.CurrentResource}
 	}
 	attachGPU(p, g.Container, change)
-	if g.Priced {
-		ps.saved[g.Workload] += g.MonthlySavingsUSD
-	}
 }
 
 // patches are the non-empty patches with their evidence line.
@@ -137,7 +136,11 @@ func (ps *patchSet) patches() []ResourcePatch {
 		if len(p.Containers) == 0 {
 			continue
 		}
-		p.Evidence = fmt.Sprintf("gpuwise recommend: requests from measured usage (docs/recommendations.md); saves %s/month", usd(ps.saved[k]))
+		counted := ps.counted[k]
+		if counted == "" {
+			counted = "the savings ledger lists no change of it"
+		}
+		p.Evidence = fmt.Sprintf("gpuwise recommend: requests from measured usage (docs/recommendations.md); %s", counted)
 		out = append(out, *p)
 	}
 	return out
@@ -155,13 +158,19 @@ func attachGPU(p *ResourcePatch, container string, change *GPUChange) {
 
 // vpaObjects is one recommendation-only VPA per right-sized workload, with
 // the policy's minimums.
-func vpaObjects(r *rightsize.Result, pol rightsize.Policy) ([]VPA, []string) {
+func vpaObjects(r *rightsize.Result, pol rightsize.Policy, finished map[string]time.Time) ([]VPA, []string) {
 	var notes []string
 	by := map[string]*VPA{}
 	var order []string
 	for _, c := range r.Containers {
 		v, seen := by[c.Workload]
 		if !seen {
+			if end, ok := finished[c.Workload]; ok {
+				notes = append(notes, fmt.Sprintf("%s: no VPA: the Job finished (its last pod ended %s) and no pod of it runs at the window's end, so a VPA would watch nothing; `gpuwise generate resources` says what to set in its manifest for the next run",
+					c.Workload, end.UTC().Format(time.RFC3339)))
+				by[c.Workload] = nil
+				continue
+			}
 			w, ok := patchable(c.Namespace, c.OwnerKind, c.OwnerName)
 			if !ok {
 				notes = append(notes, fmt.Sprintf("%s: a VPA cannot target a %s", c.Workload, c.OwnerKind))
@@ -262,18 +271,4 @@ func minPositive(a, b int) int {
 		return b
 	}
 	return a
-}
-
-// usd writes dollars with thousands separators: "$12,345.67", "-$5.00".
-func usd(v float64) string {
-	sign := ""
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	s := strconv.FormatFloat(v, 'f', 2, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	for i := len(whole) - 3; i > 0; i -= 3 {
-		whole = whole[:i] + "," + whole[i:]
-	}
-	return sign + "$" + whole + "." + frac
 }

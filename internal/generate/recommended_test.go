@@ -34,10 +34,12 @@ func recsFixture() *rightsize.Result {
 
 func TestResourcePatches(t *testing.T) {
 	t.Parallel()
-	patches, notes := resourcePatches(recsFixture())
+	counted := map[string]string{"ml/Deployment/chat": "savings ledger: A3 (Move 1 workload(s) to MIG slices) saves nothing on its own (gpuwise advise)"}
+	patches, notes := resourcePatches(recsFixture(), counted)
 	want := []ResourcePatch{{
 		Workload: Workload{Kind: Deployment, Namespace: "ml", Name: "chat"},
-		Evidence: "gpuwise recommend: requests from measured usage (docs/recommendations.md); saves $1,334.50/month",
+		// the ledger's words, not recommend's $1,334.50 estimate
+		Evidence: "gpuwise recommend: requests from measured usage (docs/recommendations.md); savings ledger: A3 (Move 1 workload(s) to MIG slices) saves nothing on its own (gpuwise advise)",
 		Containers: []ContainerResources{{Name: "model", CPURequestMilli: 250, CPULimitMilli: 250, MemoryRequestBytes: 2 * gi, MemoryLimitBytes: 2 * gi,
 			GPU: &GPUChange{Resource: "nvidia.com/mig-1g.10gb", Count: 1, Remove: []string{"nvidia.com/gpu"}}}},
 	}}
@@ -51,12 +53,49 @@ func TestResourcePatches(t *testing.T) {
 
 func TestVPAObjects(t *testing.T) {
 	t.Parallel()
-	vpas, notes := vpaObjects(recsFixture(), rightsize.DefaultPolicy())
+	vpas, notes := vpaObjects(recsFixture(), rightsize.DefaultPolicy(), nil)
 	if len(vpas) != 1 || vpas[0].Workload.Name != "chat" || vpas[0].MinCPUMilli != rightsize.DefaultPolicy().CPU.MinMilli ||
 		!cmp.Equal(vpas[0].Containers, []string{"model"}) {
 		t.Errorf("vpas = %+v, want one for chat with the policy minimums", vpas)
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "a VPA cannot target a Pod") {
+		t.Errorf("notes = %q", notes)
+	}
+}
+
+// TestVPAsSkipFinishedJobs (issue 27): a Job whose pods all ended by the
+// window's end gets no VPA (it would watch no pod), and a note says why;
+// a Job with a pod still running, and a CronJob whose runs all ended (its
+// next run comes), each get theirs.
+func TestVPAsSkipFinishedJobs(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	end := start.Add(24 * time.Hour)
+	pod := func(kind, owner, name string, ended time.Time) cluster.Pod {
+		return cluster.Pod{Namespace: "ml", Name: name, Start: start, End: ended, Owner: cluster.Owner{Kind: kind, Name: owner}}
+	}
+	snap := &cluster.Snapshot{Window: cluster.Window{Start: start, End: end}, Pods: []cluster.Pod{
+		pod("Job", "sweep-1", "sweep-1-a", start.Add(2*time.Hour)), pod("Job", "sweep-1", "sweep-1-b", start.Add(3*time.Hour)),
+		pod("Job", "train-2", "train-2-a", start.Add(time.Hour)), pod("Job", "train-2", "train-2-b", time.Time{}),
+		pod("CronJob", "nightly", "nightly-1", start.Add(time.Hour)),
+	}}
+	rec := func(kind, owner string) rightsize.ContainerRec {
+		return rightsize.ContainerRec{Workload: "ml/" + kind + "/" + owner, Namespace: "ml", OwnerKind: kind, OwnerName: owner, Container: "main",
+			CurrentCPUMilli: 4000, CPUMilli: 500, MemoryBytes: gi}
+	}
+	r := &rightsize.Result{Containers: []rightsize.ContainerRec{rec("Job", "sweep-1"), rec("Job", "train-2"), rec("CronJob", "nightly")}}
+	files, notes, err := RecommendedVPAs(r, rightsize.DefaultPolicy(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Path)
+	}
+	if diff := cmp.Diff([]string{"vpa/ml/nightly-vpa.yaml", "vpa/ml/train-2-vpa.yaml"}, got); diff != "" {
+		t.Errorf("VPA files (-want +got):\n%s", diff)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "ml/Job/sweep-1: no VPA: the Job finished (its last pod ended 2026-01-01T03:00:00Z)") {
 		t.Errorf("notes = %q", notes)
 	}
 }
@@ -85,14 +124,5 @@ func TestTimeSlicingLeavesMixedNodesOut(t *testing.T) {
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "node l4-mixed left out of time-slicing: it also runs ml/Deployment/serve") {
 		t.Errorf("notes = %q", notes)
-	}
-}
-
-func TestUSD(t *testing.T) {
-	t.Parallel()
-	for v, want := range map[float64]string{0: "$0.00", 1234567.891: "$1,234,567.89", -5: "-$5.00", 999.999: "$1,000.00"} {
-		if got := usd(v); got != want {
-			t.Errorf("usd(%v) = %q, want %q", v, got, want)
-		}
 	}
 }

@@ -36,6 +36,9 @@ func (s *Store) Record(ctx context.Context, c Cycle) (recorded bool, err error) 
 		if err := addUnits(ctx, tx, c); err != nil {
 			return err
 		}
+		if err := addInference(ctx, tx, c); err != nil {
+			return err
+		}
 		return addFleet(ctx, tx, c)
 	})
 	if err != nil {
@@ -114,6 +117,7 @@ func (s *Store) Prune(ctx context.Context, hourlyBefore, dailyBefore time.Time) 
 			{"DELETE FROM daily WHERE bucket < ?", dailyBefore},
 			{"DELETE FROM fleet_hourly WHERE bucket < ?", hourlyBefore},
 			{"DELETE FROM unit_hourly WHERE bucket < ?", hourlyBefore},
+			{"DELETE FROM inference_hourly WHERE bucket < ?", hourlyBefore},
 			{"DELETE FROM fleet_daily WHERE bucket < ?", dailyBefore},
 		} {
 			if _, err := tx.ExecContext(ctx, q.sql, q.t.Unix()); err != nil {

@@ -60,6 +60,10 @@ type Cycle struct {
 	// Units are the GPU units' time in the cycle (cost.UnitUsage), added
 	// into their hour for the low-utilization list; nil: none recorded.
 	Units []cost.UnitHours
+	// Inference are the inference servers' request and token counts in
+	// the cycle, per serving workload and model name, added into their
+	// hour for the unit-cost trend; nil: no counters read.
+	Inference []Inference
 }
 
 // Entries turns one cycle's report (grouped by kind) into entries, with

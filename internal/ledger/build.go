@@ -128,7 +128,7 @@ func SnapshotReads(in Input, o Options) Reads {
 func applyLevers(in Input, o Options, lvs []lever.Lever, env *lever.Env, m *lever.Model) (*Ledger, error) {
 	l := &Ledger{Window: in.Snapshot.Window(), Source: in.Snapshot.Source(), Partial: in.Snapshot.Partial(), before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
-	vpa := vpaWorkloads(env.Recs)
+	vpa := vpaWorkloads(env.Recs, in.Snapshot.View())
 	in.Recs = nil // env holds them for the levers that read them
 	st, err := lever.Run(lvs, m, env)
 	if err != nil {

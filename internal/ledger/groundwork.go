@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
@@ -204,13 +205,19 @@ func unmeasured(a *cost.Allocation) (float64, []string, []string) {
 var vpaKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "DaemonSet": true, "Job": true, "CronJob": true}
 
 // vpaWorkloads are the workloads right-sizing gives a CPU and memory
-// recommendation and a VPA can target: `gpuwise generate vpa`'s objects.
-func vpaWorkloads(r *rightsize.Result) []string {
+// recommendation and a VPA can target, less the Jobs that finished in the
+// window (cluster.FinishedJobs: a VPA would watch no pod): `gpuwise
+// generate vpa`'s objects.
+func vpaWorkloads(r *rightsize.Result, s *cluster.Snapshot) []string {
 	out := []string{}
 	if r == nil {
 		return out
 	}
+	finished := cluster.FinishedJobs(s)
 	for _, c := range r.Containers {
+		if _, done := finished[c.Workload]; done {
+			continue
+		}
 		if vpaKinds[c.OwnerKind] && !slices.Contains(out, c.Workload) {
 			out = append(out, c.Workload)
 		}

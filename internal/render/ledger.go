@@ -83,6 +83,10 @@ func ledgerDoc(v ledgerView) *doc {
 	}
 	d.heading("FinOps metrics")
 	d.table([]string{"metric", "value", "target", "status", "detail"}, v.Metrics)
+	if len(v.UnitCosts) > 0 {
+		d.heading("Unit costs per serving workload and model name")
+		d.table(unitCostHeader, v.UnitCosts)
+	}
 	d.heading("Red flags")
 	d.table([]string{"flag", "status", "at stake (a cost, not a saving)", "actions", "detail"}, v.Flags)
 	d.heading("Not counted")
@@ -133,6 +137,30 @@ func writeLedgerCSV(w io.Writer, l *ledger.Ledger) error {
 		cw.Write([]string{f.ID, "", "1", "groundwork", "groundwork:" + f.Kind, f.Title, f.Command, "",
 			strconv.FormatFloat(f.EffortHours, 'f', -1, 64), strconv.FormatFloat(f.EffortHours, 'f', -1, 64), "", "", "",
 			"", strings.Join(f.Unlocks, " "), partial})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// unitCostCSVHeader names UnitCostsCSV's columns; their order is stable.
+var unitCostCSVHeader = []string{"cluster", "metric", "workload", "model", "workloads", "server_metric", "cost_usd", "count", "per_unit_usd", "partial"}
+
+// UnitCostsCSV writes the unit-cost metrics' figures (cost per 1,000
+// inferences, per 100,000 tokens), one row per serving workload and per
+// model name, of each cluster's ledger (advise -o csv --csv-table
+// unit-costs), at full precision.
+func UnitCostsCSV(w io.Writer, ls []ClusterLedger) error {
+	cw := csv.NewWriter(w)
+	cw.Write(unitCostCSVHeader)
+	for _, c := range ls {
+		partial := strconv.FormatBool(len(c.Ledger.Partial) > 0)
+		for _, m := range c.Ledger.Metrics {
+			for _, u := range m.UnitCosts {
+				cw.Write([]string{c.Cluster, m.Name, u.Workload, u.Model, strings.Join(u.Workloads, " "), u.Metric,
+					strconv.FormatFloat(u.CostUSD, 'f', -1, 64), strconv.FormatFloat(u.Count, 'f', -1, 64),
+					strconv.FormatFloat(u.PerUnit, 'f', -1, 64), partial})
+			}
+		}
 	}
 	cw.Flush()
 	return cw.Error()

@@ -107,3 +107,41 @@ func TestLedgerFormatErrors(t *testing.T) {
 		t.Error("nil ledger rendered")
 	}
 }
+
+// TestUnitCostsInEveryTableFormat (issue 27): the unit-cost figures per
+// serving workload and per model name are in the table, wide, markdown
+// and HTML output of advise, and in CSV as their own table (UnitCostsCSV),
+// not only in JSON and YAML.
+func TestUnitCostsInEveryTableFormat(t *testing.T) {
+	t.Parallel()
+	l := sampleLedger(t)
+	l.Metrics = append(l.Metrics, ledger.Metric{Name: "cost_per_1k_inferences", Title: "Cost per 1,000 inferences", Unit: "USD", Status: ledger.Info,
+		UnitCosts: []ledger.UnitCost{
+			{Workload: "inference/Deployment/chat", Metric: "vllm:request_success_total", CostUSD: 900, Count: 450000, PerUnit: 2},
+			{Model: "meta-llama/Llama-3.1-8B", Workloads: []string{"inference/Deployment/chat"}, Metric: "vllm:request_success_total", CostUSD: 600, Count: 200000, PerUnit: 3},
+		}})
+	for _, f := range []Format{Table, Wide, Markdown, HTML} {
+		var b bytes.Buffer
+		if err := Ledger(&b, l, f, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.ToLower(b.String()), "unit costs per serving workload and model name") {
+			t.Errorf("%s output has no unit-costs section", f)
+		}
+		for _, want := range []string{"inference/Deployment/chat", "model meta-llama/Llama-3.1-8B (1 workload(s))", "$3.0000", "$2.0000", "200,000"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s output lacks %q", f, want)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := UnitCostsCSV(&b, []ClusterLedger{{Cluster: "east", Ledger: l}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "cluster,metric,workload,model,workloads,server_metric,cost_usd,count,per_unit_usd,partial\n" +
+		"east,cost_per_1k_inferences,inference/Deployment/chat,,,vllm:request_success_total,900,450000,2,false\n" +
+		"east,cost_per_1k_inferences,,meta-llama/Llama-3.1-8B,inference/Deployment/chat,vllm:request_success_total,600,200000,3,false\n"
+	if b.String() != want {
+		t.Errorf("unit-costs CSV:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

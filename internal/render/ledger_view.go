@@ -23,6 +23,7 @@ type ledgerView struct {
 	Levers         [][]string
 	Phases         []phaseView
 	Metrics        [][]string
+	UnitCosts      [][]string // unitCostRows: the unit-cost metrics per workload and model name
 	Flags          [][]string
 	NotCounted     [][]string
 	MoreNotCounted int
@@ -137,6 +138,7 @@ func newLedgerView(l *ledger.Ledger) ledgerView {
 	for _, m := range l.Metrics {
 		v.Metrics = append(v.Metrics, []string{m.Title, metricValue(m), m.Target, string(m.Status), m.Detail})
 	}
+	v.UnitCosts = unitCostRows(l)
 	for _, f := range l.RedFlags {
 		v.Flags = append(v.Flags, []string{f.Title, string(f.Status), atStake(f), strings.Join(f.Actions, ", "), f.Detail})
 	}
@@ -250,6 +252,25 @@ func metricValue(m ledger.Metric) string {
 		return usdCents(*m.Value)
 	}
 	return decimal(*m.Value, 0) + " " + m.Unit
+}
+
+// unitCostHeader names unitCostRows' columns.
+var unitCostHeader = []string{"unit cost", "workload or model", "server (its request counter)", "window cost", "count", "per unit"}
+
+// unitCostRows are the unit-cost metrics' figures (Metric.UnitCosts): one
+// row per serving workload, then per model name, each metric in turn.
+func unitCostRows(l *ledger.Ledger) [][]string {
+	var rows [][]string
+	for _, m := range l.Metrics {
+		for _, u := range m.UnitCosts {
+			who := u.Workload
+			if u.Model != "" {
+				who = fmt.Sprintf("model %s (%d workload(s))", u.Model, len(u.Workloads))
+			}
+			rows = append(rows, []string{m.Title, who, u.Metric, usdCents(u.CostUSD), decimal(u.Count, 0), "$" + strconv.FormatFloat(u.PerUnit, 'f', 4, 64)})
+		}
+	}
+	return rows
 }
 
 func atStake(f ledger.RedFlag) string {

@@ -70,6 +70,32 @@ func lowUtilHandler(s *Service, rt route) http.HandlerFunc {
 	})
 }
 
+var unitCostParams = []param{
+	{Name: "from", Description: "start: RFC 3339, or a duration before now (7d)", Default: "the window's start"},
+	{Name: "to", Description: "end: RFC 3339, or a duration before now", Default: "now"},
+	{Name: "cluster", Description: "as in /api/v1/history", Default: "this service's --cluster"},
+}
+
+// unitCostHandler is the hourly unit-cost trend (app.History.UnitCosts):
+// per hour what the savings ledger's cost per 1,000 inferences and per
+// 100,000 tokens give over the window.
+func unitCostHandler(s *Service, rt route) http.HandlerFunc {
+	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
+		now := s.app.Now()
+		req := app.HistoryUnitCostRequest{From: q.Time("from", st.Window.Start, now), To: q.Time("to", now, now),
+			Cluster: q.Str("cluster", s.opts.Cluster)}
+		q.AddEach(req.Validate())
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		a, err := s.coll.History().UnitCosts(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return jsonAnswer(a, nil)
+	})
+}
+
 func historyHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := s.historyRequest(q, st)

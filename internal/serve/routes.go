@@ -85,6 +85,8 @@ func routes() []route {
 			Params: historyParams, Types: jsonType, handler: historyHandler},
 		{Method: "GET", Path: "/api/v1/history/low-util", Summary: "The low-utilization list (GPUs and MIG slices below a threshold for at least N hours) over a range of the history store.",
 			Params: lowUtilParams, Types: jsonType, handler: lowUtilHandler},
+		{Method: "GET", Path: "/api/v1/history/unit-costs", Summary: "The hourly trend of cost per 1,000 inferences and per 100,000 tokens, per serving workload, per model name and for the cluster, from the history store.",
+			Params: unitCostParams, Types: jsonType, handler: unitCostHandler},
 		{Method: "GET", Path: "/api/v1/showback", Summary: "Showback over any range of the history: per group (namespace, workload, node, GPU model or a recorded label such as team) GPU-hours, active, idle and unallocated $, and the trend against a comparison period; CSV, or a FOCUS-style allocation file.",
 			Params: showbackParams, Types: []string{"application/json", "text/csv"}, handler: showbackHandler},
 		{Method: "GET", Path: "/api/v1/compare", Summary: "The last period against the one before it, per key, from the history store.",

@@ -367,7 +367,7 @@ func inferenceCost(c Counters, a *cost.Allocation) []Metric {
 		if models > 0 {
 			named = fmt.Sprintf(" and their %d model name(s)", models)
 		}
-		m.Detail = fmt.Sprintf("$%.2f over %.0f %s in the window, over the %d workload(s) whose servers count them (each one's own unit cost%s: items, -o json)", cost, n, what, workloads, named)
+		m.Detail = fmt.Sprintf("$%.2f over %.0f %s in the window, over the %d workload(s) whose servers count them (each one's own unit cost%s: the unit costs table, advise -o csv --csv-table unit-costs, -o json)", cost, n, what, workloads, named)
 	}
 	fill(&per, usd, reqs, 1000, "requests", reqItems)
 	fill(&tok, tokUSD, toks, 100000, "tokens", tokItems)

@@ -44,6 +44,10 @@ func TestCapacityArtefactsAgainstTheRealAPIServer(t *testing.T) {
 	for _, c := range capacityCRDs {
 		installCRD(ctx, t, dyn, filepath.Join(moduleDir(t, c.module), c.file))
 	}
+	// The Azure provider's AKSNodeClass, vendored (its module is not on the
+	// proxy: hack/crds/azure/README.md): generate nodepool writes one for
+	// the demo's Azure pools.
+	installCRD(ctx, t, dyn, filepath.Join("..", "..", "..", "hack", "crds", "azure", "karpenter.azure.com_aksnodeclasses.yaml"))
 	dir := t.TempDir()
 	for _, args := range [][]string{{"generate", "autoscaling", "--demo", "-d", dir}, {"generate", "autoscaling", "--demo", "--hpa", "-d", dir},
 		{"generate", "nodepool", "--demo", "-d", dir}, {"generate", "spot", "--demo", "-d", dir}} {
@@ -71,8 +75,8 @@ func TestCapacityArtefactsAgainstTheRealAPIServer(t *testing.T) {
 		}
 		kinds[obj.GetKind()]++
 	}
-	if kinds["ScaledObject"] == 0 || kinds["HorizontalPodAutoscaler"] != kinds["ScaledObject"] || kinds["NodePool"] == 0 {
-		t.Errorf("accepted %v: want every service as a ScaledObject and an HPA, and the NodePools", kinds)
+	if kinds["ScaledObject"] == 0 || kinds["HorizontalPodAutoscaler"] != kinds["ScaledObject"] || kinds["NodePool"] == 0 || kinds["AKSNodeClass"] != 1 {
+		t.Errorf("accepted %v: want every service as a ScaledObject and an HPA, the NodePools and the Azure pools' AKSNodeClass", kinds)
 	}
 	t.Logf("server-side dry-run accepted %v", kinds)
 }
@@ -129,6 +133,7 @@ func readObject(t *testing.T, file string) *unstructured.Unstructured {
 // resourceOf maps the generated kinds to their resources.
 func resourceOf(obj *unstructured.Unstructured) schema.GroupVersionResource {
 	gv, _ := schema.ParseGroupVersion(obj.GetAPIVersion())
-	plural := map[string]string{"ScaledObject": "scaledobjects", "HorizontalPodAutoscaler": "horizontalpodautoscalers", "NodePool": "nodepools"}
+	plural := map[string]string{"ScaledObject": "scaledobjects", "HorizontalPodAutoscaler": "horizontalpodautoscalers", "NodePool": "nodepools",
+		"AKSNodeClass": "aksnodeclasses"}
 	return gv.WithResource(plural[obj.GetKind()])
 }

@@ -33,7 +33,7 @@ import (
 var generateRuns = [][]string{
 	{"autoscaling"}, {"autoscaling", "--hpa"},
 	{"mig"}, {"mig", "--shapes", "current"},
-	{"nodepool"}, {"nodepool", "--node-class-group", "karpenter.azure.com", "--node-class", "AKSNodeClass/default"},
+	{"nodepool"}, {"nodepool", "--node-class-group", "karpenter.azure.com", "--node-class", "AKSNodeClass/mine"},
 	{"plan"}, {"plan", "--shapes", "current"},
 	{"policy"}, {"policy", "--mode", "deny"}, {"policy", "--engine", "kyverno"}, {"policy", "--engine", "kyverno", "--kyverno-legacy"},
 	{"policy", "--engine", "gatekeeper"},
@@ -59,11 +59,16 @@ var generateRuns = [][]string{
 //   - comments and shell scripts are not objects and are counted apart.
 //
 // Every NodePool's nodeClassRef must name a kind the apiserver serves once
-// the provider's CRD is installed. The Azure provider's module cannot be
-// had (hack/crds/env.sh), so the AKSNodeClass reference is the one not
-// resolved, and Azure NodePools are judged by the AWS provider's NodePool
-// CRD, which is Karpenter's with rules on karpenter.k8s.aws labels only.
-// The count per subcommand and the total are logged.
+// the provider's CRD is installed: the AWS provider's EC2NodeClass and the
+// Azure provider's AKSNodeClass (vendored in hack/crds/azure: its module
+// is not on the proxy), under which the AKSNodeClass `generate nodepool`
+// writes for the Azure pools is created too. The Azure NodePools are then
+// checked a second time under the Azure provider's own NodePool CRD
+// (Karpenter's with its karpenter.azure.com and kubernetes.azure.com label
+// rules), swapped in for the AWS one and back; a probe NodePool that only
+// the Azure rules refuse proves the swap took effect. GCP has no Karpenter
+// provider (GKE provisions through node auto-provisioning), so no GCP pool
+// is written. The count per subcommand and the total are logged.
 func TestEveryGeneratedObjectDryRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -75,17 +80,13 @@ func TestEveryGeneratedObjectDryRun(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(cfg)
 	var crds []string
 	for _, f := range append([]string{"karpenter-aws/karpenter.sh_nodepools.yaml", "karpenter-aws/karpenter.k8s.aws_ec2nodeclasses.yaml",
-		"keda/keda.sh_scaledobjects.yaml", "vpa/vpa-v1-crd-gen.yaml"}, kueueCRDs...) {
+		"karpenter-azure/karpenter.azure.com_aksnodeclasses.yaml", "keda/keda.sh_scaledobjects.yaml", "vpa/vpa-v1-crd-gen.yaml"}, kueueCRDs...) {
 		for _, crd := range documents(t, filepath.Join(crdDir, f)) {
 			crds = append(crds, putCRD(ctx, t, dyn, crd))
 		}
 	}
 	for _, f := range engineCRDs {
 		crds = append(crds, putCRD(ctx, t, dyn, firstDocument(t, filepath.Join(policyDir, f))))
-	}
-	azure, _ := os.ReadFile(filepath.Join(crdDir, "karpenter-azure", "UNAVAILABLE"))
-	if len(azure) == 0 { // the module was had: its node class is checked too
-		crds = append(crds, putCRD(ctx, t, dyn, firstDocument(t, filepath.Join(crdDir, "karpenter-azure", "karpenter.azure.com_aksnodeclasses.yaml"))))
 	}
 	defer removeCRDs(t, dyn, &crds)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(cfg)))
@@ -106,7 +107,7 @@ func TestEveryGeneratedObjectDryRun(t *testing.T) {
 		files := walkFiles(t, dir)
 		for _, f := range files {
 			rel, _ := filepath.Rel(dir, f)
-			got := d.file(f, rel, string(azure))
+			got := d.file(f, rel)
 			if len(got) == 0 {
 				notObjects++
 			}
@@ -126,10 +127,13 @@ func TestEveryGeneratedObjectDryRun(t *testing.T) {
 			t.Errorf("generate %s wrote no object to check (%d files)", name, len(files))
 		}
 	}
-	t.Logf("server-side dry run (dryRun=All) of every generated object:\n%s\ntotal: %d object(s) accepted, %d refused",
-		strings.Join(lines, "\n"), total, d.refused)
-	if len(azure) > 0 {
-		t.Logf("not checked: the AKSNodeClass the Azure NodePools reference (%s)", strings.TrimSpace(string(azure)))
+	azurePools := d.underAzureNodePoolCRD(filepath.Join(crdDir, "karpenter-azure", "karpenter.sh_nodepools.yaml"),
+		filepath.Join(crdDir, "karpenter-aws", "karpenter.sh_nodepools.yaml"))
+	t.Logf("server-side dry run (dryRun=All) of every generated object:\n%s\ntotal: %d object(s) accepted, %d refused; "+
+		"the %d Azure NodePool(s) accepted again under the Azure provider's NodePool CRD",
+		strings.Join(lines, "\n"), total, d.refused, azurePools)
+	if perRun["nodepool"] == 0 || azurePools == 0 {
+		t.Errorf("no Azure NodePool checked under the Azure provider's CRD (%d pools)", azurePools)
 	}
 	if total < 150 {
 		t.Errorf("%d objects in all: the demo's generate commands write more than 150; something was not read", total)
@@ -145,6 +149,7 @@ type dryRun struct {
 	made    map[string]bool // targets created for patches, by kind/ns/name
 	targets []*unstructured.Unstructured
 	refused int
+	azure   []*unstructured.Unstructured // the Azure NodePools accepted, for underAzureNodePoolCRD
 }
 
 // patchLine is the apply line of a patch file.
@@ -152,7 +157,7 @@ var patchLine = regexp.MustCompile(`kubectl patch (\S+) (\S+) -n (\S+)(?: --type
 
 // file checks every document of one generated file and says how many
 // objects of each kind it held.
-func (d *dryRun) file(path, rel, azure string) map[string]int {
+func (d *dryRun) file(path, rel string) map[string]int {
 	t := d.t
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -185,7 +190,7 @@ func (d *dryRun) file(path, rel, azure string) map[string]int {
 			kind = o.GetKind()
 			err2 = d.create(o)
 			if err2 == nil && kind == "NodePool" {
-				err2 = d.nodeClass(o, azure)
+				err2 = d.nodeClass(o)
 			}
 		}
 		if err2 != nil {
@@ -238,16 +243,54 @@ func (d *dryRun) create(o *unstructured.Unstructured) error {
 	return nil
 }
 
-// nodeClass checks that a NodePool's nodeClassRef names a served kind.
-func (d *dryRun) nodeClass(o *unstructured.Unstructured, azure string) error {
+// nodeClass checks that a NodePool's nodeClassRef names a served kind,
+// and keeps the Azure ones for underAzureNodePoolCRD.
+func (d *dryRun) nodeClass(o *unstructured.Unstructured) error {
 	ref, _, _ := unstructured.NestedStringMap(o.Object, "spec", "template", "spec", "nodeClassRef")
-	if ref["group"] == "karpenter.azure.com" && azure != "" {
-		return nil // its CRD cannot be had; the test logs it
+	if ref["group"] == "karpenter.azure.com" {
+		d.azure = append(d.azure, o.DeepCopy())
 	}
 	if _, err := d.mapper.RESTMapping(schema.GroupKind{Group: ref["group"], Kind: ref["kind"]}); err != nil {
 		return fmt.Errorf("NodePool %s references %s.%s, which the provider's CRD does not serve: %w", o.GetName(), ref["kind"], ref["group"], err)
 	}
 	return nil
+}
+
+// underAzureNodePoolCRD replaces the NodePool CRD by the Azure provider's,
+// sends every Azure NodePool again (dry run), and puts the AWS one back;
+// after each swap it waits until a probe NodePool with the requirement key
+// "accelerator" (restricted by the Azure rules only) is refused, or
+// accepted again, so the pools are judged by the schema swapped in. It
+// returns how many pools were accepted.
+func (d *dryRun) underAzureNodePoolCRD(azureCRD, awsCRD string) int {
+	t := d.t
+	probe := func() error {
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+			"metadata": map[string]any{"name": "gpuwise-probe"},
+			"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+				"nodeClassRef": map[string]any{"group": "karpenter.azure.com", "kind": "AKSNodeClass", "name": "gpu"},
+				"requirements": []any{map[string]any{"key": "accelerator", "operator": "Exists"}}}}}}}
+		return d.create(o)
+	}
+	swap := func(file string, refused bool) {
+		putCRD(d.ctx, t, d.dyn, firstDocument(t, file))
+		waitFor(t, "the NodePool schema of "+filepath.Base(filepath.Dir(file))+" to take effect", time.Minute, func() (bool, string) {
+			err := probe()
+			return (err != nil) == refused, fmt.Sprint(err)
+		})
+	}
+	swap(azureCRD, true)
+	defer swap(awsCRD, false)
+	n := 0
+	for _, o := range d.azure {
+		if err := d.create(o); err != nil {
+			d.refused++
+			t.Errorf("under the Azure provider's NodePool CRD: %v", err)
+			continue
+		}
+		n++
+	}
+	return n
 }
 
 // workloadKinds are the kinds a patch targets, by kubectl's name.
