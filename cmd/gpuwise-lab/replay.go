@@ -31,7 +31,7 @@ type replayOptions struct {
 }
 
 func newReplayGenAICmd(out io.Writer) *cobra.Command {
-	def := cost.DefaultOptions(nil)
+	def := cost.DefaultOptions()
 	o := &replayOptions{Output: "json", By: cost.DefaultReportOptions().By, IdleShare: string(def.IdleShare), IdleThreshold: def.IdleThreshold}
 	cmd := &cobra.Command{
 		Use:   "replay-genai --dir DIR",
@@ -57,7 +57,7 @@ func newReplayGenAICmd(out io.Writer) *cobra.Command {
 
 // runReplay builds the snapshot, allocates its cost and writes the report.
 func runReplay(o *replayOptions, w io.Writer) error {
-	costOpts, reportOpts, err := o.costOptions(pricing.Embedded())
+	costOpts, reportOpts, err := o.costOptions()
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func runReplay(o *replayOptions, w io.Writer) error {
 	if err != nil {
 		return inputError{fmt.Errorf("trace snapshot is inconsistent: %w", err)}
 	}
-	a, err := cost.Allocate(p, costOpts)
+	a, err := cost.Allocate(p, pricing.Embedded(), costOpts)
 	if err != nil {
 		return fmt.Errorf("allocating cost: %w", err)
 	}
@@ -91,7 +91,7 @@ func runReplay(o *replayOptions, w io.Writer) error {
 
 // costOptions checks the flags that need no data and turns them into cost
 // options; every problem is a usage error.
-func (o *replayOptions) costOptions(prices pricing.Pricer) (cost.Options, cost.ReportOptions, error) {
+func (o *replayOptions) costOptions() (cost.Options, cost.ReportOptions, error) {
 	var probs []string
 	if o.Dir == "" {
 		probs = append(probs, "--dir is required: the directory holding "+trace.DutyCycleFile+" and "+trace.MemoryUsedFile)
@@ -99,7 +99,7 @@ func (o *replayOptions) costOptions(prices pricing.Pricer) (cost.Options, cost.R
 	if o.Output != "json" && o.Output != "table" {
 		probs = append(probs, fmt.Sprintf("output format %q is not one of json, table", o.Output))
 	}
-	opts := cost.DefaultOptions(prices)
+	opts := cost.DefaultOptions()
 	opts.IdleShare, opts.IdleThreshold = cost.IdleShare(o.IdleShare), o.IdleThreshold
 	ropts := cost.DefaultReportOptions()
 	ropts.By = o.By

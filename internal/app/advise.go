@@ -96,14 +96,14 @@ func (a *App) adviseFrom(req AdviseRequest, rr *RecommendResult, an *Analysis) (
 	}
 	opts.Autoscale, opts.Commit, opts.Reclaim = pols.Autoscale, pols.Commit, pols.Reclaim
 	a.progress.phase("building the savings ledger")
-	if len(clusterNames(rr.Snapshot.Snapshot)) > 1 { // by cluster, asked or not: nothing is shared between them
+	if len(clusterNames(rr.Snapshot)) > 1 { // by cluster, asked or not: nothing is shared between them
 		cl, err := perCluster(rr.Snapshot, rr.Policy, req.Prices, opts)
 		if err != nil {
 			return nil, err
 		}
 		return &AdviseResult{Clusters: cl, Snapshot: rr.Snapshot, Partial: rr.Partial}, nil
 	}
-	l, err := an.Ledger(opts, cost.DefaultOptions(nil))
+	l, err := an.Ledger(opts, cost.DefaultOptions())
 	if errors.Is(err, packing.ErrProblem) {
 		return nil, withKind(Input, fmt.Errorf("building the savings ledger: %w", err)) // the snapshot's, not a bug
 	}
@@ -112,7 +112,7 @@ func (a *App) adviseFrom(req AdviseRequest, rr *RecommendResult, an *Analysis) (
 	}
 	res := &AdviseResult{Ledger: l, Snapshot: rr.Snapshot, Partial: rr.Partial}
 	if req.By == ByCluster { // one cluster: its ledger is the one section
-		res.Clusters = []ClusterLedger{{Cluster: soleClusterName(rr.Snapshot.Snapshot, req.Source), Ledger: l}}
+		res.Clusters = []ClusterLedger{{Cluster: soleClusterName(rr.Snapshot, req.Source), Ledger: l}}
 	}
 	return res, nil
 }

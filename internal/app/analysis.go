@@ -37,7 +37,11 @@ type Analysis struct {
 	snap    *cluster.Prepared
 	partial error
 	prices  *nodePrices
-	owned   bool
+	// own is the writable snapshot behind snap when the analysis owns it
+	// (nil: a front end holds it): the one writer of what is released.
+	own *cluster.Snapshot
+	// owned is own != nil: results kept strongly rather than weakly.
+	owned bool
 	// workers is the App's (WithWorkers): what the engines may run at once.
 	workers  int
 	progress Progress
@@ -106,10 +110,11 @@ func entry[X any](an *Analysis, table *map[string]*memo[X], key string) *memo[X]
 	return m
 }
 
-// newAnalysis analyses a prepared snapshot with prices; owned says the
-// analysis read it itself and may release parts of it.
-func (a *App) newAnalysis(snap *cluster.Prepared, partial error, prices *nodePrices, owned bool) *Analysis {
-	return &Analysis{snap: snap, partial: partial, prices: prices, owned: owned, workers: a.workers, progress: a.progress}
+// newAnalysis analyses a prepared snapshot with prices; own, when set, is
+// the writable snapshot behind it: the analysis read it itself and may
+// release parts of it.
+func (a *App) newAnalysis(snap *cluster.Prepared, own *cluster.Snapshot, partial error, prices *nodePrices) *Analysis {
+	return &Analysis{snap: snap, partial: partial, prices: prices, own: own, owned: own != nil, workers: a.workers, progress: a.progress}
 }
 
 // Snapshot is the prepared snapshot the analysis reads (read-only).
@@ -140,25 +145,20 @@ func (an *Analysis) needs(r ledger.Reads, what string) error {
 }
 
 // optionsKey is a comparable key of an options value (settings only: no
-// pricer).
+// pricer; the analysis's prices are its own).
 func optionsKey(v any) string { return fmt.Sprintf("%#v", v) }
 
-// costKey is the key of cost options, their pricer left out (the
-// analysis's prices stand for it).
-func costKey(o cost.Options) string {
-	o.Prices = nil
-	return optionsKey(o)
-}
+// costKey is the key of cost options (settings only).
+func costKey(o cost.Options) string { return optionsKey(o) }
 
-// Allocation is the snapshot's cost allocation with the options (their
-// Prices is ignored: the analysis's prices are used).
+// Allocation is the snapshot's cost allocation with the options, priced
+// with the analysis's prices.
 func (an *Analysis) Allocation(o cost.Options) (*cost.Allocation, error) {
 	return entry(an, &an.allocs, costKey(o)).do(an.owned, func() (*cost.Allocation, error) {
 		if err := an.needs(ledger.Reads{UsageDetail: true}, "the cost allocation"); err != nil {
 			return nil, err
 		}
-		o.Prices = an.prices
-		a, err := cost.Allocate(an.snap, o)
+		a, err := cost.Allocate(an.snap, an.prices, o)
 		if err != nil {
 			return nil, fmt.Errorf("allocating cost: %w", err)
 		}
@@ -263,12 +263,12 @@ func (an *Analysis) release(in ledger.Input, o ledger.Options) {
 	reads := ledger.SnapshotReads(in, o)
 	an.mu.Lock()
 	defer an.mu.Unlock()
-	if !reads.Hourly && an.snap.Hourly != nil {
-		an.snap.Hourly = nil
+	if !reads.Hourly && an.own.Hourly != nil {
+		an.own.Hourly = nil
 		an.released.Hourly = true
 	}
 	if !reads.UsageDetail && !an.released.UsageDetail {
-		an.snap.ReleaseUsageDetail()
+		an.own.ReleaseUsageDetail()
 		an.released.UsageDetail = true
 	}
 	if an.released.Hourly || an.released.UsageDetail {
@@ -309,11 +309,11 @@ func (a *App) analyze(ctx context.Context, d Data, live time.Duration) (*Analysi
 	if err != nil {
 		return nil, err
 	}
-	np, err := d.Prices.forSnapshot(in.snap.Snapshot)
+	np, err := d.Prices.forSnapshot(in.snap)
 	if err != nil {
 		return nil, err
 	}
-	return a.newAnalysis(in.snap, in.partial, np, true), nil
+	return a.newAnalysis(in.snap, in.own, in.partial, np), nil
 }
 
 // analysis is the snapshot's shared analysis with the prices p, made on
@@ -325,14 +325,14 @@ func (m *InMemory) analysis(a *App, p *Prices) (*Analysis, error) {
 	if an := m.analyses[p]; an != nil {
 		return an, nil
 	}
-	np, err := p.forSnapshot(m.Prepared.Snapshot)
+	np, err := p.forSnapshot(m.Prepared)
 	if err != nil {
 		return nil, err
 	}
 	if m.analyses == nil {
 		m.analyses = map[*Prices]*Analysis{}
 	}
-	an := a.newAnalysis(m.Prepared, m.Partial, np, false)
+	an := a.newAnalysis(m.Prepared, nil, m.Partial, np)
 	m.analyses[p] = an
 	return an, nil
 }

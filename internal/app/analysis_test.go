@@ -14,6 +14,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/packing"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
+	"github.com/gpuwise/gpuwise/internal/sim"
 )
 
 // demoMemory is the demo as a snapshot the service holds.
@@ -80,10 +81,10 @@ func TestUseCasesShareTheAnalysisOfASnapshotInMemory(t *testing.T) {
 	if plan.Recommendations.Result != recs.Result {
 		t.Error("the plan right-sized the snapshot again")
 	}
-	if mem.Prepared.Hourly == nil {
+	if mem.Prepared.Hourly() == nil {
 		t.Error("a use case released the hourly series of a snapshot it does not own")
 	}
-	for _, p := range mem.Prepared.Pods {
+	for _, p := range mem.Prepared.Pods() {
 		for _, c := range p.Containers {
 			if c.CPU != nil {
 				return // usage detail kept
@@ -115,11 +116,11 @@ func TestAnAnalysisPerPriceFile(t *testing.T) {
 	if one != again || one == other {
 		t.Fatalf("analyses: same prices shared %v, other prices apart %v", one == again, one != other)
 	}
-	x, err := one.CostReport(cost.DefaultOptions(nil), cost.DefaultReportOptions())
+	x, err := one.CostReport(cost.DefaultOptions(), cost.DefaultReportOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := other.CostReport(cost.DefaultOptions(nil), cost.DefaultReportOptions())
+	y, err := other.CostReport(cost.DefaultOptions(), cost.DefaultReportOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,12 +142,16 @@ func TestAnAnalysisPerPriceFile(t *testing.T) {
 // before the release stays.
 func TestTheOwnerReleasesWhatTheLedgerNoLongerReads(t *testing.T) {
 	t.Parallel()
-	prep, err := DemoSnapshot(DefaultDemo())
+	own, err := sim.Generate(demoConfig(DefaultDemo())) // the test reads it: it owns it
 	if err != nil {
 		t.Fatal(err)
 	}
-	an := testApp().newAnalysis(prep, nil, &nodePrices{Catalog: pricing.Embedded()}, true)
-	c := cost.DefaultOptions(nil)
+	prep, err := Prepare(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an := testApp().newAnalysis(prep, own, nil, &nodePrices{Catalog: pricing.Embedded()})
+	c := cost.DefaultOptions()
 	before, err := an.IdleCauses(c, idlecause.DefaultPolicy(), 5)
 	if err != nil {
 		t.Fatal(err)
@@ -154,10 +159,10 @@ func TestTheOwnerReleasesWhatTheLedgerNoLongerReads(t *testing.T) {
 	if _, err := an.Ledger(ledger.DefaultOptions(), c); err != nil {
 		t.Fatal(err)
 	}
-	if prep.Hourly != nil {
+	if prep.Hourly() != nil {
 		t.Error("the owner kept the hourly series the staged ledger no longer reads")
 	}
-	for _, p := range prep.Pods {
+	for _, p := range prep.Pods() {
 		for _, ct := range p.Containers {
 			if ct.CPU != nil || ct.Memory != nil {
 				t.Fatalf("pod %s kept its usage detail", p.Key())
@@ -198,7 +203,7 @@ func TestReleasingChangesNoFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if owned.Snapshot.Hourly != nil {
+	if owned.Snapshot.Hourly() != nil {
 		t.Error("the report kept the hourly series of a snapshot it read itself")
 	}
 	rep := DefaultReportRequest()
@@ -252,17 +257,17 @@ func TestWorkersChangeNoResult(t *testing.T) {
 // memos share nothing unguarded).
 func TestAnalysisIsSafeForConcurrentUse(t *testing.T) {
 	t.Parallel()
-	an := testApp().newAnalysis(fixtureMemory(t).Prepared, nil, &nodePrices{Catalog: pricing.Embedded()}, false)
+	an := testApp().newAnalysis(fixtureMemory(t).Prepared, nil, nil, &nodePrices{Catalog: pricing.Embedded()})
 	var wg sync.WaitGroup
 	ledgers := make([]*ledger.Ledger, 8)
 	allocs := make([]*cost.Allocation, 8)
 	for i := range ledgers {
 		wg.Go(func() {
-			l, err := an.Ledger(ledger.DefaultOptions(), cost.DefaultOptions(nil))
+			l, err := an.Ledger(ledger.DefaultOptions(), cost.DefaultOptions())
 			if err != nil {
 				t.Error(err)
 			}
-			a, err := an.Allocation(cost.DefaultOptions(nil))
+			a, err := an.Allocation(cost.DefaultOptions())
 			if err != nil {
 				t.Error(err)
 			}
@@ -277,20 +282,20 @@ func TestAnalysisIsSafeForConcurrentUse(t *testing.T) {
 	}
 	// Options are keys: another idle threshold is another allocation, a
 	// pricer in the options is ignored (the analysis prices).
-	o := cost.DefaultOptions(nil)
+	o := cost.DefaultOptions()
 	o.IdleThreshold = 0.2
 	other, err := an.Allocation(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	same, err := an.Allocation(cost.DefaultOptions(pricing.Embedded()))
+	same, err := an.Allocation(cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if other == allocs[0] || same != allocs[0] {
 		t.Error("allocations are not keyed by their settings")
 	}
-	if _, err := an.Ledger(ledger.Options{Levers: []string{"magic"}}, cost.DefaultOptions(nil)); err == nil {
+	if _, err := an.Ledger(ledger.Options{Levers: []string{"magic"}}, cost.DefaultOptions()); err == nil {
 		t.Error("a ledger with an unknown lever")
 	}
 }

@@ -34,7 +34,7 @@ func BenchmarkReportFromFile(b *testing.B) {
 					b.Fatalf("report: %v (ledger: %v)", err, res.LedgerErr)
 				}
 			}
-			b.ReportMetric(float64(len(res.Snapshot.Pods)), "pods")
+			b.ReportMetric(float64(len(res.Snapshot.Pods())), "pods")
 		})
 	}
 }

@@ -41,7 +41,7 @@ func TestReportMatchesTheBillsOwnSums(t *testing.T) {
 		t.Fatal("no reconciliation with a bill")
 	}
 	ids := map[string]bool{}
-	for _, n := range res.Snapshot.Nodes {
+	for _, n := range res.Snapshot.Nodes() {
 		if !n.HasGPUs() || n.ProviderID == "" {
 			continue
 		}

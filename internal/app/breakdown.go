@@ -13,7 +13,7 @@ import (
 // and shows per GPU model and pod.
 type BreakdownRequest struct {
 	Data
-	// Cost are the allocation settings; its Prices is ignored.
+	// Cost are the allocation settings (the prices are Data.Prices).
 	Cost cost.Options
 	// By are the groupings (each a --by value); TopN is the leaderboard
 	// length of every report.
@@ -27,7 +27,7 @@ type BreakdownRequest struct {
 // DefaultBreakdownRequest groups the default allocation by workload,
 // namespace, node and GPU model.
 func DefaultBreakdownRequest() BreakdownRequest {
-	return BreakdownRequest{Data: Data{Source: Source{Kube: DefaultKube()}}, Cost: cost.DefaultOptions(nil),
+	return BreakdownRequest{Data: Data{Source: Source{Kube: DefaultKube()}}, Cost: cost.DefaultOptions(),
 		By: []string{"workload", "namespace", "node", "gpu-model"}, TopN: cost.DefaultReportOptions().TopN}
 }
 
@@ -35,9 +35,7 @@ func DefaultBreakdownRequest() BreakdownRequest {
 func (r BreakdownRequest) Validate() error {
 	var p problems
 	r.Data.validate(&p)
-	opts := r.Cost
-	opts.Prices = noPrices{}
-	p.add(opts.Validate())
+	p.add(r.Cost.Validate())
 	if len(r.By) == 0 {
 		p.add(fmt.Errorf("by: at least one grouping"))
 	}
@@ -78,7 +76,7 @@ func (a *App) Breakdown(ctx context.Context, req BreakdownRequest) (*BreakdownRe
 		res.Reports[by] = r
 	}
 	if req.Units {
-		res.Units = cost.UnitUsage(alloc, cluster.NewIndex(alloc.Snapshot))
+		res.Units = cost.UnitUsage(alloc, alloc.Snapshot.Index())
 	}
 	return res, nil
 }

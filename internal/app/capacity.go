@@ -86,18 +86,23 @@ func (a *App) GenerateAutoscaling(ctx context.Context, req AutoscalingRequest) (
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	pol, err := a.autoscalePolicy(req.PolicyFile, req.Autoscale)
+	pols, err := req.Policies.orLoad(req.PolicyFile)
 	if err != nil {
 		return nil, err
 	}
+	withFlags, err := withAutoscaleFlags(pols, req.PolicyFile, req.Autoscale)
+	if err != nil {
+		return nil, err
+	}
+	pol := withFlags.Autoscale
 	in, err := a.load(ctx, req.Source, req.Window, liveReportWindow)
 	if err != nil {
 		return nil, err
 	}
-	if in.snap.Hourly == nil {
+	if in.snap.Hourly() == nil {
 		return &GenerateResult{Notes: []string{"no hourly series in this source (a version 3 snapshot, Prometheus or --demo has them): the replicas each hour needs are unknown"}, Partial: in.partial}, nil
 	}
-	scs, skipped, err := capacity.Autoscale(in.snap.Snapshot, pol)
+	scs, skipped, err := capacity.Autoscale(in.snap.View(), pol)
 	if err != nil {
 		return nil, withKind(Input, err)
 	}
@@ -110,23 +115,6 @@ func (a *App) GenerateAutoscaling(ctx context.Context, req AutoscalingRequest) (
 		return nil, fmt.Errorf("generating: %w", err)
 	}
 	return &GenerateResult{Files: files, Notes: notes, Partial: in.partial}, nil
-}
-
-// autoscalePolicy is the policy file's autoscaling section (or the
-// defaults) with the flags over it.
-func (a *App) autoscalePolicy(file string, o AutoscaleOverrides) (capacity.AutoscalePolicy, error) {
-	pol, err := capacityPolicies(file, o)
-	return pol.Autoscale, err
-}
-
-// capacityPolicies are the policy file's sections (or the defaults) with
-// the autoscaling flags over its autoscaling section.
-func capacityPolicies(file string, o AutoscaleOverrides) (config.Policies, error) {
-	pol, err := loadPolicies(file)
-	if err != nil {
-		return pol, err
-	}
-	return withAutoscaleFlags(pol, file, o)
 }
 
 // withAutoscaleFlags puts the autoscaling flags over the policy file's
@@ -213,7 +201,7 @@ func (a *App) GenerateNodePools(ctx context.Context, req NodePoolRequest) (*Gene
 	if err != nil {
 		return nil, err
 	}
-	pools, notes := generate.GPUNodePools(in.snap.Snapshot, generate.NodePoolOptions{GPUQuota: req.GPUQuota,
+	pools, notes := generate.GPUNodePools(in.snap.View(), generate.NodePoolOptions{GPUQuota: req.GPUQuota,
 		NodeClasses: nodeClasses(req.NodeClass, req.NodeClassGroup), ConsolidateAfter: "10m"})
 	files, err := generate.NodePools(pools)
 	if err != nil {
@@ -244,7 +232,7 @@ func (a *App) GenerateSpot(ctx context.Context, req SpotRequest) (*GenerateResul
 	if err != nil {
 		return nil, err
 	}
-	s := in.snap.Snapshot
+	s := in.snap.View()
 	placements, pools, limitNotes := generate.SpotArtefacts(s, capacity.SpotCandidates(s), nodeClasses(req.NodeClass, req.NodeClassGroup))
 	files, notes, err := generate.SpotPlacements(placements)
 	if err != nil {
@@ -288,11 +276,11 @@ func (a *App) GenerateReclaim(ctx context.Context, req ReclaimRequest) (*Generat
 	if err != nil {
 		return nil, err
 	}
-	if in.snap.Hourly == nil {
+	if in.snap.Hourly() == nil {
 		return &GenerateResult{Notes: []string{"no hourly series in this source (a version 3 snapshot, Prometheus or --demo has them): idle stretches are unknown"}, Partial: in.partial}, nil
 	}
 	pol := pols.Reclaim
-	idles, err := capacity.Reclaim(in.snap.Snapshot, pol)
+	idles, err := capacity.Reclaim(in.snap.View(), pol)
 	if err != nil {
 		return nil, withKind(Input, err)
 	}

@@ -23,10 +23,10 @@ type ClusterLedger struct {
 
 // clusterNames are the clusters a merged snapshot's nodes name
 // (cluster.ClusterLabel), sorted; none for one cluster's snapshot.
-func clusterNames(s *cluster.Snapshot) []string {
+func clusterNames(s *cluster.Prepared) []string {
 	var out []string
-	for i := range s.Nodes {
-		if n := s.Nodes[i].Labels[cluster.ClusterLabel]; n != "" && !slices.Contains(out, n) {
+	for i := range s.Nodes() {
+		if n := s.Nodes()[i].Labels[cluster.ClusterLabel]; n != "" && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
@@ -125,12 +125,12 @@ func perCluster(s *cluster.Prepared, pol rightsize.Policy, prices *Prices, opts 
 // to its own names (splitCluster), prepared alone, with the prices (a
 // bill) bound to that cluster's own nodes.
 func eachCluster(s *cluster.Prepared, prices *Prices, fn func(name string, prep *cluster.Prepared, catalog *nodePrices) error) error {
-	for _, name := range clusterNames(s.Snapshot) {
-		prep, err := Prepare(splitCluster(s.Snapshot, name))
+	for _, name := range clusterNames(s) {
+		prep, err := Prepare(splitCluster(s.View(), name))
 		if err != nil {
 			return fmt.Errorf("cluster %s: %w", name, err)
 		}
-		catalog, err := prices.forSnapshot(prep.Snapshot)
+		catalog, err := prices.forSnapshot(prep)
 		if err != nil {
 			return err
 		}

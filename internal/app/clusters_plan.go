@@ -32,7 +32,7 @@ type ClusterPlan struct {
 // soleClusterName names the one cluster of a snapshot that merges none
 // (--by cluster on one cluster): a --from file's base name, else
 // "default", as the service names its cluster.
-func soleClusterName(s *cluster.Snapshot, src Source) string {
+func soleClusterName(s *cluster.Prepared, src Source) string {
 	if names := clusterNames(s); len(names) == 1 {
 		return names[0]
 	}
@@ -76,8 +76,8 @@ func (a *App) planPerCluster(s *cluster.Prepared, shapes packing.Shapes, pol rig
 // planByCluster is Plan's --by cluster: each cluster's own plan; one
 // snapshot of one cluster is one section, its plan the whole plan.
 func (a *App) planByCluster(_ context.Context, req PlanRequest, res *PlanResult, pol rightsize.Policy) error {
-	if len(clusterNames(res.Snapshot.Snapshot)) < 2 {
-		res.Clusters = []ClusterPlan{{Cluster: soleClusterName(res.Snapshot.Snapshot, req.Source), Plan: res.Plan}}
+	if len(clusterNames(res.Snapshot)) < 2 {
+		res.Clusters = []ClusterPlan{{Cluster: soleClusterName(res.Snapshot, req.Source), Plan: res.Plan}}
 		return nil
 	}
 	cl, err := a.planPerCluster(res.Snapshot, req.Shapes, pol, req.Prices)

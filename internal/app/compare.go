@@ -48,7 +48,7 @@ type DiffRequest struct {
 
 // DefaultDiffRequest compares by workload with the default allocation.
 func DefaultDiffRequest() DiffRequest {
-	return DiffRequest{By: "workload", Cost: cost.DefaultOptions(nil)}
+	return DiffRequest{By: "workload", Cost: cost.DefaultOptions()}
 }
 
 // Validate lists every problem with the request.
@@ -58,9 +58,7 @@ func (r DiffRequest) Validate() error {
 		p.add(errors.New("diff needs two files: BEFORE AFTER"))
 	}
 	p.add(cost.ReportOptions{By: r.By}.Validate())
-	opts := r.Cost
-	opts.Prices = noPrices{}
-	p.add(opts.Validate())
+	p.add(r.Cost.Validate())
 	return p.err()
 }
 
@@ -98,7 +96,7 @@ func (a *App) side(ctx context.Context, req DiffRequest, path string) (compare.S
 	if err != nil {
 		return compare.Side{}, err
 	}
-	return compare.Side{Label: path, Window: res.Snapshot.Window, Keys: ReportFigures(res.Reports[req.By], OOMKills(res.Snapshot.Snapshot, req.By))}, nil
+	return compare.Side{Label: path, Window: res.Snapshot.Window(), Keys: ReportFigures(res.Reports[req.By], OOMKills(res.Snapshot, req.By))}, nil
 }
 
 // readReportFile reads path as a report's JSON; ok is false when it is not
@@ -123,7 +121,7 @@ func readReportFile(path string) (*cost.Report, bool, error) {
 
 // OOMKills counts the pods' OOM kills per key of by (workload or
 // namespace); nil for other groupings, whose OOM kills are not counted.
-func OOMKills(s *cluster.Snapshot, by string) map[string]int {
+func OOMKills(s *cluster.Prepared, by string) map[string]int {
 	key := map[string]func(p *cluster.Pod) string{
 		"workload": (*cluster.Pod).WorkloadKey, "namespace": func(p *cluster.Pod) string { return p.Namespace },
 		"pod": (*cluster.Pod).Key}[by]
@@ -131,8 +129,8 @@ func OOMKills(s *cluster.Snapshot, by string) map[string]int {
 		return nil
 	}
 	out := map[string]int{}
-	for i := range s.Pods {
-		out[key(&s.Pods[i])] += s.Pods[i].OOMKills
+	for i := range s.Pods() {
+		out[key(&s.Pods()[i])] += s.Pods()[i].OOMKills
 	}
 	return out
 }
@@ -198,7 +196,7 @@ func (a *App) periodSide(ctx context.Context, req CompareRequest, shift time.Dur
 	if err != nil {
 		return compare.Side{}, err
 	}
-	w := res.Snapshot.Window
+	w := res.Snapshot.Window()
 	label := fmt.Sprintf("%s..%s", w.Start.UTC().Format(time.RFC3339), w.End.UTC().Format(time.RFC3339))
-	return compare.Side{Label: label, Window: w, Keys: ReportFigures(res.Reports[req.By], OOMKills(res.Snapshot.Snapshot, req.By))}, nil
+	return compare.Side{Label: label, Window: w, Keys: ReportFigures(res.Reports[req.By], OOMKills(res.Snapshot, req.By))}, nil
 }

@@ -169,11 +169,11 @@ func TestClustersUseCase(t *testing.T) {
 			if keys := rowKeys(res.Report); !sameSet(keys, []string{"prod", "dev"}) && !sameSet(keys, []string{"prod", "dev", "__unallocated__"}) {
 				t.Errorf("rows %q, want prod and dev", keys)
 			}
-			if n := res.Snapshot.Index.Nodes["prod/train-1"]; n == nil || n.Labels[cluster.ClusterLabel] != "prod" {
+			if n := res.Snapshot.Index().Nodes["prod/train-1"]; n == nil || n.Labels[cluster.ClusterLabel] != "prod" {
 				t.Error("prod's train-1 is not prod/train-1 labelled with its cluster")
 			}
-			if tc.note != "" && !strings.Contains(strings.Join(res.Snapshot.Notes, "\n"), tc.note) {
-				t.Errorf("notes %q lack %q", res.Snapshot.Notes, tc.note)
+			if tc.note != "" && !strings.Contains(strings.Join(res.Snapshot.Notes(), "\n"), tc.note) {
+				t.Errorf("notes %q lack %q", res.Snapshot.Notes(), tc.note)
 			}
 		})
 	}

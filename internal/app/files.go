@@ -28,6 +28,34 @@ func loadPrices(path string) (*pricing.Catalog, error) {
 
 // loadPolicies is every section of the policy file in path (each over its
 // defaults), or the defaults.
+// Policies is a policy file loaded once (LoadPolicies), for a front end
+// that keeps it: the service loads it at start and on SIGHUP and hands
+// the same value to every request, so that an edit while serving never
+// mixes two policies in one answer.
+type Policies struct {
+	file string
+	pols config.Policies
+}
+
+// LoadPolicies reads and checks the policy file at path (empty: the
+// defaults).
+func LoadPolicies(path string) (*Policies, error) {
+	pols, err := loadPolicies(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Policies{file: path, pols: pols}, nil
+}
+
+// orLoad is the loaded policies, or the file at path loaded now (one
+// command, one read).
+func (p *Policies) orLoad(path string) (config.Policies, error) {
+	if p != nil {
+		return p.pols, nil
+	}
+	return loadPolicies(path)
+}
+
 func loadPolicies(path string) (config.Policies, error) {
 	if path == "" {
 		return config.DefaultPolicies(), nil

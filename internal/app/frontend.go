@@ -43,9 +43,9 @@ const (
 	NativePolicies                = policy.Native
 )
 
-// DefaultCostOptions are the allocation defaults (no prices: the use
+// DefaultCostOptions are the allocation defaults (settings only: the use
 // case prices with Data.Prices); DefaultReportOptions the report's.
-func DefaultCostOptions() CostOptions         { return cost.DefaultOptions(nil) }
+func DefaultCostOptions() CostOptions         { return cost.DefaultOptions() }
 func DefaultReportOptions() ReportOptions     { return cost.DefaultReportOptions() }
 func DefaultAutoscalePolicy() AutoscalePolicy { return capacity.DefaultAutoscalePolicy() }
 

@@ -183,7 +183,7 @@ func ledgerCounted(ls []*ledger.Ledger) map[string]string {
 // that still runs (none for a finished Job).
 func (a *App) GenerateVPA(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
 	return a.generateFromRecs(ctx, req, func(rr *RecommendResult) ([]generate.File, []string, error) {
-		return generate.RecommendedVPAs(rr.Result, rr.Policy, rr.Snapshot.Snapshot)
+		return generate.RecommendedVPAs(rr.Result, rr.Policy, rr.Snapshot.View())
 	})
 }
 
@@ -191,7 +191,7 @@ func (a *App) GenerateVPA(ctx context.Context, req RecommendRequest) (*GenerateR
 // dev nodes whose time-slice shapes the savings ledger counts.
 func (a *App) GenerateTimeSlicing(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
 	return a.generateFromShapes(ctx, req, func(rr *RecommendResult, _ []*ledger.Ledger) ([]generate.File, []string, error) {
-		return generate.RecommendedTimeSlicing(rr.Result, rr.Snapshot.Snapshot)
+		return generate.RecommendedTimeSlicing(rr.Result, rr.Snapshot.View())
 	})
 }
 
@@ -293,7 +293,7 @@ func (a *App) generateFromPlan(ctx context.Context, req PlanRequest, shape shape
 	if err != nil {
 		return nil, err
 	}
-	files, notes, err := build(pr.Plan, pr.Snapshot.Snapshot)
+	files, notes, err := build(pr.Plan, pr.Snapshot.View())
 	if err != nil {
 		return nil, fmt.Errorf("generating: %w", err)
 	}

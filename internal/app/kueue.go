@@ -10,7 +10,7 @@ import (
 // GPU-hours and idle dollars taken from the allocation a (the report's
 // own figures); nil without Kueue.
 func KueueQueues(s *cluster.Prepared, a *cost.Allocation) *kueue.Result {
-	if s.Snapshot.Kueue == nil {
+	if s.Kueue() == nil {
 		return nil
 	}
 	return kueue.Report(s, PodCosts(a))

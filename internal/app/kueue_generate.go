@@ -66,14 +66,14 @@ func (a *App) GenerateKueue(ctx context.Context, req KueueRequest) (*KueueResult
 	if err != nil {
 		return nil, err
 	}
-	exempt, _ := policy.Learn(policy.Defaults(), an.snap.Snapshot)
+	exempt, _ := policy.Learn(policy.Defaults(), an.snap.View())
 	s, err := kueue.Size(an.snap, req.options(exempt.ExemptNamespaces))
 	if err != nil {
 		return nil, fmt.Errorf("sizing Kueue queues: %w", err)
 	}
 	res := &KueueResult{Sizing: s}
 	notes := append([]string{"the need is read from the batch GPU pods' lifetimes (pods of Kueue's job kinds, pods Kueue admitted, GPU workers in batch namespaces), each asking its requests from start to end on its node's flavor"}, s.Notes...)
-	l, lerr := an.Ledger(ledger.DefaultOptions(), cost.DefaultOptions(nil))
+	l, lerr := an.Ledger(ledger.DefaultOptions(), cost.DefaultOptions())
 	if lerr != nil {
 		notes = append(notes, "the savings ledger could not be built, so the files quote no $ for queueing: "+lerr.Error())
 	} else {

@@ -83,7 +83,7 @@ func (a *App) plan(ctx context.Context, req PlanRequest, shape shapeRecs) (*Plan
 		}
 	}
 	res.Snapshot, res.Partial = an.snap, an.partial
-	if req.By == ByCluster && len(clusterNames(res.Snapshot.Snapshot)) > 1 {
+	if req.By == ByCluster && len(clusterNames(res.Snapshot)) > 1 {
 		a.progress.phase("packing each cluster")
 		if err := a.planByCluster(ctx, req, res, pol); err != nil {
 			return nil, err

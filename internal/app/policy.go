@@ -72,7 +72,7 @@ func (a *App) GeneratePolicy(ctx context.Context, req PolicyRequest) (*GenerateR
 	}
 	notes := append(l.notes, out.Notes...)
 	if l.snap != nil {
-		notes = append(notes, policy.Preview(s, l.snap.Snapshot)...)
+		notes = append(notes, policy.Preview(s, l.snap.View())...)
 	}
 	return &GenerateResult{Files: files, Notes: notes, Partial: l.partial}, nil
 }
@@ -94,7 +94,7 @@ func (a *App) policySettings(ctx context.Context, d *Data, file string) (*learnt
 			return nil, err
 		}
 		l.snap, l.partial = in.snap, in.partial
-		l.settings, l.notes = policy.Learn(l.settings, in.snap.Snapshot)
+		l.settings, l.notes = policy.Learn(l.settings, in.snap.View())
 		if live(d.Source) {
 			if err := a.checkMutation(d.Source.Kube, l); err != nil {
 				return nil, err
@@ -155,12 +155,12 @@ func loadAdmission(path string, base policy.Settings) (policy.Settings, error) {
 // cluster enforces it. A refused read of the policies leaves the status
 // unknown and comes back as the partial error.
 func (a *App) admission(ctx context.Context, src Source, snap *cluster.Prepared, file string) (e *policy.Enforcement, partial, err error) {
-	s, notes := policy.Learn(policy.Defaults(), snap.Snapshot)
+	s, notes := policy.Learn(policy.Defaults(), snap.View())
 	if s, err = loadAdmission(file, s); err != nil {
 		return nil, nil, err
 	}
-	blocked := policy.Evaluate(s, snap.Pods)
-	policy.AddClaims(blocked, s.EvaluateClaims(snap.DRA))
+	blocked := policy.Evaluate(s, snap.Pods())
+	policy.AddClaims(blocked, s.EvaluateClaims(snap.DRA()))
 	if !live(src) {
 		e = policy.Enforce(nil, blocked)
 		e.Notes = append(notes, "policy status is read from a live cluster only (this source is a snapshot)")

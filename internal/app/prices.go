@@ -158,7 +158,7 @@ func (n *nodePrices) match() *billing.Match {
 
 // forSnapshot binds the prices to one snapshot: the bill's charges are
 // matched to its nodes over its window.
-func (p *Prices) forSnapshot(s *cluster.Snapshot) (*nodePrices, error) {
+func (p *Prices) forSnapshot(s *cluster.Prepared) (*nodePrices, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -166,13 +166,13 @@ func (p *Prices) forSnapshot(s *cluster.Snapshot) (*nodePrices, error) {
 	if p.Bill() == nil || s == nil {
 		return np, nil
 	}
-	lives := make([]billing.NodeLife, len(s.Nodes))
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
+	lives := make([]billing.NodeLife, len(s.Nodes()))
+	for i := range s.Nodes() {
+		n := &s.Nodes()[i]
 		lives[i] = billing.NodeLife{Name: n.Name, ProviderID: n.ProviderID, Created: n.Created, Deleted: n.Deleted, GPUs: len(n.GPUs),
 			InstanceType: n.InstanceType, Capacity: n.Capacity}
 	}
-	m := p.bill.Bind(s.Window.Start, s.Window.End, lives)
+	m := p.bill.Bind(s.Window().Start, s.Window().End, lives)
 	np.bill = &billing.Pricer{Fallback: np.Catalog, Match: m}
 	return np, nil
 }
@@ -184,10 +184,10 @@ func reconcile(np *nodePrices, a *cost.Allocation) *billing.Reconciliation {
 	if m == nil {
 		return nil
 	}
-	w := a.Snapshot.Window
+	w := a.Snapshot.Window()
 	var costs []billing.NodeCost
-	for i := range a.Snapshot.Nodes {
-		n := &a.Snapshot.Nodes[i]
+	for i := range a.Snapshot.Nodes() {
+		n := &a.Snapshot.Nodes()[i]
 		if !n.HasGPUs() {
 			continue
 		}

@@ -50,11 +50,11 @@ func (a *App) GenerateQuota(ctx context.Context, req QuotaRequest) (*QuotaResult
 		return nil, err
 	}
 	in := an.snap
-	alloc, err := an.Allocation(cost.DefaultOptions(nil))
+	alloc, err := an.Allocation(cost.DefaultOptions())
 	if err != nil {
 		return nil, err
 	}
-	exempt, _ := policy.Learn(policy.Defaults(), in.Snapshot)
+	exempt, _ := policy.Learn(policy.Defaults(), in.View())
 	q, err := quota.Size(in, alloc, quota.Options{Percentile: req.Percentile, Headroom: req.Headroom, Exempt: exempt.ExemptNamespaces})
 	if err != nil {
 		return nil, fmt.Errorf("sizing quotas: %w", err)

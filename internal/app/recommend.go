@@ -14,8 +14,11 @@ import (
 type RecommendRequest struct {
 	Data
 	// PolicyFile is a recommendation policy (YAML or JSON); empty means
-	// rightsize.DefaultPolicy.
+	// rightsize.DefaultPolicy. Policies, when set, is that file loaded
+	// already (LoadPolicies: the service loads it at start and on SIGHUP)
+	// and PolicyFile only names it.
 	PolicyFile string
+	Policies   *Policies
 }
 
 // DefaultRecommendRequest is recommend with every default.
@@ -58,7 +61,7 @@ func (a *App) Recommend(ctx context.Context, req RecommendRequest) (*RecommendRe
 	}
 	opts := ledger.DefaultOptions()
 	opts.Policy = res.Policy
-	l, err := an.Ledger(opts, cost.DefaultOptions(nil))
+	l, err := an.Ledger(opts, cost.DefaultOptions())
 	if err != nil {
 		res.LedgerErr = err
 		return res, nil
@@ -75,7 +78,7 @@ func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendRe
 	if err := req.Validate(); err != nil {
 		return nil, nil, err
 	}
-	pols, err := loadPolicies(req.PolicyFile)
+	pols, err := req.Policies.orLoad(req.PolicyFile)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/gpuwise/gpuwise/internal/idlecause"
 	"github.com/gpuwise/gpuwise/internal/kueue"
 	"github.com/gpuwise/gpuwise/internal/ledger"
-	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 	"github.com/gpuwise/gpuwise/internal/sim"
 )
@@ -20,8 +19,8 @@ import (
 // ReportRequest asks for the cost report.
 type ReportRequest struct {
 	Data
-	// Cost are the allocation settings; its Prices is ignored (the use
-	// case prices with Data.Prices).
+	// Cost are the allocation settings (settings only: the use case
+	// prices with Data.Prices).
 	Cost   cost.Options
 	Report cost.ReportOptions
 	// SaveSnapshot, when set, also writes the snapshot there.
@@ -35,16 +34,14 @@ type ReportRequest struct {
 
 // DefaultReportRequest is the report with every default.
 func DefaultReportRequest() ReportRequest {
-	return ReportRequest{Data: Data{Source: Source{Kube: DefaultKube()}}, Cost: cost.DefaultOptions(nil), Report: cost.DefaultReportOptions()}
+	return ReportRequest{Data: Data{Source: Source{Kube: DefaultKube()}}, Cost: cost.DefaultOptions(), Report: cost.DefaultReportOptions()}
 }
 
 // Validate lists every problem with the request.
 func (r ReportRequest) Validate() error {
 	var p problems
 	r.Data.validate(&p)
-	opts := r.Cost
-	opts.Prices = noPrices{}
-	p.add(opts.Validate())
+	p.add(r.Cost.Validate())
 	p.add(r.Report.Validate())
 	if r.SaveBill != "" && r.Source.Demo == nil {
 		p.add(fmt.Errorf("save-bill: only the simulated cluster has a bill to write (demo)"))
@@ -53,14 +50,6 @@ func (r ReportRequest) Validate() error {
 		p.add(fmt.Errorf("bill-format: %q is not focus or cur2", r.BillFormat))
 	}
 	return p.err()
-}
-
-// noPrices stands in for the catalog when validating options before it is
-// loaded.
-type noPrices struct{}
-
-func (noPrices) Price(n pricing.NodeSpec) (pricing.NodePrice, error) {
-	return pricing.NodePrice{}, fmt.Errorf("node %s: no prices loaded", n.Name)
 }
 
 // ReportResult is the report and what it stands on.
@@ -105,13 +94,13 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 	}
 	if req.SaveSnapshot != "" {
 		a.progress.phase("writing snapshot " + req.SaveSnapshot)
-		if err := SaveSnapshot(req.SaveSnapshot, an.snap.Snapshot); err != nil {
+		if err := SaveSnapshot(req.SaveSnapshot, an.snap.View()); err != nil {
 			return nil, err
 		}
 	}
 	if req.SaveBill != "" {
 		a.progress.phase("writing bill " + req.SaveBill)
-		if err := saveBill(req.SaveBill, an.snap.Snapshot, req.Prices.Catalog(), req.BillFormat); err != nil {
+		if err := saveBill(req.SaveBill, an.snap.View(), req.Prices.Catalog(), req.BillFormat); err != nil {
 			return nil, err
 		}
 	}

@@ -113,6 +113,18 @@ func DemoSnapshot(d *DemoSource) (*cluster.Prepared, error) { return DemoSnapsho
 
 // DemoSnapshotApplied is DemoSnapshot with the changes carried out.
 func DemoSnapshotApplied(d *DemoSource, changes []DemoChange) (*cluster.Prepared, error) {
+	return demoSnapshot(d, changes, false)
+}
+
+// DemoSnapshotKept is DemoSnapshotApplied with its usage compacted
+// (cluster.Snapshot.CompactUsage: no figure changes), for the service,
+// which keeps it for as long as it runs. Compacting writes the snapshot,
+// so it is done here, by the snapshot's owner, before it is prepared.
+func DemoSnapshotKept(d *DemoSource, changes []DemoChange) (*cluster.Prepared, error) {
+	return demoSnapshot(d, changes, true)
+}
+
+func demoSnapshot(d *DemoSource, changes []DemoChange, compact bool) (*cluster.Prepared, error) {
 	var p problems
 	Source{Demo: d}.validate(&p)
 	if err := p.err(); err != nil {
@@ -124,6 +136,9 @@ func DemoSnapshotApplied(d *DemoSource, changes []DemoChange) (*cluster.Prepared
 	}
 	if err := sim.Apply(snap, changes); err != nil {
 		return nil, err
+	}
+	if compact {
+		snap.CompactUsage()
 	}
 	return Prepare(snap)
 }

@@ -26,17 +26,17 @@ func TestDemoSnapshotIsDemoSpansSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(spans) == 0 || len(alone.Snapshot.Pods) == 0 {
-		t.Fatalf("empty simulation: %d spans, %d pods", len(spans), len(alone.Snapshot.Pods))
+	if len(spans) == 0 || len(alone.View().Pods) == 0 {
+		t.Fatalf("empty simulation: %d spans, %d pods", len(spans), len(alone.View().Pods))
 	}
-	if diff := cmp.Diff(fromSpans.Snapshot, alone.Snapshot, sameSnapshot...); diff != "" {
+	if diff := cmp.Diff(fromSpans.View(), alone.View(), sameSnapshot...); diff != "" {
 		t.Errorf("DemoSnapshot differs from DemoSpans' snapshot (-spans +alone):\n%s", diff)
 	}
 	other, err := DemoSnapshot(&DemoSource{Seed: 8, Scale: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmp.Equal(other.Snapshot, alone.Snapshot, sameSnapshot...) {
+	if cmp.Equal(other.View(), alone.View(), sameSnapshot...) {
 		t.Error("another seed gave the same snapshot: the comparison cannot fail")
 	}
 }

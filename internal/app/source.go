@@ -73,9 +73,14 @@ func DefaultDemo() *DemoSource { return &DemoSource{Seed: sim.DefaultConfig().Se
 const maxDemoScale = 1000
 
 // loaded is a prepared snapshot; partial, when set, says what could not be
-// read (the result is still written, then marked partial).
+// read (the result is still written, then marked partial). own is the
+// writable snapshot behind snap when the use case read it itself (a
+// file, Prometheus, the simulator, the live cluster): the one handle that
+// may release parts of it (Analysis.release). A snapshot a front end holds
+// (InMemory) comes without one.
 type loaded struct {
 	snap    *cluster.Prepared
+	own     *cluster.Snapshot
 	partial error
 }
 
@@ -154,7 +159,7 @@ func (a *App) load(ctx context.Context, s Source, window, live time.Duration) (*
 	if err != nil {
 		return nil, err
 	}
-	return &loaded{snap: prep, partial: partial}, nil
+	return &loaded{snap: prep, own: snap, partial: partial}, nil
 }
 
 // Prepare checks a snapshot (cluster.Prepare): an inconsistent one is an
@@ -170,7 +175,7 @@ func Prepare(s *cluster.Snapshot) (*cluster.Prepared, error) {
 // load checks the window as readFile does: the snapshot holds usage for
 // its own window only.
 func (m *InMemory) load(window time.Duration) (*loaded, error) {
-	w := m.Prepared.Window
+	w := m.Prepared.Window()
 	if have := w.End.Sub(w.Start); window != 0 && window != have {
 		return nil, usageErrorf("window: the snapshot holds usage summaries for %s; a different window (%s) is not available", FormatWindow(have), FormatWindow(window))
 	}

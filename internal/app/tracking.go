@@ -76,13 +76,13 @@ func (h *History) ObservePlan(ctx context.Context, clusterName string, snap *clu
 	if p == nil {
 		p = tracker.New(clusterName)
 	}
-	if !p.Updated.IsZero() && snap.Window.End.Before(p.Updated) {
+	if !p.Updated.IsZero() && snap.Window().End.Before(p.Updated) {
 		return nil // a window already observed (a restart re-reads it)
 	}
 	if _, err := h.applyMarks(ctx, p); err != nil {
 		return err
 	}
-	if err := p.Observe(tracker.Observation{Window: snap.Window, Snapshot: snap.Snapshot, Ledger: rr.Ledger, Figures: FiguresOf(rr.Report)}); err != nil {
+	if err := p.Observe(tracker.Observation{Window: snap.Window(), Snapshot: snap.View(), Ledger: rr.Ledger, Figures: FiguresOf(rr.Report)}); err != nil {
 		return err
 	}
 	return h.st.SavePlan(ctx, p)
@@ -319,9 +319,9 @@ func (a *App) ProgressOfSnapshots(ctx context.Context, req ProgressSnapshotsRequ
 			return nil, err
 		}
 		snaps[i], reps[i] = prep, res
-		hours = append(hours, spreadNodeHours(prep.Snapshot, bd.Reports["node"])...)
+		hours = append(hours, spreadNodeHours(prep.View(), bd.Reports["node"])...)
 	}
-	if !snaps[1].Window.End.After(snaps[0].Window.End) {
+	if !snaps[1].Window().End.After(snaps[0].Window().End) {
 		return nil, usageErrorf("snapshots: AFTER (%s) must end after BEFORE (%s) ends: give the earlier snapshot first", names[1], names[0])
 	}
 	name := req.Cluster
@@ -330,7 +330,7 @@ func (a *App) ProgressOfSnapshots(ctx context.Context, req ProgressSnapshotsRequ
 	}
 	p := tracker.New(name)
 	for i := range snaps {
-		if err := p.Observe(tracker.Observation{Window: snaps[i].Window, Snapshot: snaps[i].Snapshot, Ledger: reps[i].Ledger, Figures: FiguresOf(reps[i].Report)}); err != nil {
+		if err := p.Observe(tracker.Observation{Window: snaps[i].Window(), Snapshot: snaps[i].View(), Ledger: reps[i].Ledger, Figures: FiguresOf(reps[i].Report)}); err != nil {
 			return nil, err
 		}
 	}

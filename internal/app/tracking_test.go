@@ -27,8 +27,8 @@ func nodeRates(t *testing.T, a *App, prep *cluster.Prepared) map[string]float64 
 		t.Fatal(err)
 	}
 	life := map[string]float64{}
-	for _, n := range prep.Nodes {
-		from, to := prep.Window.Start, prep.Window.End
+	for _, n := range prep.Nodes() {
+		from, to := prep.Window().Start, prep.Window().End
 		if !n.Created.IsZero() && n.Created.After(from) {
 			from = n.Created
 		}
@@ -124,8 +124,8 @@ func TestRealisedSavingsRecoverTheSimulatedTruth(t *testing.T) {
 
 	p := tracker.New("demo")
 	base := cluster.Window{Start: cfg.Start, End: cfg.Start.Add(72 * time.Hour)}
-	for _, w := range []cluster.Window{base, prep1.Window} {
-		if err := p.Observe(tracker.Observation{Window: w, Snapshot: prep1.Snapshot, Ledger: l}); err != nil {
+	for _, w := range []cluster.Window{base, prep1.Window()} {
+		if err := p.Observe(tracker.Observation{Window: w, Snapshot: prep1.View(), Ledger: l}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -135,7 +135,7 @@ func TestRealisedSavingsRecoverTheSimulatedTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pf := p.Realise(spreadNodeHours(prep1.Snapshot, bd.Reports["node"]))
+	pf := p.Realise(spreadNodeHours(prep1.View(), bd.Reports["node"]))
 	got := map[string]tracker.Realised{}
 	for _, r := range pf.Actions {
 		got[r.ID] = r

@@ -129,7 +129,7 @@ func TestReportUseCase(t *testing.T) {
 // the catalog splits it.
 func p4dGPUUSDPerHour(t *testing.T) float64 {
 	t.Helper()
-	a, err := cost.Allocate(clustertest.Prepare(t, fixtureSnapshot()), cost.DefaultOptions(pricing.Embedded()))
+	a, err := cost.Allocate(clustertest.Prepare(t, fixtureSnapshot()), pricing.Embedded(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

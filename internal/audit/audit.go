@@ -86,8 +86,8 @@ func Run(s *cluster.Prepared, o Options) *Result {
 		fs = []Finding{}
 	}
 	undecided, unknownNotes := a.undecidedList()
-	notes := append(append(append([]string{}, s.Notes...), a.notes...), unknownNotes...)
-	return &Result{Source: s.Source, Findings: fs, Summary: summarize(fs), Notes: notes, Undecided: undecided}
+	notes := append(append(append([]string{}, s.Notes()...), a.notes...), unknownNotes...)
+	return &Result{Source: s.Source(), Findings: fs, Summary: summarize(fs), Notes: notes, Undecided: undecided}
 }
 
 // sortFindings orders findings worst first, then by money at stake (most
@@ -137,9 +137,9 @@ func usd(v float64) *float64 { return &v }
 // gpuNodes are nodes with at least one GPU.
 func (a *auditor) gpuNodes() []*cluster.Node {
 	var out []*cluster.Node
-	for i := range a.s.Nodes {
-		if a.s.Nodes[i].HasGPUs() {
-			out = append(out, &a.s.Nodes[i])
+	for i := range a.s.Nodes() {
+		if a.s.Nodes()[i].HasGPUs() {
+			out = append(out, &a.s.Nodes()[i])
 		}
 	}
 	return out

@@ -26,7 +26,7 @@ func (a *auditor) devWholeGPU(p *cluster.Pod) *hit {
 					"limits":   map[string]any{"nvidia.com/gpu": nil, "nvidia.com/gpu.shared": 1},
 					"requests": map[string]any{"nvidia.com/gpu": nil}}}}}),
 	}
-	if n := a.s.Index.Nodes[p.Node]; n != nil {
+	if n := a.s.Index().Nodes[p.Node]; n != nil {
 		if price := a.price(n); price != nil {
 			h.usd = usd(float64(whole) * price.GPUUSDPerHour * (1 - 1.0/timeSliceReplicas) * pricing.HoursPerMonth)
 		}
@@ -53,7 +53,7 @@ func (a *auditor) heldWhole(p *cluster.Pod) (int64, bool) {
 func (a *auditor) unitKinds() map[string]cluster.UnitKind {
 	if a.kinds == nil {
 		a.kinds = map[string]cluster.UnitKind{}
-		for _, n := range a.s.Nodes {
+		for _, n := range a.s.Nodes() {
 			for _, g := range n.GPUs {
 				for _, u := range g.Units {
 					a.kinds[u.ID] = u.Kind

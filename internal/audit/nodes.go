@@ -20,8 +20,8 @@ const (
 
 func (a *auditor) nodeRules() []Finding {
 	var fs []Finding
-	for i := range a.s.Nodes {
-		n := &a.s.Nodes[i]
+	for i := range a.s.Nodes() {
+		n := &a.s.Nodes()[i]
 		fs = append(fs, a.untainted(n)...)
 		fs = append(fs, a.migSingleInvalid(n)...)
 		fs = append(fs, a.migFailed(n)...)
@@ -35,8 +35,8 @@ func (a *auditor) untainted(n *cluster.Node) []Finding {
 		return nil
 	}
 	var foreign int
-	for i := range a.s.Pods {
-		p := &a.s.Pods[i]
+	for i := range a.s.Pods() {
+		p := &a.s.Pods()[i]
 		if p.Node == n.Name && p.End.IsZero() && !isGPUPod(p) && !isAcceleratorPod(p) && !a.isAgent(p) {
 			foreign++
 		}

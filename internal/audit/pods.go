@@ -24,8 +24,8 @@ func (a *auditor) podRules() []Finding {
 // eachPod runs check over live pods (not terminated) and collects hits.
 func (a *auditor) eachPod(check func(*cluster.Pod) *hit) []hit {
 	var hits []hit
-	for i := range a.s.Pods {
-		p := &a.s.Pods[i]
+	for i := range a.s.Pods() {
+		p := &a.s.Pods()[i]
 		if !p.End.IsZero() || p.Phase == "Succeeded" || p.Phase == "Failed" {
 			continue
 		}
@@ -42,7 +42,7 @@ func (a *auditor) isAgent(p *cluster.Pod) bool {
 }
 
 func (a *auditor) nonGPUPod(p *cluster.Pod) *hit {
-	n := a.s.Index.Nodes[p.Node]
+	n := a.s.Index().Nodes[p.Node]
 	// A pod holding a GPU through a DRA ResourceClaim asks no
 	// nvidia.com/gpu: it is a GPU pod all the same.
 	if n == nil || !n.HasGPUs() || isGPUPod(p) || isAcceleratorPod(p) || len(p.Claims) > 0 || a.isAgent(p) {
@@ -205,7 +205,7 @@ func (a *auditor) noModelAffinity(p *cluster.Pod) *hit {
 		return nil
 	}
 	product := "<product>"
-	if n := a.s.Index.Nodes[p.Node]; n != nil && n.Labels["nvidia.com/gpu.product"] != "" {
+	if n := a.s.Index().Nodes[p.Node]; n != nil && n.Labels["nvidia.com/gpu.product"] != "" {
 		product = n.Labels["nvidia.com/gpu.product"]
 	}
 	return &hit{severity: Warning,

@@ -72,7 +72,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet) {
 	fs.Var(daysValue{&s.DailyRetention}, "history-daily-retention", "how long daily rows are kept")
 	fs.StringVar(&o.prices, "prices", "", "price override file (YAML or CSV); reloaded with --bill on SIGHUP")
 	registerBill(fs, &o.bills)
-	fs.StringVar(&s.PolicyFile, "policy", "", "recommendation policy file for /api/v1/recommend and /plan")
+	fs.StringVar(&s.PolicyFile, "policy", "", "recommendation policy file for /api/v1/recommend and /plan; reloaded on SIGHUP")
 	fs.IntVar(&s.MaxWorkloads, "metrics-max-workloads", s.MaxWorkloads, "workloads exported by name on /metrics; the rest sum into workload=\"__other__\" per namespace (0: no limit)")
 	fs.BoolVar(&s.PodMetrics, "metrics-pods", false, "also export per-pod gauges (one series per pod: mind the cardinality)")
 	fs.StringVar(&s.BearerTokenFile, "auth-token-file", "", "require this bearer token (file, e.g. a mounted Secret) on the API and /metrics")
@@ -170,9 +170,9 @@ func runServe(ctx context.Context, o *serveOptions, e *env) error {
 	return nil
 }
 
-// reloadPrices reloads the price overrides and the bill on SIGHUP and
-// swaps them into the service whole; a reload that fails keeps the
-// prices in use and says why.
+// reloadPrices reloads the price overrides and the bill, then the
+// recommendation policy, on SIGHUP and swaps each into the service whole;
+// a reload that fails keeps what is in use and says why.
 func reloadPrices(ctx context.Context, o *serveOptions, svc *serve.Service, log *slog.Logger) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -189,6 +189,13 @@ func reloadPrices(ctx context.Context, o *serveOptions, svc *serve.Service, log 
 			}
 			svc.SetPrices(p)
 			log.Info("prices reloaded", "prices", o.prices, "bills", len(o.bills))
+			pols, err := app.LoadPolicies(o.opts.PolicyFile)
+			if err != nil {
+				log.Error("reloading the policy failed: keeping the policy in use", "err", err)
+				continue
+			}
+			svc.SetPolicies(pols)
+			log.Info("policy reloaded", "policy", o.opts.PolicyFile)
 		}
 	}
 }

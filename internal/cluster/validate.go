@@ -41,14 +41,6 @@ func NewIndex(s *Snapshot) *Index {
 	return ix
 }
 
-// Prepared is a snapshot that Prepare accepted, with its index. Engines
-// take it rather than a bare *Snapshot: none computes on an unchecked
-// snapshot, and none rebuilds the index.
-type Prepared struct {
-	*Snapshot
-	Index *Index
-}
-
 // Prepare normalizes unit fractions and checks the snapshot's consistency,
 // returning every problem found (joined), each naming the object. A
 // snapshot that passes can be allocated without losing or inventing time.
@@ -71,7 +63,7 @@ func Prepare(s *Snapshot) (*Prepared, error) {
 	if note := offSnapshotNote(s, ix); note != "" && !slices.Contains(s.Notes, note) {
 		s.Notes = append(s.Notes, note)
 	}
-	return &Prepared{Snapshot: s, Index: ix}, nil
+	return &Prepared{s: s, ix: ix}, nil
 }
 
 // offSnapshotNote says which pods without GPUs run on a node the snapshot

@@ -124,9 +124,10 @@ func (s *Collector) read(ctx context.Context, w cluster.Window, partial *[]error
 	if r.Partial != nil {
 		*partial = append(*partial, r.Partial)
 	}
-	span := rolling.Extract(r.Snapshot.Snapshot)
+	snap := r.Snapshot.View() // read-only: the interval's usage and inventory
+	span := rolling.Extract(snap)
 	span.Window = w
-	return span, r.Snapshot.Snapshot, nil
+	return span, snap, nil
 }
 
 // rebuild computes the window's results and publishes them; with nothing

@@ -26,12 +26,11 @@ func (s *Collector) startDemo(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	prep, err := app.DemoSnapshotApplied(s.opts.Demo, changes)
+	prep, err := app.DemoSnapshotKept(s.opts.Demo, changes)
 	if err != nil {
 		return err
 	}
-	snap := prep.Snapshot
-	snap.CompactUsage()
+	snap := prep.View() // read-only: the static inventory of every cycle
 	s.inv = static{snap}
 	st, err := s.results(ctx, &app.InMemory{Prepared: prep}, snap.Window.End)
 	if err != nil {
@@ -69,7 +68,7 @@ func (s *Collector) recordDemo(ctx context.Context) ([]app.DemoChange, error) {
 		var keep []*rolling.Span // this pass's hours of the baseline
 		for i, sp := range spans {
 			spans[i] = nil
-			if _, err := s.record(ctx, prep.Snapshot, sp, ""); err != nil {
+			if _, err := s.record(ctx, prep.View(), sp, ""); err != nil {
 				return nil, fmt.Errorf("recording the demo history: %w", err)
 			}
 			if first+i < app.DemoBaselineHour {
@@ -79,7 +78,7 @@ func (s *Collector) recordDemo(ctx context.Context) ([]app.DemoChange, error) {
 				// one merge per pass: the pass's spans are in memory anyway
 				early = rolling.Merge(append([]*rolling.Span{early}, keep...)...)
 				keep = nil
-				c, err := s.demoBaseline(ctx, prep.Snapshot, early)
+				c, err := s.demoBaseline(ctx, prep.View(), early)
 				if err != nil {
 					return nil, err
 				}
@@ -92,7 +91,7 @@ func (s *Collector) recordDemo(ctx context.Context) ([]app.DemoChange, error) {
 		if len(keep) > 0 {
 			early = rolling.Merge(append([]*rolling.Span{early}, keep...)...)
 		}
-		if first+perPass >= int(math.Ceil(prep.Snapshot.Window.Hours())) {
+		if first+perPass >= int(math.Ceil(prep.Window().Hours())) {
 			return changes, nil
 		}
 	}

@@ -28,5 +28,5 @@ func (s *Collector) WindowHourly(ctx context.Context, now time.Time, w cluster.W
 	if err != nil {
 		return nil, err
 	}
-	return mem.Prepared.Snapshot.Hourly, nil
+	return mem.Prepared.Hourly(), nil
 }

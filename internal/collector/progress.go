@@ -18,7 +18,7 @@ func (s *Collector) trackPlan(ctx context.Context, rr *app.ReportResult, mem *ap
 		s.log.Warn("tracking the savings plan", "err", err)
 		return s.lastProgress()
 	}
-	hour := mem.Prepared.Window.End.Truncate(time.Hour)
+	hour := mem.Prepared.Window().End.Truncate(time.Hour)
 	s.progMu.Lock()
 	defer s.progMu.Unlock()
 	if s.prog != nil && s.progHour.Equal(hour) && !s.progDirty {

@@ -23,7 +23,7 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 	if err != nil {
 		return 0, err
 	}
-	counts := inference(prep.Snapshot.Hourly) // read before the report releases the series
+	counts := inference(prep.Hourly()) // read before the report releases the series
 	req := app.DefaultBreakdownRequest()
 	req.Source, req.Prices = app.Source{Snapshot: &app.InMemory{Prepared: prep}}, s.prices.Load()
 	req.Units = true
@@ -38,7 +38,7 @@ func (s *Collector) record(ctx context.Context, inv *cluster.Snapshot, span *rol
 	oom := map[string]map[string]int{}
 	for _, by := range req.By {
 		if _, ok := app.HistoryKinds[by]; ok {
-			oom[by] = app.OOMKills(prep.Snapshot, by) // nil where not counted (node, gpu-model)
+			oom[by] = app.OOMKills(prep, by) // nil where not counted (node, gpu-model)
 		}
 	}
 	c := history.Cycle{Cluster: s.opts.Cluster, Start: span.Window.Start, End: span.Window.End, Partial: partial,

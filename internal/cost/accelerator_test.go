@@ -59,7 +59,7 @@ func TestAcceleratorUnitsHandComputed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := Allocate(pr, DefaultOptions(pricing.Embedded()))
+			a, err := Allocate(pr, pricing.Embedded(), DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
 			}

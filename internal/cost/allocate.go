@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -14,7 +15,7 @@ import (
 
 // Allocation is the result of allocating a snapshot's node cost.
 type Allocation struct {
-	Snapshot *cluster.Snapshot
+	Snapshot *cluster.Prepared
 	Lines    []Line
 	// NodeCost is the priced GPU nodes' cost over the window.
 	NodeCost float64
@@ -37,28 +38,31 @@ type Allocation struct {
 	PriceWarnings []string
 }
 
-// Allocate prices every GPU node, attributes its cost for the window to the
-// pods that held its GPUs, CPU and memory, leaves the rest as unallocated
-// lines and applies the idle sharing mode.
-func Allocate(s *cluster.Prepared, opts Options) (*Allocation, error) {
+// Allocate prices every GPU node with prices, attributes its cost for the
+// window to the pods that held its GPUs, CPU and memory, leaves the rest
+// as unallocated lines and applies the idle sharing mode of opts.
+func Allocate(s *cluster.Prepared, pricer pricing.Pricer, opts Options) (*Allocation, error) {
+	if pricer == nil {
+		return nil, errors.New("prices: no price catalog")
+	}
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	prices := nodeprice.New(opts.Prices)
+	prices := nodeprice.New(pricer)
 	podsByNode := map[string][]*cluster.Pod{}
-	for i := range s.Pods {
-		p := &s.Pods[i]
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
 		podsByNode[p.Node] = append(podsByNode[p.Node], p)
 	}
-	a := &Allocation{Snapshot: s.Snapshot, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}, Options: opts,
-		PriceWarnings: pricing.WarningsOf(opts.Prices)}
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
+	a := &Allocation{Snapshot: s, Prices: map[string]pricing.NodePrice{}, Unpriced: map[string]string{}, Options: opts,
+		PriceWarnings: pricing.WarningsOf(pricer)}
+	for i := range s.Nodes() {
+		n := &s.Nodes()[i]
 		if !n.HasGPUs() {
 			a.CPUOnlyNodes++
 			continue
 		}
-		a.allocateNode(n, podsByNode[n.Name], s.Index, prices, opts)
+		a.allocateNode(n, podsByNode[n.Name], s.Index(), prices, opts)
 	}
 	if err := share(a, opts.IdleShare); err != nil {
 		return nil, err
@@ -75,7 +79,7 @@ func (a *Allocation) allocateNode(n *cluster.Node, pods []*cluster.Pod, ix *clus
 		a.Unpriced[n.Name] = err.Error()
 		price = pricing.NodePrice{}
 	}
-	w := a.Snapshot.Window
+	w := a.Snapshot.Window()
 	lifeSec := w.Clip(n.Created, n.Deleted)
 	nodeHours := lifeSec / 3600
 	if priced {

@@ -45,11 +45,11 @@ func report(t *testing.T, s *cluster.Snapshot, mutate func(*settings)) *Report {
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
-	opts := settings{DefaultOptions(fakePrices{}), DefaultReportOptions()}
+	opts := settings{DefaultOptions(), DefaultReportOptions()}
 	if mutate != nil {
 		mutate(&opts)
 	}
-	a, err := Allocate(p, opts.Options)
+	a, err := Allocate(p, fakePrices{}, opts.Options)
 	if err != nil {
 		t.Fatalf("Allocate: %v", err)
 	}

@@ -52,13 +52,13 @@ func BenchmarkAllocate(b *testing.B) {
 	for _, gpus := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprintf("gpus=%d", gpus), func(b *testing.B) {
 			s := benchSnapshot(b, gpus)
-			opts := cost.DefaultOptions(catalog)
+			opts := cost.DefaultOptions()
 			ropts := cost.DefaultReportOptions()
 			ropts.By = "workload"
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				a, err := cost.Allocate(s, opts)
+				a, err := cost.Allocate(s, catalog, opts)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -67,7 +67,7 @@ func BenchmarkAllocate(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(countGPUs(s)), "gpus")
-			b.ReportMetric(float64(len(s.Pods)), "pods")
+			b.ReportMetric(float64(len(s.Pods())), "pods")
 			b.ReportMetric(float64(benchHeap[gpus])/(1<<20), "snapshot-MiB")
 		})
 	}
@@ -75,7 +75,7 @@ func BenchmarkAllocate(b *testing.B) {
 
 func countGPUs(s *cluster.Prepared) int {
 	var n int
-	for _, node := range s.Nodes {
+	for _, node := range s.Nodes() {
 		n += len(node.GPUs)
 	}
 	return n

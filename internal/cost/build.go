@@ -16,17 +16,17 @@ func NewReport(a *Allocation, opts ReportOptions) (*Report, error) {
 		return nil, err
 	}
 	s := a.Snapshot
-	monthFactor := pricing.HoursPerMonth / s.Window.Hours()
+	monthFactor := pricing.HoursPerMonth / s.Window().Hours()
 	r := &Report{
-		Partial: s.Partial, Window: s.Window, WindowHours: s.Window.Hours(), Source: s.Source,
-		ActivityMetric: s.ActivityMetric, IdleThreshold: a.Options.IdleThreshold,
+		Partial: s.Partial(), Window: s.Window(), WindowHours: s.Window().Hours(), Source: s.Source(),
+		ActivityMetric: s.ActivityMetric(), IdleThreshold: a.Options.IdleThreshold,
 		IdleShare: a.Options.IdleShare, By: opts.By,
 	}
 	r.Rows = groupRows(a.Lines, opts.By, monthFactor)
 	r.Totals = totals(a, monthFactor)
-	r.TopIdle = topIdle(a.Lines, s.Window.Hours(), monthFactor, opts.TopN)
+	r.TopIdle = topIdle(a.Lines, s.Window().Hours(), monthFactor, opts.TopN)
 	if opts.LowUtil.On() {
-		r.LowUtilization = lowUtil(a, cluster.NewIndex(s), opts.LowUtil)
+		r.LowUtilization = lowUtil(a, s.Index(), opts.LowUtil)
 	}
 	r.Notes = notes(a, r)
 	return r, r.Reconcile()

@@ -182,8 +182,8 @@ func UnitUsage(a *Allocation, ix *cluster.Index) []UnitHours {
 	for id, ref := range ix.Units {
 		get(id, ref)
 	}
-	for i := range a.Snapshot.Nodes {
-		n := &a.Snapshot.Nodes[i]
+	for i := range a.Snapshot.Nodes() {
+		n := &a.Snapshot.Nodes()[i]
 		for j := range n.GPUs {
 			g := &n.GPUs[j]
 			rest := 1.0
@@ -197,7 +197,7 @@ func UnitUsage(a *Allocation, ix *cluster.Index) []UnitHours {
 			}
 		}
 	}
-	w := a.Snapshot.Window
+	w := a.Snapshot.Window()
 	for i := range a.Lines {
 		l := &a.Lines[i]
 		if l.Pod == nil {

@@ -39,7 +39,7 @@ func TestLowUtilIsTheCostEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Allocate(p, DefaultOptions(pricing.Embedded()))
+	a, err := Allocate(p, pricing.Embedded(), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestLowUtilIsTheCostEngines(t *testing.T) {
 		return r
 	}
 	all := list(LowUtilOptions{Threshold: a.Options.IdleThreshold, MinHours: 1e-9})
-	ix := cluster.NewIndex(a.Snapshot)
+	ix := a.Snapshot.Index()
 	var below, unheld float64
 	for _, u := range all.LowUtilization.Units {
 		f := 0.0
@@ -88,8 +88,8 @@ func TestLowUtilIsTheCostEngines(t *testing.T) {
 
 // uncarved is the share of one GPU of node that its units leave uncovered
 // (the demo's uncarved GPUs each leave one share).
-func uncarved(s *cluster.Snapshot, node string) float64 {
-	for _, n := range s.Nodes {
+func uncarved(s *cluster.Prepared, node string) float64 {
+	for _, n := range s.Nodes() {
 		if n.Name != node {
 			continue
 		}

@@ -25,7 +25,7 @@ func notes(a *Allocation, r *Report) []Note {
 	add("info", "GPU activity from %s; idle means below %.0f%% activity", metric, r.IdleThreshold*100)
 	if r.Totals.GPUHours.Provisioned == 0 {
 		add("warning", "no GPU node was alive in the window (the snapshot has %d GPU node(s) and %d pod(s)): there is nothing to price, so $0 here means no data, not no cost",
-			r.Totals.Nodes, len(a.Snapshot.Pods))
+			r.Totals.Nodes, len(a.Snapshot.Pods()))
 	}
 	if key, ok := strings.CutPrefix(r.By, "label:"); ok && !anyPodLabel(a, key) {
 		add("warning", "no pod carries the label %s, so every pod is in the row (no %s); from Prometheus, kube-state-metrics exports only the pod labels its --metric-labels-allowlist allows (e.g. pods=[%s])", key, key, key)
@@ -58,7 +58,7 @@ func notes(a *Allocation, r *Report) []Note {
 	for _, src := range priceSources(a) {
 		add("info", "prices: %s", src)
 	}
-	for _, n := range a.Snapshot.Notes {
+	for _, n := range a.Snapshot.Notes() {
 		add("info", "%s", n)
 	}
 	return out

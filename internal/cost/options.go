@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
-	"github.com/gpuwise/gpuwise/internal/pricing"
 	"github.com/gpuwise/gpuwise/internal/usage"
 )
 
@@ -27,8 +26,10 @@ const (
 var IdleShares = []IdleShare{ShareNone, ShareNode, ShareCluster}
 
 // Options steer one allocation: how node cost is attributed to pods.
+// Settings only: the prices are Allocate's own argument, loaded once by
+// the caller, so options are validated, compared and kept as keys without
+// a price source.
 type Options struct {
-	Prices pricing.Pricer
 	// IdleThreshold is the activity below which a unit counts as idle: a
 	// whole percent (usage.CheckThreshold), so that it is answered exactly.
 	IdleThreshold float64
@@ -36,16 +37,13 @@ type Options struct {
 }
 
 // DefaultOptions returns the documented allocation defaults.
-func DefaultOptions(p pricing.Pricer) Options {
-	return Options{Prices: p, IdleThreshold: cluster.DefaultIdleThreshold, IdleShare: ShareNone}
+func DefaultOptions() Options {
+	return Options{IdleThreshold: cluster.DefaultIdleThreshold, IdleShare: ShareNone}
 }
 
 // Validate lists every problem with the options.
 func (o Options) Validate() error {
 	var probs []string
-	if o.Prices == nil {
-		probs = append(probs, "prices: no price catalog")
-	}
 	if err := usage.CheckThreshold(o.IdleThreshold); err != nil {
 		probs = append(probs, "idle threshold: "+err.Error())
 	}

@@ -13,11 +13,11 @@ func TestOptionsValidateListsEveryProblem(t *testing.T) {
 		err  error
 		want []string
 	}{
-		{"defaults", DefaultOptions(fakePrices{}).Validate(), nil},
+		{"defaults", DefaultOptions().Validate(), nil},
 		{"report defaults", DefaultReportOptions().Validate(), nil},
 		{"allocation", Options{IdleThreshold: 2, IdleShare: "all"}.Validate(),
-			[]string{"prices: no price catalog", "idle threshold: 2 is outside [0, 1]", `idle share: "all" is not one of none, node, cluster`}},
-		{"NaN threshold", Options{Prices: fakePrices{}, IdleThreshold: math.NaN(), IdleShare: ShareNone}.Validate(), []string{"idle threshold: NaN is outside [0, 1]"}},
+			[]string{"idle threshold: 2 is outside [0, 1]", `idle share: "all" is not one of none, node, cluster`}},
+		{"NaN threshold", Options{IdleThreshold: math.NaN(), IdleShare: ShareNone}.Validate(), []string{"idle threshold: NaN is outside [0, 1]"}},
 		{"report", ReportOptions{By: "team", TopN: -1}.Validate(), []string{`by: "team" is not one of`, "top: -1 is negative"}},
 	}
 	for _, tt := range tests {

@@ -55,13 +55,13 @@ func ptr(v float64) *float64 { return &v }
 // whole-percent buckets, so 0.095 cannot be told apart from 0.09 or 0.10.
 func TestIdleThresholdIsExactOrRefused(t *testing.T) {
 	for _, bad := range []float64{0.095, 0.1001, math.NaN(), -0.01, 1.5} {
-		o := DefaultOptions(fakePrices{})
+		o := DefaultOptions()
 		o.IdleThreshold = bad
 		if err := o.Validate(); err == nil {
 			t.Errorf("threshold %v accepted", bad)
 		}
 	}
-	o := DefaultOptions(fakePrices{})
+	o := DefaultOptions()
 	o.IdleThreshold = 0.095
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "below 0.09 or below 0.1 exactly, but not below 0.095") {
 		t.Errorf("error %v does not name the thresholds that work", err)

@@ -40,7 +40,7 @@ func demoFrame(t *testing.T, maxWorkloads int, pods bool) *exporter.Frame {
 		t.Fatal(err)
 	}
 	prices := pricing.Embedded()
-	alloc, err := cost.Allocate(prep, cost.DefaultOptions(prices))
+	alloc, err := cost.Allocate(prep, prices, cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,15 +92,15 @@ func Explain(s *cluster.Prepared, idle []Idle, p Policy) (*Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Result{Policy: p, SeriesIdleThreshold: seriesThreshold(s.Hourly)}
-	pods := podsByWorkload(s.Snapshot)
-	monthFactor := pricing.HoursPerMonth / s.Window.Hours()
+	r := &Result{Policy: p, SeriesIdleThreshold: seriesThreshold(s.Hourly())}
+	pods := podsByWorkload(s)
+	monthFactor := pricing.HoursPerMonth / s.Window().Hours()
 	unpriced := 0
 	for _, in := range idle {
 		if in.GPUHours <= 0 && (!in.Priced || in.USD <= 0) {
 			continue
 		}
-		w := p.explainOne(s.Hourly.Find(in.Workload), in, limitsOf(pods[in.Workload]), monthFactor)
+		w := p.explainOne(s.Hourly().Find(in.Workload), in, limitsOf(pods[in.Workload]), monthFactor)
 		r.Workloads = append(r.Workloads, w)
 		if !in.Priced {
 			unpriced++
@@ -108,7 +108,7 @@ func Explain(s *cluster.Prepared, idle []Idle, p Policy) (*Result, error) {
 	}
 	sortWorkloads(r.Workloads)
 	r.total(monthFactor)
-	r.Notes = notes(s.Snapshot, unpriced)
+	r.Notes = notes(s, unpriced)
 	return r, nil
 }
 
@@ -119,10 +119,10 @@ func seriesThreshold(h *cluster.Hourly) float64 {
 	return h.IdleThreshold
 }
 
-func podsByWorkload(s *cluster.Snapshot) map[string][]*cluster.Pod {
+func podsByWorkload(s *cluster.Prepared) map[string][]*cluster.Pod {
 	out := map[string][]*cluster.Pod{}
-	for i := range s.Pods {
-		if p := &s.Pods[i]; len(p.GPUs) > 0 {
+	for i := range s.Pods() {
+		if p := &s.Pods()[i]; len(p.GPUs) > 0 {
 			out[p.WorkloadKey()] = append(out[p.WorkloadKey()], p)
 		}
 	}
@@ -186,9 +186,9 @@ func (r *Result) total(monthFactor float64) {
 	}
 }
 
-func notes(s *cluster.Snapshot, unpriced int) []string {
+func notes(s *cluster.Prepared, unpriced int) []string {
 	out := []string{}
-	if s.Hourly == nil {
+	if s.Hourly() == nil {
 		out = append(out, "the snapshot has no hourly series (a live inventory or an older snapshot file): every idle GPU-hour is of unknown cause; read history with --prometheus or the simulator")
 	}
 	if unpriced > 0 {

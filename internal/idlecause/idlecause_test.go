@@ -151,7 +151,7 @@ var demo = sync.OnceValues(func() (*idlecause.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := cost.Allocate(p, cost.DefaultOptions(pricing.Embedded()))
+	a, err := cost.Allocate(p, pricing.Embedded(), cost.DefaultOptions())
 	if err != nil {
 		return nil, err
 	}

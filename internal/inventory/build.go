@@ -17,9 +17,9 @@ import (
 // the pods running then, and the prices o.Prices gives.
 func Build(s *cluster.Prepared, o Options) *Inventory {
 	b := newBuilder(s, o)
-	inv := &Inventory{Source: s.Source, At: s.Window.End, Nodes: []Node{}, Findings: []Finding{}}
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
+	inv := &Inventory{Source: s.Source(), At: s.Window().End, Nodes: []Node{}, Findings: []Finding{}}
+	for i := range s.Nodes() {
+		n := &s.Nodes()[i]
 		switch {
 		case !b.alive(n) && b.isGPUNode(n):
 			inv.Totals.DeletedNodes++
@@ -35,9 +35,9 @@ func Build(s *cluster.Prepared, o Options) *Inventory {
 	sort.Slice(inv.Nodes, func(i, j int) bool { return inv.Nodes[i].Name < inv.Nodes[j].Name })
 	sortFindings(inv.Findings)
 	inv.Summary = summarize(inv.Nodes)
-	inv.DRA = draOf(s.DRA)
+	inv.DRA = draOf(s.DRA())
 	total(inv)
-	inv.Notes = b.notes(inv, s.Notes)
+	inv.Notes = b.notes(inv, s.Notes())
 	return inv
 }
 
@@ -55,13 +55,13 @@ type builder struct {
 }
 
 func newBuilder(s *cluster.Prepared, o Options) *builder {
-	b := &builder{end: s.Window.End, o: o, pods: map[string][]*cluster.Pod{}, inUse: map[string]bool{}, queued: map[string]bool{}}
-	admitted := s.Snapshot.KueueAdmitted()
+	b := &builder{end: s.Window().End, o: o, pods: map[string][]*cluster.Pod{}, inUse: map[string]bool{}, queued: map[string]bool{}}
+	admitted := s.KueueAdmitted()
 	if o.Prices != nil {
 		b.prices = nodeprice.New(o.Prices)
 	}
-	for i := range s.Pods {
-		p := &s.Pods[i]
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
 		if !b.running(p) {
 			continue
 		}

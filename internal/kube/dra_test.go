@@ -157,7 +157,7 @@ func TestDRAAndHAMiSnapshot(t *testing.T) {
 		t.Errorf("units (-want +got):\n%s", diff)
 	}
 	holds := map[string][]string{}
-	for _, pod := range p.Pods {
+	for _, pod := range p.Pods() {
 		for _, h := range pod.GPUs {
 			holds[pod.Key()] = append(holds[pod.Key()], h.UnitID)
 		}
@@ -183,7 +183,7 @@ func TestDRAAndHAMiSnapshot(t *testing.T) {
 		t.Errorf("holdings (-want +got):\n%s", diff)
 	}
 	for _, k := range []string{"ml/train", "ml/s-a", "dev/nb"} {
-		for _, pod := range p.Pods {
+		for _, pod := range p.Pods() {
 			if pod.Key() == k && !pod.RequestsGPU() {
 				t.Errorf("%s holds a GPU claim but is not a GPU pod", k)
 			}

@@ -27,8 +27,8 @@ func gpuHours(t *testing.T, s *cluster.Snapshot) map[string]float64 {
 		t.Fatal(err)
 	}
 	out := map[string]float64{}
-	for i := range p.Pods {
-		pod := &p.Pods[i]
+	for i := range p.Pods() {
+		pod := &p.Pods()[i]
 		start, end := pod.Start, s.Window.End
 		if start.Before(s.Window.Start) {
 			start = s.Window.Start
@@ -37,7 +37,7 @@ func gpuHours(t *testing.T, s *cluster.Snapshot) map[string]float64 {
 			end = pod.End
 		}
 		for _, h := range pod.GPUs {
-			out[pod.Key()] += p.Index.Units[h.UnitID].Unit.Fraction * end.Sub(start).Hours()
+			out[pod.Key()] += p.Index().Units[h.UnitID].Unit.Fraction * end.Sub(start).Hours()
 		}
 	}
 	return out

@@ -90,11 +90,11 @@ const unknownQueue = "(no ClusterQueue)"
 // Report computes the per-queue figures of s's Kueue section, the pods'
 // figures taken from pods (keyed "namespace/name"); nil without Kueue.
 func Report(s *cluster.Prepared, pods map[string]PodCost) *Result {
-	k := s.Snapshot.Kueue
+	k := s.Kueue()
 	if k == nil {
 		return nil
 	}
-	w := s.Snapshot.Window
+	w := s.Window()
 	r := &Result{WindowHours: w.End.Sub(w.Start).Hours()}
 	at := map[string]int{}
 	for _, q := range k.ClusterQueues {

@@ -105,8 +105,12 @@ func TestReportWithoutKueueIsNil(t *testing.T) {
 // its own row and named in a note, never dropped.
 func TestReportUnknownQueue(t *testing.T) {
 	t.Parallel()
-	p := handSnapshot(t)
-	p.Snapshot.Kueue.Workloads = append(p.Snapshot.Kueue.Workloads, cluster.QueuedWorkload{Namespace: "c", Name: "lost", Created: at(0), GPUs: map[string]int64{"nvidia.com/gpu": 1}})
+	v := handSnapshot(t).View()
+	v.Kueue.Workloads = append(v.Kueue.Workloads, cluster.QueuedWorkload{Namespace: "c", Name: "lost", Created: at(0), GPUs: map[string]int64{"nvidia.com/gpu": 1}})
+	p, err := cluster.Prepare(v)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := Report(p, nil)
 	last := r.Queues[len(r.Queues)-1]
 	if last.Name != unknownQueue || last.PendingGPUs != 1 || last.PendingGPUHours != 10 {

@@ -148,7 +148,7 @@ func Size(s *cluster.Prepared, o SizeOptions) (*Sizing, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	snap := s.Snapshot
+	snap := s.View() // read-only
 	w := snap.Window
 	out := &Sizing{Window: w.End.Sub(w.Start), Percentile: o.Quota.Percentile, Headroom: o.Quota.Headroom, Cohort: o.Cohort}
 	flavors := map[string]*Flavor{}
@@ -168,7 +168,7 @@ func Size(s *cluster.Prepared, o SizeOptions) (*Sizing, error) {
 		if !o.batchPod(p, admitted) {
 			continue
 		}
-		n, ok := s.Index.Nodes[p.Node]
+		n, ok := s.Index().Nodes[p.Node]
 		if !ok {
 			unbound = append(unbound, p.Key())
 			continue

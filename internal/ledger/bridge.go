@@ -35,12 +35,12 @@ type Bridge struct {
 // relate builds the bridge from the cost engine's allocation of the same
 // snapshot and prices.
 func (l *Ledger) relate(in Input, m *lever.Model, a *cost.Allocation) {
-	w := in.Snapshot.Window
+	w := in.Snapshot.Window()
 	factor := HoursPerMonth / w.Hours()
 	var part, departed float64
 	b := Bridge{WindowHours: w.Hours()}
-	for i := range in.Snapshot.Nodes {
-		n := &in.Snapshot.Nodes[i]
+	for i := range in.Snapshot.Nodes() {
+		n := &in.Snapshot.Nodes()[i]
 		price, ok := a.Prices[n.Name]
 		if !ok || !n.HasGPUs() {
 			continue

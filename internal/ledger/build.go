@@ -58,7 +58,7 @@ func withSnapshotSignals(in Input) Input {
 	if in.Snapshot == nil {
 		return in
 	}
-	h, c := finops.SnapshotSignals(in.Snapshot.Snapshot)
+	h, c := finops.SnapshotSignals(in.Snapshot)
 	if in.Hourly == nil && h != nil {
 		in.Hourly = h
 	}
@@ -74,7 +74,7 @@ func withCapacity(in Input, o Options) (Input, error) {
 	if in.Capacity != nil || in.Snapshot == nil {
 		return in, nil
 	}
-	c, err := lever.CapacityFromSnapshot(in.Snapshot.Snapshot, o.Autoscale, o.Reclaim)
+	c, err := lever.CapacityFromSnapshot(in.Snapshot, o.Autoscale, o.Reclaim)
 	if err != nil {
 		return in, err
 	}
@@ -105,7 +105,7 @@ type Reads struct {
 // the ledger is built. Each lever's needs are its traits (lever/lever.go).
 func SnapshotReads(in Input, o Options) Reads {
 	lvs, _ := lever.Levers(o.leverNames())
-	hasSeries := in.Snapshot != nil && in.Snapshot.Hourly != nil
+	hasSeries := in.Snapshot != nil && in.Snapshot.Hourly() != nil
 	var r Reads
 	if hasSeries && (in.Hourly == nil || in.Counters == nil) {
 		r.Hourly = true
@@ -126,9 +126,9 @@ func SnapshotReads(in Input, o Options) Reads {
 
 // applyLevers applies the levers to a prepared model and makes the ledger.
 func applyLevers(in Input, o Options, lvs []lever.Lever, env *lever.Env, m *lever.Model) (*Ledger, error) {
-	l := &Ledger{Window: in.Snapshot.Window, Source: in.Snapshot.Source, Partial: in.Snapshot.Partial, before: m.Cost()}
+	l := &Ledger{Window: in.Snapshot.Window(), Source: in.Snapshot.Source(), Partial: in.Snapshot.Partial(), before: m.Cost()}
 	l.NodesBefore, l.GPUsBefore, l.UnpricedNodes = m.Kept()
-	vpa := vpaWorkloads(env.Recs, in.Snapshot.Snapshot)
+	vpa := vpaWorkloads(env.Recs, in.Snapshot.View())
 	in.Recs = nil // env holds them for the levers that read them
 	st, err := lever.Run(lvs, m, env)
 	if err != nil {
@@ -194,10 +194,10 @@ func (l *Ledger) money() {
 // with its allocation).
 func costReport(in Input) (*cost.Allocation, *cost.Report, error) {
 	a := in.Allocation
-	opts := cost.DefaultOptions(in.Prices)
+	opts := cost.DefaultOptions()
 	if a == nil {
 		var err error
-		if a, err = cost.Allocate(in.Snapshot, opts); err != nil {
+		if a, err = cost.Allocate(in.Snapshot, in.Prices, opts); err != nil {
 			return nil, nil, fmt.Errorf("ledger: allocating cost: %w", err)
 		}
 	} else if in.Report != nil {

@@ -64,13 +64,13 @@ func TestBestCommit(t *testing.T) {
 // tier's one-hour window has no commit action, only the reason.
 func TestCommitNeedsHistory(t *testing.T) {
 	t.Parallel()
-	s := diurnalService(t)
+	s := diurnalService(t).View()
 	s.Window.End = s.Window.Start.Add(48 * time.Hour)
 	s.Hourly = nil
 	for i := range s.Pods {
 		s.Pods[i].GPUs[0].Activity = nil
 	}
-	l := build(t, prepareTest(t, s.Snapshot), options(LeverCommit))
+	l := build(t, prepareTest(t, s), options(LeverCommit))
 	if l.Saving() != 0 || len(l.NotCounted) != 1 || !strings.Contains(l.NotCounted[0].Reason, "the window has 48 h") {
 		t.Errorf("saving %s, not counted %+v; want none and the history reason", l.Saving(), l.NotCounted)
 	}

@@ -72,8 +72,8 @@ func TestNoActionContradictsAnother(t *testing.T) {
 func checkContradictions(t *testing.T, name string, p *cluster.Prepared, l *ledger.Ledger) int {
 	t.Helper()
 	alive := map[string]bool{}
-	for i := range p.Nodes {
-		if n := &p.Nodes[i]; n.Deleted.IsZero() || n.Deleted.After(p.Window.End) {
+	for i := range p.Nodes() {
+		if n := &p.Nodes()[i]; n.Deleted.IsZero() || n.Deleted.After(p.Window().End) {
 			alive[n.Name] = true
 		}
 	}

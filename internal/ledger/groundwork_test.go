@@ -64,9 +64,9 @@ func TestGroundworkIsCountedApartFromTheSaving(t *testing.T) {
 func TestGroundworkDCGMCountsUnmeasuredGPUHours(t *testing.T) {
 	t.Parallel()
 	s := fixture(t)
-	for i := range s.Pods {
-		if s.Pods[i].Name == "h-1" {
-			s.Pods[i].GPUs[0].Activity = nil
+	for i := range s.Pods() {
+		if s.Pods()[i].Name == "h-1" {
+			s.Pods()[i].GPUs[0].Activity = nil
 		}
 	}
 	l := build(t, s, upToConsolidation())

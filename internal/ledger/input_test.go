@@ -16,7 +16,7 @@ func TestGivenReportGivesTheSameLedger(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(8) {
 		s := genCluster(t, rand.New(rand.NewPCG(seed, 23)))
-		a, err := cost.Allocate(s, cost.DefaultOptions(testPrices()))
+		a, err := cost.Allocate(s, testPrices(), cost.DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

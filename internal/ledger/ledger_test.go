@@ -125,7 +125,7 @@ func TestPrerequisitesCarryTheMoney(t *testing.T) {
 // planner's reason. The money is the same: its node stays.
 func TestUnrealisedItemsLeaveTheGroup(t *testing.T) {
 	t.Parallel()
-	s := fixture(t).Snapshot
+	s := fixture(t).View()
 	s.Nodes = append(s.Nodes, node("h3", h100x1, 1, "H100-80GB", 8, 64))
 	bare := pod("notebooks", "h-2", "h3", 0, 0.05, 5120, 1000, 8, -1, 0)
 	bare.Owner = cluster.Owner{Kind: "Pod", Name: "h-2"}
@@ -228,7 +228,7 @@ func TestOptionsValidate(t *testing.T) {
 // report at $365.00.
 func TestBridgeToTheReport(t *testing.T) {
 	t.Parallel()
-	s := fixture(t).Snapshot
+	s := fixture(t).View()
 	gone := node("gone", l4x2, 2, "L4", 8, 32)
 	gone.Deleted = clustertest.At(84)
 	late := node("late", l4x2, 2, "L4", 8, 32)
@@ -242,8 +242,8 @@ func TestBridgeToTheReport(t *testing.T) {
 	if diff := cmp.Diff(want, b, cmp.AllowUnexported(Bridge{})); diff != "" && !onlyUnexported(want, b) {
 		t.Errorf("bridge (-want +got):\n%s", diff)
 	}
-	opts := cost.DefaultOptions(testPrices())
-	a, _ := cost.Allocate(p, opts)
+	opts := cost.DefaultOptions()
+	a, _ := cost.Allocate(p, testPrices(), opts)
 	r, err := cost.NewReport(a, cost.DefaultReportOptions())
 	if err != nil {
 		t.Fatal(err)

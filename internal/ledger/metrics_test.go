@@ -125,7 +125,7 @@ func TestCostPerInference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := cost.Allocate(s, cost.DefaultOptions(testPrices()))
+	a, err := cost.Allocate(s, testPrices(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestCostPerInference(t *testing.T) {
 // removes it is named.
 func TestRedFlagsPriceWhatIsHeldHostage(t *testing.T) {
 	t.Parallel()
-	s := fixture(t).Snapshot
+	s := fixture(t).View()
 	mig := clustertest.Node("m1").Resources(32, 256).Instance(a100x4, cluster.OnDemand).
 		MIG("A100-80GB", "3g.40gb", "3g.40gb").MIG("A100-80GB", "7g.80gb").MIG("A100-80GB", "7g.80gb").MIG("A100-80GB", "7g.80gb").Obj()
 	used := clustertest.Pod("inference", "m-0").On("m1").Requests(1000, 4).Obj()
@@ -164,7 +164,7 @@ func TestRedFlagsPriceWhatIsHeldHostage(t *testing.T) {
 	s.Pods = append(s.Pods, used, web, old)
 	p := prepareTest(t, s)
 	l := build(t, p, DefaultOptions())
-	a, err := cost.Allocate(p, cost.DefaultOptions(testPrices()))
+	a, err := cost.Allocate(p, testPrices(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestRedFlagsPriceWhatIsHeldHostage(t *testing.T) {
 // 0 ÷ x, which is no data, not 0% (status act).
 func TestNoUsageDataIsNotZeroUtilization(t *testing.T) {
 	t.Parallel()
-	s := fixture(t).Snapshot
+	s := fixture(t).View()
 	for i := range s.Pods {
 		for j := range s.Pods[i].GPUs {
 			s.Pods[i].GPUs[j].Activity, s.Pods[i].GPUs[j].FramebufferMiB = nil, nil
@@ -231,7 +231,7 @@ func TestTokensOnlyOverServersThatCountThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := cost.Allocate(s, cost.DefaultOptions(testPrices()))
+	a, err := cost.Allocate(s, testPrices(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestUnitCostsPerModelName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := cost.Allocate(s, cost.DefaultOptions(testPrices()))
+	a, err := cost.Allocate(s, testPrices(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

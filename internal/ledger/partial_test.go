@@ -24,9 +24,9 @@ func TestPartialReadCapsConfidence(t *testing.T) {
 	if high == 0 {
 		t.Fatal("the complete read has no high-confidence action: the test checks nothing")
 	}
-	p := fixture(t)
-	p.Partial = []string{"no DCGM series in the window (looked for DCGM_FI_PROF_GR_ENGINE_ACTIVE): every GPU is unmeasured"}
-	got := build(t, p, upToConsolidation())
+	v := fixture(t).View()
+	v.Partial = []string{"no DCGM series in the window (looked for DCGM_FI_PROF_GR_ENGINE_ACTIVE): every GPU is unmeasured"}
+	got := build(t, prepareTest(t, v), upToConsolidation())
 	if len(got.Partial) != 1 || got.SavingUSDMonth != full.SavingUSDMonth || len(got.Actions) != len(full.Actions) {
 		t.Fatalf("partial ledger: partial %q, $%.2f in %d actions; want the partial note, $%.2f in %d", got.Partial, got.SavingUSDMonth, len(got.Actions), full.SavingUSDMonth, len(full.Actions))
 	}
@@ -59,9 +59,9 @@ func TestCommitWithheldOnPartialRead(t *testing.T) {
 	if len(full.Actions) != 1 || full.Actions[0].Kind != lever.KindCommit {
 		t.Fatalf("complete read: %d action(s); want the commitment (the test checks nothing otherwise)", len(full.Actions))
 	}
-	s := diurnalService(t)
-	s.Partial = []string{"no DCGM series in the window (looked for DCGM_FI_PROF_GR_ENGINE_ACTIVE): every GPU is unmeasured", "no kube_pod_owner series in the window: owners unknown"}
-	got := build(t, s, options(LeverCommit))
+	v := diurnalService(t).View()
+	v.Partial = []string{"no DCGM series in the window (looked for DCGM_FI_PROF_GR_ENGINE_ACTIVE): every GPU is unmeasured", "no kube_pod_owner series in the window: owners unknown"}
+	got := build(t, prepareTest(t, v), options(LeverCommit))
 	if len(got.Actions) != 0 || got.Saving() != 0 {
 		t.Fatalf("partial read: %d action(s), %s; want no commitment", len(got.Actions), got.Saving())
 	}

@@ -77,10 +77,10 @@ func TestQueueLeavesOthersAlone(t *testing.T) {
 			t.Errorf("%s: queue saves %s", c.name, l.Saving())
 		}
 	}
-	s := batchWorker(t, "batch", "Deployment")
-	s.Snapshot.Kueue = &cluster.KueueInfo{Workloads: []cluster.QueuedWorkload{{Namespace: "batch", Name: "w", Created: clustertest.At(0),
+	v := batchWorker(t, "batch", "Deployment").View()
+	v.Kueue = &cluster.KueueInfo{Workloads: []cluster.QueuedWorkload{{Namespace: "batch", Name: "w", Created: clustertest.At(0),
 		Admitted: clustertest.At(0), GPUs: map[string]int64{"nvidia.com/gpu": 1}, Pods: []string{"batch/worker-0"}}}}
-	if l := build(t, s, options(LeverQueue)); l.Saving() != 0 {
+	if l := build(t, prepareTest(t, v), options(LeverQueue)); l.Saving() != 0 {
 		t.Errorf("a Kueue-admitted worker: queue saves %s, want 0 (it is queued already)", l.Saving())
 	}
 }

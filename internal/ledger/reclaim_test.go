@@ -92,9 +92,9 @@ func TestReclaimIsNoSurerThanThePoolScaling(t *testing.T) {
 func TestQuantizeIsNeverSummed(t *testing.T) {
 	t.Parallel()
 	s := diurnalService(t)
-	s.Hourly.Workloads[0].Server = cluster.ServerTriton
-	for i := range s.Pods {
-		s.Pods[i].GPUs[0].FramebufferMiB = gauge(6 * 1024)
+	s.Hourly().Workloads[0].Server = cluster.ServerTriton
+	for i := range s.Pods() {
+		s.Pods()[i].GPUs[0].FramebufferMiB = gauge(6 * 1024)
 	}
 	with := build(t, s, options(LeverAutoscale, LeverQuantize))
 	without := build(t, s, options(LeverAutoscale))
@@ -119,7 +119,7 @@ func TestReclaimAloneIsNotCreditedWithPoolScaling(t *testing.T) {
 	t.Parallel()
 	s := func() *cluster.Prepared {
 		p := notebookIdle(t)
-		snap := *p.Snapshot
+		snap := *p.View()
 		snap.Nodes = append(append([]cluster.Node(nil), snap.Nodes...), node("h2", h100x1, 1, "H100-80GB", 8, 64))
 		job := clustertest.Pod("train", "job-0").Owner("Job", "job").On("h2").Requests(1000, 8).
 			Life(clustertest.At(0), clustertest.At(weekHours/2)).Holds("h2/gpu0", 0.9, weekHours/2*3600).Obj()
@@ -156,7 +156,7 @@ func TestQuantizeBoundAtTheGPUsOwnRate(t *testing.T) {
 	prices := pricing.NewCatalog(append(testEntries(), pricing.Entry{Cloud: "aws", Region: "us-east-1", InstanceType: cheap,
 		GPUModel: "H100-80GB", GPUCount: 1, VCPUs: 8, MemoryGiB: 64, OnDemandUSDPerHour: 1, OnDemandAsOf: "2026-01-21", Source: "test"}))
 	p := diurnalService(t)
-	s := *p.Snapshot
+	s := *p.View()
 	s.Hourly = &cluster.Hourly{IdleThreshold: s.Hourly.IdleThreshold, Workloads: append([]cluster.WorkloadHours(nil), s.Hourly.Workloads...)}
 	s.Hourly.Workloads[0].Server = cluster.ServerTriton
 	s.Pods = append([]cluster.Pod(nil), s.Pods...)

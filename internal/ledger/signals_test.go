@@ -34,7 +34,7 @@ func held(key string, from int) cluster.WorkloadHours {
 // hour 100 with an OOM kill at hour 110 and one at the last hour.
 func withHourly(t *testing.T) (*cluster.Prepared, map[string]string) {
 	t.Helper()
-	s := fixture(t).Snapshot
+	s := fixture(t).View()
 	keys := map[string]string{}
 	for i := range s.Pods {
 		keys[s.Pods[i].Name] = s.Pods[i].WorkloadKey()
@@ -109,7 +109,7 @@ func TestSnapshotSignalsLightUpTheLedger(t *testing.T) {
 	t.Parallel()
 	p, keys := withHourly(t)
 	l := build(t, p, DefaultOptions())
-	a, err := cost.Allocate(p, cost.DefaultOptions(testPrices()))
+	a, err := cost.Allocate(p, testPrices(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestCallerSignalsWin(t *testing.T) {
 // leave those metrics unavailable, never zero.
 func TestSeriesWithoutSignals(t *testing.T) {
 	t.Parallel()
-	s := fixture(t).Snapshot
+	s := fixture(t).View()
 	s.Hourly = &cluster.Hourly{IdleThreshold: cluster.DefaultIdleThreshold, Workloads: []cluster.WorkloadHours{held(s.Pods[0].WorkloadKey(), 0)}}
 	l := build(t, prepareTest(t, s), DefaultOptions())
 	for _, name := range []string{"cost_per_1k_inferences", "cost_per_100k_tokens"} {

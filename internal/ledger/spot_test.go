@@ -107,7 +107,7 @@ func TestSpotLeavesServingAlone(t *testing.T) {
 func TestSpotLimitIsPerNode(t *testing.T) {
 	t.Parallel()
 	s := checkpointed(t, time.Hour, "Job", 0)
-	snap := *s.Snapshot
+	snap := *s.View()
 	w := snap.Window
 	snap.Nodes = append([]cluster.Node(nil), snap.Nodes...)
 	for i := range 40 {

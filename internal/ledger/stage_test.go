@@ -42,7 +42,10 @@ func TestAStagedBuildReadsWhatSnapshotReadsSays(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s := simulated(t)
+	// The test is the snapshot's owner: it keeps the writable snapshot (own)
+	// behind the prepared one it hands the ledger, as app.Analysis does.
+	own := simulated(t).View()
+	s := prepareTest(t, own)
 	in := Input{Snapshot: s, Prices: prices}
 	if r := SnapshotReads(in, o); !r.Hourly || !r.UsageDetail {
 		t.Fatalf("an input with nothing taken reads %+v, want the series and the usage detail", r)
@@ -51,7 +54,7 @@ func TestAStagedBuildReadsWhatSnapshotReadsSays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc, err := cost.Allocate(s, cost.DefaultOptions(prices))
+	alloc, err := cost.Allocate(s, prices, cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +68,8 @@ func TestAStagedBuildReadsWhatSnapshotReadsSays(t *testing.T) {
 	if r := SnapshotReads(in, o); r != (Reads{}) {
 		t.Fatalf("a staged input reads %+v, want nothing released", r)
 	}
-	s.Hourly = nil
-	s.ReleaseUsageDetail()
+	own.Hourly = nil
+	own.ReleaseUsageDetail()
 	got, err := Build(in, o)
 	if err != nil {
 		t.Fatal(err)

@@ -77,7 +77,7 @@ func PackingRecommendations(r *rightsize.Result) *packing.Recommendations {
 
 // CapacityFromSnapshot reads the capacity levers' inputs with the
 // options' policies (which must be valid: Build validates them).
-func CapacityFromSnapshot(s *cluster.Snapshot, o Options) (*Capacity, error) {
+func CapacityFromSnapshot(s *cluster.Prepared, o Options) (*Capacity, error) {
 	return lever.CapacityFromSnapshot(s, o.Autoscale, o.Reclaim)
 }
 
@@ -104,4 +104,4 @@ const (
 
 // SnapshotSignals reads the hour-by-hour data and request counters the
 // metrics need from the snapshot's hourly series (finops.SnapshotSignals).
-func SnapshotSignals(s *cluster.Snapshot) (Hourly, Counters) { return finops.SnapshotSignals(s) }
+func SnapshotSignals(s *cluster.Prepared) (Hourly, Counters) { return finops.SnapshotSignals(s) }

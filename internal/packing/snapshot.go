@@ -66,12 +66,12 @@ func FromSnapshot(s *cluster.Prepared, o SnapshotOptions) (*Problem, error) {
 	if o.Shapes == RecommendedShapes && o.Recs == nil {
 		return nil, fmt.Errorf("recommended shapes need right-sizing results")
 	}
-	b := &builder{s: s.Snapshot, o: o, ix: s.Index, nodes: map[string]int{}, models: map[string]bool{}}
+	b := &builder{s: s, o: o, ix: s.Index(), nodes: map[string]int{}, models: map[string]bool{}}
 	if o.Prices != nil {
 		b.prices = nodeprice.New(o.Prices)
 	}
 	b.notes = append(b.notes, pricing.WarningsOf(o.Prices)...)
-	b.notes = append(b.notes, unknownConstraints(s.Snapshot)...)
+	b.notes = append(b.notes, unknownConstraints(s)...)
 	b.addNodes()
 	b.addPods()
 	b.p.Notes = append(b.p.Notes, b.notes...)
@@ -79,7 +79,7 @@ func FromSnapshot(s *cluster.Prepared, o SnapshotOptions) (*Problem, error) {
 }
 
 type builder struct {
-	s      *cluster.Snapshot
+	s      *cluster.Prepared
 	o      SnapshotOptions
 	ix     *cluster.Index
 	prices *nodeprice.Memo // nil: every node unpriced
@@ -90,7 +90,7 @@ type builder struct {
 }
 
 func (b *builder) addNodes() {
-	end := b.s.Window.End
+	end := b.s.Window().End
 	var gone []string
 	defer func() { b.noteGone(gone) }()
 	// Nodes in name order, whatever order the source listed them in: the
@@ -98,13 +98,13 @@ func (b *builder) addNodes() {
 	// a Prometheus read of the same week (nodes sorted by name) would
 	// otherwise remove different equal nodes and split the levers
 	// differently (issue 26.3).
-	order := make([]int, len(b.s.Nodes))
+	order := make([]int, len(b.s.Nodes()))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(x, y int) int { return strings.Compare(b.s.Nodes[x].Name, b.s.Nodes[y].Name) })
+	slices.SortStableFunc(order, func(x, y int) int { return strings.Compare(b.s.Nodes()[x].Name, b.s.Nodes()[y].Name) })
 	for _, i := range order {
-		n := &b.s.Nodes[i]
+		n := &b.s.Nodes()[i]
 		if !n.HasGPUs() {
 			continue
 		}
@@ -207,8 +207,8 @@ func (b *builder) addPods() {
 	if b.o.Shapes == RecommendedShapes {
 		recs = *b.o.Recs
 	}
-	for i := range b.s.Pods {
-		pod := &b.s.Pods[i]
+	for i := range b.s.Pods() {
+		pod := &b.s.Pods()[i]
 		ni, ok := b.nodes[pod.Node]
 		if !ok || !pod.End.IsZero() || (pod.Phase != "" && pod.Phase != "Running") {
 			continue

@@ -10,7 +10,7 @@ import (
 // unknownConstraints names the placement constraints the snapshot's
 // source could not read (cluster.Snapshot.Unknown): the plan cannot
 // honour what it cannot see, and says so.
-func unknownConstraints(s *cluster.Snapshot) []string {
+func unknownConstraints(s *cluster.Prepared) []string {
 	var out []string
 	for _, f := range []string{cluster.FactTolerations, cluster.FactNodeSelectors, cluster.FactNodeAffinity, cluster.FactTaints} {
 		if s.Knows(f) {
@@ -26,7 +26,7 @@ func unknownConstraints(s *cluster.Snapshot) []string {
 		}
 	}
 	if len(out) > 0 {
-		out = append(out, "unknown constraints: "+strings.Join(s.Unknown, ", ")+" (read them from the API: add --context)")
+		out = append(out, "unknown constraints: "+strings.Join(s.Unknown(), ", ")+" (read them from the API: add --context)")
 	}
 	return out
 }

@@ -121,9 +121,9 @@ func TestAcceleratorsFromKubeStateMetrics(t *testing.T) {
 					t.Fatal(err)
 				}
 				var held float64
-				for _, pod := range p.Pods {
+				for _, pod := range p.Pods() {
 					for _, h := range pod.GPUs {
-						held += p.Index.Units[h.UnitID].Unit.Fraction * 48
+						held += p.Index().Units[h.UnitID].Unit.Fraction * 48
 					}
 				}
 				if math.Abs(held-96) > 1e-9 {

@@ -122,9 +122,9 @@ func heldShare(t *testing.T, s *cluster.Snapshot) map[string]float64 {
 		t.Fatalf("Prepare: %v", err)
 	}
 	out := map[string]float64{}
-	for _, pod := range p.Pods {
+	for _, pod := range p.Pods() {
 		for _, h := range pod.GPUs {
-			out[pod.Key()] += p.Index.Units[h.UnitID].Unit.Fraction
+			out[pod.Key()] += p.Index().Units[h.UnitID].Unit.Fraction
 		}
 	}
 	return out

@@ -64,7 +64,7 @@ func TestHAMiSharesFromTheScheduler(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := p.Index.Nodes["gpu-1"]
+			n := p.Index().Nodes["gpu-1"]
 			if n == nil || len(n.GPUs) != 2 {
 				t.Fatalf("gpu-1: %+v; want 2 HAMi GPUs", n)
 			}
@@ -79,11 +79,11 @@ func TestHAMiSharesFromTheScheduler(t *testing.T) {
 				measured  bool
 				mean      float64
 			}{{"ml/train-0", "gpu-1/gpu0/ts-0", 40779.0 / 81559, true, 0.4}, {"ml/idle-0", "gpu-1/gpu1/ts-0", 0.2, true, 0.6}} {
-				pd := pod(p.Snapshot, c.pod)
+				pd := pod(p.View(), c.pod)
 				if pd == nil || len(pd.GPUs) != 1 || pd.GPUs[0].UnitID != c.unit {
 					t.Fatalf("%s holds %+v; want %s", c.pod, pd, c.unit)
 				}
-				ref := p.Index.Units[c.unit]
+				ref := p.Index().Units[c.unit]
 				if math.Abs(ref.Unit.Fraction-c.share) > 1e-9 || cluster.Mechanism(ref.GPU, ref.Unit) != cluster.ViaHAMi {
 					t.Errorf("%s: %v of the GPU via %s; want %v via hami", c.pod, ref.Unit.Fraction, cluster.Mechanism(ref.GPU, ref.Unit), c.share)
 				}
@@ -97,7 +97,7 @@ func TestHAMiSharesFromTheScheduler(t *testing.T) {
 				}
 			}
 			// The other nine vGPUs of each GPU share what the grants leave.
-			free := p.Index.Units["gpu-1/gpu1/ts-1"].Unit.Fraction
+			free := p.Index().Units["gpu-1/gpu1/ts-1"].Unit.Fraction
 			if math.Abs(free-0.8/9) > 1e-9 {
 				t.Errorf("a free vGPU of GPU 1: %v of it, want 0.8/9", free)
 			}

@@ -124,14 +124,14 @@ func TestMIGSingleStrategy(t *testing.T) {
 			}
 			hours := promtest.Window.End.Sub(promtest.Window.Start).Hours()
 			var gpuHours, held float64
-			for _, n := range p.Nodes {
+			for _, n := range p.Nodes() {
 				if n.Name == "gpu-1" {
 					gpuHours = float64(len(n.GPUs)) * hours
 				}
 			}
-			for _, pod := range p.Pods {
+			for _, pod := range p.Pods() {
 				for _, h := range pod.GPUs {
-					held += p.Index.Units[h.UnitID].Unit.Fraction * hours
+					held += p.Index().Units[h.UnitID].Unit.Fraction * hours
 				}
 			}
 			if hours != 48 || gpuHours != 384 || math.Abs(held-96.0/7) > 1e-9 {

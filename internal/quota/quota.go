@@ -84,17 +84,17 @@ func Size(s *cluster.Prepared, a *cost.Allocation, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	w := s.Window
+	w := s.Window()
 	res := &Result{Window: w.End.Sub(w.Start), Percentile: o.Percentile, Headroom: o.Headroom}
 	series := map[key][]event{}
-	for i := range s.Pods {
-		p := &s.Pods[i]
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
 		if slices.Contains(o.Exempt, p.Namespace) {
 			continue
 		}
 		addPod(series, p, w)
 	}
-	prices := rates(a, s.Index)
+	prices := rates(a, s.Index())
 	for _, k := range sortedKeys(series) {
 		r := k.size(series[k], w, o, prices[k])
 		res.add(k.ns, r)

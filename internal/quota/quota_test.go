@@ -42,7 +42,7 @@ func holder(ns, name string, a, b float64, units ...string) cluster.Pod {
 func size(t *testing.T, s *cluster.Snapshot, o Options) *Result {
 	t.Helper()
 	p := clustertest.Prepare(t, s)
-	a, err := cost.Allocate(p, cost.DefaultOptions(flatPrices{}))
+	a, err := cost.Allocate(p, flatPrices{}, cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestCapIsPricedFromTheCostAllocation(t *testing.T) {
 	mig.Containers[0].GPURequests = map[string]int64{"nvidia.com/mig-1g.10gb": 1}
 	s.Pods = append(s.Pods, mig)
 	p := clustertest.Prepare(t, s)
-	a, err := cost.Allocate(p, cost.DefaultOptions(flatPrices{}))
+	a, err := cost.Allocate(p, flatPrices{}, cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func writeAuditTable(w io.Writer, r *audit.Result) error {
 	}
 	s := r.Summary
 	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; %s at stake where priced: %s. Source: %s\n",
-		s.Critical, s.Warning, s.Info, "$"+plainUSD(s.MonthlyUSD)+"/month", atStakeNote, r.Source)
+		s.Critical, s.Warning, s.Info, plainMonthly(s.MonthlyUSD), atStakeNote, r.Source)
 	if len(r.Findings) > 0 {
 		fmt.Fprintln(w, "Each finding's object, evidence and fix: gpuwise audit -o wide (every field: -o json).")
 	}
@@ -157,7 +157,7 @@ func writeAuditWide(w io.Writer, r *audit.Result) error {
 	}
 	s := r.Summary
 	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; %s at stake where priced: %s. Source: %s\n",
-		s.Critical, s.Warning, s.Info, "$"+plainUSD(s.MonthlyUSD)+"/month", atStakeNote, r.Source)
+		s.Critical, s.Warning, s.Info, plainMonthly(s.MonthlyUSD), atStakeNote, r.Source)
 	for i, f := range r.Findings {
 		fmt.Fprintf(w, "\n[%d] %s %s %s\n", i+1, f.Rule, f.Severity, f.Object)
 		for _, e := range f.Evidence {

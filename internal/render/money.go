@@ -22,7 +22,7 @@ import (
 //
 // (machine formats that keep full precision use exact, machine.go) —
 // and the wrappers every command shares for what an amount can be: a
-// monthly figure (monthly), a change (signedMoney), an amount that may be
+// monthly figure (monthly, plainMonthly), a change (signedMoney), an amount that may be
 // unknown (moneyOr, pricedOr: unknown is never $0) and a sum over the
 // priced part of a set (withUnpriced).
 
@@ -53,6 +53,10 @@ func usdCents(v float64) string {
 // plainUSD writes dollars to the cent with no sign or separators:
 // "12345.67".
 func plainUSD(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// plainMonthly is a monthly amount to the cent without separators, as the
+// audit's summary line writes it: "$12345.67/month".
+func plainMonthly(v float64) string { return "$" + plainUSD(v) + "/month" }
 
 // monthly formats a monthly dollar amount as "$12,345/month".
 func monthly(v float64) string { return money(v) + "/month" }

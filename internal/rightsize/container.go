@@ -218,7 +218,7 @@ const maxStarvedRaise = 2
 // over the hours with data, at the policy's thresholds. It returns the
 // mean throttled share (0 when only the use of the limit is known).
 func (e *engine) cpuStarved(w *workload, spec *cluster.Container) (float64, bool) {
-	h := e.s.Hourly.Find(w.key)
+	h := e.s.Hourly().Find(w.key)
 	if h == nil || spec.CPULimitMilli <= 0 || len(spec.GPURequests) == 0 {
 		return 0, false
 	}

@@ -102,7 +102,7 @@ func TestPolicyValidateListsEveryField(t *testing.T) {
 	if err := DefaultPolicy().Validate(); err != nil {
 		t.Errorf("defaults invalid: %v", err)
 	}
-	if _, err := Recommend(&cluster.Prepared{Snapshot: &cluster.Snapshot{}}, p, testCatalog()); err == nil {
+	if _, err := Recommend(&cluster.Prepared{}, p, testCatalog()); err == nil {
 		t.Error("Recommend accepted an invalid policy")
 	}
 }

@@ -34,7 +34,7 @@ func (e *engine) evidence(w *workload, g *usage.Gauge, pods int, allocatedSec fl
 
 func (e *engine) newEvidence(w *workload, q quantiler, observedSec, maxV float64, pods int, allocatedSec float64) Evidence {
 	ev := Evidence{
-		Window:   e.s.Window.End.Sub(e.s.Window.Start),
+		Window:   e.s.Window().End.Sub(e.s.Window().Start),
 		Observed: seconds(observedSec),
 		Pods:     pods,
 		Percentiles: map[string]float64{

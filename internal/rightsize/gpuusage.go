@@ -96,7 +96,7 @@ func (e *engine) gpuUsageOf(w *workload, pods []*cluster.Pod, secs []float64) *g
 		var podFrac float64
 		var hasAct, hasFB bool
 		for _, h := range pod.GPUs {
-			ref, ok := e.s.Index.Units[h.UnitID]
+			ref, ok := e.s.Index().Units[h.UnitID]
 			if !ok {
 				continue
 			}
@@ -130,7 +130,7 @@ func (e *engine) gpuUsageOf(w *workload, pods []*cluster.Pod, secs []float64) *g
 		u.fbPods += b2i(hasFB)
 		nodeSec[pod.Node] += secs[i]
 		during[pod.Node]++
-		if pod.End.IsZero() || !pod.End.Before(e.s.Window.End) {
+		if pod.End.IsZero() || !pod.End.Before(e.s.Window().End) {
 			atEnd[pod.Node]++
 		}
 	}
@@ -142,7 +142,7 @@ func (e *engine) gpuUsageOf(w *workload, pods []*cluster.Pod, secs []float64) *g
 	} else {
 		u.fraction = float64(u.gpusPerPod)
 	}
-	u.node = e.s.Index.Nodes[busiest(nodeSec)]
+	u.node = e.s.Index().Nodes[busiest(nodeSec)]
 	u.kind = cluster.WholeGPU
 	for k, sec := range kindSec {
 		if sec > kindSec[u.kind] {

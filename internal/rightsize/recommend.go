@@ -27,10 +27,10 @@ func Recommend(s *cluster.Prepared, p Policy, prices Prices) (*Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid policy: %w", err)
 	}
-	if s == nil || s.Snapshot == nil || prices == nil {
+	if s == nil || prices == nil {
 		return nil, fmt.Errorf("recommending: no snapshot or no price catalog")
 	}
-	if err := s.Window.Validate(); err != nil {
+	if err := s.Window().Validate(); err != nil {
 		return nil, fmt.Errorf("recommending: %w", err)
 	}
 	return newEngine(s, p, prices).recommend(), nil
@@ -39,7 +39,7 @@ func Recommend(s *cluster.Prepared, p Policy, prices Prices) (*Result, error) {
 // recommend sizes every workload.
 func (e *engine) recommend() *Result {
 	e.note(pricing.WarningsOf(e.prices)...)
-	r := &Result{Window: e.s.Window.End.Sub(e.s.Window.Start), Containers: []ContainerRec{}, GPU: []GPURec{}, Skipped: []Skip{}}
+	r := &Result{Window: e.s.Window().End.Sub(e.s.Window().Start), Containers: []ContainerRec{}, GPU: []GPURec{}, Skipped: []Skip{}}
 	for _, w := range e.workloads() {
 		e.containers(w, r)
 		e.gpu(w, r)
@@ -101,13 +101,13 @@ type workload struct {
 // owner, sorted by key. Pods that never ran in the window are left out.
 func (e *engine) workloads() []*workload {
 	by := map[string]*workload{}
-	for i := range e.s.Pods {
-		pod := &e.s.Pods[i]
-		n := e.s.Index.Nodes[pod.Node]
+	for i := range e.s.Pods() {
+		pod := &e.s.Pods()[i]
+		n := e.s.Index().Nodes[pod.Node]
 		if n == nil || (!n.HasGPUs() && !pod.RequestsGPU()) {
 			continue
 		}
-		sec := e.s.Window.Clip(pod.Start, pod.End)
+		sec := e.s.Window().Clip(pod.Start, pod.End)
 		if sec <= 0 {
 			continue
 		}
@@ -126,7 +126,7 @@ func (e *engine) workloads() []*workload {
 	}
 	out := make([]*workload, 0, len(by))
 	for _, w := range by {
-		w.avgPods = w.totalSeconds / e.s.Window.Seconds()
+		w.avgPods = w.totalSeconds / e.s.Window().Seconds()
 		out = append(out, w)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
@@ -139,7 +139,7 @@ func (e *engine) workloads() []*workload {
 func (e *engine) rate(w *workload, pick func(*pricing.NodePrice) float64) (float64, bool) {
 	var sum float64
 	for i, pod := range w.pods {
-		p := e.price(e.s.Index.Nodes[pod.Node])
+		p := e.price(e.s.Index().Nodes[pod.Node])
 		if p == nil {
 			return 0, false
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
 )
 
 // starvedSnapshot is a GPU workload whose container requests and is
@@ -18,14 +19,14 @@ func starvedSnapshot(t *testing.T, throttled float32, hourly bool) *cluster.Prep
 	c.CPURequestMilli, c.CPULimitMilli = 8000, 8000
 	c.GPURequests = map[string]int64{"nvidia.com/gpu": 1}
 	c.CPU = gauge(2)
-	prep := snapshot(t, []cluster.Node{a100Node("a1")}, p)
+	s := &cluster.Snapshot{Window: clustertest.Window(weekHours), Nodes: []cluster.Node{a100Node("a1")}, Pods: []cluster.Pod{p}}
 	if hourly {
-		n := prep.Window.HourCount()
+		n := s.Window.HourCount()
 		w := cluster.WorkloadHours{Workload: p.WorkloadKey(), Pods: fill(n, 1), GPUHeld: fill(n, 1), GPUMeasured: fill(n, 1),
 			GPUActive: fill(n, 0.05), GPUIdle: fill(n, 1), CPUThrottled: fill(n, throttled), CPUOfLimit: fill(n, 0.25)}
-		prep.Hourly = &cluster.Hourly{IdleThreshold: 0.1, Workloads: []cluster.WorkloadHours{w}}
+		s.Hourly = &cluster.Hourly{IdleThreshold: 0.1, Workloads: []cluster.WorkloadHours{w}}
 	}
-	return prep
+	return clustertest.Prepare(t, s)
 }
 
 func fill(n int, v float32) cluster.Series {

@@ -114,7 +114,7 @@ type interval struct{ from, to time.Time }
 // spanOf is the wall-clock time the pods ran in the window, overlaps
 // counted once: the time a workload's (or template's) data can cover.
 func (e *engine) spanOf(pods []*cluster.Pod) time.Duration {
-	w := e.s.Window
+	w := e.s.Window()
 	var ivs []interval
 	for _, p := range pods {
 		from, to := p.Start, p.End

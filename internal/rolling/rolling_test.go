@@ -21,7 +21,7 @@ func report(t *testing.T, s *cluster.Snapshot) *cost.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := cost.Allocate(prep, cost.DefaultOptions(pricing.Embedded()))
+	a, err := cost.Allocate(prep, pricing.Embedded(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

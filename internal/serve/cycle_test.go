@@ -66,7 +66,7 @@ func (wd *world) truth(t *testing.T, w cluster.Window) *cost.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := cost.Allocate(prep, cost.DefaultOptions(pricing.Embedded()))
+	a, err := cost.Allocate(prep, pricing.Embedded(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

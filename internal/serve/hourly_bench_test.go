@@ -21,8 +21,14 @@ func (r sumsReader) ReadUsage(ctx context.Context, w cluster.Window) (*app.Snaps
 	if err != nil {
 		return nil, err
 	}
-	res.Snapshot.HourSums, err = weekSums(r.snap, w)
-	return res, err
+	v := res.Snapshot.View()
+	if v.HourSums, err = weekSums(r.snap, w); err != nil {
+		return nil, err
+	}
+	if res.Snapshot, err = app.Prepare(v); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // weekSums builds the sums of interval w from the hour of the week the

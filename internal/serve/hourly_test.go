@@ -62,7 +62,7 @@ func TestLiveWindowHasTheHourlySeriesOfOneRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := read.Snapshot.Hourly
+	want := read.Snapshot.Hourly()
 	if want == nil || len(want.Workloads) == 0 {
 		t.Fatal("one read of the window has no hourly series: the test compares nothing")
 	}

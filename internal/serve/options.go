@@ -59,7 +59,7 @@ type Options struct {
 	// Prices are the loaded prices (app.LoadPrices: the catalog, the
 	// overrides, a cloud bill), loaded once by the front end; SetPrices
 	// swaps them (SIGHUP). PolicyFile is the recommendation policy, as
-	// the CLI reads it.
+	// the CLI reads it, loaded at start (New) and swapped by SetPolicies.
 	Prices     *app.Prices
 	PolicyFile string
 	// MaxWorkloads caps the workloads exported by name (the rest sum into

@@ -25,8 +25,8 @@ func TestDemoShowsLowUtilization(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: Prepare: %v", seed, err)
 		}
-		opts := cost.DefaultOptions(pricing.Embedded())
-		a, err := cost.Allocate(p, opts)
+		opts := cost.DefaultOptions()
+		a, err := cost.Allocate(p, pricing.Embedded(), opts)
 		if err != nil {
 			t.Fatalf("seed %d: Allocate: %v", seed, err)
 		}

@@ -57,7 +57,7 @@ func costByWorkload(t *testing.T, s *cluster.Snapshot) map[string]cost.Hours {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := cost.Allocate(p, cost.DefaultOptions(pricing.Embedded()))
+	a, err := cost.Allocate(p, pricing.Embedded(), cost.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestLivesMatchTheSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := cluster.NewHourlyBuilder(s.Window, cluster.DefaultIdleThreshold)
-	b.Lives(s, p.Index)
+	b.Lives(s, p.Index())
 	got := b.Build()
 	if len(got) != len(s.Hourly.Workloads) {
 		t.Fatalf("%d workloads from lives, %d simulated", len(got), len(s.Hourly.Workloads))

@@ -102,8 +102,8 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		opts := cost.DefaultOptions(pricing.Embedded())
-		a, err := cost.Allocate(p, opts)
+		opts := cost.DefaultOptions()
+		a, err := cost.Allocate(p, pricing.Embedded(), opts)
 		if err != nil {
 			t.Fatalf("Allocate on a prepared snapshot: %v", err)
 		}

@@ -76,9 +76,9 @@ func reportJSON(t testing.TB, s *cluster.Snapshot) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := cost.DefaultOptions(pricing.Embedded())
+	opts := cost.DefaultOptions()
 	opts.IdleShare = cost.ShareNode
-	a, err := cost.Allocate(p, opts)
+	a, err := cost.Allocate(p, pricing.Embedded(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func FuzzReadGenAI(f *testing.F) {
 		if err != nil {
 			return
 		}
-		a, err := cost.Allocate(ct.Prepare(t, s), cost.DefaultOptions(flatPricer{gpu: 4}))
+		a, err := cost.Allocate(ct.Prepare(t, s), flatPricer{gpu: 4}, cost.DefaultOptions())
 		if err != nil {
 			t.Fatalf("Allocate: %v", err)
 		}

@@ -27,8 +27,8 @@ func report(t *testing.T, dir string, opts GenAIOptions, prices pricing.Pricer) 
 	if err != nil {
 		t.Fatalf("ReadGenAI(%s): %v", dir, err)
 	}
-	o := cost.DefaultOptions(prices)
-	a, err := cost.Allocate(ct.Prepare(t, s), o)
+	o := cost.DefaultOptions()
+	a, err := cost.Allocate(ct.Prepare(t, s), prices, o)
 	if err != nil {
 		t.Fatalf("Allocate: %v", err)
 	}

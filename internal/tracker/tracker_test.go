@@ -26,7 +26,7 @@ func build(t *testing.T, s *cluster.Prepared) *ledger.Ledger {
 
 func observe(t *testing.T, p *Plan, s *cluster.Prepared, l *ledger.Ledger) {
 	t.Helper()
-	if err := p.Observe(Observation{Window: s.Window, Snapshot: s.Snapshot, Ledger: l, Figures: Figures{SpendUSD: 1}}); err != nil {
+	if err := p.Observe(Observation{Window: s.Window(), Snapshot: s.View(), Ledger: l, Figures: Figures{SpendUSD: 1}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -78,7 +78,7 @@ func TestIDsAreStable(t *testing.T) {
 	for i := range r.Actions {
 		r.Actions[i].ID = "Z" + r.Actions[i].ID
 	}
-	later := *s.Snapshot
+	later := *s.View()
 	later.Window.End = later.Window.End.Add(time.Hour)
 	baseline := *p.Baseline
 	if err := p.Observe(Observation{Window: later.Window, Snapshot: &later, Ledger: &r}); err != nil {
@@ -96,7 +96,7 @@ func TestIDsAreStable(t *testing.T) {
 		t.Errorf("baseline moved: %+v, was %+v", p.Baseline, baseline)
 	}
 	// a window that ends before the last one is refused
-	if err := p.Observe(Observation{Window: s.Window, Snapshot: s.Snapshot, Ledger: l}); err == nil || !strings.Contains(err.Error(), "only moves forward") {
+	if err := p.Observe(Observation{Window: s.Window(), Snapshot: s.View(), Ledger: l}); err == nil || !strings.Contains(err.Error(), "only moves forward") {
 		t.Errorf("an earlier window: %v, want refused", err)
 	}
 }
@@ -106,7 +106,7 @@ func TestIDsAreStable(t *testing.T) {
 // inference workloads on MIG slices of h1; l4 and h2 still run.
 func applied(t *testing.T, days int) *cluster.Prepared {
 	t.Helper()
-	base := ledgertest.Fixture(t).Snapshot
+	base := ledgertest.Fixture(t).View()
 	s := *base
 	s.Window = cluster.Window{Start: base.Window.Start.Add(time.Duration(days) * 24 * time.Hour), End: base.Window.End.Add(time.Duration(days) * 24 * time.Hour)}
 	change := s.Window.Start.Add(2 * time.Hour)
@@ -157,7 +157,7 @@ func TestDetectsWhatTheClusterShows(t *testing.T) {
 	}
 	after := applied(t, 1)
 	observe(t, p, after, l) // the same plan, a day later
-	change := after.Window.Start.Add(2 * time.Hour)
+	change := after.Window().Start.Add(2 * time.Hour)
 	want := map[string]struct {
 		status    Status
 		done, of  int
@@ -219,7 +219,7 @@ func TestSupersededAndObsolete(t *testing.T) {
 			next.Actions = append(next.Actions, a)
 		}
 	}
-	later := *s.Snapshot
+	later := *s.View()
 	later.Window.End = later.Window.End.Add(time.Hour)
 	if err := p.Observe(Observation{Window: later.Window, Snapshot: &later, Ledger: &next}); err != nil {
 		t.Fatal(err)
@@ -237,7 +237,7 @@ func TestMarks(t *testing.T) {
 	p := New("c")
 	observe(t, p, s, build(t, s))
 	id := byKey(p, removeL).ID
-	at := s.Window.End.Add(time.Hour)
+	at := s.Window().End.Add(time.Hour)
 	if err := p.SetMark(id, &Mark{Status: Rejected, At: at, Note: "keep l4 for the quarter-end batch"}); err != nil {
 		t.Fatal(err)
 	}
@@ -298,9 +298,9 @@ func TestTaintGroundwork(t *testing.T) {
 	if a == nil || a.Of != 8 || a.Status != Pending || a.ID != ActionID(Groundwork, "groundwork:taint") {
 		t.Fatalf("taint groundwork: %+v", a)
 	}
-	later := *s.Snapshot
+	later := *s.View()
 	later.Window.End = later.Window.End.Add(time.Hour)
-	later.Nodes = slices.Clone(s.Nodes)
+	later.Nodes = slices.Clone(s.Nodes())
 	for i := range later.Nodes[:3] {
 		later.Nodes[i].Taints = []cluster.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}}
 	}

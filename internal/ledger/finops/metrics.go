@@ -156,7 +156,7 @@ func Compute(in Input) ([]Metric, []RedFlag) {
 		band("unallocated_share", "Unallocated share of provisioned GPU-hours", t.UnallocatedShare, "%", "< 10% (act > 25%)", unallocOK, unallocAct, false,
 			fmt.Sprintf("%.0f GPU-hours of capacity no pod held", t.GPUHours.Unallocated)),
 		lowGPUs(in.Hourly),
-		spotTraining(in.Snapshot.Snapshot),
+		spotTraining(in.Snapshot),
 	}
 	ms = append(ms, inferenceCost(in.Counters, a)...)
 	return ms, redFlags(in, a)
@@ -232,12 +232,12 @@ func longestBelow(xs []float64, limit float64) int {
 var trainingKinds = []string{"Job", "CronJob", "PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob", "RayJob", "JobSet"}
 
 // spotTraining is the share of training GPU-hours held on spot nodes.
-func spotTraining(s *cluster.Snapshot) Metric {
+func spotTraining(s *cluster.Prepared) Metric {
 	m := Metric{Name: "spot_share_training", Title: "Spot share of training GPU-hours", Unit: "%", Target: "> 50% (act < 30%)"}
-	nodes := make(map[string]*cluster.Node, len(s.Nodes))
+	nodes := make(map[string]*cluster.Node, len(s.Nodes()))
 	frac := map[string]float64{}
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
+	for i := range s.Nodes() {
+		n := &s.Nodes()[i]
 		nodes[n.Name] = n
 		for _, g := range n.GPUs {
 			for _, u := range g.Units {
@@ -246,12 +246,12 @@ func spotTraining(s *cluster.Snapshot) Metric {
 		}
 	}
 	var all, spot float64
-	for i := range s.Pods {
-		p := &s.Pods[i]
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
 		if !slices.Contains(trainingKinds, p.Owner.Kind) || nodes[p.Node] == nil {
 			continue
 		}
-		h := s.Window.Clip(p.Start, p.End) / 3600
+		h := s.Window().Clip(p.Start, p.End) / 3600
 		for _, u := range p.GPUs {
 			all += frac[u.UnitID] * h
 			if nodes[p.Node].Capacity == cluster.Spot {

@@ -32,7 +32,7 @@ const hostageLookback = 24 * time.Hour
 
 // redFlags computes the red flags the snapshot supports.
 func redFlags(in Input, a *cost.Allocation) []RedFlag {
-	s := in.Snapshot.Snapshot
+	s := in.Snapshot
 	held, recent := heldUnits(s)
 	alive := map[string]bool{}
 	for _, n := range aliveNodes(s) {
@@ -46,11 +46,11 @@ func redFlags(in Input, a *cost.Allocation) []RedFlag {
 }
 
 // aliveNodes are the modelled cluster's nodes (alive at the window's end).
-func aliveNodes(s *cluster.Snapshot) []string {
+func aliveNodes(s *cluster.Prepared) []string {
 	var out []string
-	end := s.Window.End
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
+	end := s.Window().End
+	for i := range s.Nodes() {
+		n := &s.Nodes()[i]
 		if n.HasGPUs() && (n.Deleted.IsZero() || !n.Deleted.Before(end)) {
 			out = append(out, n.Name)
 		}
@@ -60,12 +60,12 @@ func aliveNodes(s *cluster.Snapshot) []string {
 
 // heldUnits are the units any pod held in the window, and those held in
 // the lookback before its end.
-func heldUnits(s *cluster.Snapshot) (all, recent map[string]bool) {
+func heldUnits(s *cluster.Prepared) (all, recent map[string]bool) {
 	all, recent = map[string]bool{}, map[string]bool{}
-	since := s.Window.End.Add(-hostageLookback)
-	for i := range s.Pods {
-		p := &s.Pods[i]
-		_, to, ok := s.Window.Interval(p.Start, p.End)
+	since := s.Window().End.Add(-hostageLookback)
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
+		_, to, ok := s.Window().Interval(p.Start, p.End)
 		if !ok {
 			continue
 		}
@@ -81,12 +81,12 @@ func heldUnits(s *cluster.Snapshot) (all, recent map[string]bool) {
 
 // unusedMIG flags MIG instances on nodes alive at the end that no pod
 // held in the whole window, priced at their share of the GPU.
-func unusedMIG(s *cluster.Snapshot, alive, held map[string]bool, a *cost.Allocation) RedFlag {
+func unusedMIG(s *cluster.Prepared, alive, held map[string]bool, a *cost.Allocation) RedFlag {
 	f := RedFlag{Name: "unused_mig_instances", Title: "MIG instances no pod used in the window", Status: OK}
 	var usd float64
 	priced := false
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
+	for i := range s.Nodes() {
+		n := &s.Nodes()[i]
 		if !alive[n.Name] {
 			continue
 		}
@@ -116,11 +116,11 @@ func unusedMIG(s *cluster.Snapshot, alive, held map[string]bool, a *cost.Allocat
 // hostage flags GPU nodes whose GPUs no pod held in the lookback but that
 // run pods without GPUs at the end: the non-GPU pods keep an idle GPU node
 // alive, priced at the GPU capacity they hold hostage.
-func hostage(s *cluster.Snapshot, alive, recent map[string]bool, a *cost.Allocation) RedFlag {
+func hostage(s *cluster.Prepared, alive, recent map[string]bool, a *cost.Allocation) RedFlag {
 	f := RedFlag{Name: "idle_gpu_nodes_kept_by_non_gpu_pods", Title: "Idle GPU nodes kept alive by pods that need no GPU", Status: OK}
 	byNode := map[string][]string{}
-	for i := range s.Pods {
-		p := &s.Pods[i]
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
 		if alive[p.Node] && p.End.IsZero() && len(p.GPUs) == 0 && !p.RequestsGPU() && p.Owner.Kind != "DaemonSet" {
 			byNode[p.Node] = append(byNode[p.Node], p.Key())
 		}
@@ -128,8 +128,8 @@ func hostage(s *cluster.Snapshot, alive, recent map[string]bool, a *cost.Allocat
 	var usd float64
 	priced := false
 	var lines []string
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
+	for i := range s.Nodes() {
+		n := &s.Nodes()[i]
 		pods := byNode[n.Name]
 		if len(pods) == 0 || slices.ContainsFunc(n.GPUs, func(g cluster.GPU) bool {
 			return slices.ContainsFunc(g.Units, func(u cluster.Unit) bool { return recent[u.ID] })
@@ -154,11 +154,11 @@ func hostage(s *cluster.Snapshot, alive, recent map[string]bool, a *cost.Allocat
 
 // oomRising compares OOM kills in the second half of the window with the
 // first; without hourly counts it says what it has.
-func oomRising(s *cluster.Snapshot, h Hourly) RedFlag {
+func oomRising(s *cluster.Prepared, h Hourly) RedFlag {
 	f := RedFlag{Name: "oom_kills_rising", Title: "OOM kills rising"}
 	kills, pods := 0, 0
-	for i := range s.Pods {
-		if k := s.Pods[i].OOMKills; k > 0 {
+	for i := range s.Pods() {
+		if k := s.Pods()[i].OOMKills; k > 0 {
 			kills, pods = kills+k, pods+1
 		}
 	}

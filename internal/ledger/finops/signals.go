@@ -26,12 +26,12 @@ type snapshotSignals struct {
 // metrics need from the snapshot's hourly series; nil, nil when it has
 // none. What it returns holds no reference to the series, so a caller
 // done with them may release them before Build.
-func SnapshotSignals(s *cluster.Snapshot) (Hourly, Counters) {
-	if s == nil || s.Hourly == nil {
+func SnapshotSignals(s *cluster.Prepared) (Hourly, Counters) {
+	if s == nil || s.Hourly() == nil {
 		return nil, nil
 	}
-	sig := &snapshotSignals{counts: inferenceCounts(s.Hourly)}
-	sig.oom, sig.oomOK = oomPerHour(s.Hourly, s.Window.HourCount())
+	sig := &snapshotSignals{counts: inferenceCounts(s.Hourly())}
+	sig.oom, sig.oomOK = oomPerHour(s.Hourly(), s.Window().HourCount())
 	return sig, sig
 }
 

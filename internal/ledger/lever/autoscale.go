@@ -75,7 +75,7 @@ func serviceScalings(env *Env) (map[string][]capacity.Scaling, []NotCounted, err
 	for _, sk := range c.skipped {
 		nc = append(nc, NotCounted{Lever: LeverAutoscale, Target: sk.Workload, Reason: sk.Reason})
 	}
-	byModel, more := scalingsByModel(env.Snapshot.Snapshot, c.scalings)
+	byModel, more := scalingsByModel(env.Snapshot, c.scalings)
 	return byModel, append(nc, more...), nil
 }
 
@@ -94,7 +94,7 @@ func keptModels(m *Model) []string {
 // scalingsByModel groups the scalings of workloads running at the
 // window's end by the GPU model their pods hold; the others are not
 // counted (nothing of theirs is in the modelled cluster).
-func scalingsByModel(s *cluster.Snapshot, scs []capacity.Scaling) (map[string][]capacity.Scaling, []NotCounted) {
+func scalingsByModel(s *cluster.Prepared, scs []capacity.Scaling) (map[string][]capacity.Scaling, []NotCounted) {
 	models := workloadModels(s)
 	out := map[string][]capacity.Scaling{}
 	var nc []NotCounted
@@ -115,19 +115,19 @@ func scalingsByModel(s *cluster.Snapshot, scs []capacity.Scaling) (map[string][]
 
 // workloadModels is the GPU model each workload's pods hold at the
 // window's end.
-func workloadModels(s *cluster.Snapshot) map[string]string {
+func workloadModels(s *cluster.Prepared) map[string]string {
 	units := map[string]string{}
-	for i := range s.Nodes {
-		for _, g := range s.Nodes[i].GPUs {
+	for i := range s.Nodes() {
+		for _, g := range s.Nodes()[i].GPUs {
 			for _, u := range g.Units {
 				units[u.ID] = g.Model
 			}
 		}
 	}
 	out := map[string]string{}
-	for i := range s.Pods {
-		p := &s.Pods[i]
-		if !p.End.IsZero() && p.End.Before(s.Window.End) || p.Start.After(s.Window.End) {
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
+		if !p.End.IsZero() && p.End.Before(s.Window().End) || p.Start.After(s.Window().End) {
 			continue
 		}
 		for _, h := range p.GPUs {

@@ -23,9 +23,9 @@ func (p *poolScaling) scaleNodes(hours []float64) Change {
 			{Name: "nodes", Value: float64(len(p.nodes)), Unit: "nodes"}, {Name: "node_hours_month", Value: round2(total), Unit: "hours"},
 			{Name: "node_hours_month_before", Value: all, Unit: "hours"},
 		},
-		Artefacts: []Artefact{{Command: genNodePool, Files: nodePoolFiles(p.env.Snapshot.Snapshot, nodeNames(p.nodes), p.model, "")}},
+		Artefacts: []Artefact{{Command: genNodePool, Files: nodePoolFiles(p.env.Snapshot, nodeNames(p.nodes), p.model, "")}},
 	}
-	a.Confidence, a.ConfidenceReason = historyConfidence(p.env.Snapshot.Window.Hours(), "the hourly GPU demand")
+	a.Confidence, a.ConfidenceReason = historyConfidence(p.env.Snapshot.Window().Hours(), "the hourly GPU demand")
 	a.Risk, a.RiskReason = Medium, fmt.Sprintf("when demand returns, pods wait about %.0f minutes for a node to boot", nodeBootHours*60)
 	return Change{Action: a, Apply: p.apply(hours)}
 }
@@ -54,7 +54,7 @@ func (p *poolScaling) autoscaleWorkloads(hours []float64) Change {
 
 // item is one scaled workload.
 func (p *poolScaling) item(sc capacity.Scaling) Item {
-	perMonth := HoursPerMonth / p.env.Snapshot.Window.Hours()
+	perMonth := HoursPerMonth / p.env.Snapshot.Window().Hours()
 	it := Item{Target: sc.Workload, key: keyAutoscaleWls + sc.Workload, weight: sc.FreedGPUHours * perMonth,
 		Why: fmt.Sprintf("%d replica(s) now; %d to %d needed an hour at %.0f%% activity (sized on %s); scale on %s",
 			sc.Replicas, sc.Trough, sc.Peak, p.env.Autoscale.TargetActivity*100, sc.Sizing, sc.Signal.Describe()),
@@ -67,7 +67,7 @@ func (p *poolScaling) item(sc capacity.Scaling) Item {
 		},
 		Files: []string{autoscalingFile(sc.Namespace, sc.Name)},
 	}
-	it.Confidence, it.ConfidenceReason = historyConfidence(p.env.Snapshot.Window.Hours(), "the replicas it needs an hour")
+	it.Confidence, it.ConfidenceReason = historyConfidence(p.env.Snapshot.Window().Hours(), "the replicas it needs an hour")
 	switch {
 	case sc.Sizing == capacity.SizingPeak:
 		it.Confidence, it.ConfidenceReason = Low, "no GPU activity series: sized on request counters, assuming the busiest hour ran at the target"
@@ -94,14 +94,14 @@ func historyConfidence(hours float64, what string) (Level, string) {
 // nodePoolFiles are the NodePools `generate nodepool` (suffix "") or
 // `generate spot` (suffix "-spot") writes for the named nodes of a model:
 // one per cloud with a Karpenter provider.
-func nodePoolFiles(s *cluster.Snapshot, nodes []string, model, suffix string) []string {
+func nodePoolFiles(s *cluster.Prepared, nodes []string, model, suffix string) []string {
 	want := map[string]bool{}
 	for _, n := range nodes {
 		want[n] = true
 	}
 	var out []string
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
+	for i := range s.Nodes() {
+		n := &s.Nodes()[i]
 		if cloud := strings.ToLower(n.Cloud); want[n.Name] && slices.Contains(capacity.KarpenterClouds, cloud) {
 			if f := "nodepool/" + capacity.NodePoolNameIn(model, cloud) + suffix + ".yaml"; !slices.Contains(out, f) {
 				out = append(out, f)

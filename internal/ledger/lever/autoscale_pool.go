@@ -86,7 +86,7 @@ func (p *poolScaling) hours(need []int) []float64 {
 			out[j] += min(held, p.lengths[h])
 		}
 	}
-	scale := HoursPerMonth / p.env.Snapshot.Window.Hours()
+	scale := HoursPerMonth / p.env.Snapshot.Window().Hours()
 	for j := range out {
 		out[j] = math.Min(out[j]*scale, HoursPerMonth)
 	}
@@ -178,5 +178,5 @@ func (p *poolScaling) targets() []Target {
 }
 
 func (p *poolScaling) windowText() string {
-	return fmt.Sprintf("%.0f h window", p.env.Snapshot.Window.Hours())
+	return fmt.Sprintf("%.0f h window", p.env.Snapshot.Window().Hours())
 }

@@ -24,19 +24,20 @@ type Capacity struct {
 // CapacityFromSnapshot reads the capacity levers' inputs with the
 // autoscaling and reclaim policies (which must be valid: ledger.Build
 // validates them).
-func CapacityFromSnapshot(s *cluster.Snapshot, autoscale capacity.AutoscalePolicy, reclaim capacity.ReclaimPolicy) (*Capacity, error) {
-	c := &Capacity{hourly: s.Hourly != nil}
+func CapacityFromSnapshot(s *cluster.Prepared, autoscale capacity.AutoscalePolicy, reclaim capacity.ReclaimPolicy) (*Capacity, error) {
+	c := &Capacity{hourly: s.Hourly() != nil}
 	if !c.hourly {
 		return c, nil
 	}
+	v := s.View() // the capacity engine reads a *cluster.Snapshot
 	var err error
-	if c.scalings, c.skipped, err = capacity.Autoscale(s, autoscale); err != nil {
+	if c.scalings, c.skipped, err = capacity.Autoscale(v, autoscale); err != nil {
 		return nil, err
 	}
-	if c.idles, err = capacity.Reclaim(s, reclaim); err != nil {
+	if c.idles, err = capacity.Reclaim(v, reclaim); err != nil {
 		return nil, err
 	}
-	queued, err := capacity.QueueBatch(s, capacity.DefaultQueuePolicy())
+	queued, err := capacity.QueueBatch(v, capacity.DefaultQueuePolicy())
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +50,6 @@ func CapacityFromSnapshot(s *cluster.Snapshot, autoscale capacity.AutoscalePolic
 			c.queued = append(c.queued, id)
 		}
 	}
-	c.quants = capacity.Quantize(s)
+	c.quants = capacity.Quantize(v)
 	return c, nil
 }

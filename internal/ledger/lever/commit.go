@@ -21,12 +21,12 @@ const keyCommit = LeverCommit + ":" + KindCommit + ":on-demand GPU nodes"
 
 func (commitLever) Propose(m *Model, env *Env) (Proposal, error) {
 	var prop Proposal
-	if h := env.Snapshot.Window.Hours(); h < shortHistory {
+	if h := env.Snapshot.Window().Hours(); h < shortHistory {
 		prop.NotCounted = append(prop.NotCounted, NotCounted{Lever: LeverCommit, Target: "on-demand GPU nodes",
 			Reason: fmt.Sprintf("a year's commitment needs at least %.0f h of history to see the daily cycle; the window has %.0f h", shortHistory, h)})
 		return prop, nil
 	}
-	if part := env.Snapshot.Partial; len(part) > 0 {
+	if part := env.Snapshot.Partial(); len(part) > 0 {
 		prop.NotCounted = append(prop.NotCounted, NotCounted{Lever: LeverCommit, Target: "on-demand GPU nodes", Reason: commitWithheld(part)})
 		return prop, nil
 	}
@@ -63,7 +63,7 @@ func (commitLever) Propose(m *Model, env *Env) (Proposal, error) {
 	if bc.coveredUSD > 0 {
 		a.Evidence = append(a.Evidence, Evidence{Name: "already_committed_usd_per_hour", Value: round2(bc.coveredUSD), Unit: "USD/hour"})
 	}
-	a.Confidence, a.ConfidenceReason = commitConfidence(env.Snapshot.Window.Hours())
+	a.Confidence, a.ConfidenceReason = commitConfidence(env.Snapshot.Window().Hours())
 	d := priceDates(env, func(n *cluster.Node) bool { return n.Capacity != cluster.Spot })
 	if d == "" {
 		d = "unpriced"

@@ -40,17 +40,17 @@ type reshape struct {
 // gpuDemand sweeps every pod's held units (fraction of a physical GPU)
 // over its life in the window.
 func gpuDemand(s *cluster.Prepared) *demand {
-	d := &demand{window: s.Window}
+	d := &demand{window: s.Window()}
 	models, workloads := map[string]int32{}, map[string]int32{}
-	for i := range s.Pods {
-		p := &s.Pods[i]
-		from, to, ok := s.Window.Interval(p.Start, p.End)
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
+		from, to, ok := s.Window().Interval(p.Start, p.End)
 		if !ok {
 			continue
 		}
 		w := int32(-1)
 		for _, h := range p.GPUs {
-			ref, ok := s.Index.Units[h.UnitID]
+			ref, ok := s.Index().Units[h.UnitID]
 			if !ok || ref.Unit.Fraction <= 0 {
 				continue
 			}
@@ -58,7 +58,7 @@ func gpuDemand(s *cluster.Prepared) *demand {
 				w = index(workloads, &d.workloads, p.WorkloadKey())
 			}
 			m, frac := index(models, &d.models, ref.GPU.Model), ref.Unit.Fraction
-			d.events = append(d.events, step{from.Sub(s.Window.Start), frac, m, w}, step{to.Sub(s.Window.Start), -frac, m, w})
+			d.events = append(d.events, step{from.Sub(s.Window().Start), frac, m, w}, step{to.Sub(s.Window().Start), -frac, m, w})
 		}
 	}
 	slices.SortFunc(d.events, func(a, b step) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.delta, b.delta)) })

@@ -55,14 +55,14 @@ func plainOver(s *cluster.Prepared, model string, capacity float64, shapes map[s
 		workload string
 	}
 	var events []event
-	for i := range s.Pods {
-		p := &s.Pods[i]
-		from, to, ok := s.Window.Interval(p.Start, p.End)
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
+		from, to, ok := s.Window().Interval(p.Start, p.End)
 		if !ok {
 			continue
 		}
 		for _, h := range p.GPUs {
-			for _, n := range s.Nodes {
+			for _, n := range s.Nodes() {
 				for _, g := range n.GPUs {
 					for _, u := range g.Units {
 						if u.ID == h.UnitID && u.Fraction > 0 {

@@ -29,8 +29,8 @@ func priceDate(p pricing.NodePrice) string {
 // them: "catalog as of 2026-01-21; bill, charges up to 2026-11-07".
 func priceDates(env *Env, keep func(*cluster.Node) bool) string {
 	var out []string
-	for i := range env.Snapshot.Nodes {
-		n := &env.Snapshot.Nodes[i]
+	for i := range env.Snapshot.Nodes() {
+		n := &env.Snapshot.Nodes()[i]
 		if !n.HasGPUs() || !keep(n) {
 			continue
 		}
@@ -67,9 +67,9 @@ func targetPriceDates(env *Env, m *Model, targets []Target) string {
 		}
 	}
 	if len(workloads) > 0 {
-		s := env.Snapshot.Snapshot
-		for i := range s.Pods {
-			if p := &s.Pods[i]; p.Node != "" && workloads[p.WorkloadKey()] {
+		s := env.Snapshot
+		for i := range s.Pods() {
+			if p := &s.Pods()[i]; p.Node != "" && workloads[p.WorkloadKey()] {
 				nodes[p.Node] = true
 			}
 		}

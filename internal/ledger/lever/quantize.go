@@ -51,17 +51,17 @@ type gpuRates map[string]*struct {
 // heldGPURates prices every GPU held at the window's end at its node's
 // GPU rate. A node without a price leaves its GPUs out.
 func heldGPURates(env *Env) gpuRates {
-	s := env.Snapshot.Snapshot
-	nodes := make(map[string]*cluster.Node, len(s.Nodes))
-	for i := range s.Nodes {
-		nodes[s.Nodes[i].Name] = &s.Nodes[i]
+	s := env.Snapshot
+	nodes := make(map[string]*cluster.Node, len(s.Nodes()))
+	for i := range s.Nodes() {
+		nodes[s.Nodes()[i].Name] = &s.Nodes()[i]
 	}
 	rate := map[string]float64{}
 	out := gpuRates{}
-	for i := range s.Pods {
-		p := &s.Pods[i]
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
 		n := nodes[p.Node]
-		if len(p.GPUs) == 0 || n == nil || !p.End.IsZero() && p.End.Before(s.Window.End) {
+		if len(p.GPUs) == 0 || n == nil || !p.End.IsZero() && p.End.Before(s.Window().End) {
 			continue
 		}
 		r, ok := rate[n.Name]

@@ -28,7 +28,7 @@ const (
 
 func (queueLever) Propose(m *Model, env *Env) (Proposal, error) {
 	var prop Proposal
-	s := env.Snapshot.Snapshot
+	s := env.Snapshot
 	if env.capacity == nil || !env.capacity.hourly {
 		prop.NotCounted = []NotCounted{{Lever: LeverQueue, Target: "batch GPU workers", Reason: "needs hourly series to find the hours batch workers hold GPUs between runs"}}
 		return prop, nil

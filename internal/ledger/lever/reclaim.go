@@ -27,7 +27,7 @@ const (
 
 func (reclaimLever) Propose(m *Model, env *Env) (Proposal, error) {
 	var prop Proposal
-	s := env.Snapshot.Snapshot
+	s := env.Snapshot
 	if env.capacity == nil || !env.capacity.hourly {
 		prop.NotCounted = []NotCounted{{Lever: LeverReclaim, Target: "notebooks and dev boxes", Reason: "needs hourly series to find idle stretches"}}
 		return prop, nil
@@ -117,7 +117,7 @@ func releaseChange(m *Model, env *Env, model string, idles []capacity.Idle, rel 
 	}
 	a := Action{Key: rel.key + model, Kind: rel.kind, Artefacts: []Artefact{{Command: rel.command}},
 		title: func(n int) string { return rel.title(model, n) }}
-	perMonth := HoursPerMonth / env.Snapshot.Window.Hours()
+	perMonth := HoursPerMonth / env.Snapshot.Window().Hours()
 	// The node-hours freed rest on the pool scaling with the hourly GPU
 	// demand, as the scale-nodes action does: an item is no surer than
 	// that demand's history, whether or not the autoscale lever gave the
@@ -125,7 +125,7 @@ func releaseChange(m *Model, env *Env, model string, idles []capacity.Idle, rel 
 	// request counters the L4 services' autoscale action, and with it the
 	// low pool scaling this one inherited, was gone, and reclaim showed
 	// medium).
-	poolLevel, poolWhy := historyConfidence(env.Snapshot.Window.Hours(), "the pool's hourly GPU demand the freed node-hours rest on")
+	poolLevel, poolWhy := historyConfidence(env.Snapshot.Window().Hours(), "the pool's hourly GPU demand the freed node-hours rest on")
 	for _, id := range idles {
 		it := rel.item(id, perMonth, env)
 		if poolLevel.Rank() < it.Confidence.Rank() {

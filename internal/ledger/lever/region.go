@@ -49,7 +49,7 @@ func (regionLever) Propose(m *Model, env *Env) (Proposal, error) {
 		prop.Notes = append(prop.Notes, "region: the price source cannot list other regions' prices; no region move is weighed")
 		return prop, nil
 	}
-	for _, p := range regionPools(m, env.Snapshot.Snapshot, rp) {
+	for _, p := range regionPools(m, env.Snapshot, rp) {
 		if !cheapestRegion(&p, env.Prices, rp) {
 			continue
 		}
@@ -65,10 +65,10 @@ func (regionLever) Propose(m *Model, env *Env) (Proposal, error) {
 
 // regionPools groups the model's kept, priced, non-spot GPU nodes by
 // pool, cloud, region and instance type, in a stable order.
-func regionPools(m *Model, s *cluster.Snapshot, rp regionPrices) []regionPool {
+func regionPools(m *Model, s *cluster.Prepared, rp regionPrices) []regionPool {
 	nodes := map[string]*cluster.Node{}
-	for i := range s.Nodes {
-		nodes[s.Nodes[i].Name] = &s.Nodes[i]
+	for i := range s.Nodes() {
+		nodes[s.Nodes()[i].Name] = &s.Nodes()[i]
 	}
 	byKey := map[string]*regionPool{}
 	var keys []string

@@ -155,13 +155,13 @@ func (c *consolidation) running() map[string]bool {
 		return c.end
 	}
 	c.end = map[string]bool{}
-	s := c.env.Snapshot.Snapshot
+	s := c.env.Snapshot
 	planned := map[string]bool{}
 	for i := range c.m.Nodes {
 		planned[c.m.Nodes[i].Name] = true
 	}
-	for i := range s.Pods {
-		p := &s.Pods[i]
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
 		if p.End.IsZero() && (p.Phase == "" || p.Phase == "Running") && planned[p.Node] {
 			c.end[p.WorkloadKey()] = true
 		}

@@ -42,7 +42,7 @@ func prepare(in Setup, lvs []Lever, pack bool) (*Env, *Model, error) {
 	if in.Snapshot == nil || in.Prices == nil {
 		return nil, nil, fmt.Errorf("ledger: no snapshot or no prices")
 	}
-	if err := in.Snapshot.Window.Validate(); err != nil {
+	if err := in.Snapshot.Window().Validate(); err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
 	o := in
@@ -79,7 +79,7 @@ func prepare(in Setup, lvs []Lever, pack bool) (*Env, *Model, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
-	return env, newModel(modelNodes(prob, in.Snapshot.Snapshot)), nil
+	return env, newModel(modelNodes(prob, in.Snapshot)), nil
 }
 
 // packs reports whether a lever list packs the current shapes.
@@ -88,10 +88,10 @@ func packs(lvs []Lever) bool {
 }
 
 // modelNodes are the planner's nodes with their capacity type.
-func modelNodes(p *packing.Problem, s *cluster.Snapshot) []Node {
-	capacity := make(map[string]string, len(s.Nodes))
-	for i := range s.Nodes {
-		capacity[s.Nodes[i].Name] = s.Nodes[i].Capacity
+func modelNodes(p *packing.Problem, s *cluster.Prepared) []Node {
+	capacity := make(map[string]string, len(s.Nodes()))
+	for i := range s.Nodes() {
+		capacity[s.Nodes()[i].Name] = s.Nodes()[i].Capacity
 	}
 	out := make([]Node, len(p.Nodes))
 	for i, n := range p.Nodes {

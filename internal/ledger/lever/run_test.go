@@ -23,7 +23,7 @@ func TestPackingAheadGivesTheSameLedger(t *testing.T) {
 		in := Setup{Snapshot: s, Prices: ledgertest.Prices(), Policy: rightsize.DefaultPolicy(), Autoscale: capacity.DefaultAutoscalePolicy(),
 			Commit: capacity.DefaultCommitPolicy(), Reclaim: capacity.DefaultReclaimPolicy(), Region: capacity.DefaultRegionPolicy()}
 		var err error
-		if in.Capacity, err = CapacityFromSnapshot(s.Snapshot, in.Autoscale, in.Reclaim); err != nil {
+		if in.Capacity, err = CapacityFromSnapshot(s, in.Autoscale, in.Reclaim); err != nil {
 			t.Fatal(err)
 		}
 		var got [2][]byte

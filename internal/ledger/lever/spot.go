@@ -34,8 +34,8 @@ const (
 
 func (spotLever) Propose(m *Model, env *Env) (Proposal, error) {
 	var prop Proposal
-	s := env.Snapshot.Snapshot
-	obs := capacity.ObserveSpot(s)
+	s := env.Snapshot
+	obs := capacity.ObserveSpot(s.View())
 	cands, nc := spotCandidates(m, s)
 	prop.NotCounted = nc
 	if perNode := perNodeWeek(obs); perNode > capacity.SpotWidenLimit {
@@ -94,15 +94,15 @@ type spotNode struct {
 
 // spotCandidates finds the candidates; training nodes that do not qualify
 // are not counted, with why.
-func spotCandidates(m *Model, s *cluster.Snapshot) ([]spotCandidate, []NotCounted) {
+func spotCandidates(m *Model, s *cluster.Prepared) ([]spotCandidate, []NotCounted) {
 	nodes := map[string]*cluster.Node{}
-	for i := range s.Nodes {
-		nodes[s.Nodes[i].Name] = &s.Nodes[i]
+	for i := range s.Nodes() {
+		nodes[s.Nodes()[i].Name] = &s.Nodes()[i]
 	}
 	pods := map[string][]*cluster.Pod{}
-	for i := range s.Pods {
-		p := &s.Pods[i]
-		if len(p.GPUs) > 0 && (p.End.IsZero() || !p.End.Before(s.Window.End)) {
+	for i := range s.Pods() {
+		p := &s.Pods()[i]
+		if len(p.GPUs) > 0 && (p.End.IsZero() || !p.End.Before(s.Window().End)) {
 			pods[p.Node] = append(pods[p.Node], p)
 		}
 	}
@@ -150,7 +150,7 @@ func candidate(n *Node, cn *cluster.Node, pods []*cluster.Pod) (spotCandidate, s
 
 // spotPrice prices a candidate on spot: the catalog's spot price for its
 // instance type over (1 − expected rework).
-func spotPrice(env *Env, s *cluster.Snapshot, c spotCandidate, obs capacity.SpotObserved) (spotNode, string) {
+func spotPrice(env *Env, s *cluster.Prepared, c spotCandidate, obs capacity.SpotObserved) (spotNode, string) {
 	spec := nodeprice.Spec(c.cluster)
 	spec.Capacity = pricing.Spot
 	np, err := env.Prices.Price(spec)
@@ -207,7 +207,7 @@ func spotChange(pool string, ns []spotNode, obs capacity.SpotObserved, env *Env)
 			{Name: "spot_interruptions_per_node_week", Value: round2(perNodeWeek(obs)), Unit: "per node per week"},
 			{Name: "spot_interruptions_widen_limit", Value: capacity.SpotWidenLimit, Unit: "per node per week"},
 		},
-		Artefacts: []Artefact{{Command: genSpot, Files: nodePoolFiles(env.Snapshot.Snapshot, names, ns[0].node.GPUModel, "-spot")}},
+		Artefacts: []Artefact{{Command: genSpot, Files: nodePoolFiles(env.Snapshot, names, ns[0].node.GPUModel, "-spot")}},
 	}
 	slices.Sort(spotDates)
 	slices.Sort(nodeDates)
