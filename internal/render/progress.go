@@ -213,7 +213,9 @@ func progressStamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04Z")
 }
 
-func spanText(w cluster.Window) string { return progressStamp(w.Start) + " – " + progressStamp(w.End) }
+func spanText(w cluster.Window) string {
+	return progressStamp(w.Start) + " – " + progressStamp(w.End)
+}
 
 // writeProgressCSV is one row per tracked action, then the total.
 func writeProgressCSV(w io.Writer, d ProgressDocument) error {

@@ -147,13 +147,13 @@ func TestDRAClaimsBilledToTheirPods(t *testing.T) {
 	got := map[string][]string{}
 	start := map[string]time.Time{}
 	frac := map[string]float64{}
-	for _, pod := range p.Pods {
+	for _, pod := range p.Pods() {
 		if pod.Namespace != draNS {
 			continue
 		}
 		start[pod.Name] = pod.Start
 		for _, h := range pod.GPUs {
-			ref := p.Index.Units[h.UnitID]
+			ref := p.Index().Units[h.UnitID]
 			// The snapshot's unit is the claim's device (a shared claim's
 			// GPU split into one share per pod).
 			got[pod.Name] = append(got[pod.Name], ref.Unit.Device)
@@ -215,10 +215,10 @@ func checkWatchedDRA(ctx context.Context, t *testing.T, kubeconfig string, liste
 		t.Fatal(err)
 	}
 	got := map[string][]string{}
-	for _, pod := range p.Pods {
+	for _, pod := range p.Pods() {
 		for _, h := range pod.GPUs {
 			if pod.Namespace == draNS {
-				got[pod.Name] = append(got[pod.Name], p.Index.Units[h.UnitID].Unit.Device)
+				got[pod.Name] = append(got[pod.Name], p.Index().Units[h.UnitID].Unit.Device)
 			}
 		}
 	}

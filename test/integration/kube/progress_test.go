@@ -88,7 +88,7 @@ func TestAppliedActionsSeenOnTheRealAPIServer(t *testing.T) {
 	p := tracker.New("kube")
 	observe := func(s *cluster.Prepared) {
 		t.Helper()
-		if err := p.Observe(tracker.Observation{Window: s.Window, Snapshot: s.Snapshot, Ledger: l}); err != nil {
+		if err := p.Observe(tracker.Observation{Window: s.Window(), Snapshot: s.View(), Ledger: l}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,7 +127,7 @@ func TestAppliedActionsSeenOnTheRealAPIServer(t *testing.T) {
 		t.Errorf("right-sizing: %s %d of %d (%s), want partly, 1 of 2", resize.Status, resize.Detected, resize.Of, resize.Detection)
 	}
 	var chatStart time.Time
-	for _, pod := range after.Pods {
+	for _, pod := range after.Pods() {
 		if pod.Namespace == ns && strings.HasPrefix(pod.Name, "chat-") {
 			chatStart = pod.Start
 		}
