@@ -267,7 +267,7 @@ func unitCostRows(l *ledger.Ledger) [][]string {
 			if u.Model != "" {
 				who = fmt.Sprintf("model %s (%d workload(s))", u.Model, len(u.Workloads))
 			}
-			rows = append(rows, []string{m.Title, who, u.Metric, usdCents(u.CostUSD), decimal(u.Count, 0), "$" + strconv.FormatFloat(u.PerUnit, 'f', 4, 64)})
+			rows = append(rows, []string{m.Title, who, u.Metric, usdCents(u.CostUSD), decimal(u.Count, 0), unitPrice(u.PerUnit)})
 		}
 	}
 	return rows

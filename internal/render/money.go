@@ -54,6 +54,10 @@ func usdCents(v float64) string {
 // "12345.67".
 func plainUSD(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
+// unitPrice is a price per unit to four decimals ("$0.0022"): per 1,000
+// inferences or 100,000 tokens, where cents would round to nothing.
+func unitPrice(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 4, 64) }
+
 // plainMonthly is a monthly amount to the cent without separators, as the
 // audit's summary line writes it: "$12345.67/month".
 func plainMonthly(v float64) string { return "$" + plainUSD(v) + "/month" }
