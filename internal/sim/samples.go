@@ -234,6 +234,9 @@ func (c *cell) gpuSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt float
 		}
 		v, fb := l.addGPU(h, i, a, dt, rnd)
 		g := gpuSample{v: v, sm: v * l.sm, fb: fb, pcie: math.NaN(), nvlink: math.NaN()}
+		if l.noLinks { // an accelerator: its exporter has no SM-activity metric
+			g.sm = math.NaN()
+		}
 		sum.add(st.fraction[i], v, c.hourly.IsIdle(v))
 		if st.whole[i] && !l.noLinks {
 			if jitter != jitter {

@@ -103,11 +103,16 @@ func (s *splitter) gpu(p *cluster.Pod, i int, t, dt float64, x gpuSample) {
 		id := p.GPUs[i].UnitID
 		g := pu.GPUs[id]
 		if g == nil {
-			g = &rolling.GPUUsage{Activity: &usage.Activity{}, SMActive: &usage.Activity{}, FramebufferMiB: &usage.Gauge{}}
+			g = &rolling.GPUUsage{Activity: &usage.Activity{}, FramebufferMiB: &usage.Gauge{}}
+			if !math.IsNaN(x.sm) { // accelerators' exporters have none
+				g.SMActive = &usage.Activity{}
+			}
 			pu.GPUs[id] = g
 		}
 		g.Activity.Add(x.v, sec)
-		g.SMActive.Add(x.sm, sec)
+		if g.SMActive != nil {
+			g.SMActive.Add(x.sm, sec)
+		}
 		g.FramebufferMiB.Add(x.fb, sec)
 	})
 }
