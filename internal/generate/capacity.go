@@ -120,6 +120,7 @@ func GPUNodePools(s *cluster.Snapshot, o NodePoolOptions) ([]NodePool, []string)
 		}
 		nc := classes[p.cloud]
 		out = append(out, NodePool{Name: name, InstanceTypes: p.types, CapacityTypes: preferSpot(p.capacities), GPULimit: limit,
+			Resource:         cluster.WholeResource(cluster.ModelVendor(p.model)),
 			Evidence:         fmt.Sprintf("%s on %s: %d GPU(s) on %d node(s) of %d instance type(s) now; capacity %v", p.model, p.cloud, p.gpus, p.nodes, len(p.types), preferSpot(p.capacities)),
 			ConsolidateAfter: o.ConsolidateAfter, NodeClassGroup: nc.Group, NodeClassKind: nc.Kind, NodeClassName: nc.Name})
 	}

@@ -312,3 +312,31 @@ func paths(files []File) []string {
 	}
 	return out
 }
+
+// An accelerator pool's limit and taint are its vendor's resource, not
+// nvidia.com/gpu: a Trainium pool tainted nvidia.com/gpu would refuse the
+// Neuron pods it exists for, and its nvidia.com/gpu limit would cap nothing.
+func TestAcceleratorNodePoolsUseTheirVendorsResource(t *testing.T) {
+	files, err := NodePools([]NodePool{
+		{Name: "gpu-trainium-aws", InstanceTypes: []string{"trn1.32xlarge"}, CapacityTypes: []string{"on-demand"}, GPULimit: 16,
+			Resource: "aws.amazon.com/neuron", ConsolidateAfter: "10m", NodeClassGroup: "karpenter.k8s.aws", NodeClassKind: "EC2NodeClass", NodeClassName: "gpu"},
+		{Name: "gpu-h100-aws", InstanceTypes: []string{"p5.48xlarge"}, CapacityTypes: []string{"on-demand"}, GPULimit: 8,
+			ConsolidateAfter: "10m", NodeClassGroup: "karpenter.k8s.aws", NodeClassKind: "EC2NodeClass", NodeClassName: "gpu"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		s := string(f.Data)
+		switch f.Path {
+		case "nodepool/gpu-trainium-aws.yaml":
+			if !strings.Contains(s, `aws.amazon.com/neuron: "16"`) || !strings.Contains(s, "key: aws.amazon.com/neuron") || strings.Contains(s, "nvidia.com/gpu") {
+				t.Errorf("Trainium pool:\n%s", s)
+			}
+		case "nodepool/gpu-h100-aws.yaml":
+			if !strings.Contains(s, `nvidia.com/gpu: "8"`) || !strings.Contains(s, "key: nvidia.com/gpu") {
+				t.Errorf("H100 pool:\n%s", s)
+			}
+		}
+	}
+}

@@ -23,9 +23,13 @@ type NodePool struct {
 	// first, on-demand when no spot capacity is left).
 	InstanceTypes []string
 	CapacityTypes []string
-	// GPULimit caps nvidia.com/gpu across the pool's nodes (the user's
-	// quota, or today's GPUs of the pool).
+	// GPULimit caps Resource across the pool's nodes (the user's quota,
+	// or today's GPUs of the pool).
 	GPULimit int
+	// Resource is the pool's accelerator resource, which its limit caps
+	// and its taint is keyed on: "nvidia.com/gpu" ("": that), or the
+	// vendor's (amd.com/gpu, aws.amazon.com/neuron, habana.ai/gaudi).
+	Resource string
 	// Weight orders pools (1–100, higher first); 0 leaves it unset.
 	Weight int
 	// ConsolidateAfter is how long a node stays empty before it goes
@@ -174,6 +178,10 @@ type (
 )
 
 func (np NodePool) object() nodePoolObject {
+	res := np.Resource
+	if res == "" {
+		res = "nvidia.com/gpu"
+	}
 	policy := "WhenEmpty"
 	if np.WhenUnderutilized {
 		policy = "WhenEmptyOrUnderutilized"
@@ -184,13 +192,13 @@ func (np NodePool) object() nodePoolObject {
 			Template: nodeClaimTemplate{Metadata: templateMeta{Labels: map[string]string{"gpuwise.io/gpu-pool": np.Name}},
 				Spec: nodeClaimSpec{
 					NodeClassRef: nodeClassRef{Group: np.NodeClassGroup, Kind: np.NodeClassKind, Name: np.NodeClassName},
-					Taints:       []taint{{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}},
+					Taints:       []taint{{Key: res, Value: "true", Effect: "NoSchedule"}},
 					Requirements: []requirement{
 						{Key: "karpenter.sh/capacity-type", Operator: "In", Values: np.CapacityTypes},
 						{Key: "node.kubernetes.io/instance-type", Operator: "In", Values: np.InstanceTypes},
 					},
 				}},
-			Limits:     map[string]string{"nvidia.com/gpu": strconv.Itoa(np.GPULimit)},
+			Limits:     map[string]string{res: strconv.Itoa(np.GPULimit)},
 			Disruption: disruption{ConsolidationPolicy: policy, ConsolidateAfter: np.ConsolidateAfter, Budgets: []budget{{Nodes: "1"}}},
 		}}
 	if np.Weight > 0 {
@@ -209,7 +217,11 @@ func (np NodePool) file() (File, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# gpuwise Karpenter NodePool %s (suggested; review the node class and limits, then apply)\n", np.Name)
 	b.WriteString(commentLines(np.Evidence))
-	b.WriteString("# GPU pods need the toleration nvidia.com/gpu=true:NoSchedule (the GPU Operator and most charts add it);\n")
+	if np.Resource == "" || np.Resource == "nvidia.com/gpu" {
+		b.WriteString("# GPU pods need the toleration nvidia.com/gpu=true:NoSchedule (the GPU Operator and most charts add it);\n")
+	} else {
+		fmt.Fprintf(&b, "# pods need the toleration %s=true:NoSchedule (the limit caps %s, the pool's accelerator);\n", np.Resource, np.Resource)
+	}
 	b.WriteString("# pods without GPUs cannot land here and keep an idle GPU node alive.\n")
 	fmt.Fprintf(&b, "# apply: kubectl apply -f %s  (needs Karpenter v1 and the %s %s)\n", path, np.NodeClassKind, np.NodeClassName)
 	b.Write(body)

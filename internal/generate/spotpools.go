@@ -115,6 +115,7 @@ func spotArtefacts(s *cluster.Snapshot, cands []capacity.SpotWorkload, classes m
 			if np == nil {
 				nc := classes[cloud]
 				np = &spotPool{NodePool: NodePool{Name: name, CapacityTypes: []string{"spot", "on-demand"}, Weight: 100,
+					Resource:         cluster.WholeResource(cluster.ModelVendor(c.Model)),
 					ConsolidateAfter: "10m", NodeClassGroup: nc.Group, NodeClassKind: nc.Kind, NodeClassName: nc.Name}, model: c.Model, cloud: cloud}
 				pools[name], names = np, append(names, name)
 			}
