@@ -177,11 +177,17 @@ type (
 	}
 )
 
-func (np NodePool) object() nodePoolObject {
-	res := np.Resource
-	if res == "" {
-		res = "nvidia.com/gpu"
+// resource is the pool's accelerator resource, "nvidia.com/gpu" unless
+// Resource names another.
+func (np NodePool) resource() string {
+	if np.Resource == "" {
+		return "nvidia.com/gpu"
 	}
+	return np.Resource
+}
+
+func (np NodePool) object() nodePoolObject {
+	res := np.resource()
 	policy := "WhenEmpty"
 	if np.WhenUnderutilized {
 		policy = "WhenEmptyOrUnderutilized"
@@ -217,10 +223,10 @@ func (np NodePool) file() (File, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# gpuwise Karpenter NodePool %s (suggested; review the node class and limits, then apply)\n", np.Name)
 	b.WriteString(commentLines(np.Evidence))
-	if np.Resource == "" || np.Resource == "nvidia.com/gpu" {
+	if res := np.resource(); res == "nvidia.com/gpu" {
 		b.WriteString("# GPU pods need the toleration nvidia.com/gpu=true:NoSchedule (the GPU Operator and most charts add it);\n")
 	} else {
-		fmt.Fprintf(&b, "# pods need the toleration %s=true:NoSchedule (the limit caps %s, the pool's accelerator);\n", np.Resource, np.Resource)
+		fmt.Fprintf(&b, "# pods need the toleration %s=true:NoSchedule (the limit caps %s, the pool's accelerator);\n", res, res)
 	}
 	b.WriteString("# pods without GPUs cannot land here and keep an idle GPU node alive.\n")
 	fmt.Fprintf(&b, "# apply: kubectl apply -f %s  (needs Karpenter v1 and the %s %s)\n", path, np.NodeClassKind, np.NodeClassName)

@@ -45,20 +45,7 @@ func (s *Store) Plan(ctx context.Context, clusterName string) (*tracker.Plan, er
 
 // PlanClusters are the clusters with a saved plan, in order.
 func (s *Store) PlanClusters(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT cluster FROM plan ORDER BY cluster")
-	if err != nil {
-		return nil, fmt.Errorf("listing plans in history %s: %w", s.path, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return s.column(ctx, "SELECT cluster FROM plan ORDER BY cluster", "listing plans in")
 }
 
 // MarkRow is one user's mark on an action.

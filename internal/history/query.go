@@ -160,37 +160,30 @@ func (s *Store) Last(ctx context.Context, cluster string) (time.Time, error) {
 
 // Clusters lists the clusters the store holds.
 func (s *Store) Clusters(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT cluster FROM cycles ORDER BY cluster")
-	if err != nil {
-		return nil, fmt.Errorf("reading history %s: %w", s.path, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return s.column(ctx, "SELECT DISTINCT cluster FROM cycles ORDER BY cluster", "reading")
 }
 
 // Kinds are the kinds the hourly rows hold (tally.Kinds and the recorded
 // labels, "label:KEY"), sorted.
 func (s *Store) Kinds(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT kind FROM hourly ORDER BY kind")
+	return s.column(ctx, "SELECT DISTINCT kind FROM hourly ORDER BY kind", "reading")
+}
+
+// column runs a query of one text column and returns its values; doing
+// names what failed ("reading", "listing plans in").
+func (s *Store) column(ctx context.Context, query, doing string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, query)
 	if err != nil {
-		return nil, fmt.Errorf("reading history %s: %w", s.path, err)
+		return nil, fmt.Errorf("%s history %s: %w", doing, s.path, err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, k)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
