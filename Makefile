@@ -87,8 +87,11 @@ print-integration:
 ## unit: every package's tests under the race detector. GPUWISE_REQUIRE_SHARED=1 turns the tests that read ../shared/data
 ## (public traces, price sources) from skipped into failed when it is
 ## missing: a plain `go test ./...` in a clone skips them, CI never does.
+## UNIT_TIMEOUT (25m) is go test's per-package limit: internal/serve's tests
+## under -race took 559-912 s at load 30-48, past go test's default 10m.
+UNIT_TIMEOUT ?= 25m
 unit:
-	GPUWISE_REQUIRE_SHARED=1 $(GO) test -race -count=1 $(PKGS)
+	GPUWISE_REQUIRE_SHARED=1 $(GO) test -race -count=1 -timeout $(UNIT_TIMEOUT) $(PKGS)
 
 ## smoke: the README's commands, as they must work on a fresh machine.
 smoke:
