@@ -12,6 +12,7 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+# Another apt (a second tier's install, the machine's own) may hold the lock: wait for it.
+apt-get -o DPkg::Lock::Timeout=600 update -qq
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
 chromium --version 2>/dev/null | head -1

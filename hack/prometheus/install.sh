@@ -17,6 +17,7 @@ cleanup() { rm -f /usr/sbin/policy-rc.d; }
 trap cleanup EXIT
 printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
 chmod +x /usr/sbin/policy-rc.d
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+# Another apt (a second tier's install, the machine's own) may hold the lock: wait for it.
+apt-get -o DPkg::Lock::Timeout=600 update -qq
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends prometheus >/dev/null
 prometheus --version 2>&1 | head -1
