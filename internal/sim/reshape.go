@@ -18,10 +18,12 @@ const (
 	// peak working set backfires: the pods are OOM-killed OOMPerHour
 	// times an hour from At.
 	Resize = "resize"
-	// ToMIG re-partitions Node into Profile slices at At (the node is
-	// drained and replaced by <node>-mig of the same instance type: the
-	// simulator's nodes keep one GPU layout for life) and moves every pod
-	// of the workload alive from At onto the slices, one per GPU it held.
+	// ToMIG re-partitions Node at At: as many of its GPUs as the workload
+	// needs (ones no other workload holds) are cut into Profile slices
+	// (the node is replaced by <node>-mig of the same instance type, its
+	// other pods going on there: the simulator's nodes keep one GPU
+	// layout for life), and every pod of the workload alive from At moves
+	// onto the slices, one per GPU it held.
 	// The workload's GPU series follow (held and measured scale by the
 	// slice's fraction; its work, active GPU-hours, stays). A profile
 	// with less memory than the pods' peak framebuffer backfires: they
@@ -173,22 +175,43 @@ func containerOf(p *cluster.Pod, name string) int {
 	return 0
 }
 
-// toMIG replaces node i by a MIG-partitioned copy at c.At and moves the
-// workload's pods onto its slices.
+// toMIG replaces node i by a copy at c.At with as many of its GPUs cut
+// into c.Profile slices as the workload's pods need (GPUs no other
+// workload holds from c.At), and moves the workload's pods onto them.
 func toMIG(s *cluster.Snapshot, i int, c Change) ([]move, error) {
 	sh, ok := migShapes[c.Profile]
 	old := s.Nodes[i]
 	if !ok || (old.GPUModel != "A100-80GB" && old.GPUModel != "H100-80GB") {
 		return nil, fmt.Errorf("sim: change %s of %s to %q: the simulator cuts A100-80GB and H100-80GB GPUs into %s", c.Kind, c.Node, c.Profile, migProfiles())
 	}
+	per := min(7/sh[0], 8/sh[1])
+	needed, others := 0, map[string]bool{}
+	for j := range s.Pods {
+		p := &s.Pods[j]
+		if !aliveFrom(p, c.At) {
+			continue
+		}
+		if p.WorkloadKey() == c.Workload {
+			needed += len(p.GPUs)
+		} else if p.Node == old.Name {
+			for _, h := range p.GPUs {
+				others[h.UnitID] = true
+			}
+		}
+	}
 	n := old
 	n.Name, n.Created, n.MIGStrategy, n.ProviderID = old.Name+"-mig", c.At, "mixed", ""
-	per := min(7/sh[0], 8/sh[1])
-	layout := make([][]string, len(old.GPUs))
-	n.GPUs = make([]cluster.GPU, len(old.GPUs))
+	rename := renameUnits(&n, old)
 	var slots []string
-	for g := range old.GPUs {
-		gp := old.GPUs[g]
+	layout := make([][]string, len(n.GPUs))
+	for g := range n.GPUs {
+		if len(slots) >= needed {
+			break
+		}
+		if len(old.GPUs[g].Units) != 1 || old.GPUs[g].Units[0].Kind != cluster.WholeGPU || others[old.GPUs[g].Units[0].ID] {
+			continue
+		}
+		gp := &n.GPUs[g]
 		gp.Sharing, gp.Units = cluster.MIG, nil
 		for k := range per {
 			id := fmt.Sprintf("%s/gpu%d/mig-%s-%d", n.Name, g, c.Profile, k)
@@ -199,7 +222,10 @@ func toMIG(s *cluster.Snapshot, i int, c Change) ([]move, error) {
 		if err := gp.Normalize(); err != nil {
 			return nil, fmt.Errorf("sim: change %s of %s: %w", c.Kind, c.Node, err)
 		}
-		n.GPUs[g] = gp
+	}
+	if needed == 0 || len(slots) < needed {
+		return nil, fmt.Errorf("sim: change %s of %s onto %s: its pods hold %d GPUs from %s; %d %s slices fit on the GPUs no other workload holds",
+			c.Kind, c.Workload, c.Node, needed, c.At.UTC().Format(time.RFC3339), len(slots), c.Profile)
 	}
 	n.Labels = map[string]string{}
 	for k, v := range old.Labels {
@@ -207,30 +233,40 @@ func toMIG(s *cluster.Snapshot, i int, c Change) ([]move, error) {
 			n.Labels[k] = v
 		}
 	}
+	for g := range layout {
+		if layout[g] == nil {
+			layout[g] = []string{}
+		}
+	}
 	migLabels(n.Labels, layout)
-	frac := n.GPUs[0].Units[0].Fraction
+	var frac float64
+	for _, g := range n.GPUs {
+		if g.Sharing == cluster.MIG {
+			frac = g.Units[0].Fraction
+		}
+	}
 	memMiB := float64(old.GPUs[0].MemoryMiB) * float64(sh[1]) / 8
 	if memMiB == 0 {
-		memMiB = 80 * 1024 * float64(sh[1]) / 8
+		memMiB = 80 * 1000 * float64(sh[1]) / 8
 	}
 	s.Nodes[i].Deleted, s.Nodes[i].EndReason = c.At, cluster.NodeScaledDown
 	s.Nodes = append(s.Nodes, n)
-	// the node's other pods go on elsewhere, as a drain sends them
+	// the node's pods go on on the copy: the workload's onto the slices
+	// (below), the others on their GPUs
 	var out []move
 	cs, from := cut(s, old.Name, c.At)
 	for k, q := range cs {
-		if q.WorkloadKey() == c.Workload {
-			s.Pods = append(s.Pods, q) // onto the slices below
-			out = append(out, move{from: from[k], to: rolling.PodKey(&q), at: c.At})
-			continue
-		}
 		prev := slices.Clone(q.GPUs)
-		if placeFree(s, &q, old.Name, old.GPUModel, c.At) {
-			s.Pods = append(s.Pods, q)
-			out = append(out, moved(from[k], &q, prev, c.At))
+		q.Node = n.Name
+		if q.WorkloadKey() != c.Workload {
+			for j := range q.GPUs {
+				q.GPUs[j].UnitID = rename[q.GPUs[j].UnitID]
+			}
 		}
+		s.Pods = append(s.Pods, q)
+		out = append(out, moved(from[k], &q, prev, c.At))
 	}
-	m, peak, err := ontoSlices(s, c, old.Name, slots)
+	m, peak, err := ontoSlices(s, c, n.Name, slots)
 	if err != nil {
 		return nil, err
 	}
@@ -260,13 +296,13 @@ func migProfiles() string {
 // ontoSlices moves the workload's pods alive from c.At onto the slots
 // (recreating those that started before), one slot per GPU held; peak is
 // their largest framebuffer (MiB).
-func ontoSlices(s *cluster.Snapshot, c Change, drained string, slots []string) ([]move, float64, error) {
+func ontoSlices(s *cluster.Snapshot, c Change, node string, slots []string) ([]move, float64, error) {
 	var out []move
 	peak, next := 0.0, 0
 	n := len(s.Pods)
 	for i := 0; i < n; i++ {
 		p := &s.Pods[i]
-		if p.WorkloadKey() != c.Workload || !aliveFrom(p, c.At) || len(p.GPUs) == 0 || (p.Node == drained && p.End.Equal(c.At)) {
+		if p.WorkloadKey() != c.Workload || !aliveFrom(p, c.At) || len(p.GPUs) == 0 {
 			continue
 		}
 		for _, h := range p.GPUs {
@@ -290,7 +326,7 @@ func ontoSlices(s *cluster.Snapshot, c Change, drained string, slots []string) (
 			target.GPUs[k].UnitID = slots[next]
 			next++
 		}
-		target.Node = c.Node + "-mig"
+		target.Node = node
 		out = append(out, moved(from, target, prev, c.At))
 	}
 	if next == 0 {
