@@ -198,6 +198,9 @@ func (v *view) oomUp(a *Action, f *Flag) {
 	f.Value, f.Limit = ptr(round4(rate)), round4(before)
 	f.Status = Clear
 	f.Detail = fmt.Sprintf("%.0f OOM kill(s) in %.0f h since the change (%.2f an hour; %.2f an hour before)", ak, ah, rate, before)
+	if bh == 0 {
+		f.Detail = fmt.Sprintf("%.0f OOM kill(s) in %.0f h since the change (%.2f an hour; the window holds no hour before it, so any kill counts)", ak, ah, rate)
+	}
 	if ak == 0 || rate <= before {
 		return
 	}
