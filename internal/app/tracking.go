@@ -29,6 +29,10 @@ type (
 	Realised      = tracker.Realised
 )
 
+// RedFlagNames are the red flags watched after applied actions (the
+// values of /metrics' flag label).
+var RedFlagNames = tracker.FlagNames
+
 // Checklist statuses and retirement reasons.
 const (
 	TrackPending  = tracker.Pending

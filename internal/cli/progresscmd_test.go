@@ -84,10 +84,21 @@ func TestProgressOfTwoSnapshots(t *testing.T) {
 	if d.Kind != "gpuwise.progress" || !strings.Contains(d.Source, "before.gwsnap → ") || d.Observations != 2 || d.Baseline == nil {
 		t.Errorf("document %q %q %d", d.Kind, d.Source, d.Observations)
 	}
+	// the red flags watched after the removal: latency has no data (said
+	// so), the cost did not rise
+	watched := map[string]string{}
+	for _, f := range d.RedFlags {
+		if f.Action == removal.ID {
+			watched[f.Name] = f.Status
+		}
+	}
+	if watched["latency_up"] != "no-data" || watched["cost_up"] != "ok" || len(watched) != 2 {
+		t.Errorf("red flags after %s: %v, want latency_up no-data and cost_up ok", removal.ID, watched)
+	}
 	for _, f := range render.Formats {
 		out, errOut, code := run(t, "progress", before, after, "-o", string(f))
-		if code != ExitOK || !strings.Contains(out, removal.ID) {
-			t.Errorf("-o %s: exit %d (%s), %d bytes without %s", f, code, errOut, len(out), removal.ID)
+		if code != ExitOK || !strings.Contains(out, removal.ID) || !strings.Contains(out, "latency_up") {
+			t.Errorf("-o %s: exit %d (%s), %d bytes without %s or its latency_up flag", f, code, errOut, len(out), removal.ID)
 		}
 	}
 	for _, c := range []struct {

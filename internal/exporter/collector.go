@@ -314,6 +314,16 @@ func (e emitter) plan(p *tracker.Plan, pf *tracker.Proof) {
 	if pf.Total.Status == tracker.Measured {
 		e.emit(&PlanChange, pf.Total.ChangeUSDMonth)
 	}
+	for _, f := range pf.Flags {
+		switch f.Status {
+		case tracker.Firing:
+			e.emit(&PlanRedFlag, 1, f.Action, f.Lever, f.Name)
+		case tracker.Clear:
+			e.emit(&PlanRedFlag, 0, f.Action, f.Lever, f.Name)
+		default:
+			e.emit(&PlanRedFlagUnwatched, 1, f.Action, f.Lever, f.Name)
+		}
+	}
 }
 
 // savings is the ledger's total and each lever's share of it (the levers

@@ -34,7 +34,10 @@ type ProgressDocument struct {
 	Counts       ProgressCounts    `json:"counts"`
 	Actions      []ProgressAction  `json:"actions"`
 	Total        tracker.Total     `json:"total"`
-	Notes        []string          `json:"notes"`
+	// RedFlags are the seeds' red flags watched after each applied
+	// action, blaming it (firing, ok, or no-data saying what is missing).
+	RedFlags []tracker.Flag `json:"red_flags"`
+	Notes    []string       `json:"notes"`
 }
 
 // ProgressCounts are the checklist's counts.
@@ -58,13 +61,14 @@ func NewProgressDocument(in ProgressInput) ProgressDocument {
 	c := p.Count()
 	d := ProgressDocument{Kind: "gpuwise.progress", Cluster: in.Cluster, Source: in.Source, Updated: p.Updated, Observations: p.Observations,
 		Baseline: p.Baseline, Counts: ProgressCounts{Applied: c.Applied, Partly: c.Partly, Pending: c.Pending, Rejected: c.Rejected, Retired: c.Retired},
-		Actions: []ProgressAction{}, Notes: append([]string{}, in.Notes...)}
+		Actions: []ProgressAction{}, RedFlags: []tracker.Flag{}, Notes: append([]string{}, in.Notes...)}
 	real := map[string]*tracker.Realised{}
 	if in.Proof != nil {
 		for i := range in.Proof.Actions {
 			real[in.Proof.Actions[i].ID] = &in.Proof.Actions[i]
 		}
 		d.Total = in.Proof.Total
+		d.RedFlags = append(d.RedFlags, in.Proof.Flags...)
 	}
 	for _, a := range p.Actions {
 		d.Actions = append(d.Actions, ProgressAction{Action: a, Realised: real[a.ID]})
@@ -164,6 +168,7 @@ func progressDoc(d ProgressDocument) *doc {
 		}
 		out.item("normalised by " + t.Normalisation)
 	}
+	progressFlags(out, d.RedFlags)
 	if len(d.Notes) > 0 {
 		out.line("")
 		out.heading("Notes")
@@ -172,6 +177,45 @@ func progressDoc(d ProgressDocument) *doc {
 		}
 	}
 	return out
+}
+
+// progressFlags lists the red flags: those firing with the action they
+// blame and the advice, then what could not be watched.
+func progressFlags(out *doc, fs []tracker.Flag) {
+	out.line("")
+	out.heading("Red flags after the applied actions")
+	if len(fs) == 0 {
+		out.item("none watched: no action is applied yet")
+		return
+	}
+	ok := 0
+	var unwatched []string
+	for _, f := range fs {
+		switch f.Status {
+		case tracker.Firing:
+			out.item(fmt.Sprintf("FIRING %s (blames %s, since %s): %s; %s", f.Name, f.Action, progressStamp(f.Since), f.Detail, f.Advice))
+		case tracker.NoData:
+			unwatched = append(unwatched, f.Action+" "+f.Name+": "+f.Detail)
+		default:
+			ok++
+		}
+	}
+	out.item(fmt.Sprintf("%d firing, %d ok, %d without data (thresholds in docs/progress.md)", tracker.CountFiring(fs), ok, len(unwatched)))
+	for _, u := range unwatched {
+		out.item("not watched: " + u)
+	}
+}
+
+// flagsOf is an action's red flags for the CSV: name=status, firing and
+// no-data ones.
+func flagsOf(fs []tracker.Flag, id string) string {
+	var parts []string
+	for _, f := range fs {
+		if f.Action == id && f.Status != tracker.Clear {
+			parts = append(parts, f.Name+"="+f.Status)
+		}
+	}
+	return strings.Join(parts, ";")
 }
 
 func checklist(a *tracker.Action) string {
@@ -221,7 +265,7 @@ func spanText(w cluster.Window) string {
 func writeProgressCSV(w io.Writer, d ProgressDocument) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"id", "lever", "kind", "title", "target", "phase", "status", "detected", "of", "proposed", "retired", "retired_why",
-		"applied_at", "predicted_usd_month", "realised_status", "realised_usd_month", "low_usd_month", "high_usd_month", "detection"})
+		"applied_at", "predicted_usd_month", "realised_status", "realised_usd_month", "low_usd_month", "high_usd_month", "detection", "red_flags"})
 	for _, a := range d.Actions {
 		rs, rv, lo, hi := "", "", "", ""
 		if r := a.Realised; r != nil {
@@ -235,13 +279,13 @@ func writeProgressCSV(w io.Writer, d ProgressDocument) error {
 			at = a.AppliedAt.UTC().Format(time.RFC3339)
 		}
 		cw.Write([]string{a.ID, a.Lever, a.Kind, a.Title, a.Target, strconv.Itoa(a.Phase), string(a.Status), strconv.Itoa(a.Detected), strconv.Itoa(a.Of),
-			strconv.FormatBool(a.Proposed), a.Retired, a.RetiredWhy, at, plainUSD(a.PredictedUSDMonth), rs, rv, lo, hi, a.Detection})
+			strconv.FormatBool(a.Proposed), a.Retired, a.RetiredWhy, at, plainUSD(a.PredictedUSDMonth), rs, rv, lo, hi, a.Detection, flagsOf(d.RedFlags, a.ID)})
 	}
 	if t := d.Total; t.Status == tracker.Measured {
 		cw.Write([]string{"total", "", "", "spend change, baseline window to latest", "", "", "", "", "", "", "", "", "",
-			plainUSD(t.PredictedUSDMonth), t.Status, plainUSD(t.ChangeUSDMonth), plainUSD(t.LowUSDMonth), plainUSD(t.HighUSDMonth), "other changes " + plainUSD(t.OtherUSDMonth)})
+			plainUSD(t.PredictedUSDMonth), t.Status, plainUSD(t.ChangeUSDMonth), plainUSD(t.LowUSDMonth), plainUSD(t.HighUSDMonth), "other changes " + plainUSD(t.OtherUSDMonth), ""})
 	} else {
-		cw.Write([]string{"total", "", "", "spend change, baseline window to latest", "", "", "", "", "", "", "", "", "", "", t.Status, "", "", "", t.Note})
+		cw.Write([]string{"total", "", "", "spend change, baseline window to latest", "", "", "", "", "", "", "", "", "", "", t.Status, "", "", "", t.Note, ""})
 	}
 	cw.Flush()
 	return cw.Error()

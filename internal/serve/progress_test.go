@@ -146,8 +146,25 @@ func TestDemoShowsAPlanUnderWay(t *testing.T) {
 	if d.Counts.Pending == 0 || d.Total.Status != "measured" {
 		t.Errorf("counts %+v, total %s", d.Counts, d.Total.Status)
 	}
-	if m := string(mustGet(t, in, "/metrics")); !strings.Contains(m, `gpuwise_plan_realised_savings_usd_per_month{action="spot-`) {
+	m := string(mustGet(t, in, "/metrics"))
+	if !strings.Contains(m, `gpuwise_plan_realised_savings_usd_per_month{action="spot-`) {
 		t.Errorf("metrics lack the realised saving per action")
+	}
+	// the red flags watched after the two applied actions: the spot move's
+	// interruptions and cost, the latency no data gpuwise keeps can check
+	for _, want := range []string{`gpuwise_plan_red_flag{action="spot-8e0f2a",cluster="default",flag="spot_interruptions",lever="spot"} 0`,
+		`gpuwise_plan_red_flag{action="consolidate-344c01",cluster="default",flag="cost_up",lever="consolidate"} 0`,
+		`gpuwise_plan_red_flag_unwatched{action="spot-8e0f2a",cluster="default",flag="latency_up",lever="spot"} 1`} {
+		if !strings.Contains(m, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	flags := map[string]string{}
+	for _, f := range d.RedFlags {
+		flags[f.Action+" "+f.Name] = f.Status
+	}
+	if flags["spot-8e0f2a spot_interruptions"] != "ok" || flags["consolidate-344c01 latency_up"] != "no-data" {
+		t.Errorf("red flags %v", flags)
 	}
 }
 

@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/exporter"
 	"github.com/gpuwise/gpuwise/internal/serve"
 )
@@ -40,6 +42,14 @@ func TestAlertRulesReadExportedMetrics(t *testing.T) {
 			continue
 		}
 		for _, eq := range regexp.MustCompile(`([a-z_]+)="([^"]*)"`).FindAllStringSubmatch(u[2], -1) {
+			if eq[1] == "flag" && strings.HasPrefix(name, "gpuwise_plan_red_flag") {
+				// the demo applies no action, so it watches no flag: the
+				// values are the tracker's
+				if !slices.Contains(app.RedFlagNames, eq[2]) {
+					t.Errorf("%s: %s{flag=%q}: no such red flag (want one of %v)", rulesFile, name, eq[2], app.RedFlagNames)
+				}
+				continue
+			}
 			if !hasSeries(metrics, name, eq[1]+`="`+eq[2]+`"`) {
 				t.Errorf("%s: %s{%s=%q} matches no series the demo exports", rulesFile, name, eq[1], eq[2])
 			}

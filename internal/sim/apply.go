@@ -14,10 +14,24 @@ import (
 // chosen time, so that tests know its true effect (docs/progress.md
 // "Ground truth").
 type Change struct {
-	// Kind is RemoveNode or MoveToSpot.
+	// Kind is RemoveNode, MoveToSpot, Resize, ToMIG or Autoscale.
 	Kind string
+	// Node is the node a RemoveNode, MoveToSpot, ToMIG or Autoscale
+	// changes.
 	Node string
 	At   time.Time
+	// Workload ("namespace/Kind/name", Pod.WorkloadKey) is the workload a
+	// Resize or ToMIG changes.
+	Workload string
+	// Resize: Container (empty: the pod's first container requesting a
+	// GPU, else its first) gets CPUMilli and MemoryBytes as its requests
+	// (and its memory limit, where it had one).
+	Container   string
+	CPUMilli    int64
+	MemoryBytes int64
+	// ToMIG: Profile is the MIG profile every GPU of Node is cut into
+	// (the 80 GB family's names: 1g.10gb … 7g.80gb).
+	Profile string
 }
 
 // Change kinds.
@@ -56,7 +70,7 @@ func ApplySpans(s *cluster.Snapshot, spans []*rolling.Span, cs []Change) error {
 	}
 	for _, sp := range spans {
 		for _, m := range moved {
-			if sp.Window.Start.Before(m.at) {
+			if sp.Window.Start.Before(m.at) || (!m.until.IsZero() && !sp.Window.Start.Before(m.until)) {
 				continue
 			}
 			pu := sp.Pods[m.from]
@@ -64,6 +78,9 @@ func ApplySpans(s *cluster.Snapshot, spans []*rolling.Span, cs []Change) error {
 				continue
 			}
 			delete(sp.Pods, m.from)
+			if m.to == "" {
+				continue // the pod did not run then
+			}
 			c := *pu
 			c.GPUs = make(map[string]*rolling.GPUUsage, len(pu.GPUs))
 			for id, g := range pu.GPUs {
@@ -78,22 +95,34 @@ func ApplySpans(s *cluster.Snapshot, spans []*rolling.Span, cs []Change) error {
 	return nil
 }
 
-// move is a pod that went on as another from at, on other units.
+// move is a pod that went on as another from at (until until, when
+// set), on other units; to "" is a pod that did not run in that time.
 type move struct {
-	from, to string // rolling.PodKey
-	units    map[string]string
-	at       time.Time
+	from, to  string // rolling.PodKey
+	units     map[string]string
+	at, until time.Time
 }
 
 func apply(s *cluster.Snapshot, cs []Change) ([]move, error) {
 	var moved []move
 	for _, c := range cs {
+		if c.Kind == Resize {
+			if err := inWindow(s, c); err != nil {
+				return nil, err
+			}
+			m, err := resize(s, c)
+			if err != nil {
+				return nil, err
+			}
+			moved = append(moved, m...)
+			continue
+		}
 		i := slices.IndexFunc(s.Nodes, func(n cluster.Node) bool { return n.Name == c.Node })
 		if i < 0 {
 			return nil, fmt.Errorf("sim: change %s: no node %q", c.Kind, c.Node)
 		}
-		if !c.At.After(s.Window.Start) || !c.At.Before(s.Window.End) {
-			return nil, fmt.Errorf("sim: change %s of %s at %s: not inside the window %s", c.Kind, c.Node, c.At.UTC().Format(time.RFC3339), s.Window)
+		if err := inWindow(s, c); err != nil {
+			return nil, err
 		}
 		n := &s.Nodes[i]
 		if !n.Deleted.IsZero() && n.Deleted.Before(c.At) {
@@ -104,11 +133,42 @@ func apply(s *cluster.Snapshot, cs []Change) ([]move, error) {
 			moved = append(moved, moveOff(s, i, c.At)...)
 		case MoveToSpot:
 			moved = append(moved, toSpot(s, i, c.At)...)
+		case ToMIG:
+			m, err := toMIG(s, i, c)
+			if err != nil {
+				return nil, err
+			}
+			moved = append(moved, m...)
+		case Autoscale:
+			m, err := autoscale(s, i, c.At)
+			if err != nil {
+				return nil, err
+			}
+			moved = append(moved, m...)
 		default:
-			return nil, fmt.Errorf("sim: unknown change %q (want %s or %s)", c.Kind, RemoveNode, MoveToSpot)
+			return nil, fmt.Errorf("sim: unknown change %q (want %s)", c.Kind, strings.Join(Changes, ", "))
 		}
 	}
 	return moved, nil
+}
+
+// Changes are the change kinds, in the order errors list them.
+var Changes = []string{RemoveNode, MoveToSpot, Resize, ToMIG, Autoscale}
+
+// inWindow: a change happens inside the window, and a workload's on the
+// hour (its hourly series change from that hour on).
+func inWindow(s *cluster.Snapshot, c Change) error {
+	what := c.Node
+	if c.Workload != "" {
+		what = c.Workload
+	}
+	if !c.At.After(s.Window.Start) || !c.At.Before(s.Window.End) {
+		return fmt.Errorf("sim: change %s of %s at %s: not inside the window %s", c.Kind, what, c.At.UTC().Format(time.RFC3339), s.Window)
+	}
+	if c.Kind != RemoveNode && c.Kind != MoveToSpot && c.At.Sub(s.Window.Start)%time.Hour != 0 {
+		return fmt.Errorf("sim: change %s of %s at %s: not on a whole hour of the window (its hourly series change from an hour on)", c.Kind, what, c.At.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // cut ends the pods on node at t and returns the continuations (starting

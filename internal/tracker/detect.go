@@ -411,12 +411,16 @@ func detectScaling(a *Action, v *view, at time.Time) {
 	}
 	a.Of = 1
 	ended, started := 0, 0
+	var first time.Time // the first scale-down: the cluster says when
 	for _, n := range v.nodes {
 		if !models[nodeModel(n)] || v.named[n.Name] || n.EndReason == cluster.NodeSpotInterrupted {
 			continue
 		}
 		if !n.Deleted.IsZero() && n.Deleted.After(a.FirstProposed) && !n.Deleted.After(v.w.End) {
 			ended++
+			if first.IsZero() || n.Deleted.Before(first) {
+				first = n.Deleted
+			}
 		}
 		if !n.Created.IsZero() && n.Created.After(a.FirstProposed) && !n.Created.After(v.w.End) {
 			started++
@@ -431,7 +435,7 @@ func detectScaling(a *Action, v *view, at time.Time) {
 		if a.AppliedAt.IsZero() {
 			for i := range a.Targets {
 				if a.Targets[i].AppliedAt.IsZero() {
-					a.Targets[i].AppliedAt = at
+					a.Targets[i].AppliedAt = first
 				}
 				a.Targets[i].Applied = true
 			}

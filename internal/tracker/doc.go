@@ -8,7 +8,8 @@
 // superseded), and the dollars each applied action realised: $/month
 // before against after on equal windows of hourly cost, with a range from
 // the hour-to-hour noise, the demand change named apart, and a total that
-// reconciles with the spend to the cent (docs/progress.md).
+// reconciles with the spend to the cent; and the seeds' red flags watched
+// after each applied action, each blaming it (docs/progress.md).
 //
 // It is an engine: Observe and Realise take values (the ledger, the
 // snapshot, hourly cost series the use case reads from the history) and

@@ -48,6 +48,9 @@ type Plan struct {
 	// type, region, when it started); a node unseen for NodeMemory is
 	// forgotten.
 	Nodes map[string]NodeFacts `json:"nodes"`
+	// Flags are the red flags watched after each applied action, on the
+	// last window observed (Realise adds the measured cost rise).
+	Flags []Flag `json:"flags,omitempty"`
 }
 
 // The groundwork the plan tracks besides the ledger's actions: the GPU
@@ -291,6 +294,7 @@ func (p *Plan) Observe(o Observation) error {
 		}
 		p.Baseline = b
 	}
+	p.Flags = p.watch(v)
 	p.remember(o.Snapshot, at)
 	p.Updated = at
 	p.Observations++

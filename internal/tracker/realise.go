@@ -110,6 +110,8 @@ type Proof struct {
 	At      time.Time  `json:"at"`
 	Actions []Realised `json:"actions"`
 	Total   Total      `json:"total"`
+	// Flags are the red flags watched after the applied actions.
+	Flags []Flag `json:"flags"`
 }
 
 // NormalisedBy says what demand is measured in.
@@ -128,6 +130,7 @@ func (p *Plan) Realise(hours []Hour) *Proof {
 		pf.Actions = append(pf.Actions, p.realise(a, h, owner))
 	}
 	pf.Total = p.total(h, owner)
+	pf.Flags = p.flags(pf.Actions)
 	return pf
 }
 
