@@ -125,9 +125,12 @@ func TestWatcherFollowsClaims(t *testing.T) {
 	if _, err := c.Interface.ResourceV1().ResourceClaims("ml").UpdateStatus(ctx, sh, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the watcher sees the split change", func() bool {
+	// The pod and claim informers are independent: wait until both the
+	// deletion and the new split are seen before judging the snapshot.
+	eventually(t, "the watcher sees s-c end and the split change", func() bool {
 		s, _ := w.Snapshot(gone, 24*time.Hour)
-		return len(heldUnits(s)["ml/s-a"]) == 1 && heldUnits(s)["ml/s-a"][0] == "dra-a/gpu-1/share-0" && len(s.DRA.Claims) == 5 &&
+		return podEnded(s, "ml/s-c") &&
+			len(heldUnits(s)["ml/s-a"]) == 1 && heldUnits(s)["ml/s-a"][0] == "dra-a/gpu-1/share-0" && len(s.DRA.Claims) == 5 &&
 			len(s.DRA.Claims[1].Pods) == 2
 	})
 	s, err = w.Snapshot(gone, 24*time.Hour)
@@ -143,6 +146,16 @@ func TestWatcherFollowsClaims(t *testing.T) {
 	if !slicesContain(s.Notes, "no longer exist as they were") {
 		t.Errorf("no note for the unit s-c lost: %q", s.Notes)
 	}
+}
+
+// podEnded says whether the snapshot holds the pod with an end time.
+func podEnded(s *cluster.Snapshot, key string) bool {
+	for _, p := range s.Pods {
+		if p.Key() == key {
+			return !p.End.IsZero()
+		}
+	}
+	return false
 }
 
 func slicesContain(notes []string, sub string) bool {
