@@ -46,7 +46,7 @@ func (o *simOptions) config() (sim.Config, error) {
 func (o *simOptions) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.Uint64Var(&o.Seed, "seed", 1, "simulation seed")
-	f.IntVar(&o.Scale, "scale", 1, "cluster size: 96 GPUs per unit")
+	f.IntVar(&o.Scale, "scale", 1, "cluster size multiplier, in copies of the demo cell (gpuwise inventory --demo counts one)")
 	f.Float64Var(&o.Days, "days", 14, "days of history")
 	f.DurationVar(&o.Step, "step", 5*time.Minute, "sample step (the scrape interval)")
 }

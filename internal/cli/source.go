@@ -59,7 +59,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.maxSnapshot, "max-snapshot-bytes", app.DefaultMaxSnapshotBytes,
 		"largest --from snapshot to read, in decompressed bytes; the node, pod and series limits grow with it")
 	fs.BoolVar(&f.demo, "demo", false, "analyse the embedded simulated cluster (the one gpuwise demo reports on)")
-	fs.IntVar(&f.scale, "scale", app.DefaultDemo().Scale, "with --demo: cluster size multiplier (96 GPUs each)")
+	fs.IntVar(&f.scale, "scale", app.DefaultDemo().Scale, "with --demo: cluster size multiplier, in copies of the demo cell (gpuwise inventory --demo counts one)")
 }
 
 // data is the snapshot selection the flags describe.
