@@ -209,7 +209,10 @@ func mergeUnitHour(a *UnitHour, b UnitHour) {
 	a.UnheldHours += b.UnheldHours
 	a.Utilization = ratioOf(a.ActiveHours, a.MeasuredHours)
 	a.GPUUSDPerHour = nil // two prices in the hour: the rate is not one figure
-	for _, p := range []struct{ dst **float64; src *float64 }{{&a.USD, b.USD}, {&a.ActiveUSD, b.ActiveUSD}, {&a.IdleUSD, b.IdleUSD},
+	for _, p := range []struct {
+		dst **float64
+		src *float64
+	}{{&a.USD, b.USD}, {&a.ActiveUSD, b.ActiveUSD}, {&a.IdleUSD, b.IdleUSD},
 		{&a.UnmeasuredUSD, b.UnmeasuredUSD}, {&a.UnallocatedUSD, b.UnallocatedUSD}} {
 		if p.src == nil {
 			continue
