@@ -18,8 +18,10 @@ type PodsRequest struct {
 	// is every pod.
 	Workload  string
 	Namespace string
-	Offset    int
-	Limit     int
+	// Pod (namespace/name), when set, keeps that pod only.
+	Pod    string
+	Offset int
+	Limit  int
 }
 
 // Limits on a page of pods.
@@ -37,6 +39,9 @@ func (r PodsRequest) Validate() error {
 		errs = append(errs, errors.New("namespace: give workload or namespace, not both"))
 	case r.Workload != "" && strings.Count(r.Workload, "/") < 2:
 		errs = append(errs, fmt.Errorf("workload: %q is not namespace/Kind/name", r.Workload))
+	}
+	if r.Pod != "" && strings.Count(r.Pod, "/") != 1 {
+		errs = append(errs, fmt.Errorf("pod: %q is not namespace/name", r.Pod))
 	}
 	if r.Offset < 0 {
 		errs = append(errs, fmt.Errorf("offset: %d is negative", r.Offset))
@@ -65,6 +70,7 @@ type PodPage struct {
 	WindowHours float64        `json:"window_hours"`
 	Workload    string         `json:"workload,omitempty"`
 	Namespace   string         `json:"namespace,omitempty"`
+	Pod         string         `json:"pod,omitempty"`
 	Matched     int            `json:"matched"`
 	Offset      int            `json:"offset"`
 	Limit       int            `json:"limit"`
@@ -81,13 +87,14 @@ func PodsOf(r *cost.Report, req PodsRequest) (*PodPage, error) {
 	if r.By != "pod" {
 		return nil, fmt.Errorf("pods: the report is grouped by %q, not pod", r.By)
 	}
-	p := &PodPage{Window: r.Window, WindowHours: r.WindowHours, Workload: req.Workload, Namespace: req.Namespace,
+	p := &PodPage{Window: r.Window, WindowHours: r.WindowHours, Workload: req.Workload, Namespace: req.Namespace, Pod: req.Pod,
 		Offset: req.Offset, Limit: req.Limit, Rows: []cost.Row{}}
 	for _, row := range r.Rows {
 		if row.Workload == "" { // the unallocated row
 			continue
 		}
-		if req.Workload != "" && row.Workload != req.Workload || req.Namespace != "" && !strings.HasPrefix(row.Workload, req.Namespace+"/") {
+		if req.Workload != "" && row.Workload != req.Workload || req.Namespace != "" && !strings.HasPrefix(row.Workload, req.Namespace+"/") ||
+			req.Pod != "" && row.Key != req.Pod {
 			continue
 		}
 		if p.Matched >= req.Offset && len(p.Rows) < req.Limit {

@@ -16,6 +16,7 @@ import (
 var podsParams = []param{
 	{Name: "workload", Description: "the workload whose pods to list: namespace/Kind/name (or give namespace; neither: every pod)", Example: "inference/Deployment/chat-llm"},
 	{Name: "namespace", Description: "the namespace whose pods to list (or give workload)", Example: "inference"},
+	{Name: "pod", Description: "one pod only: namespace/name (with workload or namespace, or alone)", Example: "inference/chat-llm-p458tsddf7-zrh4f"},
 	{Name: "offset", Description: "rows to skip (the page's start), in the report's order: most dollars first", Default: "0"},
 	{Name: "limit", Description: "rows in the page, 1.." + strconv.Itoa(app.MaxPodsLimit), Default: strconv.Itoa(app.DefaultPodsLimit)},
 	windowParam, rangeParam, fromParam, toParam,
@@ -29,7 +30,7 @@ func podsHandler(s *Service, rt route) http.HandlerFunc {
 		req := app.DefaultReportRequest()
 		req.Data = s.data(q, st)
 		req.Report.By = "pod"
-		pr := app.PodsRequest{Workload: q.Str("workload", ""), Namespace: q.Str("namespace", ""),
+		pr := app.PodsRequest{Workload: q.Str("workload", ""), Namespace: q.Str("namespace", ""), Pod: q.Str("pod", ""),
 			Offset: q.Int("offset", 0), Limit: q.Int("limit", app.DefaultPodsLimit)}
 		q.AddEach(pr.Validate())
 		q.Add(req.Validate())

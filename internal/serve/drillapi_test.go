@@ -115,6 +115,18 @@ func TestPodsAreTheReportsPodRows(t *testing.T) {
 	if page.Matched != len(rowsOf[wl]) || page.Offset != 1 || page.Limit != 1 || len(page.Rows) != 1 || !jsonEqual(t, page.Rows[0], rowsOf[wl][1]) {
 		t.Errorf("%s offset 1 limit 1: %+v", wl, page)
 	}
+	var one struct {
+		Matched int               `json:"matched"`
+		Rows    []json.RawMessage `json:"rows"`
+	}
+	var second podRow
+	if err := json.Unmarshal(rowsOf[wl][1], &second); err != nil {
+		t.Fatal(err)
+	}
+	getJSON(t, in, "/api/v1/pods?"+url.Values{"workload": {wl}, "pod": {second.Key}}.Encode(), &one)
+	if one.Matched != 1 || len(one.Rows) != 1 || !jsonEqual(t, one.Rows[0], rowsOf[wl][1]) {
+		t.Errorf("%s pod %s: %+v", wl, second.Key, one)
+	}
 	var ns app.PodPage
 	getJSON(t, in, "/api/v1/pods?namespace=inference&limit=500", &ns)
 	n := 0
@@ -130,6 +142,7 @@ func TestPodsAreTheReportsPodRows(t *testing.T) {
 		{"limit=0", "limit: 0"},
 		{"limit=501", "limit: 501"},
 		{"offset=-1", "offset: -1"},
+		{"pod=a/b/c", "is not namespace/name"},
 		{"workload=chat-llm", "is not namespace/Kind/name"},
 		{"workload=a/B/c&namespace=a", "namespace: give workload or namespace"},
 		{"range=48h", "range: 48h is not this service's window"},
