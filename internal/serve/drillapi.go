@@ -37,7 +37,7 @@ func podsHandler(s *Service, rt route) http.HandlerFunc {
 		if err := q.err(); err != nil {
 			return nil, err
 		}
-		res, err := s.reportFor(ctx, q, req, st)
+		res, err := s.podReport(ctx, q, req, st)
 		if err != nil {
 			return nil, err
 		}
@@ -73,4 +73,22 @@ func unitHandler(s *Service, rt route) http.HandlerFunc {
 		}
 		return jsonAnswer(a, nil)
 	})
+}
+
+// podReport is the report by pod of st's generation, computed on the
+// first page asked for in a cycle and kept for the others (each workload,
+// pod and page would otherwise compute it anew: seconds at 10,000 GPUs).
+// Requests wait for the one computing it.
+func (s *Service) podReport(ctx context.Context, q *query, req app.ReportRequest, st *State) (*app.ReportResult, error) {
+	s.pods.Lock()
+	defer s.pods.Unlock()
+	if s.pods.res != nil && s.pods.gen == st.Generation {
+		return s.pods.res, nil
+	}
+	res, err := s.reportFor(ctx, q, req, st)
+	if err != nil {
+		return nil, err
+	}
+	s.pods.gen, s.pods.res = st.Generation, res
+	return res, nil
 }
