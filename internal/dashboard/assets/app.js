@@ -1132,7 +1132,7 @@ async function progressView(main, st) {
     { key: "realised", label: "Realised $/month", text: (row) => (measured(row) ? row.realised.realised_usd_month : null),
       render: (row) => (measured(row) ? el("span", {}, num(src, d, "actions." + idx(row) + ".realised.realised_usd_month", "usd"), " (",
         num(src, d, "actions." + idx(row) + ".realised.low_usd_month", "usd"), " – ", num(src, d, "actions." + idx(row) + ".realised.high_usd_month", "usd"), ")")
-        : el("span", { class: "muted" }, row.realised ? row.realised.status + ": " + row.realised.note : "not measured")) },
+        : el("span", { class: "muted" }, row.realised ? row.realised.note || row.realised.status : "not measured")) },
   ], { sort: "predicted_usd_month", prefix: "pa-", filterKey: (row) => row.id + " " + row.title + " " + row.status, keep: (row) => !state || row.status === state });
   const sel = el("select", { id: "progress-status", "aria-label": "status" }, ["", "applied", "partly", "pending", "rejected"].map((v) => el("option", { value: v, selected: v === state }, v || "every status")));
   sel.addEventListener("change", () => { setParam("status", sel.value); location.search = params.toString(); });
@@ -1143,7 +1143,8 @@ async function progressView(main, st) {
   const models = [...new Set(h.points.map((x) => x.key))].filter((k) => h.points.some((x) => x.key === k && x.gpu_utilization !== null));
   const markers = (b ? [{ t: Date.parse(b.at), label: "baseline" }] : []).concat(d.actions.filter((a) => a.applied_at).map((a) => ({ t: Date.parse(a.applied_at), label: (a.plan_id || a.id) + " applied" })));
   main.append(section("Utilization over the range against the target band (daily, from the history)", el("div", { class: "charts" },
-    lineChart("GPU utilization per GPU model, by day (target band 60–85 %)", hsrc, seriesOf(h, models, "gpu_utilization"), "pct", sameTime(markers), { band: [0.6, 0.85] }))));
+    lineChart("GPU utilization per GPU model, by day (target band 60–85 %)", hsrc, seriesOf(h, models, "gpu_utilization"), "pct", sameTime(markers), { band: [0.6, 0.85] }),
+    barChart("Predicted saving a month per action (when first proposed)", src, d, "actions", "id", "predicted_usd_month", "usd"))));
   main.append(section("Red flags watched after each applied action", (d.red_flags || []).length ? table(src, d, "red_flags", [
     { key: "name", label: "Flag" },
     { key: "status", label: "Status", render: (_, v) => el("span", { class: "status-" + v }, v) },
