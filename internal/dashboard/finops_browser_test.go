@@ -365,7 +365,7 @@ func TestDrillDownFromNamespaceToGPU(t *testing.T) {
 	if c := tb.text(t, ".crumbs"); !strings.Contains(c, wl) || !strings.Contains(c, pod) {
 		t.Errorf("pod page breadcrumbs %q", c)
 	}
-	if n := eval[int](t, tb, `document.querySelectorAll(".chart svg").length`); n != 1 {
+	if n := eval[int](t, tb, `document.querySelectorAll(".chart svg").length`); n != 2 {
 		t.Errorf("%d hourly charts on the pod page", n)
 	}
 	follow(`table[data-table="units"] td[data-col="unit"] a`)

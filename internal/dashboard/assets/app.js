@@ -784,7 +784,7 @@ async function podPage(main, crumbs, pod, wl) {
   const hs = await Promise.all(srcs.map(load));
   main.append(section("GPU units it held (over the range, from the history: each unit's hours, its holders' together)",
     units.length ? el("div", { class: "tablewrap" }, el("table", { "data-table": "units" },
-      el("thead", {}, el("tr", {}, ["GPU / MIG slice", "Node", "Held h", "Utilization", "Active $", "Idle $", "Unallocated $", "Total $"].map((x) => el("th", { scope: "col" }, x)))),
+      el("thead", {}, el("tr", {}, ["GPU / MIG slice", "Node", "Held h", "Utilization", "Active $", "Idle $", "Unallocated $", "Total $"].map((x, k) => el("th", { scope: "col", class: k > 1 ? "n" : null }, x)))),
       el("tbody", {}, hs.map((h, k) => el("tr", {},
         el("td", { class: "key", "data-col": "unit" }, el("a", { href: link("drill", { unit: units[k], pod, workload: w }) }, units[k])),
         el("td", {}, h.node),
@@ -794,7 +794,9 @@ async function podPage(main, crumbs, pod, wl) {
     (row.gpu_units || []).length > units.length ? el("p", { class: "muted" }, "The first " + units.length + " of " + row.gpu_units.length + " units.") : null));
   if (units.length) {
     const series = hs.map((h, k) => ({ name: units[k], points: h.hours.map((x, j) => [Date.parse(x.bucket), x.utilization, "hours." + j + ".utilization"]) }));
+    const usd = hs.flatMap((h, k) => ["active", "idle"].map((f) => ({ name: units[k] + " " + f, points: h.hours.map((x, j) => [Date.parse(x.bucket), x[f + "_usd"], "hours." + j + "." + f + "_usd"]) })));
     main.append(section("Hourly activity over the range (from the history)", el("div", { class: "charts" },
+      stackChart("GPU $ per hour of the units it held: active and idle (stacked)", srcs[0], usd, "usd", []),
       lineChart("GPU utilization per unit it held (target band 60–85 %)", srcs[0], series, "pct", [], { band: [0.6, 0.85] }))));
   }
 }
