@@ -65,6 +65,14 @@ func groupRows(lines []Line, by string, monthFactor float64) []Row {
 		}
 		if l.Pod != nil {
 			pods[k][l.Pod] = true
+			if by == "pod" {
+				rows[j].Workload = l.Pod.WorkloadKey()
+				for _, hd := range l.Pod.GPUs {
+					if !slices.Contains(rows[j].GPUUnits, hd.UnitID) {
+						rows[j].GPUUnits = append(rows[j].GPUUnits, hd.UnitID)
+					}
+				}
+			}
 		}
 	}
 	for i := range rows {
@@ -75,6 +83,7 @@ func groupRows(lines []Line, by string, monthFactor float64) []Row {
 				rows[i].Mechanisms = append(rows[i].Mechanisms, m)
 			}
 		}
+		slices.Sort(rows[i].GPUUnits)
 		rows[i].finish(monthFactor)
 	}
 	sortRows(rows)

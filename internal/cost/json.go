@@ -59,7 +59,9 @@ func (r Row) MarshalJSON() ([]byte, error) {
 		Unpriced         bool     `json:"unpriced"`
 		UnpricedGPUHours float64  `json:"unpriced_gpu_hours"`
 		Mechanisms       []string `json:"mechanisms,omitempty"`
-	}{r.Key, r.Pods, r.Costs.toJSON(!r.Unpriced), r.Unpriced, r.UnpricedGPUHours, r.Mechanisms})
+		Workload         string   `json:"workload,omitempty"`
+		GPUUnits         []string `json:"gpu_units,omitempty"`
+	}{r.Key, r.Pods, r.Costs.toJSON(!r.Unpriced), r.Unpriced, r.UnpricedGPUHours, r.Mechanisms, r.Workload, r.GPUUnits})
 }
 
 // MarshalJSON writes the totals with null dollars when no node is priced.

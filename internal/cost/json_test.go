@@ -102,7 +102,21 @@ func TestJSONTotalsNullWhenNothingIsPriced(t *testing.T) {
 // same name and in the same order: they are the documented format.
 func TestJSONCarriesEveryField(t *testing.T) {
 	r := report(t, unpricedFixture(), nil)
-	for _, v := range []any{row(t, r, "team-a"), r.Totals} {
+	byPod := report(t, unpricedFixture(), func(s *settings) { s.ReportOptions.By = "pod" })
+	var pod Row
+	for _, x := range byPod.Rows {
+		if x.Key != UnallocatedKey && x.Pods > 0 && !x.Unpriced {
+			pod = x
+		}
+	}
+	if pod.Workload != "team-a/Deployment/a" || !reflect.DeepEqual(pod.GPUUnits, []string{"priced/gpu0"}) {
+		t.Fatalf("pod row %+v: want workload team-a/Deployment/a and unit priced/gpu0", pod)
+	}
+	ns := row(t, r, "team-a")
+	if ns.Workload != "" || ns.GPUUnits != nil {
+		t.Errorf("a namespace row names a workload %q or units %v", ns.Workload, ns.GPUUnits)
+	}
+	for _, v := range []any{pod, r.Totals} {
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)

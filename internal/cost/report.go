@@ -45,6 +45,12 @@ type Row struct {
 	// (cluster.Mechanisms: device-plugin, mig, time-slicing, dra, hami),
 	// in that order; empty for a row without GPU-hours.
 	Mechanisms []string `json:"mechanisms,omitempty"`
+	// Workload and GPUUnits are a pod row's (--by pod): the pod's
+	// workload (namespace/Kind/name) and the GPU units it held (ids as
+	// the low-utilization list and the history name them, sorted); absent
+	// on other groupings and on the unallocated row.
+	Workload string   `json:"workload,omitempty"`
+	GPUUnits []string `json:"gpu_units,omitempty"`
 }
 
 // Costs are the dollar and hour fields shared by rows and totals.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -291,11 +292,12 @@ func TestLeaderboardLinksTheLedgerAction(t *testing.T) {
 	}
 }
 
-// The drill-down from the costs by namespace to a GPU: each level a page
-// (breadcrumbs, cost split, hourly charts, idle causes, ledger actions,
-// audit findings) reached by a row's link, each figure equal to the API's,
-// the namespace's and the workload's totals those of the report's rows and
-// the GPU's dollars the low-utilization list's.
+// The drill-down from the costs by namespace to a GPU unit: each level a
+// page (breadcrumbs, cost split, hourly charts) reached by a row's link,
+// each figure equal to the API's; the namespace's and the workload's
+// totals those of the report's rows, the workload's pods summing to its
+// row, the pod's dollars its row of report?by=pod and the GPU unit's its
+// hours of the history (api/v1/history/unit).
 func TestDrillDownFromNamespaceToGPU(t *testing.T) {
 	d := start(t)
 	tb := newTab(t, 1440, 900, false)
@@ -312,8 +314,12 @@ func TestDrillDownFromNamespaceToGPU(t *testing.T) {
 		if p := tb.problems(); len(p) > 0 {
 			t.Errorf("%s: console %v", href, p)
 		}
+		if f := d.failed.list(); len(f) > 0 {
+			t.Errorf("%s: failed requests %v", href, f)
+		}
 		return href
 	}
+	d.failed.reset()
 	tb.open(t, d.url+"/?view=costs&by=namespace")
 	follow(`table[data-table="rows"] td[data-col="key"] a[href*="ns=inference"]`)
 	ns := tb.text(t, "#drill-cards")
@@ -333,16 +339,52 @@ func TestDrillDownFromNamespaceToGPU(t *testing.T) {
 	if got := tb.text(t, "#drill-cards"); !strings.Contains(got, fmtUSD(total.(float64))) {
 		t.Errorf("workload page lacks the report's total %s", fmtUSD(total.(float64)))
 	}
+	// the workload's pods (a page of them) sum to its row
+	if got := tb.text(t, "#pods"); !strings.Contains(got, fmtUSD(total.(float64))) {
+		t.Errorf("the pods of %s do not show their sum %s: %q", wl, fmtUSD(total.(float64)), got)
+	}
 	if !strings.Contains(tb.text(t, "#drill-actions"), "Autoscale") {
 		t.Errorf("chat-llm's page does not list its autoscaling action: %q", tb.text(t, "#drill-actions"))
 	}
 	if n := eval[int](t, tb, `document.querySelectorAll(".chart svg").length`); n != 2 {
 		t.Errorf("%d hourly charts on the workload page", n)
 	}
-	follow(`table[data-table="low_utilization.units"] td[data-col="unit"] a`)
-	if c := tb.text(t, ".crumbs"); !strings.Contains(c, "inference") || !strings.Contains(c, wl) {
+	href = follow(`#pods table[data-table="rows"] td[data-col="key"] a`)
+	if !strings.Contains(href, "pod=inference%2Fchat-llm") {
+		t.Errorf("pod link %s", href)
+	}
+	pod := eval[string](t, tb, `new URLSearchParams(location.search).get("pod")`)
+	psrc := "api/v1/pods?" + url.Values{"pod": {pod}, "workload": {wl}}.Encode()
+	ptotal, ok := lookup(d.answer(t, psrc), "rows.0.total_cost_usd")
+	if !ok || ptotal == nil {
+		t.Fatalf("%s: no row", psrc)
+	}
+	if got := tb.text(t, "#drill-cards"); !strings.Contains(got, fmtUSD(ptotal.(float64))) {
+		t.Errorf("pod page lacks the API's total %s: %q", fmtUSD(ptotal.(float64)), got)
+	}
+	if c := tb.text(t, ".crumbs"); !strings.Contains(c, wl) || !strings.Contains(c, pod) {
+		t.Errorf("pod page breadcrumbs %q", c)
+	}
+	if n := eval[int](t, tb, `document.querySelectorAll(".chart svg").length`); n != 2 {
+		t.Errorf("%d hourly charts on the pod page", n)
+	}
+	follow(`table[data-table="units"] td[data-col="unit"] a`)
+	unit := eval[string](t, tb, `new URLSearchParams(location.search).get("unit")`)
+	usrc := "api/v1/history/unit?" + url.Values{"unit": {unit}}.Encode()
+	utotal, ok := lookup(d.answer(t, usrc), "total.usd")
+	if !ok || utotal == nil {
+		t.Fatalf("%s: no dollars", usrc)
+	}
+	if got := tb.text(t, "#drill-cards"); !strings.Contains(got, fmtUSD(utotal.(float64))) {
+		t.Errorf("GPU page lacks the history's $%s: %q", fmtUSD(utotal.(float64)), got)
+	}
+	if c := tb.text(t, ".crumbs"); !strings.Contains(c, "inference") || !strings.Contains(c, wl) || !strings.Contains(c, pod) || !strings.Contains(c, unit) {
 		t.Errorf("GPU page breadcrumbs %q", c)
 	}
+	if n := eval[int](t, tb, `document.querySelectorAll(".chart svg").length`); n != 2 {
+		t.Errorf("%d hourly charts on the GPU page", n)
+	}
+	t.Logf("namespace inference → %s ($%.2f) → %s ($%.2f) → %s ($%.2f over the range)", wl, total, pod, ptotal, unit, utotal)
 	screenshot(t, tb, "laptop-drill-gpu")
 }
 

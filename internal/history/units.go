@@ -119,11 +119,23 @@ type UnitRow struct {
 // for the hours starting in [from, to), in hour then cluster then unit
 // order.
 func (s *Store) Units(ctx context.Context, clusterName string, from, to time.Time) ([]UnitRow, error) {
+	return s.units(ctx, clusterName, "", from, to)
+}
+
+// Unit reads one unit's hourly rows (as Units, only those of unit).
+func (s *Store) Unit(ctx context.Context, clusterName, unit string, from, to time.Time) ([]UnitRow, error) {
+	return s.units(ctx, clusterName, unit, from, to)
+}
+
+func (s *Store) units(ctx context.Context, clusterName, unit string, from, to time.Time) ([]UnitRow, error) {
 	q := `SELECT cluster, bucket, unit, gpu_usd_per_hour, node, gpu_model, kind, profile, fraction, life_seconds, held_seconds,
 		measured_seconds, active_seconds, unmeasured, holders, hist FROM unit_hourly WHERE bucket >= ? AND bucket < ?`
 	args := []any{from.Unix(), to.Unix()}
 	if clusterName != "" {
 		q, args = q+" AND cluster = ?", append(args, clusterName)
+	}
+	if unit != "" {
+		q, args = q+" AND unit = ?", append(args, unit)
 	}
 	rows, err := s.db.QueryContext(ctx, q+" ORDER BY bucket, cluster, unit, gpu_usd_per_hour", args...)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -136,11 +137,42 @@ func TestEveryRouteIsInTheOpenAPIDocument(t *testing.T) {
 			}
 			continue
 		}
-		if _, ok := ops["get"]; !ok {
+		get, ok := ops["get"]
+		if !ok {
 			t.Errorf("%s: no get operation", path)
+			continue
 		}
-		if code, _, b := in.get(t, path); code != http.StatusOK {
-			t.Errorf("GET %s (documented): %d %s", path, code, b)
+		// a required parameter is given its documented example; without
+		// it the route answers 400 naming the parameter
+		var op struct {
+			Parameters []struct {
+				Name     string `json:"name"`
+				Required bool   `json:"required"`
+				Example  string `json:"example"`
+			} `json:"parameters"`
+		}
+		if err := json.Unmarshal(get, &op); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		vals := url.Values{}
+		for _, p := range op.Parameters {
+			if !p.Required {
+				continue
+			}
+			if p.Example == "" {
+				t.Errorf("%s: required parameter %s has no example", path, p.Name)
+			}
+			vals.Set(p.Name, p.Example)
+			if code, _, b := in.get(t, path); code != http.StatusBadRequest || !strings.Contains(string(b), p.Name+":") {
+				t.Errorf("GET %s without its required %s: %d %s, want a 400 naming it", path, p.Name, code, b)
+			}
+		}
+		full := path
+		if len(vals) > 0 {
+			full += "?" + vals.Encode()
+		}
+		if code, _, b := in.get(t, full); code != http.StatusOK {
+			t.Errorf("GET %s (documented): %d %s", full, code, b)
 		}
 	}
 	for _, path := range []string{"/api/v1/reports", "/api/v1/advice", "/api/v2/report", "/api/v1/report/x"} {

@@ -43,7 +43,11 @@ func operation(rt route) map[string]any {
 		if p.Default != "" {
 			schema["default"] = p.Default
 		}
-		params = append(params, map[string]any{"name": p.Name, "in": "query", "required": false, "description": p.Description, "schema": schema})
+		pm := map[string]any{"name": p.Name, "in": "query", "required": p.Required, "description": p.Description, "schema": schema}
+		if p.Example != "" {
+			pm["example"] = p.Example
+		}
+		params = append(params, pm)
 	}
 	if params != nil {
 		op["parameters"] = params

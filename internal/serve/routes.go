@@ -15,6 +15,10 @@ type param struct {
 	Description string
 	Enum        []string
 	Default     string
+	// Required parameters answer 400 when absent; Example is a value
+	// the OpenAPI document shows.
+	Required bool
+	Example  string
 }
 
 // route is one endpoint: the mux pattern, the OpenAPI operation and the
@@ -87,6 +91,10 @@ func routes() []route {
 			Params: lowUtilParams, Types: jsonType, handler: lowUtilHandler},
 		{Method: "GET", Path: "/api/v1/history/unit-costs", Summary: "The hourly trend of cost per 1,000 inferences and per 100,000 tokens, per serving workload, per model name and for the cluster, from the history store.",
 			Params: unitCostParams, Types: jsonType, handler: unitCostHandler},
+		{Method: "GET", Path: "/api/v1/history/unit", Summary: "One GPU unit (whole GPU, MIG slice, time-slice share) over a range of the history store: each hour's time on its node, held, measured and active, and those hours in dollars (active, allocated but idle, unmeasured, unallocated), with the holders.",
+			Params: unitParams, Types: jsonType, handler: unitHandler},
+		{Method: "GET", Path: "/api/v1/pods", Summary: "One page of a workload's or a namespace's pods on the rolling window: the rows of report?by=pod that belong to it (each with its workload and the GPU units it held), how many matched and their sum.",
+			Params: podsParams, Types: jsonType, handler: podsHandler},
 		{Method: "GET", Path: "/api/v1/showback", Summary: "Showback over any range of the history: per group (namespace, workload, node, GPU model or a recorded label such as team) GPU-hours, active, idle and unallocated $, and the trend against a comparison period; CSV, or a FOCUS-style allocation file.",
 			Params: showbackParams, Types: []string{"application/json", "text/csv"}, handler: showbackHandler},
 		{Method: "GET", Path: "/api/v1/compare", Summary: "The last period against the one before it, per key, from the history store.",

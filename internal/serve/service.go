@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,6 +31,13 @@ type Service struct {
 	// policies is Options.PolicyFile loaded at start; SetPolicies swaps
 	// a reloaded one in whole (SIGHUP).
 	policies atomic.Pointer[app.Policies]
+	// pods is the report by pod of the latest generation, which every
+	// page of /api/v1/pods reads (podReport).
+	pods struct {
+		sync.Mutex
+		gen uint64
+		res *app.ReportResult
+	}
 }
 
 // The collector's ports and state, named here for the service's callers.

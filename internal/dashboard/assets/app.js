@@ -671,39 +671,21 @@ async function teamView(main) {
     el("a", { href: link("costs", { by }) }, "Costs by " + label + " on the window")));
 }
 
-// drill is the drill-down: a namespace (?ns=), a workload (?workload=)
-// or a GPU unit (?unit=), each a page with its cost split, its hourly
-// activity, its idle causes, its ledger actions and audit findings, and
-// links down (namespace → workload → GPU unit) and back (breadcrumbs).
-// The report's pod rows name no owner, so the pod level is not a page.
+// drill is the drill-down: a namespace (?ns=), a workload (?workload=),
+// a pod (?pod=, with its workload) or a GPU unit (?unit=), each a page
+// with its cost split, its hourly activity and links down (namespace →
+// workload → pod → GPU unit) and back (breadcrumbs); the namespace and
+// workload pages add idle causes, ledger actions and audit findings.
 async function drill(main, st) {
-  const ns = params.get("ns"), wl = params.get("workload"), unit = params.get("unit");
-  const wsrc = query("api/v1/report", { by: "workload", top: "50" });
-  const asrc = query("api/v1/advise");
-  const usrc = query("api/v1/report", { "low-util": "100%:1h" });
-  const [w, l, a, u] = await Promise.all([load(wsrc), load(asrc), load(query("api/v1/audit")), load(usrc)]);
-  const audsrc = query("api/v1/audit");
+  const ns = params.get("ns"), wl = params.get("workload"), pod = params.get("pod"), unit = params.get("unit");
   const nsOf = (key) => key.split("/")[0];
   const crumbs = [el("a", { href: link("costs", { by: "namespace" }) }, "Costs by namespace")];
-  const units = (u.low_utilization && u.low_utilization.units) || [];
-  if (unit) {
-    const i = units.findIndex((x) => x.unit === unit);
-    const x = units[i];
-    const holder = x && (x.holders || [])[0];
-    if (holder) crumbs.push(el("a", { href: link("drill", { ns: nsOf(holder) }) }, nsOf(holder)), el("a", { href: link("drill", { workload: holder }) }, holder));
-    crumbs.push(el("span", {}, unit));
-    main.append(breadcrumbs(crumbs));
-    if (!x) { main.append(el("p", { class: "muted", id: "drill-missing" }, "No GPU unit " + unit + " was measured in the window.")); return; }
-    const p = "low_utilization.units." + i;
-    main.append(cardRow("GPU " + unit + " on " + x.node + " (" + x.gpu_model + "), the service's window", "drill-cards",
-      card("Cost in the window", num(usrc, u, p + ".usd", "usd")),
-      card("Utilization (measured held time)", num(usrc, u, p + ".utilization", "pct")),
-      card("Hours below 100 % activity", num(usrc, u, p + ".hours_below", "num"), el("span", {}, num(usrc, u, p + ".hours_unheld", "num"), " hours no pod held it"))),
-    section("Held by", el("ul", {}, (x.holders || []).map((h) => el("li", {}, el("a", { href: link("drill", { workload: h }) }, h))))));
-    main.append(actionsFor(asrc, l, (t) => (t.kind === "node" && t.name === x.node) || (t.kind === "workload" && (x.holders || []).includes(t.name))),
-      findingsFor(audsrc, a, (f) => f.object.endsWith("/" + x.node) || f.object === "Node " + x.node));
-    return;
-  }
+  if (unit) return unitPage(main, crumbs, unit, wl, pod);
+  if (pod) return podPage(main, crumbs, pod, wl);
+  const wsrc = query("api/v1/report", { by: "workload", top: "50" });
+  const asrc = query("api/v1/advise");
+  const audsrc = query("api/v1/audit");
+  const [w, l, a] = await Promise.all([load(wsrc), load(asrc), load(audsrc)]);
   const key = wl || ns;
   const kind = wl ? "workload" : "namespace";
   const rsrc = wl ? wsrc : query("api/v1/report");
@@ -743,15 +725,112 @@ async function drill(main, st) {
       { key: "key", label: "Workload", render: (_, v) => el("a", { href: link("drill", { workload: v }) }, v) },
     ].concat(costCols().slice(1)), { sort: "total_cost_usd", prefix: "wl-", unfiltered: true, keep: (x) => nsOf(x.key) === ns && x.key !== "__unallocated__" })));
   } else {
-    main.append(section("GPU units it held (the window)", table(usrc, u, "low_utilization.units", [
-      { key: "unit", label: "GPU / MIG slice", render: (_, v) => el("a", { href: link("drill", { unit: v }) }, v) },
-      { key: "node", label: "Node" }, { key: "gpu_model", label: "Model" },
-      { key: "utilization", label: "Utilization", unit: "pct" }, { key: "usd", label: "$", unit: "usd" },
-    ], { sort: "usd", prefix: "un-", unfiltered: true, keep: (x) => (x.holders || []).includes(wl) }),
-    el("p", { class: "muted" }, "Pods: the report's pod rows name no owner, so a workload's pods are not listed here (report?by=pod has every pod).")));
+    main.append(await podsSection(wl));
   }
   main.append(actionsFor(asrc, l, (t) => t.kind === "workload" && inScope(t.name)),
     findingsFor(audsrc, a, (f) => { const [k, o] = f.object.split(" "); return wl ? o === nsOf(wl) + "/" + wl.split("/")[2] && k === wl.split("/")[1] : (o || "").startsWith(ns + "/"); }));
+}
+
+// podsSection is one page of a workload's pods (api/v1/pods: the rows of
+// report?by=pod, podoffset pages them), each linking to its pod page.
+const podsLimit = 50;
+async function podsSection(wl) {
+  const offset = Math.max(0, parseInt(params.get("podoffset") || "0", 10) || 0);
+  const src = query("api/v1/pods", { workload: wl, offset: String(offset), limit: String(podsLimit) });
+  const pg = await load(src);
+  const unitLinks = (row) => el("span", { class: "units" }, (row.gpu_units || []).map((u, k) =>
+    el("span", {}, k ? ", " : "", el("a", { href: link("drill", { unit: u, pod: row.key, workload: wl }) }, u))));
+  const tbl = table(src, pg, "rows", [
+    { key: "key", label: "Pod", render: (_, v) => el("a", { href: link("drill", { pod: v, workload: wl }) }, v) },
+    { key: "gpu_units", label: "GPU units", text: (row) => (row.gpu_units || []).join(" "), render: unitLinks },
+    { key: "gpu_hours.allocated", label: "GPU-h", unit: "h" },
+    { key: "gpu_utilization", label: "Utilization", unit: "pct" },
+    { key: "gpu_cost_usd.active", label: "Active $", unit: "usd" },
+    { key: "gpu_cost_usd.allocated_idle", label: "Idle $", unit: "usd" },
+    { key: "gpu_cost_usd.unmeasured", label: "Unmeasured $", unit: "usd" },
+    { key: "total_cost_usd", label: "Total $", unit: "usd" },
+  ], { sort: "total_cost_usd", prefix: "pod-", unfiltered: true });
+  const pager = el("p", { class: "pager", id: "pods-pager" }, "Pods ", String(pg.rows.length ? offset + 1 : 0), "–", String(offset + pg.rows.length), " of ", num(src, pg, "matched", "int"),
+    offset > 0 ? el("span", {}, " · ", el("a", { href: link("drill", { workload: wl, podoffset: String(Math.max(0, offset - podsLimit)) }), rel: "prev" }, "previous")) : null,
+    offset + pg.rows.length < pg.matched ? el("span", {}, " · ", el("a", { href: link("drill", { workload: wl, podoffset: String(offset + podsLimit) }), rel: "next" }, "next")) : null);
+  return el("section", { id: "pods" }, el("h2", {}, "Pods (the window; " + podsLimit + " a page, most dollars first)"),
+    el("p", {}, "All ", num(src, pg, "sum.pods", "int"), " pods: ", num(src, pg, "sum.total_cost_usd", "usd"), " in all, GPU ",
+      num(src, pg, "sum.gpu_cost_usd.active", "usd"), " active, ", num(src, pg, "sum.gpu_cost_usd.allocated_idle", "usd"), " idle."),
+    tbl, pager);
+}
+
+// podPage is one pod on the window (api/v1/pods?pod=): its cost split,
+// the GPU units it held and their hourly activity over the range (each
+// unit's, from the history: a unit's hours are its holders' together).
+async function podPage(main, crumbs, pod, wl) {
+  const src = query("api/v1/pods", Object.assign(wl ? { workload: wl } : {}, { pod }));
+  const pg = await load(src);
+  const row = pg.rows[0];
+  const w = wl || (row && row.workload) || "";
+  if (w) crumbs.push(el("a", { href: link("drill", { ns: w.split("/")[0] }) }, w.split("/")[0]), el("a", { href: link("drill", { workload: w }) }, w));
+  crumbs.push(el("span", {}, pod));
+  main.append(breadcrumbs(crumbs));
+  if (!row) { main.append(el("p", { class: "muted", id: "drill-missing" }, "The report has no pod " + pod + " in the window.")); return; }
+  const p = "rows.0";
+  main.append(cardRow("pod " + pod + ": cost split in the service's window (dollars in the window)", "drill-cards",
+    card("Total", num(src, pg, p + ".total_cost_usd", "usd"), el("span", {}, num(src, pg, p + ".monthly_cost_usd", "usd"), " a month")),
+    card("Active GPU $", num(src, pg, p + ".gpu_cost_usd.active", "usd"), el("span", {}, num(src, pg, p + ".gpu_hours.active", "h"), " GPU-hours")),
+    card("Idle GPU $ (allocated, unused)", num(src, pg, p + ".gpu_cost_usd.allocated_idle", "usd"), el("span", {}, num(src, pg, p + ".gpu_hours.idle", "h"), " GPU-hours")),
+    card("Unmeasured GPU $", num(src, pg, p + ".gpu_cost_usd.unmeasured", "usd")),
+    card("CPU $", num(src, pg, p + ".cpu_cost_usd", "usd"), el("span", {}, "memory: ", num(src, pg, p + ".memory_cost_usd", "usd"))),
+    card("GPU utilization", num(src, pg, p + ".gpu_utilization", "pct"), el("span", {}, num(src, pg, p + ".gpu_hours.allocated", "h"), " GPU-hours held"))));
+  const units = (row.gpu_units || []).slice(0, 8);
+  const srcs = units.map((u) => rq("api/v1/history/unit", { unit: u }));
+  const hs = await Promise.all(srcs.map(load));
+  main.append(section("GPU units it held (over the range, from the history: each unit's hours, its holders' together)",
+    units.length ? el("div", { class: "tablewrap" }, el("table", { "data-table": "units" },
+      el("thead", {}, el("tr", {}, ["GPU / MIG slice", "Node", "Held h", "Utilization", "Active $", "Idle $", "Unallocated $", "Total $"].map((x, k) => el("th", { scope: "col", class: k > 1 ? "n" : null }, x)))),
+      el("tbody", {}, hs.map((h, k) => el("tr", {},
+        el("td", { class: "key", "data-col": "unit" }, el("a", { href: link("drill", { unit: units[k], pod, workload: w }) }, units[k])),
+        el("td", {}, h.node),
+        ...[["held_hours", "h"], ["utilization", "pct"], ["active_usd", "usd"], ["idle_usd", "usd"], ["unallocated_usd", "usd"], ["usd", "usd"]].map(([f, u]) =>
+          el("td", { class: "n" }, num(srcs[k], h, "total." + f, u))))))))
+      : el("p", { class: "muted" }, "It held no GPU unit."),
+    (row.gpu_units || []).length > units.length ? el("p", { class: "muted" }, "The first " + units.length + " of " + row.gpu_units.length + " units.") : null));
+  if (units.length) {
+    const series = hs.map((h, k) => ({ name: units[k], points: h.hours.map((x, j) => [Date.parse(x.bucket), x.utilization, "hours." + j + ".utilization"]) }));
+    const usd = hs.flatMap((h, k) => ["active", "idle"].map((f) => ({ name: units[k] + " " + f, points: h.hours.map((x, j) => [Date.parse(x.bucket), x[f + "_usd"], "hours." + j + "." + f + "_usd"]) })));
+    main.append(section("Hourly activity over the range (from the history)", el("div", { class: "charts" },
+      stackChart("GPU $ per hour of the units it held: active and idle (stacked)", srcs[0], usd, "usd", []),
+      lineChart("GPU utilization per unit it held (target band 60–85 %)", srcs[0], series, "pct", [], { band: [0.6, 0.85] }))));
+  }
+}
+
+// unitPage is one GPU unit over the range (api/v1/history/unit): its cost
+// split, its hours held and active, each hour's dollars and activity, its
+// holders; then the ledger actions and audit findings naming its node.
+async function unitPage(main, crumbs, unit, wl, pod) {
+  const src = rq("api/v1/history/unit", { unit });
+  const asrc = query("api/v1/advise"), audsrc = query("api/v1/audit");
+  const [h, l, a] = await Promise.all([load(src), load(asrc), load(audsrc)]);
+  const w = wl || (h.holders || [])[0];
+  if (w) crumbs.push(el("a", { href: link("drill", { ns: w.split("/")[0] }) }, w.split("/")[0]), el("a", { href: link("drill", { workload: w }) }, w));
+  if (pod) crumbs.push(el("a", { href: link("drill", { pod, workload: w }) }, pod));
+  crumbs.push(el("span", {}, unit));
+  main.append(breadcrumbs(crumbs));
+  if (!h.hours.length) { main.append(el("p", { class: "muted", id: "drill-missing" }, "The history holds no hour of GPU unit " + unit + " in " + h.from + " – " + h.to + ".")); return; }
+  main.append(cardRow("GPU " + unit + " on " + h.node + " (" + h.gpu_model + (h.profile ? " " + h.profile : "") + "), over the range " + h.from + " – " + h.to + " (dollars in the range, from the history)", "drill-cards",
+    card("Cost in the range", num(src, h, "total.usd", "usd"), el("span", {}, num(src, h, "total.life_hours", "h"), " hours on its node")),
+    card("Active GPU $", num(src, h, "total.active_usd", "usd"), el("span", {}, num(src, h, "total.active_hours", "h"), " active hours")),
+    card("Idle GPU $ (held, unused)", num(src, h, "total.idle_usd", "usd")),
+    card("Unmeasured GPU $", num(src, h, "total.unmeasured_usd", "usd")),
+    card("Unallocated $ (no pod held it)", num(src, h, "total.unallocated_usd", "usd"), el("span", {}, num(src, h, "total.unheld_hours", "h"), " hours unheld")),
+    card("Utilization (measured held time)", num(src, h, "total.utilization", "pct"), el("span", {}, num(src, h, "total.held_hours", "h"), " hours held"))));
+  const pts = (f) => h.hours.map((x, j) => [Date.parse(x.bucket), x[f], "hours." + j + "." + f]);
+  main.append(section("Hourly activity over the range (from the history)", el("div", { class: "charts" },
+    stackChart("GPU $ per hour: active, idle, unmeasured, unallocated", src, [
+      { name: "active", points: pts("active_usd") }, { name: "idle", points: pts("idle_usd") },
+      { name: "unmeasured", points: pts("unmeasured_usd") }, { name: "unallocated", points: pts("unallocated_usd") }], "usd", []),
+    lineChart("GPU utilization (target band 60–85 %)", src, [{ name: unit, points: pts("utilization") }], "pct", [], { band: [0.6, 0.85] }))));
+  main.append(section("Held by", el("ul", { id: "unit-holders" }, (h.holders || []).map((x) => el("li", {}, el("a", { href: link("drill", { workload: x }) }, x))))),
+    actionsFor(asrc, l, (t) => (t.kind === "node" && t.name === h.node) || (t.kind === "workload" && (h.holders || []).includes(t.name))),
+    findingsFor(audsrc, a, (f) => f.object.endsWith("/" + h.node) || f.object === "Node " + h.node));
+  if ((h.notes || []).length) main.append(el("ul", { class: "notes muted" }, h.notes.map((n) => el("li", {}, n))));
 }
 
 function breadcrumbs(items) {
@@ -824,7 +903,7 @@ async function lowUtilPanel() {
   const r = await load(src);
   const l = r.low_utilization || { units: [] };
   const cols = [
-    { key: "unit", label: "GPU / MIG slice" },
+    { key: "unit", label: "GPU / MIG slice", render: (_, v) => el("a", { href: link("drill", { unit: v }) }, v) },
     { key: "node", label: "Node" },
     { key: "gpu_model", label: "Model" },
     { key: "hours_below", label: "Hours under 30%", unit: "num" },
@@ -849,7 +928,7 @@ async function lowUtilHistoryPanel() {
   const src = range ? "api/v1/history/low-util?" + new URLSearchParams({ range }).toString() : rq("api/v1/history/low-util");
   const h = await load(src);
   const cols = [
-    { key: "unit", label: "GPU / MIG slice" },
+    { key: "unit", label: "GPU / MIG slice", render: (_, v) => el("a", { href: link("drill", { unit: v }) }, v) },
     { key: "node", label: "Node" },
     { key: "gpu_model", label: "Model" },
     { key: "hours_below", label: "Hours under 30%", unit: "num" },
@@ -1016,6 +1095,71 @@ function actionCard(src, l, a, p) {
       el("p", {}, "Confidence: " + a.confidence_reason), el("p", {}, "Risk: " + a.risk_reason), arts));
 }
 
+// progressView is the plan as a living checklist (api/v1/progress,
+// docs/progress.md): each tracked action's status from what the cluster
+// shows (applied, partly, pending, rejected), predicted and realised
+// dollars a month per action and in total, the utilization trend over
+// the range against the 60–85 % target band, and the red flags with the
+// action each blames.
+async function progressView(main, st) {
+  const src = "api/v1/progress";
+  const d = await load(src);
+  const b = d.baseline;
+  main.append(cardRow("The plan: " + d.observations + " window(s) observed, updated " + d.updated + " (dollars a month)", "progress-cards",
+    card("Applied", num(src, d, "counts.applied", "int"), el("span", {}, num(src, d, "counts.partly", "int"), " partly")),
+    card("Pending", num(src, d, "counts.pending", "int"), el("span", {}, num(src, d, "counts.rejected", "int"), " rejected")),
+    card("Realised a month (spend change)", num(src, d, "total.change_usd_month", "usd"),
+      el("span", {}, "range ", num(src, d, "total.low_usd_month", "usd"), " – ", num(src, d, "total.high_usd_month", "usd"))),
+    card("Predicted a month (the applied actions)", num(src, d, "total.predicted_usd_month", "usd"),
+      el("span", {}, "spend change outside the applied actions: ", num(src, d, "total.other_usd_month", "usd"))),
+    b ? card("Baseline (day 0) spend a month", num(src, d, "baseline.spend_usd_month", "usd"),
+      el("span", {}, "utilization ", num(src, d, "baseline.utilization", "pct"), "; the ledger then saved ", num(src, d, "baseline.ledger_saving_usd_month", "usd"))) : null));
+  const t = d.total;
+  main.append(section("Total: spend before and after (" + t.status + ")",
+    el("p", { id: "progress-total" }, t.before ? "Before " + t.before.start + " – " + t.before.end + ": " : "Before: ", num(src, d, "total.before_usd", "usd"),
+      " (", num(src, d, "total.before_usd_month", "usd"), " a month); after ", t.after ? t.after.start + " – " + t.after.end + ": " : "", num(src, d, "total.after_usd", "usd"),
+      " (", num(src, d, "total.after_usd_month", "usd"), " a month). Change ", num(src, d, "total.change_usd_month", "usd"), " a month, of which ",
+      num(src, d, "total.demand_usd_month", "usd"), " the change in work explains (at equal demand ", num(src, d, "total.at_equal_demand_usd_month", "usd"), ")."),
+    el("p", { class: "muted" }, t.normalisation || "", t.note ? " " + t.note : "")));
+  const idx = (row) => d.actions.indexOf(row);
+  const measured = (row) => row.realised && row.realised.status === "measured";
+  const state = params.get("status") || "";
+  const tbl = table(src, d, "actions", [
+    { key: "id", label: "Action", render: (row, v) => el("span", { id: "act-" + v }, el("strong", {}, row.plan_id || v), " ", row.title) },
+    { key: "lever", label: "Lever" },
+    { key: "status", label: "Status", render: (row, v) => el("span", { class: "status-" + v, "data-status": v }, v + (row.retired ? " (" + row.retired + ")" : "")) },
+    { key: "detection", label: "What the cluster shows" },
+    { key: "predicted_usd_month", label: "Predicted $/month", unit: "usd" },
+    { key: "latest_predicted_usd_month", label: "Latest predicted", unit: "usd" },
+    { key: "realised", label: "Realised $/month", text: (row) => (measured(row) ? row.realised.realised_usd_month : null),
+      render: (row) => (measured(row) ? el("span", {}, num(src, d, "actions." + idx(row) + ".realised.realised_usd_month", "usd"), " (",
+        num(src, d, "actions." + idx(row) + ".realised.low_usd_month", "usd"), " – ", num(src, d, "actions." + idx(row) + ".realised.high_usd_month", "usd"), ")")
+        : el("span", { class: "muted" }, row.realised ? row.realised.note || row.realised.status : "not measured")) },
+  ], { sort: "predicted_usd_month", prefix: "pa-", filterKey: (row) => row.id + " " + row.title + " " + row.status, keep: (row) => !state || row.status === state });
+  const sel = el("select", { id: "progress-status", "aria-label": "status" }, ["", "applied", "partly", "pending", "rejected"].map((v) => el("option", { value: v, selected: v === state }, v || "every status")));
+  sel.addEventListener("change", () => { setParam("status", sel.value); location.search = params.toString(); });
+  main.append(section("The plan as a checklist (each action's status from what the cluster shows, or a user's mark)",
+    el("div", { class: "controls" }, sel, filterBox("filter actions", [tbl])), tbl));
+  const hsrc = rq("api/v1/history", { kind: "gpu_model", step: "day" });
+  const h = await load(hsrc);
+  const models = [...new Set(h.points.map((x) => x.key))].filter((k) => h.points.some((x) => x.key === k && x.gpu_utilization !== null));
+  const markers = (b ? [{ t: Date.parse(b.at), label: "baseline" }] : []).concat(d.actions.filter((a) => a.applied_at).map((a) => ({ t: Date.parse(a.applied_at), label: (a.plan_id || a.id) + " applied" })));
+  main.append(section("Utilization over the range against the target band (daily, from the history)", el("div", { class: "charts" },
+    lineChart("GPU utilization per GPU model, by day (target band 60–85 %)", hsrc, seriesOf(h, models, "gpu_utilization"), "pct", sameTime(markers), { band: [0.6, 0.85] }),
+    barChart("Predicted saving a month per action (when first proposed)", src, d, "actions", "id", "predicted_usd_month", "usd"))));
+  main.append(section("Red flags watched after each applied action", (d.red_flags || []).length ? table(src, d, "red_flags", [
+    { key: "name", label: "Flag" },
+    { key: "status", label: "Status", render: (_, v) => el("span", { class: "status-" + v }, v) },
+    { key: "action", label: "Blames", render: (row, v) => el("a", { href: "#act-" + v }, v + " (" + row.lever + ")") },
+    { key: "threshold", label: "Threshold" },
+    { key: "value", label: "Measured", unit: "num" },
+    { key: "limit", label: "Limit", unit: "num" },
+    { key: "detail", label: "Detail" },
+    { key: "advice", label: "What to do" },
+  ], { prefix: "rf-", unfiltered: true, filterKey: (f) => f.name }) : el("p", { class: "muted", id: "no-red-flags" }, "No red flag is watched: no action is applied yet (a flag watches the hours after an action is applied).")));
+  if ((d.notes || []).length) main.append(el("ul", { class: "notes muted" }, d.notes.map((n) => el("li", {}, n))));
+}
+
 async function audit(main, st) {
   const src = query("api/v1/audit");
   const a = await load(src);
@@ -1130,7 +1274,7 @@ async function start() {
   }
   document.getElementById("home").href = root || "./";
   const main = document.getElementById("main");
-  const views = { overview, costs, showback, idle, actions, audit, notes, team: teamView, drill };
+  const views = { overview, costs, showback, idle, actions, progress: progressView, audit, notes, team: teamView, drill };
   try {
     const st = await load("api/v1/status");
     document.getElementById("context").textContent =
