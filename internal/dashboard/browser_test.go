@@ -703,7 +703,7 @@ func TestBillReconciliationPanel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := newDemo(prices)
+	d, err := newDemo(prices, false)
 	if err != nil {
 		t.Fatal(err)
 	}

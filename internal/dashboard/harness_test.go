@@ -84,7 +84,7 @@ var (
 // start is one shared --demo service for the test binary.
 func start(t *testing.T) *demo {
 	t.Helper()
-	demoOnce.Do(func() { demoInst, demoErr = newDemo(nil) })
+	demoOnce.Do(func() { demoInst, demoErr = newDemo(nil, false) })
 	if demoErr != nil {
 		t.Fatal(demoErr)
 	}
@@ -92,11 +92,12 @@ func start(t *testing.T) *demo {
 }
 
 // newDemo starts `serve --demo` (with prices: `--bill`/`--prices`, nil
-// for the catalog's); stopServices stops every one started.
-func newDemo(prices *app.Prices) (*demo, error) {
+// for the catalog's; applied: `--demo-applied`, part of the plan carried
+// out); stopServices stops every one started.
+func newDemo(prices *app.Prices, applied bool) (*demo, error) {
 	reg := prometheus.NewRegistry()
 	opts := serve.DefaultOptions()
-	opts.Demo, opts.Listen, opts.Prices = app.DefaultDemo(), "127.0.0.1:0", prices
+	opts.Demo, opts.Listen, opts.Prices, opts.DemoApplied = app.DefaultDemo(), "127.0.0.1:0", prices, applied
 	svc, err := serve.New(context.Background(), opts, serve.Deps{App: app.New(time.Now),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: prometheus.WrapRegistererWith(prometheus.Labels{"cluster": "default"}, reg)})
 	if err != nil {

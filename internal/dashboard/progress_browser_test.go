@@ -14,7 +14,42 @@ import (
 // utilization trend its band, and the red flags the API's (or says there
 // are none), at laptop and phone widths.
 func TestProgressViewIsTheAPIs(t *testing.T) {
-	d := start(t)
+	progressView(t, start(t), "")
+}
+
+// serve --demo --demo-applied: part of the plan carried out at hour 96,
+// so the checklist shows applied actions with their realised dollars and
+// range, each the API's.
+func TestProgressViewShowsRealisedDollars(t *testing.T) {
+	d, err := newDemo(nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := d.answer(t, "api/v1/progress").(map[string]any)
+	measured := 0
+	for _, a := range p["actions"].([]any) {
+		if r, ok := a.(map[string]any)["realised"].(map[string]any); ok && r["status"] == "measured" {
+			measured++
+		}
+	}
+	if measured == 0 {
+		t.Fatal("serve --demo-applied: no action's realised saving is measured")
+	}
+	progressView(t, d, "applied-")
+	tb := newTab(t, 1440, 900, false)
+	tb.open(t, d.url+"/?view=progress")
+	// each measured action shows its realised $/month and its range: three
+	// API figures in its row, each checked against the API by checkFigures
+	shown := eval[int](t, tb, `[...document.querySelectorAll('table[data-table="actions"] tbody tr [data-path]')].filter(e => /\.realised\./.test(e.dataset.path || "")).length`)
+	if shown < 3*measured {
+		t.Errorf("%d realised figures on the checklist, want %d (3 for each of %d measured actions)", shown, 3*measured, measured)
+	}
+}
+
+// progressView checks the progress view of the service d against
+// api/v1/progress at every width; shot prefixes its screenshots.
+func progressView(t *testing.T, d *demo, shot string) {
+	t.Helper()
 	const src = "api/v1/progress"
 	p := d.answer(t, src).(map[string]any)
 	actions := p["actions"].([]any)
@@ -68,7 +103,7 @@ func TestProgressViewIsTheAPIs(t *testing.T) {
 			if w, vw := fits(t, tb); w > vw {
 				t.Errorf("page is %d px wide in a %d px viewport", w, vw)
 			}
-			screenshot(t, tb, size.name+"-progress")
+			screenshot(t, tb, shot+size.name+"-progress")
 			if p := tb.problems(); len(p) > 0 {
 				t.Errorf("console: %v", p)
 			}
