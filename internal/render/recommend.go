@@ -296,7 +296,7 @@ func coresText(m int64) string {
 	case m < 5:
 		return "<0.01"
 	}
-	return strconv.FormatFloat(float64(m)/1000, 'f', 2, 64)
+	return fixed(float64(m)/1000, 2)
 }
 
 // gibText is memory in GiB, one decimal: "16.0", "0.5"; "none" for no
