@@ -14,9 +14,10 @@ type AuditRequest struct {
 	Data
 	// Audit are the rule settings (the use case prices with Data.Prices).
 	Audit audit.Options
-	// AdmissionFile is the admission-policy settings (docs/policy.md) the
-	// admission section evaluates; empty means the defaults.
-	AdmissionFile string
+	// Admission are the admission-policy settings (docs/policy.md) the
+	// admission section evaluates, loaded at the composition root
+	// (LoadAdmissionSettings); nil means the defaults.
+	Admission *AdmissionSettings
 }
 
 // DefaultAuditRequest is the audit with every default.
@@ -56,7 +57,7 @@ func (a *App) Audit(ctx context.Context, req AuditRequest) (*AuditResult, error)
 		return nil, err
 	}
 	a.progress.phase("auditing")
-	adm, admPartial, err := a.admission(ctx, req.Source, an.snap, req.AdmissionFile)
+	adm, admPartial, err := a.admission(ctx, req.Source, an.snap, req.Admission)
 	if err != nil {
 		return nil, err
 	}
