@@ -52,6 +52,9 @@ type block struct {
 	// (the ones that carry its point); nil: it keeps every column and
 	// fit cuts its lines.
 	keep []int
+	// tight is a table the terminal form follows with its next line at
+	// once, not a blank line (markdown always leaves one).
+	tight bool
 	// caption is a headline's subtitle.
 	caption string
 	// items are a partial warning's lines.
@@ -90,6 +93,12 @@ func (d *doc) table(header []string, rows [][]string) {
 // narrow for all of them.
 func (d *doc) tableKeep(header []string, rows [][]string, keep ...int) {
 	d.blocks = append(d.blocks, block{kind: tableBlock, header: header, rows: rows, keep: keep})
+}
+
+// tableTight is a table whose next block follows it on the terminal
+// without a blank line.
+func (d *doc) tableTight(header []string, rows [][]string) {
+	d.blocks = append(d.blocks, block{kind: tableBlock, header: header, rows: rows, tight: true})
 }
 
 // partial says, before any figure, that the result is partial and what it

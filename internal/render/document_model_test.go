@@ -21,15 +21,12 @@ import (
 // test fails on a new one and on one that is gone (so the list only
 // shrinks). Each is "<function>/<format>".
 var knownBypasses = map[string]string{
-	"AuditWithAdmission/Table": "the audit's one-row-per-rule view and admission summary (writeAuditTable)",
-	"AuditWithAdmission/Wide":  "every finding with its evidence (writeAuditWide)",
-	"BillInspection/Table":     "bill inspect's provider and instance tables",
-	"Inventory/Table":          "the inventory's short terminal view (writeInventoryTable)",
-	"Recommend/Table":          "the recommendations' terminal view (writeRecommendationsTable)",
-	"Ledger/HTML":              "the savings ledger's page (ledger.html.tmpl: cards and a before/after bar)",
-	"ClusterLedgers/Table":     "each cluster's ledger document under a heading, then the sum",
-	"ClusterLedgers/Wide":      "as Table",
-	"ClusterLedgers/Markdown":  "as Table",
+	"BillInspection/Table":    "bill inspect's provider and instance tables",
+	"Recommend/Table":         "the recommendations' terminal view (writeRecommendationsTable)",
+	"Ledger/HTML":             "the savings ledger's page (ledger.html.tmpl: cards and a before/after bar)",
+	"ClusterLedgers/Table":    "each cluster's ledger document under a heading, then the sum",
+	"ClusterLedgers/Wide":     "as Table",
+	"ClusterLedgers/Markdown": "as Table",
 }
 
 // knownPageTypes are the types outside document*.go that hold a sequence

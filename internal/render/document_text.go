@@ -46,7 +46,9 @@ func (d *doc) writeText(w io.Writer) error {
 			fmt.Fprintf(&b, "%s\n", strings.ToUpper(bl.text))
 		case tableBlock:
 			b.Write(narrowTable(bl, d.width))
-			b.WriteString("\n")
+			if !bl.tight {
+				b.WriteString("\n")
+			}
 		case lineBlock:
 			b.WriteString(bl.text + "\n")
 		case itemBlock:
