@@ -22,7 +22,6 @@ import (
 // shrinks). Each is "<function>/<format>".
 var knownBypasses = map[string]string{
 	"BillInspection/Table":    "bill inspect's provider and instance tables",
-	"Recommend/Table":         "the recommendations' terminal view (writeRecommendationsTable)",
 	"Ledger/HTML":             "the savings ledger's page (ledger.html.tmpl: cards and a before/after bar)",
 	"ClusterLedgers/Table":    "each cluster's ledger document under a heading, then the sum",
 	"ClusterLedgers/Wide":     "as Table",
