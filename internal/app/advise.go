@@ -90,7 +90,7 @@ func (a *App) Advise(ctx context.Context, req AdviseRequest) (*AdviseResult, err
 func (a *App) adviseFrom(req AdviseRequest, rr *RecommendResult, an *Analysis) (*AdviseResult, error) {
 	opts := req.options()
 	opts.Policy = rr.Policy
-	pols, err := withAutoscaleFlags(rr.policies, req.PolicyFile, req.Autoscale)
+	pols, err := withAutoscaleFlags(rr.policies, req.Policies.name(), req.Autoscale)
 	if err != nil {
 		return nil, err
 	}

@@ -12,17 +12,17 @@ import (
 // AuditRequest asks for the hygiene audit.
 type AuditRequest struct {
 	Data
-	// Audit are the rule settings; its Prices is ignored (the use case
-	// prices with Data.Prices).
+	// Audit are the rule settings (the use case prices with Data.Prices).
 	Audit audit.Options
-	// AdmissionFile is the admission-policy settings (docs/policy.md) the
-	// admission section evaluates; empty means the defaults.
-	AdmissionFile string
+	// Admission are the admission-policy settings (docs/policy.md) the
+	// admission section evaluates, loaded at the composition root
+	// (LoadAdmissionSettings); nil means the defaults.
+	Admission *AdmissionSettings
 }
 
 // DefaultAuditRequest is the audit with every default.
 func DefaultAuditRequest() AuditRequest {
-	return AuditRequest{Data: Data{Source: Source{Kube: DefaultKube()}}, Audit: audit.DefaultOptions(nil)}
+	return AuditRequest{Data: Data{Source: Source{Kube: DefaultKube()}}, Audit: audit.DefaultOptions()}
 }
 
 // Validate lists every problem with the request.
@@ -57,11 +57,9 @@ func (a *App) Audit(ctx context.Context, req AuditRequest) (*AuditResult, error)
 		return nil, err
 	}
 	a.progress.phase("auditing")
-	opts := req.Audit
-	opts.Prices = an.prices
-	adm, admPartial, err := a.admission(ctx, req.Source, an.snap, req.AdmissionFile)
+	adm, admPartial, err := a.admission(ctx, req.Source, an.snap, req.Admission)
 	if err != nil {
 		return nil, err
 	}
-	return &AuditResult{Result: audit.Run(an.snap, opts), Admission: adm, Partial: errors.Join(an.partial, admPartial)}, nil
+	return &AuditResult{Result: audit.Run(an.snap, an.prices, req.Audit), Admission: adm, Partial: errors.Join(an.partial, admPartial)}, nil
 }

@@ -86,11 +86,11 @@ func (a *App) GenerateAutoscaling(ctx context.Context, req AutoscalingRequest) (
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	pols, err := req.Policies.orLoad(req.PolicyFile)
+	pols, err := req.Policies.get()
 	if err != nil {
 		return nil, err
 	}
-	withFlags, err := withAutoscaleFlags(pols, req.PolicyFile, req.Autoscale)
+	withFlags, err := withAutoscaleFlags(pols, req.Policies.name(), req.Autoscale)
 	if err != nil {
 		return nil, err
 	}
@@ -248,9 +248,9 @@ func (a *App) GenerateSpot(ctx context.Context, req SpotRequest) (*GenerateResul
 // ReclaimRequest asks for idle-reclaim suggestions.
 type ReclaimRequest struct {
 	Data
-	// PolicyFile is a policy file whose reclaim section (docs/capacity.md)
-	// replaces the defaults; empty means the defaults.
-	PolicyFile string
+	// Policies is the loaded policy file whose reclaim section
+	// (docs/capacity.md) replaces the defaults; nil means the defaults.
+	Policies *Policies
 }
 
 // Validate lists every problem with the request.
@@ -268,7 +268,7 @@ func (a *App) GenerateReclaim(ctx context.Context, req ReclaimRequest) (*Generat
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	pols, err := loadPolicies(req.PolicyFile)
+	pols, err := req.Policies.get()
 	if err != nil {
 		return nil, err
 	}

@@ -26,15 +26,15 @@ func loadPrices(path string) (*pricing.Catalog, error) {
 	return catalog.WithOverrides(o), nil
 }
 
-// loadPolicies is every section of the policy file in path (each over its
-// defaults), or the defaults.
-// Policies is a policy file loaded once (LoadPolicies), for a front end
-// that keeps it: the service loads it at start and on SIGHUP and hands
-// the same value to every request, so that an edit while serving never
-// mixes two policies in one answer.
+// Policies is the policy file (docs/recommendations.md, docs/capacity.md)
+// loaded once at the composition root — per command in the CLI, at start
+// and on SIGHUP in the service — and handed to every use case that reads
+// it, so that an edit while serving never mixes two policies in one
+// answer. A nil *Policies is the defaults. Immutable.
 type Policies struct {
 	file string
 	pols config.Policies
+	err  error // a load that failed: every use case given it fails with it
 }
 
 // LoadPolicies reads and checks the policy file at path (empty: the
@@ -47,15 +47,39 @@ func LoadPolicies(path string) (*Policies, error) {
 	return &Policies{file: path, pols: pols}, nil
 }
 
-// orLoad is the loaded policies, or the file at path loaded now (one
-// command, one read).
-func (p *Policies) orLoad(path string) (config.Policies, error) {
-	if p != nil {
-		return p.pols, nil
+// MustLoadPolicies is LoadPolicies for a front end that reports a failure
+// when the use case runs: the error is kept and returned by every use case
+// given these policies.
+func MustLoadPolicies(path string) *Policies {
+	p, err := LoadPolicies(path)
+	if err != nil {
+		return &Policies{file: path, err: err}
 	}
-	return loadPolicies(path)
+	return p
 }
 
+// get is every section of the policies, the defaults for nil, or the
+// load's error.
+func (p *Policies) get() (config.Policies, error) {
+	switch {
+	case p == nil:
+		return config.DefaultPolicies(), nil
+	case p.err != nil:
+		return config.Policies{}, p.err
+	}
+	return p.pols, nil
+}
+
+// name is the policy file's name, for messages ("" for the defaults).
+func (p *Policies) name() string {
+	if p == nil {
+		return ""
+	}
+	return p.file
+}
+
+// loadPolicies is every section of the policy file in path (each over its
+// defaults), or the defaults.
 func loadPolicies(path string) (config.Policies, error) {
 	if path == "" {
 		return config.DefaultPolicies(), nil

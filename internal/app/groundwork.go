@@ -20,7 +20,7 @@ import (
 // (docs/savings.md "Days 0–30"). The audit's defaults are the ones
 // `gpuwise audit` runs with.
 func groundwork(s *cluster.Prepared, prices pricing.Pricer) *ledger.Groundwork {
-	r := audit.Run(s, audit.DefaultOptions(prices))
+	r := audit.Run(s, prices, audit.DefaultOptions())
 	var enforced []string
 	for _, rule := range policy.Rules {
 		if rule.Audit != "" && !slices.Contains(enforced, rule.Audit) {

@@ -45,6 +45,6 @@ func (a *App) Inventory(ctx context.Context, req InventoryRequest) (*InventoryRe
 		return nil, err
 	}
 	a.progress.phase("taking inventory")
-	inv := inventory.Build(an.snap, inventory.Options{Prices: an.prices, Catalog: an.prices})
+	inv := inventory.Build(an.snap, an.prices, an.prices)
 	return &InventoryResult{Inventory: inv, Partial: an.partial}, nil
 }

@@ -18,9 +18,10 @@ type PolicyRequest struct {
 	// Operator's namespace, what the rules would refuse now); nil writes
 	// the defaults without reading anything.
 	Data *Data
-	// SettingsFile is the admission settings (docs/policy.md), as YAML or a
-	// ConfigMap holding it under policy.yaml; it wins over what Data taught.
-	SettingsFile string
+	// Settings are the admission settings (docs/policy.md) loaded at the
+	// composition root (LoadAdmissionSettings); they win over what Data
+	// taught. nil means none.
+	Settings *AdmissionSettings
 	// Mode, when set, is every rule's mode unless the file gives a rule its
 	// own.
 	Mode          policy.Mode
@@ -54,7 +55,7 @@ func (a *App) GeneratePolicy(ctx context.Context, req PolicyRequest) (*GenerateR
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	l, err := a.policySettings(ctx, req.Data, req.SettingsFile)
+	l, err := a.policySettings(ctx, req.Data, req.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +87,7 @@ type learnt struct {
 	partial  error
 }
 
-func (a *App) policySettings(ctx context.Context, d *Data, file string) (*learnt, error) {
+func (a *App) policySettings(ctx context.Context, d *Data, adm *AdmissionSettings) (*learnt, error) {
 	l := &learnt{settings: policy.Defaults()}
 	if d != nil {
 		in, err := a.load(ctx, d.Source, d.Window, liveAuditWindow)
@@ -101,7 +102,7 @@ func (a *App) policySettings(ctx context.Context, d *Data, file string) (*learnt
 			}
 		}
 	}
-	s, err := loadAdmission(file, l.settings)
+	s, err := adm.over(l.settings)
 	if err != nil {
 		return nil, err
 	}
@@ -133,30 +134,68 @@ func (a *App) checkMutation(k KubeSource, l *learnt) error {
 	return nil
 }
 
-// loadAdmission reads the admission settings file over base; a bad file
+// over is the admission settings decoded over base; a bad file
 // is an Input error listing every problem.
-func loadAdmission(path string, base policy.Settings) (policy.Settings, error) {
-	if path == "" {
+func (a *AdmissionSettings) over(base policy.Settings) (policy.Settings, error) {
+	switch {
+	case a == nil:
 		return base, nil
+	case a.err != nil:
+		return base, a.err
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return base, withKind(Input, fmt.Errorf("reading admission settings: %w", err))
-	}
-	s, err := config.ParseAdmission(path, data, base)
+	s, err := config.ParseAdmission(a.file, a.data, base)
 	if err != nil {
 		return base, withKind(Input, err)
 	}
 	return s, nil
 }
 
+// AdmissionSettings are an admission settings file (docs/policy.md: YAML,
+// or a ConfigMap holding it under policy.yaml) read once at the
+// composition root. They apply over the settings a use case learnt from
+// the cluster, so they are kept as read and decoded over those each time.
+// A nil *AdmissionSettings is none. Immutable.
+type AdmissionSettings struct {
+	file string
+	data []byte
+	err  error // a read that failed: every use case given it fails with it
+}
+
+// LoadAdmissionSettings reads the settings file at path (empty: none, a
+// nil result) and checks it over the defaults.
+func LoadAdmissionSettings(path string) (*AdmissionSettings, error) {
+	a := MustLoadAdmissionSettings(path)
+	if a == nil {
+		return nil, nil
+	}
+	if _, err := a.over(policy.Defaults()); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// MustLoadAdmissionSettings is LoadAdmissionSettings for a front end that
+// reports a failure when the use case runs: a file that cannot be read is
+// kept as its error, and a bad one fails where the settings apply, with
+// the file's problems.
+func MustLoadAdmissionSettings(path string) *AdmissionSettings {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return &AdmissionSettings{file: path, err: withKind(Input, fmt.Errorf("reading admission settings: %w", err))}
+	}
+	return &AdmissionSettings{file: path, data: data}
+}
+
 // admission is the audit's admission section: what each rule would have
 // blocked among the snapshot's pods and, on a live cluster, how the
 // cluster enforces it. A refused read of the policies leaves the status
 // unknown and comes back as the partial error.
-func (a *App) admission(ctx context.Context, src Source, snap *cluster.Prepared, file string) (e *policy.Enforcement, partial, err error) {
+func (a *App) admission(ctx context.Context, src Source, snap *cluster.Prepared, adm *AdmissionSettings) (e *policy.Enforcement, partial, err error) {
 	s, notes := policy.Learn(policy.Defaults(), snap.View())
-	if s, err = loadAdmission(file, s); err != nil {
+	if s, err = adm.over(s); err != nil {
 		return nil, nil, err
 	}
 	blocked := policy.Evaluate(s, snap.Pods())

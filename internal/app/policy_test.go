@@ -31,13 +31,13 @@ func TestPolicyUseCase(t *testing.T) {
 		{name: "kyverno legacy", req: PolicyRequest{Engine: policy.Kyverno, KyvernoLegacy: true}, files: []string{"policy/kyverno/"}},
 		{name: "learnt from the fixture", req: PolicyRequest{Data: &fixture, Engine: policy.Native}, files: []string{"policy/native/"},
 			note: "would refuse"},
-		{name: "a settings file without the mutation", req: PolicyRequest{Engine: policy.Native, SettingsFile: settings},
+		{name: "a settings file without the mutation", req: PolicyRequest{Engine: policy.Native, Settings: MustLoadAdmissionSettings(settings)},
 			files: []string{"policy/native/"}, noFile: "policy/native/gpuwise-gw004-add-gpu-toleration"},
 		{name: "an unknown engine", req: PolicyRequest{Engine: "opa"}, kind: Usage, wantErr: "engine"},
 		{name: "an unknown mode", req: PolicyRequest{Engine: policy.Native, Mode: "audit"}, kind: Usage, wantErr: `mode: "audit"`},
-		{name: "a missing settings file", req: PolicyRequest{Engine: policy.Native, SettingsFile: settings + ".missing"}, kind: Input,
+		{name: "a missing settings file", req: PolicyRequest{Engine: policy.Native, Settings: MustLoadAdmissionSettings(settings + ".missing")}, kind: Input,
 			wantErr: "reading admission settings"},
-		{name: "a broken settings file", req: PolicyRequest{Engine: policy.Native, SettingsFile: broken}, kind: Input, wantErr: "broken.yaml"},
+		{name: "a broken settings file", req: PolicyRequest{Engine: policy.Native, Settings: MustLoadAdmissionSettings(broken)}, kind: Input, wantErr: "broken.yaml"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,12 +13,10 @@ import (
 // RecommendRequest asks for right-sizing recommendations.
 type RecommendRequest struct {
 	Data
-	// PolicyFile is a recommendation policy (YAML or JSON); empty means
-	// rightsize.DefaultPolicy. Policies, when set, is that file loaded
-	// already (LoadPolicies: the service loads it at start and on SIGHUP)
-	// and PolicyFile only names it.
-	PolicyFile string
-	Policies   *Policies
+	// Policies is the policy file (YAML or JSON) loaded at the composition
+	// root (LoadPolicies, MustLoadPolicies); nil means the defaults
+	// (rightsize.DefaultPolicy and each lever's).
+	Policies *Policies
 }
 
 // DefaultRecommendRequest is recommend with every default.
@@ -78,7 +76,7 @@ func (a *App) recommend(ctx context.Context, req RecommendRequest) (*RecommendRe
 	if err := req.Validate(); err != nil {
 		return nil, nil, err
 	}
-	pols, err := req.Policies.orLoad(req.PolicyFile)
+	pols, err := req.Policies.get()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -23,6 +23,10 @@ type ReportRequest struct {
 	// prices with Data.Prices).
 	Cost   cost.Options
 	Report cost.ReportOptions
+	// Policies is the loaded policy file whose sections the savings ledger
+	// behind the report's savings lines uses (the service's --policy); nil
+	// means the defaults.
+	Policies *Policies
 	// SaveSnapshot, when set, also writes the snapshot there.
 	SaveSnapshot string
 	// SaveBill, when set, also writes the simulated cluster's billing
@@ -109,11 +113,16 @@ func (a *App) Report(ctx context.Context, req ReportRequest) (*ReportResult, err
 
 // report is the report on an analysis: the allocation, its report and
 // idle causes, the bill's reconciliation, and the savings ledger with the
-// default options on the same allocation (the report's savings lines,
-// advise's headline).
+// default options and the request's policies on the same allocation (the
+// report's savings lines, advise's headline).
 func (a *App) report(an *Analysis, req ReportRequest) (*ReportResult, error) {
+	pols, err := req.Policies.get()
+	if err != nil {
+		return nil, err
+	}
 	a.progress.phase("allocating cost")
 	lopts := ledger.DefaultOptions()
+	lopts.Policy, lopts.Autoscale, lopts.Commit, lopts.Reclaim = pols.Rightsize, pols.Autoscale, pols.Commit, pols.Reclaim
 	// The ledger's right-sizing reads the snapshot only and the
 	// allocation does not read it: on two cores the report's longest
 	// step before the ledger, run beside the allocation unless the App

@@ -212,7 +212,7 @@ func TestRecommendUseCase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			req := DefaultRecommendRequest()
-			req.Source, req.PolicyFile = Source{File: fixtureFile(t, nil)}, tc.policy
+			req.Source, req.Policies = Source{File: fixtureFile(t, nil)}, MustLoadPolicies(tc.policy)
 			res, err := testApp().Recommend(context.Background(), req)
 			if tc.wantErr != "" {
 				if KindOf(err) != Input || !strings.Contains(err.Error(), tc.wantErr) {

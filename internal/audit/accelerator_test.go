@@ -27,7 +27,7 @@ func TestAcceleratorPodsAreNotForeign(t *testing.T) {
 	s := &cluster.Snapshot{Nodes: []cluster.Node{trn}, Pods: []cluster.Pod{
 		acceleratorPod("ml", "train-0", "trn-1", "trn-1/gpu0", cluster.ResNeuron), web}}
 	s.Window = clustertest.Window(24)
-	r := Run(clustertest.Prepare(t, s), DefaultOptions(nil))
+	r := Run(clustertest.Prepare(t, s), nil, DefaultOptions())
 	var gw002 []string
 	for _, f := range r.Findings {
 		switch f.Rule {

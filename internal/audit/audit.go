@@ -21,10 +21,9 @@ const (
 	GPUTaint      = GPUTaintKey + "=" + GPUTaintValue + ":NoSchedule"
 )
 
-// Options tune the rules.
+// Options tune the rules: settings only (the prices are Run's own
+// argument, loaded by the caller).
 type Options struct {
-	// Prices prices nodes for the $/month impact; nil leaves it unpriced.
-	Prices pricing.Pricer
 	// NodeAgents are path.Match globs over "namespace/owner-name" (and
 	// "namespace/pod-name") of pods that belong on every node.
 	NodeAgents []string
@@ -38,8 +37,8 @@ type Options struct {
 var DefaultNodeAgents = cluster.DefaultNodeAgents
 
 // DefaultOptions returns the documented defaults.
-func DefaultOptions(prices pricing.Pricer) Options {
-	return Options{Prices: prices, NodeAgents: DefaultNodeAgents, DevNamespaces: cluster.DefaultDevNamespaces}
+func DefaultOptions() Options {
+	return Options{NodeAgents: DefaultNodeAgents, DevNamespaces: cluster.DefaultDevNamespaces}
 }
 
 // Validate lists every malformed glob, naming its option.
@@ -70,13 +69,14 @@ type auditor struct {
 	unknown  map[string]*undecidedRule // rules left undecided (unknown.go)
 }
 
-// Run checks every rule against s. Findings come back sorted by
-// severity (worst first), then money at stake (most first; unpriced
-// after priced), then rule, then object.
-func Run(s *cluster.Prepared, o Options) *Result {
+// Run checks every rule against s, pricing the $/month at stake with
+// prices (nil leaves it unpriced). Findings come back sorted by severity
+// (worst first), then money at stake (most first; unpriced after priced),
+// then rule, then object.
+func Run(s *cluster.Prepared, prices pricing.Pricer, o Options) *Result {
 	a := &auditor{s: s, o: o, unpriced: map[string]bool{}}
-	if o.Prices != nil {
-		a.prices = nodeprice.New(o.Prices)
+	if prices != nil {
+		a.prices = nodeprice.New(prices)
 	}
 	var fs []Finding
 	fs = append(fs, a.nodeRules()...)

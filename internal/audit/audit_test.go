@@ -58,7 +58,7 @@ func runRule(t *testing.T, rule string, s *cluster.Snapshot) []got {
 	if s.Window.End.IsZero() {
 		s.Window = clustertest.Window(24)
 	}
-	r := Run(clustertest.Prepare(t, s), DefaultOptions(pricing.Embedded()))
+	r := Run(clustertest.Prepare(t, s), pricing.Embedded(), DefaultOptions())
 	var out []got
 	for _, f := range r.Findings {
 		if f.Rule != rule {
@@ -344,7 +344,7 @@ func TestRunOrderAndSummary(t *testing.T) {
 	n := h100("h1", false)
 	n.Labels[labelMIGState] = "failed"
 	s := &cluster.Snapshot{Window: clustertest.Window(1), Nodes: []cluster.Node{n}}
-	r := Run(clustertest.Prepare(t, s), DefaultOptions(nil))
+	r := Run(clustertest.Prepare(t, s), nil, DefaultOptions())
 	var rules []string
 	for _, f := range r.Findings {
 		rules = append(rules, f.Rule)
@@ -363,10 +363,10 @@ func TestRunOrderAndSummary(t *testing.T) {
 
 func TestOptionsValidate(t *testing.T) {
 	t.Parallel()
-	if err := DefaultOptions(nil).Validate(); err != nil {
+	if err := DefaultOptions().Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
-	o := DefaultOptions(nil)
+	o := DefaultOptions()
 	o.NodeAgents = append(o.NodeAgents, "logging/[fluent")
 	o.DevNamespaces = []string{"dev-[", "dev"}
 	err := o.Validate()
@@ -393,7 +393,7 @@ func TestRemediationForJobs(t *testing.T) {
 		p.Owner = cluster.Owner{Kind: tt.kind, Name: "train"}
 		p.Containers[0].CPULimitMilli = 0 // GW003 fires
 		r := Run(clustertest.Prepare(t, &cluster.Snapshot{Window: clustertest.Window(24), Nodes: []cluster.Node{h100("h1", true)}, Pods: []cluster.Pod{p}}),
-			DefaultOptions(pricing.Embedded()))
+			pricing.Embedded(), DefaultOptions())
 		var fix string
 		for _, f := range r.Findings {
 			if f.Rule == RuleLimits {

@@ -33,11 +33,11 @@ func TestUndecidedRules(t *testing.T) {
 		}
 		return out
 	}
-	known := Run(clustertest.Prepare(t, snap()), DefaultOptions(pricing.Embedded()))
+	known := Run(clustertest.Prepare(t, snap()), pricing.Embedded(), DefaultOptions())
 	if diff := cmp.Diff([]string{"GW004 Deployment ml/b", "GW005 Deployment ml/b"}, rules(known)); diff != "" || known.Undecided != nil {
 		t.Fatalf("all facts known: findings (-want +got):\n%s undecided %+v", diff, known.Undecided)
 	}
-	r := Run(clustertest.Prepare(t, snap(cluster.FactNodeAffinity, cluster.FactTolerations)), DefaultOptions(pricing.Embedded()))
+	r := Run(clustertest.Prepare(t, snap(cluster.FactNodeAffinity, cluster.FactTolerations)), pricing.Embedded(), DefaultOptions())
 	if got := rules(r); len(got) != 0 {
 		t.Errorf("tolerations and affinity unknown: findings %q, want none resting on them", got)
 	}

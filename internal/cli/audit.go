@@ -48,7 +48,7 @@ func runAudit(ctx context.Context, o *auditOptions, e *env) error {
 	req.Data = o.sourceFlags.data(&p)
 	req.Audit.NodeAgents = append(append([]string{}, req.Audit.NodeAgents...), o.allowAgents...)
 	req.Audit.DevNamespaces = o.devNamespaces
-	req.AdmissionFile = o.policySettings
+	req.Admission = app.MustLoadAdmissionSettings(o.policySettings)
 	var failOn app.Severity
 	if o.failOn != "" {
 		v, err := app.ParseSeverity(o.failOn)

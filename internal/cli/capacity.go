@@ -115,7 +115,7 @@ func newGenerateReclaimCmd(e *env) *cobra.Command {
 			fs.StringVar(&policy, "policy", "", "policy file whose reclaim section (maxActivity, minIdleHours, namespaces) replaces the defaults; see docs/capacity.md")
 		},
 		func(p *flagProblems) app.ReclaimRequest {
-			return app.ReclaimRequest{Data: o.data(p), PolicyFile: policy}
+			return app.ReclaimRequest{Data: o.data(p), Policies: app.MustLoadPolicies(policy)}
 		},
 		(*app.App).GenerateReclaim)
 }

@@ -39,7 +39,7 @@ func newGeneratePolicyCmd(e *env) *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var p flagProblems
-			req := app.PolicyRequest{SettingsFile: o.settings, Engine: app.PolicyEngine(o.engine), Mode: app.PolicyMode(o.mode), KyvernoLegacy: o.kyvernoLegacy}
+			req := app.PolicyRequest{Settings: app.MustLoadAdmissionSettings(o.settings), Engine: app.PolicyEngine(o.engine), Mode: app.PolicyMode(o.mode), KyvernoLegacy: o.kyvernoLegacy}
 			if sourceGiven(cmd) {
 				d := o.sourceFlags.data(&p)
 				req.Data = &d

@@ -81,7 +81,7 @@ func gw003(t *testing.T, snap *cluster.Snapshot) map[string]bool {
 		t.Fatal(err)
 	}
 	out := map[string]bool{}
-	for _, f := range audit.Run(prep, audit.DefaultOptions(pricing.Embedded())).Findings {
+	for _, f := range audit.Run(prep, pricing.Embedded(), audit.DefaultOptions()).Findings {
 		if f.Rule == audit.RuleLimits {
 			out[f.Object] = true
 		}

@@ -25,7 +25,7 @@ func (f *recommendFlags) register(fs *pflag.FlagSet) {
 
 // request is the recommend request the flags describe.
 func (f *recommendFlags) request(p *flagProblems) app.RecommendRequest {
-	return app.RecommendRequest{Data: f.sourceFlags.data(p), PolicyFile: f.policy}
+	return app.RecommendRequest{Data: f.sourceFlags.data(p), Policies: app.MustLoadPolicies(f.policy)}
 }
 
 type recommendOptions struct {

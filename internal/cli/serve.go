@@ -29,9 +29,10 @@ type serveOptions struct {
 	logFormat string
 	logLevel  string
 	memRatio  float64
-	// prices and bills are loaded at start and again on SIGHUP.
+	// prices, bills and policy are loaded at start and again on SIGHUP.
 	prices string
 	bills  []string
+	policy string
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -72,7 +73,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet) {
 	fs.Var(daysValue{&s.DailyRetention}, "history-daily-retention", "how long daily rows are kept")
 	fs.StringVar(&o.prices, "prices", "", "price override file (YAML or CSV); reloaded with --bill on SIGHUP")
 	registerBill(fs, &o.bills)
-	fs.StringVar(&s.PolicyFile, "policy", "", "recommendation policy file for /api/v1/recommend and /plan; reloaded on SIGHUP")
+	fs.StringVar(&o.policy, "policy", "", "recommendation policy file for /api/v1/recommend and /plan; reloaded on SIGHUP")
 	fs.IntVar(&s.MaxWorkloads, "metrics-max-workloads", s.MaxWorkloads, "workloads exported by name on /metrics; the rest sum into workload=\"__other__\" per namespace (0: no limit)")
 	fs.BoolVar(&s.PodMetrics, "metrics-pods", false, "also export per-pod gauges (one series per pod: mind the cardinality)")
 	fs.StringVar(&s.BearerTokenFile, "auth-token-file", "", "require this bearer token (file, e.g. a mounted Secret) on the API and /metrics")
@@ -149,6 +150,9 @@ func runServe(ctx context.Context, o *serveOptions, e *env) error {
 		return err
 	}
 	opts.Prices = prices
+	if opts.Policies, err = app.LoadPolicies(o.policy); err != nil {
+		return err
+	}
 	svc, err := serve.New(ctx, opts, serve.Deps{App: e.app, Log: log, Registry: labelled})
 	if err != nil {
 		return err
@@ -189,13 +193,13 @@ func reloadPrices(ctx context.Context, o *serveOptions, svc *serve.Service, log 
 			}
 			svc.SetPrices(p)
 			log.Info("prices reloaded", "prices", o.prices, "bills", len(o.bills))
-			pols, err := app.LoadPolicies(o.opts.PolicyFile)
+			pols, err := app.LoadPolicies(o.policy)
 			if err != nil {
 				log.Error("reloading the policy failed: keeping the policy in use", "err", err)
 				continue
 			}
 			svc.SetPolicies(pols)
-			log.Info("policy reloaded", "policy", o.opts.PolicyFile)
+			log.Info("policy reloaded", "policy", o.policy)
 		}
 	}
 }

@@ -23,7 +23,7 @@ func (s *Collector) build(ctx context.Context, inv *cluster.Snapshot, w cluster.
 func (s *Collector) results(ctx context.Context, mem *app.InMemory, now time.Time) (*State, error) {
 	src, prices := app.Source{Snapshot: mem}, s.prices.Load()
 	rep := app.DefaultReportRequest()
-	rep.Source, rep.Prices = src, prices
+	rep.Source, rep.Prices, rep.Policies = src, prices, s.policies.Load()
 	rr, err := s.app.Report(ctx, rep)
 	if err != nil {
 		return nil, err

@@ -55,9 +55,10 @@ type Collector struct {
 	progHour  time.Time           // the window-end hour it was measured at
 	progDirty bool                // a mark since
 
-	state  atomic.Pointer[State]
-	prices atomic.Pointer[app.Prices] // swapped whole by SetPrices
-	gen    atomic.Uint64
+	state    atomic.Pointer[State]
+	prices   atomic.Pointer[app.Prices]   // swapped whole by SetPrices
+	policies atomic.Pointer[app.Policies] // swapped whole by SetPolicies
+	gen      atomic.Uint64
 }
 
 // Deps are what a Collector is built with besides its options: the use
@@ -96,6 +97,7 @@ func New(ctx context.Context, opts Options, d Deps) (*Collector, error) {
 		s.onPub = func(uint64) {}
 	}
 	s.prices.Store(opts.Prices)
+	s.policies.Store(opts.Policies)
 	if s.onRecordErr = d.OnRecordError; s.onRecordErr == nil {
 		s.onRecordErr = func(error) {}
 	}
@@ -229,6 +231,13 @@ func (s *Collector) Mode() string {
 // SetPrices swaps the prices the next cycle uses: atomically, and read
 // once per cycle step, so that a cycle never mixes two price sets.
 func (s *Collector) SetPrices(p *app.Prices) { s.prices.Store(p) }
+
+// SetPolicies swaps the policies the next cycle's ledger and later
+// requests use: atomically, so that a cycle or a request reads one policy.
+func (s *Collector) SetPolicies(p *app.Policies) { s.policies.Store(p) }
+
+// Policies are the policies in use (nil: the defaults).
+func (s *Collector) Policies() *app.Policies { return s.policies.Load() }
 
 // Exposition is the published frame's domain metrics, gathered once
 // (nil before the first cycle finished); /metrics writes them before the

@@ -3,6 +3,8 @@ package collector_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cluster/clustertest"
 	"github.com/gpuwise/gpuwise/internal/collector"
+	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/tally"
 )
 
@@ -156,5 +159,68 @@ func TestCyclePrunesTheHistoryToItsRetention(t *testing.T) {
 		if series.Coverage.Seconds != tt.wantSecs {
 			t.Errorf("retention %s: the history covers %v s of the 4 h window, want %v", tt.retention, series.Coverage.Seconds, tt.wantSecs)
 		}
+	}
+}
+
+// The cycle's savings ledger (the report's savings lines and the ledger
+// gauges on /metrics) uses the service's --policy: a policy whose
+// commitments section gives other discounts changes the commit lever's
+// saving, and SetPolicies (SIGHUP) swaps it for the next cycle.
+func TestTheCyclesLedgerUsesThePolicy(t *testing.T) {
+	t0 := time.Date(2026, 11, 12, 12, 0, 0, 0, time.UTC)
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(file, []byte("commitments:\n  discount1y: 0.6\n  discount3y: 0.7\n  capOfMean: 0.9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pols, err := app.LoadPolicies(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commitSaving := func(st *collector.State) float64 {
+		t.Helper()
+		if st == nil || st.Report == nil || st.Report.Ledger == nil {
+			t.Fatalf("no ledger in the state: %+v (ledger error %v)", st, st.Report.LedgerErr)
+		}
+		sum := 0.0
+		for _, a := range st.Report.Ledger.Actions {
+			if a.Lever == lever.LeverCommit {
+				sum += a.SavingUSDMonth
+			}
+		}
+		return sum
+	}
+	// A year's commitment needs 72 h of history: the node and its pod
+	// are four days old, the window as long.
+	snap := oneNode(t0)
+	snap.Window.Start = t0.Add(-96 * time.Hour)
+	snap.Nodes[0].Created, snap.Pods[0].Start = snap.Window.Start, snap.Window.Start
+	cycle := func(p *app.Policies) *collector.Collector {
+		o := options()
+		o.Window, o.Policies = 96*time.Hour, p
+		c, err := collector.New(context.Background(), o, collector.Deps{App: app.New(func() time.Time { return t0 }),
+			Inventory: inventory{snap}, Usage: &usage{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if err := c.Cycle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	def := commitSaving(cycle(nil).State())
+	if def <= 0 {
+		t.Fatalf("the default ledger's commit saving is %v: the fixture has nothing to commit", def)
+	}
+	c := cycle(pols)
+	if got := commitSaving(c.State()); got <= def {
+		t.Errorf("commit saving with the policy's 60%%/70%% discounts = %v, want more than the defaults' %v", got, def)
+	}
+	c.SetPolicies(nil)
+	if err := c.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := commitSaving(c.State()); got != def {
+		t.Errorf("after SetPolicies(nil) the commit saving is %v, want the defaults' %v", got, def)
 	}
 }

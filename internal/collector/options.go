@@ -52,6 +52,10 @@ type Options struct {
 	DailyRetention  time.Duration
 	// Prices are the loaded prices (app.LoadPrices), swapped by SetPrices.
 	Prices *app.Prices
+	// Policies are the loaded policy file (app.LoadPolicies; nil: the
+	// defaults) whose sections the cycle's savings ledger uses, swapped by
+	// SetPolicies.
+	Policies *app.Policies
 	// MaxWorkloads caps the workloads the counters export by name;
 	// PodMetrics adds the per-pod breakdown to the metrics frame.
 	MaxWorkloads int

@@ -58,7 +58,7 @@ func demoFrame(t *testing.T, maxWorkloads int, pods bool) *exporter.Frame {
 		t.Fatal(err)
 	}
 	f := &exporter.Frame{Window: snap.Window, Report: by("namespace"), GPUModels: by("gpu-model"), Mechanisms: by("mechanism"),
-		Audit: audit.Run(prep, audit.DefaultOptions(prices)), Ledger: led, Fleet: exporter.NewFleet(snap.Nodes, snap.Window)}
+		Audit: audit.Run(prep, prices, audit.DefaultOptions()), Ledger: led, Fleet: exporter.NewFleet(snap.Nodes, snap.Window)}
 	if pods {
 		f.Pods = by("pod")
 	}

@@ -94,7 +94,7 @@ func TestAuditAndPolicyAgree(t *testing.T) {
 			p := tc.pod
 			snap := clustertest.Prepare(t, &cluster.Snapshot{Window: clustertest.Window(1), Nodes: []cluster.Node{node}, Pods: []cluster.Pod{p}})
 			aud := map[string]bool{}
-			for _, f := range audit.Run(snap, audit.DefaultOptions(nil)).Findings {
+			for _, f := range audit.Run(snap, nil, audit.DefaultOptions()).Findings {
 				if slices.Contains(sharedRules, f.Rule) {
 					aud[f.Rule] = true
 				}
@@ -124,7 +124,7 @@ func TestABoundPodIsJudgedByWhatItHolds(t *testing.T) {
 	ts := clustertest.Node("t1").TimeSliced("L4", 4).Obj()
 	p := clustertest.Pod("dev", "ts").On("t1").Holds("t1/gpu0/ts-0", -1, 0).Obj()
 	snap := clustertest.Prepare(t, &cluster.Snapshot{Window: clustertest.Window(1), Nodes: []cluster.Node{ts}, Pods: []cluster.Pod{p}})
-	for _, f := range audit.Run(snap, audit.DefaultOptions(nil)).Findings {
+	for _, f := range audit.Run(snap, nil, audit.DefaultOptions()).Findings {
 		if f.Rule == audit.RuleDevWholeGPU {
 			t.Errorf("the audit finds a whole GPU in %s", f.Object)
 		}
@@ -135,7 +135,7 @@ func TestABoundPodIsJudgedByWhatItHolds(t *testing.T) {
 	p.Node, p.GPUs = "", nil
 	snap = clustertest.Prepare(t, &cluster.Snapshot{Window: clustertest.Window(1), Nodes: []cluster.Node{ts}, Pods: []cluster.Pod{p}})
 	found := false
-	for _, f := range audit.Run(snap, audit.DefaultOptions(nil)).Findings {
+	for _, f := range audit.Run(snap, nil, audit.DefaultOptions()).Findings {
 		found = found || f.Rule == audit.RuleDevWholeGPU
 	}
 	if !found {

@@ -14,9 +14,12 @@ import (
 
 // Build takes the inventory of s at its window's end: the GPU nodes alive
 // then (nodes deleted earlier are counted, not listed), the units held by
-// the pods running then, and the prices o.Prices gives.
-func Build(s *cluster.Prepared, o Options) *Inventory {
-	b := newBuilder(s, o)
+// the pods running then, and the prices prices gives (nil: every node
+// unpriced). catalog, when set, says how many GPUs an instance type has,
+// so that a GPU instance advertising none is found even without GPU
+// labels.
+func Build(s *cluster.Prepared, prices pricing.Pricer, catalog InstanceCatalog) *Inventory {
+	b := newBuilder(s, prices, catalog)
 	inv := &Inventory{Source: s.Source(), At: s.Window().End, Nodes: []Node{}, Findings: []Finding{}}
 	for i := range s.Nodes() {
 		n := &s.Nodes()[i]
@@ -44,21 +47,22 @@ func Build(s *cluster.Prepared, o Options) *Inventory {
 // builder holds what every node's entry needs: the window's end, the pods
 // running then by node, the units they hold, and the prices.
 type builder struct {
-	end    time.Time
-	o      Options
-	prices *nodeprice.Memo // nil: no prices loaded
-	pods   map[string][]*cluster.Pod
-	inUse  map[string]bool
+	end     time.Time
+	pricer  pricing.Pricer  // nil: no prices loaded
+	catalog InstanceCatalog // nil: no catalog
+	prices  *nodeprice.Memo // nil: no prices loaded
+	pods    map[string][]*cluster.Pod
+	inUse   map[string]bool
 	// queued are the units held by pods of Kueue-admitted workloads.
 	queued  map[string]bool
 	noLabel int // GPU nodes without any label
 }
 
-func newBuilder(s *cluster.Prepared, o Options) *builder {
-	b := &builder{end: s.Window().End, o: o, pods: map[string][]*cluster.Pod{}, inUse: map[string]bool{}, queued: map[string]bool{}}
+func newBuilder(s *cluster.Prepared, prices pricing.Pricer, catalog InstanceCatalog) *builder {
+	b := &builder{end: s.Window().End, pricer: prices, catalog: catalog, pods: map[string][]*cluster.Pod{}, inUse: map[string]bool{}, queued: map[string]bool{}}
 	admitted := s.KueueAdmitted()
-	if o.Prices != nil {
-		b.prices = nodeprice.New(o.Prices)
+	if prices != nil {
+		b.prices = nodeprice.New(prices)
 	}
 	for i := range s.Pods() {
 		p := &s.Pods()[i]
@@ -203,7 +207,7 @@ func unpricedReason(err error) string {
 // notes are the snapshot's own notes and what the inventory could not see.
 func (b *builder) notes(inv *Inventory, snapNotes []string) []string {
 	out := append([]string(nil), snapNotes...)
-	out = append(out, pricing.WarningsOf(b.o.Prices)...)
+	out = append(out, pricing.WarningsOf(b.pricer)...)
 	if d := inv.Totals.DeletedNodes; d > 0 {
 		out = append(out, fmt.Sprintf("%d GPU node(s) were deleted within the window and are not listed", d))
 	}

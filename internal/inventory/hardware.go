@@ -67,10 +67,10 @@ func (b *builder) expected(n *cluster.Node) (*int, string) {
 }
 
 func (b *builder) catalogRow(n *cluster.Node) (pricing.Entry, bool) {
-	if b.o.Catalog == nil || n.InstanceType == "" {
+	if b.catalog == nil || n.InstanceType == "" {
 		return pricing.Entry{}, false
 	}
-	return b.o.Catalog.Lookup(n.Cloud, n.Region, n.InstanceType)
+	return b.catalog.Lookup(n.Cloud, n.Region, n.InstanceType)
 }
 
 // labelCount is the gpu.count label; 0 when absent or not a count.

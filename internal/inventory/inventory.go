@@ -230,15 +230,6 @@ type Finding struct {
 	Fix     string `json:"fix"`
 }
 
-// Options steer Build.
-type Options struct {
-	// Prices prices the nodes; nil leaves every node unpriced.
-	Prices pricing.Pricer
-	// Catalog, when set, says how many GPUs an instance type has, so that
-	// a GPU instance advertising none is found even without GPU labels.
-	Catalog InstanceCatalog
-}
-
 // InstanceCatalog looks up an instance type's catalog row;
 // *pricing.Catalog satisfies it.
 type InstanceCatalog interface {

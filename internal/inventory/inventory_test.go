@@ -152,7 +152,7 @@ func build(t *testing.T, nodes []cluster.Node, pods []cluster.Pod) *Inventory {
 	t.Helper()
 	s := &cluster.Snapshot{Window: clustertest.Window(24), Source: "test", Nodes: nodes, Pods: pods}
 	c := pricing.Embedded()
-	return Build(clustertest.Prepare(t, s), Options{Prices: c, Catalog: c})
+	return Build(clustertest.Prepare(t, s), c, c)
 }
 
 // checkTotals: the summary and the totals add up, in GPUs and dollars.
@@ -205,7 +205,7 @@ func TestPriceAndItsSource(t *testing.T) {
 
 func TestWithoutPricesEveryNodeIsUnpriced(t *testing.T) {
 	s := &cluster.Snapshot{Window: clustertest.Window(1), Nodes: []cluster.Node{h100("a").GPUs(8, "H100-80GB").Obj()}}
-	inv := Build(clustertest.Prepare(t, s), Options{})
+	inv := Build(clustertest.Prepare(t, s), nil, nil)
 	if n := inv.Nodes[0]; n.Price != nil || n.Unpriced == "" || inv.Totals.USDPerHour != nil || inv.Summary[0].USDPerHour != nil {
 		t.Errorf("without prices: node price %+v (%q), totals %v, group %v; want unpriced everywhere, never $0",
 			n.Price, n.Unpriced, inv.Totals.USDPerHour, inv.Summary[0].USDPerHour)
@@ -243,7 +243,7 @@ func TestKueueAdmittedGPUs(t *testing.T) {
 		Pods: []cluster.Pod{queued, other}, Kueue: &cluster.KueueInfo{Workloads: []cluster.QueuedWorkload{{Namespace: "ml", Name: "job-train",
 			Created: clustertest.At(0), Admitted: clustertest.At(1), GPUs: map[string]int64{"nvidia.com/gpu": 1}, Pods: []string{"ml/train-0"}}}}}
 	c := pricing.Embedded()
-	inv := Build(clustertest.Prepare(t, s), Options{Prices: c, Catalog: c})
+	inv := Build(clustertest.Prepare(t, s), c, c)
 	l := inv.Nodes[0].Layout
 	if l[0].Admission != cluster.ViaKueue || l[0].Mechanism != cluster.ViaDevicePlugin || l[1].Admission != "" {
 		t.Errorf("layout %+v: want GPU 0 kueue-admitted through the device plugin, GPU 1 not", l)
@@ -310,7 +310,7 @@ func TestDRAAndHAMiInventory(t *testing.T) {
 			Claims:        []cluster.ResourceClaim{{Namespace: "ml", Name: "train-gpu", Units: []string{"dra-a/gpu0"}, Pods: []string{"ml/train"}}}}}
 	s.Pods[0].Claims = []string{"ml/train-gpu"}
 	c := pricing.Embedded()
-	inv := Build(clustertest.Prepare(t, s), Options{Prices: c, Catalog: c})
+	inv := Build(clustertest.Prepare(t, s), c, c)
 	var mech []string
 	for _, n := range inv.Nodes {
 		for _, l := range n.Layout {

@@ -50,7 +50,7 @@ func TestAuditAgreesWithThePoliciesOnTheSharedPodFixtures(t *testing.T) {
 		cp.Node, cp.Phase, cp.Start, cp.End = "", "Pending", time.Time{}, time.Time{}
 		snap := clustertest.Prepare(t, &cluster.Snapshot{Window: clustertest.Window(1), Nodes: []cluster.Node{node}, Pods: []cluster.Pod{cp}})
 		found := map[string]bool{}
-		for _, f := range audit.Run(snap, audit.DefaultOptions(nil)).Findings {
+		for _, f := range audit.Run(snap, nil, audit.DefaultOptions()).Findings {
 			if name, ok := shared[f.Rule]; ok {
 				found[name] = true
 			}

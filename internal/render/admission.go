@@ -2,9 +2,7 @@ package render
 
 import (
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gpuwise/gpuwise/internal/audit"
 	"github.com/gpuwise/gpuwise/internal/policy"
@@ -53,11 +51,11 @@ func ruleLabel(st policy.RuleState) string {
 	return st.Rule
 }
 
-// writeAdmissionSummary writes the admission section in two lines under
+// admissionSummary adds the admission section in two lines under
 // the audit table: the rules by status, then what they would have blocked.
-func writeAdmissionSummary(w io.Writer, e *policy.Enforcement) error {
+func admissionSummary(d *doc, e *policy.Enforcement) {
 	if e == nil {
-		return nil
+		return
 	}
 	byStatus := map[policy.Status][]string{}
 	var order []policy.Status
@@ -78,30 +76,23 @@ func writeAdmissionSummary(w io.Writer, e *policy.Enforcement) error {
 	if len(blocked) == 0 {
 		blocked = []string{"nothing"}
 	}
-	_, err := fmt.Fprintf(w, "Admission rules (gpuwise generate policy): %s.\nEnforcing them would have blocked %s; each rule: gpuwise audit -o wide.\n",
-		strings.Join(parts, "; "), strings.Join(blocked, ", "))
-	return err
+	d.linef("Admission rules (gpuwise generate policy): %s.", strings.Join(parts, "; "))
+	d.linef("Enforcing them would have blocked %s; each rule: gpuwise audit -o wide.", strings.Join(blocked, ", "))
 }
 
-// writeAdmissionTable writes the admission section under the findings.
-func writeAdmissionTable(w io.Writer, e *policy.Enforcement) error {
+// admissionTable adds the admission section under the findings.
+func admissionTable(d *doc, e *policy.Enforcement) {
 	if e == nil {
-		return nil
+		return
 	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ADMISSION RULE\tAUDIT\tSTATUS\tWOULD HAVE BLOCKED")
+	d.line("")
+	rows := make([][]string, 0, len(e.Rules))
 	for _, st := range e.Rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", st.Rule, orDash(st.AuditRule), st.Status, wouldBlock(st))
+		rows = append(rows, []string{st.Rule, orDash(st.AuditRule), string(st.Status), wouldBlock(st)})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "Status: the cluster's gpuwise ValidatingAdmissionPolicies (deny = enforced); policies: gpuwise generate policy (docs/policy.md).")
-	for _, n := range e.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	return nil
+	d.tableTight([]string{"ADMISSION RULE", "AUDIT", "STATUS", "WOULD HAVE BLOCKED"}, rows)
+	d.line("Status: the cluster's gpuwise ValidatingAdmissionPolicies (deny = enforced); policies: gpuwise generate policy (docs/policy.md).")
+	noteLines(d, e.Notes)
 }
 
 // admissionDoc adds the admission section to the audit document.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gpuwise/gpuwise/internal/audit"
 	"github.com/gpuwise/gpuwise/internal/policy"
@@ -30,12 +30,8 @@ func AuditWithAdmission(w io.Writer, r *audit.Result, adm *policy.Enforcement, f
 	d := auditDoc(r)
 	admissionDoc(d, adm)
 	return write(w, "audit", f, o, docWriters(d, writers{
-		Table: func(w io.Writer) error {
-			return first(writeAuditTable(w, r), func() error { return writeAdmissionSummary(w, adm) })
-		},
-		Wide: func(w io.Writer) error {
-			return first(writeAuditWide(w, r), func() error { return writeAdmissionTable(w, adm) })
-		},
+		Table: func(w io.Writer) error { return auditTableDoc(r, adm).writeText(w) },
+		Wide:  func(w io.Writer) error { return auditWideDoc(r, adm).writeText(w) },
 		JSON:  func(w io.Writer) error { return encodeJSON(w, auditJSON{r, adm}) },
 		YAML:  func(w io.Writer) error { return encodeYAML(w, auditJSON{r, adm}) },
 		CSV:   func(w io.Writer) error { return writeAuditCSV(w, r) },
@@ -43,39 +39,41 @@ func AuditWithAdmission(w io.Writer, r *audit.Result, adm *policy.Enforcement, f
 	}))
 }
 
-// first returns err, or runs next when err is nil.
-func first(err error, next func() error) error {
-	if err != nil {
-		return err
-	}
-	return next()
-}
-
 // atStakeNote says what the audit's dollars are: not savings.
 const atStakeNote = "the cost of what the findings involve, not a saving and not in the savings ledger (gpuwise advise counts what fixing them recovers, once)"
 
-// writeAuditTable writes the audit for people at a glance: one row per
-// rule with its findings' count, the dollars at stake and the first
-// objects; -o wide has every finding with its evidence and fix.
-func writeAuditTable(w io.Writer, r *audit.Result) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tFINDINGS\tAT STAKE $/MONTH\tWHAT")
+// auditTableDoc is the audit for people at a glance: one row per rule
+// with its findings' count, the dollars at stake and the first objects,
+// then the admission section in two lines; -o wide has every finding with
+// its evidence and fix.
+func auditTableDoc(r *audit.Result, adm *policy.Enforcement) *doc {
+	d := &doc{title: "gpuwise audit"}
+	var rows [][]string
 	for _, g := range groupFindings(r.Findings) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", g.rule, g.severity, g.count, pricedOr(g.usd, g.priced > 0, "-", plainUSD), g.what())
+		rows = append(rows, []string{g.rule, g.severity.String(), strconv.Itoa(g.count), pricedOr(g.usd, g.priced > 0, "-", plainUSD), g.what()})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	s := r.Summary
-	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; %s at stake where priced: %s. Source: %s\n",
-		s.Critical, s.Warning, s.Info, plainMonthly(s.MonthlyUSD), atStakeNote, r.Source)
+	d.table([]string{"RULE", "SEVERITY", "FINDINGS", "AT STAKE $/MONTH", "WHAT"}, rows)
+	d.line(auditSummary(r))
 	if len(r.Findings) > 0 {
-		fmt.Fprintln(w, "Each finding's object, evidence and fix: gpuwise audit -o wide (every field: -o json).")
+		d.line("Each finding's object, evidence and fix: gpuwise audit -o wide (every field: -o json).")
 	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+	noteLines(d, r.Notes)
+	admissionSummary(d, adm)
+	return d
+}
+
+// auditSummary is the audit's counts and dollars in one line.
+func auditSummary(r *audit.Result) string {
+	s := r.Summary
+	return fmt.Sprintf("%d critical, %d warning, %d info; %s at stake where priced: %s. Source: %s",
+		s.Critical, s.Warning, s.Info, plainMonthly(s.MonthlyUSD), atStakeNote, r.Source)
+}
+
+// noteLines adds each note as a "note: " line.
+func noteLines(d *doc, notes []string) {
+	for _, n := range notes {
+		d.line("note: " + n)
 	}
-	return nil
 }
 
 // findingGroup is one rule's findings.
@@ -144,34 +142,30 @@ func (g *findingGroup) what() string {
 	return summary + ": " + strings.Join(objs, ", ") + more
 }
 
-// writeAuditWide writes every finding: one summary row each, then each
-// finding's evidence and remediation.
-func writeAuditWide(w io.Writer, r *audit.Result) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEVERITY\tRULE\tOBJECT\tAT STAKE $/MONTH\tFINDING")
+// auditWideDoc is every finding: one summary row each, then each
+// finding's evidence and fix, then the admission section's table.
+func auditWideDoc(r *audit.Result, adm *policy.Enforcement) *doc {
+	d := &doc{title: "gpuwise audit"}
+	rows := make([][]string, 0, len(r.Findings))
 	for _, f := range r.Findings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, f.Object, moneyOr(f.MonthlyUSD, "-", plainUSD), f.Message)
+		rows = append(rows, []string{f.Severity.String(), f.Rule, f.Object, moneyOr(f.MonthlyUSD, "-", plainUSD), f.Message})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	s := r.Summary
-	fmt.Fprintf(w, "\n%d critical, %d warning, %d info; %s at stake where priced: %s. Source: %s\n",
-		s.Critical, s.Warning, s.Info, plainMonthly(s.MonthlyUSD), atStakeNote, r.Source)
+	d.table([]string{"SEVERITY", "RULE", "OBJECT", "AT STAKE $/MONTH", "FINDING"}, rows)
+	d.line(auditSummary(r))
 	for i, f := range r.Findings {
-		fmt.Fprintf(w, "\n[%d] %s %s %s\n", i+1, f.Rule, f.Severity, f.Object)
+		d.line("")
+		d.linef("[%d] %s %s %s", i+1, f.Rule, f.Severity, f.Object)
 		for _, e := range f.Evidence {
-			fmt.Fprintf(w, "    evidence: %s\n", e)
+			d.line("    evidence: " + e)
 		}
-		fmt.Fprintf(w, "    fix:\n")
+		d.line("    fix:")
 		for _, line := range strings.Split(strings.TrimRight(f.Remediation, "\n"), "\n") {
-			fmt.Fprintf(w, "      %s\n", line)
+			d.line("      " + line)
 		}
 	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	return nil
+	noteLines(d, r.Notes)
+	admissionTable(d, adm)
+	return d
 }
 
 // SARIF 2.1.0, the subset CI systems read.

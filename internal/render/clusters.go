@@ -53,9 +53,9 @@ func clusterLedgersCSV(w io.Writer, ls []ClusterLedger) error {
 	return clusterCSV(w, parts)
 }
 
-// clusterLedgersHTML is ClusterLedgers' HTML: one page, each cluster's
+// clusterLedgersDoc is ClusterLedgers' HTML document: each cluster's
 // ledger document under its name, then their sum.
-func clusterLedgersHTML(w io.Writer, ls []ClusterLedger, before, after ledger.Cents) error {
+func clusterLedgersDoc(ls []ClusterLedger, before, after ledger.Cents) *doc {
 	d := &doc{title: fmt.Sprintf("gpuwise savings plan: %d clusters, each its own ledger", len(ls))}
 	for _, c := range ls {
 		d.heading("Cluster " + c.Cluster)
@@ -68,7 +68,7 @@ func clusterLedgersHTML(w io.Writer, ls []ClusterLedger, before, after ledger.Ce
 	}
 	rows = append(rows, []string{"all", before.String(), after.String(), (before - after).String()})
 	d.table([]string{"cluster", "before $/month", "after $/month", "recoverable $/month"}, rows)
-	return d.writeHTML(w)
+	return d
 }
 
 // ClusterPlan is one cluster's own plan, for ClusterPlans.

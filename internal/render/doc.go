@@ -9,6 +9,11 @@
 // least important columns, long text wraps under its column, what still
 // does not fit is cut with "…", and the output says so.
 //
+// The human formats come from one document model: a command builds its
+// result as a doc (document.go) and the doc's writers write the table,
+// markdown and HTML (document_text.go, document_markdown.go,
+// document_html.go); every dollar figure is formatted in money.go.
+//
 // It only formats: numbers are rounded for display here and nowhere else,
 // and it never computes or changes a result. It reads the engines' result
 // values (cost, audit, rightsize, packing) and writes to an io.Writer; it

@@ -1,27 +1,48 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
-	"html/template"
-	"io"
 	"slices"
-	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 )
 
-// doc is a plain document — headings, tables, lines of text, lists — that
-// the audit, recommendations and plan are built as once and written as
-// text, markdown or HTML from the same blocks.
+// The document model: every human format (table, markdown, HTML) of every
+// command is a doc built once from the command's result and written by
+// the doc's own writers (document_text.go, document_markdown.go,
+// document_html.go). A command adds blocks; it never writes a format
+// itself. TestOneDocumentModel keeps it that way.
+
+// doc is a plain document — headings, tables, lines of text, lists, and
+// the cost report's headline, grids and notes — written as text, markdown
+// or HTML from the same blocks.
 type doc struct {
-	title  string
+	title string
+	// tab is the HTML page's title when it differs from title.
+	tab    string
 	blocks []block
 	// width, when set, is the terminal's: a table wider than it keeps
-	// only its keep columns (writeText).
+	// only its keep columns (writeText), a grid cuts its keys.
 	width int
+	// color paints the text form (bold titles, yellow warnings, red idle
+	// dollars); only a terminal asks for it.
+	color bool
+	// page is the HTML page shell: plainPage or reportPage.
+	page pageShell
 }
 
-// block is one heading, table, line or list item.
+// pageShell names the HTML page a document is written into.
+type pageShell string
+
+const (
+	// plainPage is the page of the audit, plans, inventory and the rest.
+	plainPage pageShell = "doc"
+	// reportPage is the cost report's page: its headline as cards.
+	reportPage pageShell = "report"
+)
+
+// block is one heading, table, line, list item, or one of the cost
+// report's parts (a partial warning, a headline, a grid, the notes, a
+// preformatted section).
 type block struct {
 	kind   blockKind
 	text   string
@@ -31,15 +52,31 @@ type block struct {
 	// (the ones that carry its point); nil: it keeps every column and
 	// fit cuts its lines.
 	keep []int
+	// tight is a table the terminal form follows with its next line at
+	// once, not a blank line (markdown always leaves one).
+	tight bool
+	// caption is a headline's subtitle.
+	caption string
+	// items are a partial warning's lines.
+	items []string
+	facts []fact
+	grid  *grid
+	notes []note
 }
 
 type blockKind int
 
+// The block kinds; their numbers are what document.html.tmpl switches on.
 const (
 	headingBlock blockKind = iota
 	tableBlock
-	lineBlock // one line of text; "" is a blank line
-	itemBlock // one list item
+	lineBlock    // one line of text; "" is a blank line
+	itemBlock    // one list item
+	partialBlock // text: the warning; items: what could not be read
+	factsBlock   // text: the title; caption: its subtitle; facts
+	gridBlock    // a titled table keyed by its first column, numbers right
+	notesBlock   // text: the title; notes: the data-quality notes
+	preBlock     // preformatted text, written as it is
 )
 
 func (d *doc) heading(t string) { d.blocks = append(d.blocks, block{kind: headingBlock, text: t}) }
@@ -58,194 +95,135 @@ func (d *doc) tableKeep(header []string, rows [][]string, keep ...int) {
 	d.blocks = append(d.blocks, block{kind: tableBlock, header: header, rows: rows, keep: keep})
 }
 
-// textTable aligns a table's cells in columns.
-func textTable(header []string, rows [][]string) []byte {
-	var b bytes.Buffer
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	tw.Flush()
-	return b.Bytes()
+// tableTight is a table whose next block follows it on the terminal
+// without a blank line.
+func (d *doc) tableTight(header []string, rows [][]string) {
+	d.blocks = append(d.blocks, block{kind: tableBlock, header: header, rows: rows, tight: true})
 }
 
-// narrowTable is bl's text, with only its keep columns when a line of the
-// whole table is wider than width, and a line naming those left out.
-func narrowTable(bl block, width int) []byte {
-	full := textTable(bl.header, bl.rows)
-	if width <= 0 || bl.keep == nil || widest(full) <= width {
-		return full
+// partial says, before any figure, that the result is partial and what it
+// lacks; nothing when it lacks nothing.
+func (d *doc) partial(title string, lacks []string) {
+	if len(lacks) > 0 {
+		d.blocks = append(d.blocks, block{kind: partialBlock, text: title, items: lacks})
 	}
-	pick := func(cells []string) []string {
-		out := make([]string, 0, len(bl.keep))
-		for _, i := range bl.keep {
-			if i < len(cells) {
-				out = append(out, cells[i])
-			}
-		}
-		return out
-	}
-	rows := make([][]string, len(bl.rows))
-	for i, r := range bl.rows {
-		rows[i] = pick(r)
-	}
-	var left []string
-	for i, h := range bl.header {
-		if !slices.Contains(bl.keep, i) {
-			left = append(left, h)
-		}
-	}
-	header := pick(bl.header)
-	if rest := widest(textTable(append([]string{""}, header[1:]...), blankFirst(rows))); widest(textTable(header, rows)) > width && width-rest > minKeyWidth {
-		for _, r := range rows { // the first column (the key) shrinks, its middle elided
-			r[0] = elideMiddle(r[0], width-rest)
-		}
-	}
-	out := textTable(header, rows)
-	return append(out, fmt.Sprintf("(%d columns left out at %d columns: %s; -o wide shows them)\n", len(left), width, strings.Join(left, ", "))...)
 }
 
-// blankFirst is rows with empty first cells.
-func blankFirst(rows [][]string) [][]string {
-	out := make([][]string, len(rows))
-	for i, r := range rows {
-		out[i] = append([]string{""}, r[1:]...)
+// headline is a title, its subtitle and the headline figures.
+func (d *doc) headline(title, caption string, facts []fact) {
+	d.blocks = append(d.blocks, block{kind: factsBlock, text: title, caption: caption, facts: facts})
+}
+
+func (d *doc) addGrid(g grid) { d.blocks = append(d.blocks, block{kind: gridBlock, grid: &g}) }
+
+func (d *doc) addNotes(title string, ns []note) {
+	d.blocks = append(d.blocks, block{kind: notesBlock, text: title, notes: ns})
+}
+
+// pre is text written as it is (the terminal's bill reconciliation).
+func (d *doc) pre(text string) {
+	if text != "" {
+		d.blocks = append(d.blocks, block{kind: preBlock, text: text})
+	}
+}
+
+// fact is one headline figure: a label, the figure, and what it is of.
+type fact struct {
+	Label, Value, Detail string
+	// Idle marks idle dollars, which colour output paints red.
+	Idle bool
+}
+
+// note is one data-quality note; warnings come first and stand out.
+type note struct {
+	Warning bool
+	Text    string
+}
+
+// column heads one number column of a grid; numbers align right.
+type column struct {
+	Title string
+	// Idle marks idle dollars, which colour output paints red.
+	Idle bool
+}
+
+// gridRow is one line of a grid. Mark follows the key and survives
+// truncation ("(unpriced)"); a Whole key is never cut.
+type gridRow struct {
+	Key, Mark string
+	Whole     bool
+	Cells     []string
+	// Hot marks the cells of idle columns that hold idle dollars (more
+	// than $0, priced); html paints only those, so "$0" is never red.
+	Hot []bool
+	// Bar is the row's GPU dollars split by kind, drawn beside it in
+	// HTML when the grid has Bars.
+	Bar *bar
+}
+
+// grid is a titled table: the key column first, then Cols.
+type grid struct {
+	Title, Caption string
+	KeyTitle       string
+	Cols           []column
+	Rows           []gridRow
+	// Total is the totals line, nil when the grid has none.
+	Total *gridRow
+	// More counts rows left out by Options.MaxRows.
+	More int
+	// Footnotes are lines printed under the grid.
+	Footnotes []string
+	// Bars adds the rows' GPU dollar bars (and a legend) in HTML.
+	Bars bool
+}
+
+// moreRow is the line that says how many rows were left out, or nil.
+func (g grid) moreRow() *gridRow {
+	if g.More == 0 {
+		return nil
+	}
+	return &gridRow{Key: fmt.Sprintf("… %d more rows", g.More), Whole: true, Cells: make([]string, len(g.Cols))}
+}
+
+// lines are the grid's rows in print order: rows, the left-out count, total.
+func (g grid) lines() []gridRow {
+	out := slices.Clone(g.Rows)
+	for _, extra := range []*gridRow{g.moreRow(), g.Total} {
+		if extra != nil {
+			out = append(out, *extra)
+		}
 	}
 	return out
 }
 
-// elideMiddle cuts s to n runes by replacing its middle with "…": both the
-// namespace and the workload's own name stay readable.
-func elideMiddle(s string, n int) string {
-	rs := []rune(s)
-	if len(rs) <= n || n < 3 {
-		return s
+// minMarkedKey keeps enough of a marked key to recognise it, even if the
+// label then runs past the limit.
+const minMarkedKey = 8
+
+// label is the key with its mark, cut to limit runes (0 = no limit) so that
+// the mark always shows.
+func (row gridRow) label(limit int) string {
+	if row.Whole {
+		return row.Key
 	}
-	head := (n - 1) / 2
-	return string(rs[:head]) + ellipsis + string(rs[len(rs)-(n-1-head):])
+	if row.Mark == "" {
+		return truncate(row.Key, limit)
+	}
+	if limit > 0 {
+		limit = max(limit-utf8.RuneCountInString(row.Mark)-1, minMarkedKey)
+	}
+	return truncate(row.Key, limit) + " " + row.Mark
 }
 
-func widest(text []byte) int {
-	w := 0
-	for _, l := range strings.Split(string(text), "\n") {
-		w = max(w, visibleWidth(strings.TrimRight(l, " ")))
-	}
-	return w
+// bar splits a row's GPU dollars into coloured segments.
+type bar struct {
+	Title    string
+	Segments []segment
 }
 
-// writeText writes the terminal form: headings in capitals, aligned
-// tables, items as "- ".
-func (d *doc) writeText(w io.Writer) error {
-	var b bytes.Buffer
-	for _, bl := range d.blocks {
-		switch bl.kind {
-		case headingBlock:
-			fmt.Fprintf(&b, "%s\n", strings.ToUpper(bl.text))
-		case tableBlock:
-			b.Write(narrowTable(bl, d.width))
-			b.WriteString("\n")
-		case lineBlock:
-			b.WriteString(bl.text + "\n")
-		case itemBlock:
-			b.WriteString("- " + bl.text + "\n")
-		}
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-// writeMarkdown writes GitHub-flavoured markdown.
-func (d *doc) writeMarkdown(w io.Writer) error {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s\n\n", d.title)
-	for _, bl := range d.blocks {
-		switch bl.kind {
-		case headingBlock:
-			fmt.Fprintf(&b, "## %s\n\n", bl.text)
-		case tableBlock:
-			fmt.Fprintf(&b, "| %s |\n|%s\n", strings.Join(mdCells(bl.header), " | "), strings.Repeat("---|", len(bl.header)))
-			for _, r := range bl.rows {
-				fmt.Fprintf(&b, "| %s |\n", strings.Join(mdCells(r), " | "))
-			}
-			b.WriteString("\n")
-		case lineBlock:
-			b.WriteString(bl.text + "\n")
-		case itemBlock:
-			b.WriteString("- " + bl.text + "\n")
-		}
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-// mdCells escapes the pipes that would split a markdown cell.
-func mdCells(cells []string) []string {
-	out := make([]string, len(cells))
-	for i, c := range cells {
-		out[i] = strings.ReplaceAll(strings.ReplaceAll(c, "|", `\|`), "\n", " ")
-	}
-	return out
-}
-
-// docPage is the HTML form: one self-contained page, no scripts.
-var docPage = template.Must(template.New("doc").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style>
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; margin: 2rem auto; max-width: 1200px; padding: 0 1rem; }
-h1 { font-size: 1.6rem; margin: 0 0 .6rem; }
-h2 { font-size: 1.15rem; margin: 2rem 0 .4rem; }
-p { margin: .2rem 0; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-th, td { padding: .3rem .6rem; border-bottom: 1px solid #e6eaef; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
-th { color: #59636e; font-weight: 600; border-bottom: 2px solid #d1d9e0; }
-pre { margin: 0; white-space: pre-wrap; }
-</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-{{- range .Blocks}}
-{{- if eq .Kind 0}}
-<h2>{{.Text}}</h2>
-{{- else if eq .Kind 1}}
-<div class="scroll"><table>
-<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
-{{- range .Rows}}
-<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{- end}}
-</table></div>
-{{- else if eq .Kind 2}}{{if .Text}}
-<p>{{.Text}}</p>{{end}}
-{{- else}}
-<p>• {{.Text}}</p>
-{{- end}}
-{{- end}}
-</body>
-</html>
-`))
-
-type htmlBlock struct {
-	Kind   int
-	Text   string
-	Header []string
-	Rows   [][]string
-}
-
-// writeHTML writes the page; html/template escapes every value.
-func (d *doc) writeHTML(w io.Writer) error {
-	v := struct {
-		Title  string
-		Blocks []htmlBlock
-	}{Title: d.title}
-	for _, bl := range d.blocks {
-		v.Blocks = append(v.Blocks, htmlBlock{Kind: int(bl.kind), Text: bl.text, Header: bl.header, Rows: bl.rows})
-	}
-	return docPage.Execute(w, v)
+type segment struct {
+	X, Width string
+	Class    string
 }
 
 // docWriters are the human formats of a document.

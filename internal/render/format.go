@@ -139,11 +139,11 @@ func Report(w io.Writer, r *cost.Report, f Format, o Options) error {
 		return errors.New("rendering report: no report")
 	}
 	return write(w, "report", f, o, writers{
-		Table:    func(w io.Writer) error { return writeTable(w, r, o) },
+		Table:    func(w io.Writer) error { return reportDoc(r, o, Table).writeText(w) },
+		Markdown: func(w io.Writer) error { return reportDoc(r, o, Markdown).writeMarkdown(w) },
+		HTML:     func(w io.Writer) error { return reportDoc(r, o, HTML).writeHTML(w) },
 		JSON:     func(w io.Writer) error { return encodeJSON(w, reportValue(r, o)) },
 		YAML:     func(w io.Writer) error { return encodeYAML(w, reportValue(r, o)) },
 		CSV:      func(w io.Writer) error { return writeCSV(w, r) },
-		Markdown: func(w io.Writer) error { return writeMarkdown(w, r, o) },
-		HTML:     func(w io.Writer) error { return writeHTML(w, r, o) },
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/inventory"
@@ -22,7 +21,7 @@ func Inventory(w io.Writer, inv *inventory.Inventory, f Format, o Options) error
 	}
 	d := inventoryDoc(inv)
 	return write(w, "inventory", f, o, docWriters(d, writers{
-		Table: func(w io.Writer) error { return writeInventoryTable(w, inv) },
+		Table: inventoryTableDoc(inv).writeText,
 		Wide:  d.writeText,
 		JSON:  func(w io.Writer) error { return encodeJSON(w, inv) },
 		YAML:  func(w io.Writer) error { return encodeYAML(w, inv) },
@@ -51,45 +50,40 @@ func inventoryAt(inv *inventory.Inventory) string {
 	return fmt.Sprintf("At %s, source %s.", inv.At.UTC().Format(time.RFC3339), orUnknown(inv.Source))
 }
 
-// writeInventoryTable is the terminal view: the summary by model and
+// inventoryTableDoc is the terminal view: the summary by model and
 // sharing, one short line per node, the findings without their fixes.
-func writeInventoryTable(w io.Writer, inv *inventory.Inventory) error {
-	fmt.Fprintln(w, inventoryAt(inv))
-	fmt.Fprintln(w, inventoryHeadline(inv))
+func inventoryTableDoc(inv *inventory.Inventory) *doc {
+	d := &doc{title: "gpuwise GPU inventory"}
+	d.line(inventoryAt(inv))
+	d.line(inventoryHeadline(inv))
 	if line := draLine(inv.DRA); line != "" {
-		fmt.Fprintln(w, line)
+		d.line(line)
 	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tSHARING\tNODES\tGPUS\tUNITS\tIN USE\t$/HOUR")
+	d.line("")
+	var rows [][]string
 	for _, g := range inv.Summary {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", g.GPUModel, g.Sharing, g.Nodes, g.GPUs, g.Units, g.UnitsInUse, withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", usdCents))
+		rows = append(rows, []string{g.GPUModel, g.Sharing, strconv.Itoa(g.Nodes), strconv.Itoa(g.GPUs), strconv.Itoa(g.Units),
+			strconv.Itoa(g.UnitsInUse), withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", usdCents)})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	// The least important columns last: a narrow terminal cuts them first.
-	fmt.Fprintln(tw, "NODE\tMODEL\tGPUS\tSHARING\tIN USE\t$/HOUR\tPLUGIN\tGFD\tCAPACITY")
+	d.table([]string{"MODEL", "SHARING", "NODES", "GPUS", "UNITS", "IN USE", "$/HOUR"}, rows)
+	rows = nil
 	for _, n := range inv.Nodes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", n.Name, modelCell(n), gpusCell(n), sharingCell(n),
-			n.UnitsInUse, n.Units, moneyOr(nodeUSDPerHour(n), "unpriced", usdCents), n.DevicePlugin.Status, n.FeatureDiscovery.Status, n.CapacityType)
+		rows = append(rows, []string{n.Name, modelCell(n), gpusCell(n), sharingCell(n), fmt.Sprintf("%d/%d", n.UnitsInUse, n.Units),
+			moneyOr(nodeUSDPerHour(n), "unpriced", usdCents), string(n.DevicePlugin.Status), string(n.FeatureDiscovery.Status), n.CapacityType})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	// The least important columns last: a narrow terminal cuts them first.
+	d.tableTight([]string{"NODE", "MODEL", "GPUS", "SHARING", "IN USE", "$/HOUR", "PLUGIN", "GFD", "CAPACITY"}, rows)
 	if len(inv.Findings) > 0 {
-		fmt.Fprintf(w, "\n%d finding(s):\n", len(inv.Findings))
+		d.line("")
+		d.linef("%d finding(s):", len(inv.Findings))
 		for _, f := range inv.Findings {
-			fmt.Fprintf(w, "! %s: %s\n", f.Node, f.Message)
+			d.linef("! %s: %s", f.Node, f.Message)
 		}
 	}
-	for _, n := range inv.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	fmt.Fprintln(w, "\nLayouts, MIG configuration, operator components, price sources and fixes: -o wide (every field: -o json).")
-	return nil
+	noteLines(d, inv.Notes)
+	d.line("")
+	d.line("Layouts, MIG configuration, operator components, price sources and fixes: -o wide (every field: -o json).")
+	return d
 }
 
 // inventoryDoc is the whole inventory for wide, markdown and html.

@@ -48,7 +48,7 @@ func inventorySample(t *testing.T) *inventory.Inventory {
 			clustertest.Pod("dev", "nb").On("l4-ts").Holds("l4-ts/gpu0/ts-1", 0.1, 60).Obj()},
 		Notes: []string{"fixture note"}}
 	c := pricing.Embedded()
-	return inventory.Build(clustertest.Prepare(t, s), inventory.Options{Prices: c, Catalog: c})
+	return inventory.Build(clustertest.Prepare(t, s), c, c)
 }
 
 func TestInventoryGolden(t *testing.T) {

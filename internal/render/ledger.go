@@ -222,6 +222,6 @@ func ClusterLedgers(w io.Writer, ls []ClusterLedger, f Format, o Options) error 
 		JSON:     func(w io.Writer) error { return encodeJSON(w, sum) },
 		YAML:     func(w io.Writer) error { return encodeYAML(w, sum) },
 		CSV:      func(w io.Writer) error { return clusterLedgersCSV(w, ls) },
-		HTML:     func(w io.Writer) error { return clusterLedgersHTML(w, ls, before, after) },
+		HTML:     func(w io.Writer) error { return clusterLedgersDoc(ls, before, after).writeHTML(w) },
 	})
 }

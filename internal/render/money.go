@@ -20,6 +20,10 @@ import (
 //	                           the columns a script reads (CSV, the audit's
 //	                           tables)
 //
+// and, for the showback file, whose cents must add up: roundedUSD (plainUSD
+// of the amount rounded half away from zero to the cent), roundedUSDOr
+// ("" when unknown) and centsUSD (a whole number of cents, exactly)
+//
 // (machine formats that keep full precision use exact, machine.go) —
 // and the wrappers every command shares for what an amount can be: a
 // monthly figure (monthly, plainMonthly), a change (signedMoney), an amount that may be
@@ -53,6 +57,32 @@ func usdCents(v float64) string {
 // plainUSD writes dollars to the cent with no sign or separators:
 // "12345.67".
 func plainUSD(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// roundedUSD is v rounded half away from zero to the cent, then written as
+// plainUSD: the showback file's dollar columns.
+func roundedUSD(v float64) string { return plainUSD(math.Round(v*100) / 100) }
+
+// roundedUSDOr is roundedUSD, or "" when v is unknown.
+func roundedUSDOr(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return roundedUSD(*v)
+}
+
+// centsUSD writes a whole number of cents as dollars: 123456 → "1234.56",
+// -5 → "-0.05"; no float rounding, so rounded totals add up exactly.
+func centsUSD(c int64) string {
+	neg := c < 0
+	if neg {
+		c = -c
+	}
+	s := strconv.FormatInt(c/100, 10) + "." + strconv.FormatInt(100+c%100, 10)[1:]
+	if neg {
+		return "-" + s
+	}
+	return s
+}
 
 // unitPrice is a price per unit to four decimals ("$0.0022"): per 1,000
 // inferences or 100,000 tokens, where cents would round to nothing.

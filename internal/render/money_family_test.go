@@ -9,17 +9,20 @@ import (
 )
 
 // One money family (issue 24.10): no file of render but money.go writes a
-// dollar sign before a number or formats an amount to the cent itself; a
-// new format that does fails here and names the line.
+// dollar sign before a number or formats an amount to the cent itself (a
+// float to two decimals, a whole number of cents as dollars, a rounding to
+// the cent); a new format that does fails here and names the line. The
+// showback file's formatters are in the family too.
 func TestDollarsAreFormattedInMoneyGoOnly(t *testing.T) {
 	t.Parallel()
-	outside := regexp.MustCompile(`\$%|"\$"\s*\+|%\.2f|FormatFloat\([^)]*'f', 2,`)
+	outside := regexp.MustCompile(`\$%|"\$"\s*\+|%\.2f|FormatFloat\(.*'f', 2,|FormatInt\([^,]*/100,|\*\s*100\)\s*/\s*100`)
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked := 0
+	checked, showback := 0, false
 	for _, f := range files {
+		showback = showback || f == "showback.go"
 		if f == "money.go" || strings.HasSuffix(f, "_test.go") {
 			continue
 		}
@@ -40,7 +43,20 @@ func TestDollarsAreFormattedInMoneyGoOnly(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("checked %d files: the test reads the wrong directory", checked)
 	}
-	if !outside.MatchString(`"$" + plainUSD(v)`) || !outside.MatchString(`fmt.Sprintf("$%.2f", v)`) {
-		t.Fatal("the pattern misses the formatters it looks for")
+	if !showback {
+		t.Fatal("showback.go was not checked")
+	}
+	for _, planted := range []string{
+		`"$" + plainUSD(v)`,
+		`fmt.Sprintf("$%.2f", v)`,
+		// The showback formatters that lived in showback.go before they
+		// joined the family.
+		`strconv.FormatFloat(math.Round(v*100)/100, 'f', 2, 64)`,
+		`strconv.FormatInt(c/100, 10) + "." + strconv.FormatInt(100+c%100, 10)[1:]`,
+		`math.Round(v * 100) / 100`,
+	} {
+		if !outside.MatchString(planted) {
+			t.Errorf("the pattern misses %q", planted)
+		}
 	}
 }

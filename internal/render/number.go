@@ -25,6 +25,10 @@ func hours(v float64) string { return decimal(v, 1) }
 // gpus formats an average GPU count: "2.50".
 func gpus(v float64) string { return decimal(v, 2) }
 
+// fixed is v to prec decimals with no separators: "4.00" cores. Dollars
+// never go through it (money.go).
+func fixed(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+
 func decimal(v float64, prec int) string {
 	s := strconv.FormatFloat(math.Abs(v), 'f', prec, 64)
 	whole, frac, _ := strings.Cut(s, ".")

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/rightsize"
@@ -24,7 +22,7 @@ func Recommend(w io.Writer, r *rightsize.Result, part *ledger.Part, f Format, o 
 		return fmt.Errorf("rendering recommendations: no recommendations")
 	}
 	return write(w, "recommendations", f, o, docWriters(recommendDoc(r, part), writers{
-		Table: func(w io.Writer) error { return writeRecommendationsTable(w, r, part) },
+		Table: recommendTableDoc(r, part).writeText,
 		JSON: func(w io.Writer) error {
 			raw, err := recommendationsJSON(r, part)
 			if err != nil {
@@ -125,47 +123,62 @@ func writeRecommendationsCSV(w io.Writer, r *rightsize.Result) error {
 // maxSkipLines keeps the table's skip list short; json has them all.
 const maxSkipLines = 10
 
-func writeRecommendationsTable(w io.Writer, r *rightsize.Result, part *ledger.Part) error {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "Recommendations (%s window; $/month at 730 h; nothing applied: see `gpuwise generate`)\n", windowText(r))
+// recommendTableDoc is the terminal view: the headline lines, the GPU
+// shape changes with why, the whole GPUs kept, the container requests,
+// what got no recommendation and the notes.
+func recommendTableDoc(r *rightsize.Result, part *ledger.Part) *doc {
+	d := &doc{title: "gpuwise recommendations"}
+	d.linef("Recommendations (%s window; $/month at 730 h; nothing applied: see `gpuwise generate`)", windowText(r))
 	for _, l := range []string{ledgerLine(part), changesLine(r), freesNote} {
-		b.WriteString("  " + l + "\n")
+		d.line("  " + l)
 	}
-	writeGPUTable(&b, r)
+	gpuTable(d, r)
 	if keep := keepWhole(r); len(keep) > 0 {
-		fmt.Fprintf(&b, "\nKeep the whole GPU (%d workloads; decisions, not recommendations)\n", len(keep))
+		d.line("")
+		d.linef("Keep the whole GPU (%d workloads; decisions, not recommendations)", len(keep))
 		for _, g := range keep {
-			fmt.Fprintf(&b, "  %s: %s\n", g.Workload, g.Reason)
+			d.linef("  %s: %s", g.Workload, g.Reason)
 		}
 	}
-	writeContainerTable(&b, r)
-	writeSkips(&b, r)
+	containerTable(d, r)
+	skipLines(d, r)
 	if len(r.Notes) > 0 {
-		b.WriteString("\nNotes\n")
+		d.line("")
+		d.line("Notes")
 		for _, n := range r.Notes {
-			b.WriteString("  - " + n + "\n")
+			d.line("  - " + n)
 		}
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return d
 }
 
-func writeGPUTable(b *bytes.Buffer, r *rightsize.Result) {
-	b.WriteString("\nGPU shape changes per workload (largest first)\n")
+// indented is rows with their first cell indented under a section title.
+func indented(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = append([]string{"  " + r[0]}, r[1:]...)
+	}
+	return out
+}
+
+func gpuTable(d *doc, r *rightsize.Result) {
+	d.line("")
+	d.line("GPU shape changes per workload (largest first)")
 	rows := gpuRows(r)
 	if len(rows) == 0 {
-		b.WriteString("  none\n")
+		d.line("  none")
 		return
 	}
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\tFREES $/MONTH\tPODS\tNOW\tRECOMMENDED\tCONFIDENCE")
-	for _, row := range rows {
-		fmt.Fprintln(tw, "  "+strings.Join(row[:6], "\t"))
+	cells := make([][]string, len(rows))
+	for i, row := range rows {
+		cells[i] = row[:6]
 	}
-	tw.Flush()
-	b.WriteString("\n  Why:\n")
+	header := []string{"WORKLOAD", "FREES $/MONTH", "PODS", "NOW", "RECOMMENDED", "CONFIDENCE"}
+	d.tableTight(indented([][]string{header})[0], indented(cells))
+	d.line("")
+	d.line("  Why:")
 	for _, row := range rows {
-		fmt.Fprintf(b, "  %s: %s\n", row[0], row[6])
+		d.linef("  %s: %s", row[0], row[6])
 	}
 }
 
@@ -189,19 +202,16 @@ func gpuRows(r *rightsize.Result) [][]string {
 	return rows
 }
 
-func writeContainerTable(b *bytes.Buffer, r *rightsize.Result) {
-	b.WriteString("\nCPU and memory requests per container (largest first)\n")
+func containerTable(d *doc, r *rightsize.Result) {
+	d.line("")
+	d.line("CPU and memory requests per container (largest first)")
 	rows := containerRows(r)
 	if len(rows) == 0 {
-		b.WriteString("  none\n")
+		d.line("  none")
 		return
 	}
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\tCONTAINER\tFREES $/MONTH\tCPU (CORES)\tMEMORY (GIB)\tCONFIDENCE\tNOTE")
-	for _, row := range rows {
-		fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
-	}
-	tw.Flush()
+	header := []string{"WORKLOAD", "CONTAINER", "FREES $/MONTH", "CPU (CORES)", "MEMORY (GIB)", "CONFIDENCE", "NOTE"}
+	d.tableTight(indented([][]string{header})[0], indented(rows))
 }
 
 // containerRows are the container recommendations, best saving first:
@@ -229,17 +239,18 @@ func containerRows(r *rightsize.Result) [][]string {
 	return rows
 }
 
-func writeSkips(b *bytes.Buffer, r *rightsize.Result) {
+func skipLines(d *doc, r *rightsize.Result) {
 	if len(r.Skipped) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nNo recommendation (%d)\n", len(r.Skipped))
+	d.line("")
+	d.linef("No recommendation (%d)", len(r.Skipped))
 	for i, k := range r.Skipped {
 		if i == maxSkipLines {
-			fmt.Fprintf(b, "  … %d more (all in -o json)\n", len(r.Skipped)-maxSkipLines)
+			d.linef("  … %d more (all in -o json)", len(r.Skipped)-maxSkipLines)
 			break
 		}
-		fmt.Fprintf(b, "  %s\n", skipText(k))
+		d.line("  " + skipText(k))
 	}
 }
 
@@ -296,7 +307,7 @@ func coresText(m int64) string {
 	case m < 5:
 		return "<0.01"
 	}
-	return strconv.FormatFloat(float64(m)/1000, 'f', 2, 64)
+	return fixed(float64(m)/1000, 2)
 }
 
 // gibText is memory in GiB, one decimal: "16.0", "0.5"; "none" for no

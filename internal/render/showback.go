@@ -39,8 +39,8 @@ func Showback(w io.Writer, s *compare.Showback, format string) error {
 	for i, r := range s.Rows {
 		cw.Write([]string{s.By, r.Key, stamp(s.Range.Start), stamp(s.Range.End), s.IdleShare,
 			sbHours(r.GPUHours), sbHours(r.GPUActiveHours), sbHours(r.GPUIdleHours), ratioCell(r.Utilization),
-			usd(r.ActiveUSD), usd(r.IdleUSD), usd(r.UnmeasuredUSD), usd(r.CPUMemoryUSD), usd(r.UnallocatedUSD),
-			centsCell(cents[i]), ratioCell(r.Share), usdPtr(r.PreviousTotalUSD), usdPtr(r.ChangeUSD), ratioCell(r.ChangeShare), sbHours(r.UnpricedGPUHours)})
+			roundedUSD(r.ActiveUSD), roundedUSD(r.IdleUSD), roundedUSD(r.UnmeasuredUSD), roundedUSD(r.CPUMemoryUSD), roundedUSD(r.UnallocatedUSD),
+			centsUSD(cents[i]), ratioCell(r.Share), roundedUSDOr(r.PreviousTotalUSD), roundedUSDOr(r.ChangeUSD), ratioCell(r.ChangeShare), sbHours(r.UnpricedGPUHours)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -61,9 +61,9 @@ func focus(cw *csv.Writer, s *compare.Showback, cents []int64) error {
 			tags = string(b)
 		}
 		cw.Write([]string{stamp(s.Range.Start), stamp(s.Range.End), "Usage", "Kubernetes GPU node cost allocated to " + s.By + " " + r.Key,
-			"Compute", "Kubernetes", centsCell(cents[i]), "USD", sbHours(r.GPUHours), "GPU-Hours",
+			"Compute", "Kubernetes", centsUSD(cents[i]), "USD", sbHours(r.GPUHours), "GPU-Hours",
 			"gpuwise-idle-share-" + s.IdleShare, string(details), s.By + "/" + r.Key, r.Key, tags,
-			usd(r.ActiveUSD), usd(r.IdleUSD), usd(r.UnmeasuredUSD), usd(r.CPUMemoryUSD), usd(r.UnallocatedUSD), sbHours(r.GPUActiveHours)})
+			roundedUSD(r.ActiveUSD), roundedUSD(r.IdleUSD), roundedUSD(r.UnmeasuredUSD), roundedUSD(r.CPUMemoryUSD), roundedUSD(r.UnallocatedUSD), sbHours(r.GPUActiveHours)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -98,29 +98,9 @@ func centsSumming(s *compare.Showback) []int64 {
 	return out
 }
 
-func centsCell(c int64) string {
-	neg := c < 0
-	if neg {
-		c = -c
-	}
-	s := strconv.FormatInt(c/100, 10) + "." + strconv.FormatInt(100+c%100, 10)[1:]
-	if neg {
-		return "-" + s
-	}
-	return s
-}
-
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-func usd(v float64) string     { return strconv.FormatFloat(math.Round(v*100)/100, 'f', 2, 64) }
 func sbHours(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-
-func usdPtr(v *float64) string {
-	if v == nil {
-		return ""
-	}
-	return usd(*v)
-}
 
 func ratioCell(v *float64) string {
 	if v == nil {

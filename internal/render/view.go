@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/pricing"
@@ -14,13 +13,6 @@ import (
 
 // The view is what the human formats (table, markdown, html) share: the
 // same figures, labels and cells, laid out differently by each format.
-
-// fact is one headline figure: a label, the figure, and what it is of.
-type fact struct {
-	Label, Value, Detail string
-	// Idle marks idle dollars, which colour output paints red.
-	Idle bool
-}
 
 // headline answers "how bad is it?" in eight lines, then, with the
 // savings ledger, what can be recovered and what to do first.
@@ -110,76 +102,6 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
-}
-
-// column heads one number column of a grid; numbers align right.
-type column struct {
-	Title string
-	// Idle marks idle dollars, which colour output paints red.
-	Idle bool
-}
-
-// gridRow is one line of a grid. Mark follows the key and survives
-// truncation ("(unpriced)"); a Whole key is never cut.
-type gridRow struct {
-	Key, Mark string
-	Whole     bool
-	Cells     []string
-	// Hot marks the cells of idle columns that hold idle dollars (more
-	// than $0, priced); html paints only those, so "$0" is never red.
-	Hot []bool
-}
-
-// grid is a titled table: the key column first, then Cols.
-type grid struct {
-	Title, Caption string
-	KeyTitle       string
-	Cols           []column
-	Rows           []gridRow
-	// Total is the totals line, nil when the grid has none.
-	Total *gridRow
-	// More counts rows left out by Options.MaxRows.
-	More int
-	// Footnotes are lines printed under the grid.
-	Footnotes []string
-}
-
-// moreRow is the line that says how many rows were left out, or nil.
-func (g grid) moreRow() *gridRow {
-	if g.More == 0 {
-		return nil
-	}
-	return &gridRow{Key: fmt.Sprintf("… %d more rows", g.More), Whole: true, Cells: make([]string, len(g.Cols))}
-}
-
-// lines are the grid's rows in print order: rows, the left-out count, total.
-func (g grid) lines() []gridRow {
-	out := slices.Clone(g.Rows)
-	for _, extra := range []*gridRow{g.moreRow(), g.Total} {
-		if extra != nil {
-			out = append(out, *extra)
-		}
-	}
-	return out
-}
-
-// minMarkedKey keeps enough of a marked key to recognise it, even if the
-// label then runs past the limit.
-const minMarkedKey = 8
-
-// label is the key with its mark, cut to limit runes (0 = no limit) so that
-// the mark always shows.
-func (row gridRow) label(limit int) string {
-	if row.Whole {
-		return row.Key
-	}
-	if row.Mark == "" {
-		return truncate(row.Key, limit)
-	}
-	if limit > 0 {
-		limit = max(limit-utf8.RuneCountInString(row.Mark)-1, minMarkedKey)
-	}
-	return truncate(row.Key, limit) + " " + row.Mark
 }
 
 // costColumn is a column of the cost table and how to fill it: text for
@@ -306,13 +228,18 @@ func idleGrid(r *cost.Report) grid {
 // partialTitle heads what a partial report lacks, shown before any figure.
 const partialTitle = "PARTIAL RESULT: some data could not be read; the figures below leave it out"
 
-// sortedNotes puts warnings first and otherwise keeps the report's order.
-func sortedNotes(r *cost.Report) []cost.Note {
+// sortedNotes are the report's notes, warnings first and otherwise in
+// the report's order.
+func sortedNotes(r *cost.Report) []note {
 	notes := slices.Clone(r.Notes)
 	slices.SortStableFunc(notes, func(a, b cost.Note) int {
 		return cmp.Compare(severityRank(a.Severity), severityRank(b.Severity))
 	})
-	return notes
+	out := make([]note, len(notes))
+	for i, n := range notes {
+		out[i] = note{Warning: isWarning(n.Severity), Text: n.Text}
+	}
+	return out
 }
 
 func severityRank(s string) int {

@@ -168,7 +168,7 @@ func rendered(f render.Format, partial error, fn func(b *bytes.Buffer) error) (*
 func reportHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultReportRequest()
-		req.Data = s.data(q, st)
+		req.Data, req.Policies = s.data(q, st), s.coll.Policies()
 		setString(&req.Cost.IdleShare, q.Str("idle-share", string(req.Cost.IdleShare)))
 		req.Cost.IdleThreshold = q.Float("idle-threshold", req.Cost.IdleThreshold)
 		req.Report.By = q.Str("by", req.Report.By)
@@ -233,7 +233,7 @@ func auditHandler(s *Service, rt route) http.HandlerFunc {
 func recommendHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultRecommendRequest()
-		req.Data, req.PolicyFile, req.Policies = s.data(q, st), s.opts.PolicyFile, s.policies.Load()
+		req.Data, req.Policies = s.data(q, st), s.coll.Policies()
 		f := q.format(render.Formats)
 		q.Add(req.Validate())
 		if err := q.err(); err != nil {
@@ -253,7 +253,7 @@ func recommendHandler(s *Service, rt route) http.HandlerFunc {
 func planHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultPlanRequest()
-		req.Data, req.PolicyFile, req.Policies = s.data(q, st), s.opts.PolicyFile, s.policies.Load()
+		req.Data, req.Policies = s.data(q, st), s.coll.Policies()
 		setString(&req.Shapes, q.Str("shapes", string(req.Shapes)))
 		req.By = q.Str("by", "")
 		f := q.format(render.Formats)
@@ -280,7 +280,7 @@ func planHandler(s *Service, rt route) http.HandlerFunc {
 func adviseHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		req := app.DefaultAdviseRequest()
-		req.Data, req.PolicyFile, req.Policies = s.data(q, st), s.opts.PolicyFile, s.policies.Load()
+		req.Data, req.Policies = s.data(q, st), s.coll.Policies()
 		req.Levers = q.List("levers", nil)
 		req.EngineerUSDPerHour = q.Float("engineer-rate", req.EngineerUSDPerHour)
 		req.By = q.Str("by", "")

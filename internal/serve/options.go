@@ -58,10 +58,11 @@ type Options struct {
 	HistoryLabels []string
 	// Prices are the loaded prices (app.LoadPrices: the catalog, the
 	// overrides, a cloud bill), loaded once by the front end; SetPrices
-	// swaps them (SIGHUP). PolicyFile is the recommendation policy, as
-	// the CLI reads it, loaded at start (New) and swapped by SetPolicies.
-	Prices     *app.Prices
-	PolicyFile string
+	// swaps them (SIGHUP). Policies are the loaded policy file
+	// (app.LoadPolicies; nil: the defaults): the cycle's ledger and
+	// /api/v1/report, recommend and plan use it; SetPolicies swaps it.
+	Prices   *app.Prices
+	Policies *app.Policies
 	// MaxWorkloads caps the workloads exported by name (the rest sum into
 	// __other__ per namespace); PodMetrics adds per-pod gauges.
 	MaxWorkloads int
@@ -170,7 +171,7 @@ func (o Options) validateTimes() []error {
 func (o Options) collector() collector.Options {
 	return collector.Options{Cluster: o.Cluster, Demo: o.Demo, DemoApplied: o.DemoApplied, Prometheus: o.Prometheus, Inventory: o.Inventory, Kube: o.Kube,
 		Window: o.Window, Interval: o.Interval, Lag: o.Lag, HistoryPath: o.HistoryPath, HistoryLabels: o.HistoryLabels,
-		HourlyRetention: o.HourlyRetention, DailyRetention: o.DailyRetention, Prices: o.Prices,
+		HourlyRetention: o.HourlyRetention, DailyRetention: o.DailyRetention, Prices: o.Prices, Policies: o.Policies,
 		MaxWorkloads: o.MaxWorkloads, PodMetrics: o.PodMetrics, Version: o.Version}
 }
 

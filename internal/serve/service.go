@@ -28,9 +28,6 @@ type Service struct {
 	// damaged is the error that showed the history file corrupt (nil
 	// while it is sound): /readyz fails with it (issue 31 M7).
 	damaged atomic.Pointer[string]
-	// policies is Options.PolicyFile loaded at start; SetPolicies swaps
-	// a reloaded one in whole (SIGHUP).
-	policies atomic.Pointer[app.Policies]
 	// pods is the report by pod of the latest generation, which every
 	// page of /api/v1/pods reads (podReport).
 	pods struct {
@@ -72,11 +69,6 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 	}
 	s := &Service{opts: opts, app: d.App, log: d.Log, cache: newResultCache(64, 64<<20),
 		compute: newComputeQueue(ComputeInFlight, ComputeQueueWait)}
-	pols, err := app.LoadPolicies(opts.PolicyFile)
-	if err != nil {
-		return nil, err
-	}
-	s.policies.Store(pols)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -128,11 +120,12 @@ func errString(err error) string {
 // mixes two price sets (collector.Collector.SetPrices).
 func (s *Service) SetPrices(p *app.Prices) { s.coll.SetPrices(p) }
 
-// SetPolicies swaps the policy every later request uses (the front end
-// reloads it on SIGHUP) — atomically: a request reads one policy — and
-// drops the answers cached with the old one.
+// SetPolicies swaps the policy the next cycle's ledger and every later
+// request use (the front end reloads it on SIGHUP) — atomically: a cycle
+// or a request reads one policy — and drops the answers cached with the
+// old one.
 func (s *Service) SetPolicies(p *app.Policies) {
-	s.policies.Store(p)
+	s.coll.SetPolicies(p)
 	if st := s.State(); st != nil {
 		s.cache.reset(st.Generation)
 	}

@@ -2,46 +2,62 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
-
-	"github.com/gpuwise/gpuwise/internal/cost"
 )
 
-// writeMarkdown writes GitHub-flavoured markdown for pull requests, issues
-// and wikis: the headline as bullets, the tables, then the notes.
-func writeMarkdown(w io.Writer, r *cost.Report, o Options) error {
+// writeMarkdown writes GitHub-flavoured markdown.
+func (d *doc) writeMarkdown(w io.Writer) error {
 	var b bytes.Buffer
-	b.WriteString("# GPU cost report\n\n")
-	if len(r.Partial) > 0 {
-		b.WriteString("> **" + mdEscape(partialTitle) + "**\n>\n")
-		for _, s := range r.Partial {
-			b.WriteString("> - " + mdEscape(s) + "\n")
+	fmt.Fprintf(&b, "# %s\n\n", d.title)
+	for _, bl := range d.blocks {
+		switch bl.kind {
+		case headingBlock:
+			fmt.Fprintf(&b, "## %s\n\n", bl.text)
+		case tableBlock:
+			fmt.Fprintf(&b, "| %s |\n|%s\n", strings.Join(mdCells(bl.header), " | "), strings.Repeat("---|", len(bl.header)))
+			for _, r := range bl.rows {
+				fmt.Fprintf(&b, "| %s |\n", strings.Join(mdCells(r), " | "))
+			}
+			b.WriteString("\n")
+		case lineBlock:
+			b.WriteString(bl.text + "\n")
+		case itemBlock:
+			b.WriteString("- " + bl.text + "\n")
+		case partialBlock:
+			b.WriteString("> **" + mdEscape(bl.text) + "**\n>\n")
+			for _, s := range bl.items {
+				b.WriteString("> - " + mdEscape(s) + "\n")
+			}
+			b.WriteString("\n")
+		case factsBlock: // the title is the document's
+			for _, f := range bl.facts {
+				b.WriteString("- **" + f.Label + ":** " + mdEscape(f.Value+" "+f.Detail) + "\n")
+			}
+		case gridBlock:
+			mdGrid(&b, *bl.grid)
+		case notesBlock:
+			mdNotes(&b, bl.text, bl.notes)
+		case preBlock:
+			b.WriteString("```\n" + bl.text + "```\n")
 		}
-		b.WriteString("\n")
 	}
-	for _, f := range headline(r, o.Savings) {
-		b.WriteString("- **" + f.Label + ":** " + mdEscape(f.Value+" "+f.Detail) + "\n")
-	}
-	mdGrid(&b, costGrid(r, o.MaxRows))
-	mdGrid(&b, idleGrid(r))
-	if g, ok := lowUtilGrid(r); ok {
-		mdGrid(&b, g)
-	}
-	for _, g := range whyGrids(o.IdleCauses) {
-		mdGrid(&b, g)
-	}
-	for _, g := range reconGrids(o.Reconciliation) {
-		mdGrid(&b, g)
-	}
-	for _, g := range kueueGrids(o.Kueue) {
-		mdGrid(&b, g)
-	}
-	mdNotes(&b, r)
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
+// mdCells escapes the pipes that would split a markdown cell.
+func mdCells(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = strings.ReplaceAll(strings.ReplaceAll(c, "|", `\|`), "\n", " ")
+	}
+	return out
+}
+
+// mdGrid writes a grid with its caption, the key column left and the
+// numbers right, the totals line in bold.
 func mdGrid(b *bytes.Buffer, g grid) {
 	b.WriteString("\n## " + mdEscape(g.Title) + "\n\n")
 	if len(g.Rows) == 0 {
@@ -81,15 +97,14 @@ func mdLine(b *bytes.Buffer, cells []string) {
 	b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 }
 
-func mdNotes(b *bytes.Buffer, r *cost.Report) {
-	b.WriteString("\n## Data quality\n\n")
-	notes := sortedNotes(r)
+func mdNotes(b *bytes.Buffer, title string, notes []note) {
+	b.WriteString("\n## " + title + "\n\n")
 	if len(notes) == 0 {
 		b.WriteString("No notes.\n")
 	}
 	for _, n := range notes {
 		prefix := "- "
-		if isWarning(n.Severity) {
+		if n.Warning {
 			prefix = "- **Warning:** "
 		}
 		b.WriteString(prefix + mdEscape(n.Text) + "\n")
