@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -132,6 +133,10 @@ type ResourcesRequest struct {
 	// WavePercent is the share of the patched workloads each wave of the
 	// rollout changes, 1–100.
 	WavePercent int
+	// WaveHistory is the history apply.sh and rollback.sh append to
+	// (rollout/history.tsv); empty means none. Workloads it says are
+	// applied go in no new wave.
+	WaveHistory string
 }
 
 // DefaultResourcesRequest is the seeds' pace: 10 % of the workloads a day.
@@ -157,9 +162,30 @@ func (a *App) GenerateResourcesPaced(ctx context.Context, req ResourcesRequest) 
 	if err := generate.CheckWavePercent(req.WavePercent); err != nil {
 		return nil, usageErrorf("%v", err)
 	}
+	applied, err := readWaveHistory(req.WaveHistory)
+	if err != nil {
+		return nil, err
+	}
 	return a.generateFromShapes(ctx, req.RecommendRequest, func(rr *RecommendResult, ls []*ledger.Ledger) ([]generate.File, []string, error) {
-		return generate.RecommendedRollout(rr.Result, ledgerCounted(ls), rolloutLedger(ls), req.WavePercent)
+		return generate.RecommendedRollout(rr.Result, ledgerCounted(ls), rolloutLedger(ls), req.WavePercent, applied)
 	})
+}
+
+// readWaveHistory is the workloads the wave history at path says are
+// applied; none when path is empty.
+func readWaveHistory(path string) (map[string]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, withKind(Input, fmt.Errorf("--wave-history: %w", err))
+	}
+	applied, err := generate.ParseWaveHistory(path, data)
+	if err != nil {
+		return nil, withKind(Input, fmt.Errorf("--wave-history: %w", err))
+	}
+	return applied, nil
 }
 
 // rolloutLedger is the ledgers' right-size and shape actions, each

@@ -47,16 +47,19 @@ func newGenerateRecsCmd(e *env, use, short string, gen func(*app.App, context.Co
 type resourcesFlags struct {
 	recommendFlags
 	wavePercent int
+	waveHistory string
 }
 
 func (f *resourcesFlags) register(fs *pflag.FlagSet) {
 	f.recommendFlags.register(fs)
 	fs.IntVar(&f.wavePercent, "wave-percent", generate.DefaultWavePercent,
 		"share of the patched workloads each rollout wave changes, 1-100 (one wave a day; rollout/waves.md)")
+	fs.StringVar(&f.waveHistory, "wave-history", "",
+		"the rollout history apply.sh and rollback.sh append to (rollout/history.tsv): workloads applied there go in no new wave")
 }
 
 func (f *resourcesFlags) request(p *flagProblems) app.ResourcesRequest {
-	return app.ResourcesRequest{RecommendRequest: f.recommendFlags.request(p), WavePercent: f.wavePercent}
+	return app.ResourcesRequest{RecommendRequest: f.recommendFlags.request(p), WavePercent: f.wavePercent, WaveHistory: f.waveHistory}
 }
 
 func newGenerateResourcesCmd(e *env) *cobra.Command {

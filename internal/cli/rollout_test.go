@@ -53,3 +53,42 @@ func TestGenerateResourcesWavesUnderDir(t *testing.T) {
 		}
 	}
 }
+
+// --wave-history leaves the workloads apply.sh recorded out of the new
+// waves, and a missing or malformed history is an input error naming it.
+func TestGenerateResourcesWaveHistory(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "history.tsv")
+	if err := os.WriteFile(hist, []byte("2026-12-02T14:00:00Z\tapplied\twave-01\tweb/Deployment/storefront\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "generate", "resources", "--demo", "--wave-history", hist)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "# | web/Deployment/storefront | applied in wave-01 at 2026-12-02T14:00:00Z (wave history) | $0.00 |") {
+		t.Error("waves.md does not list storefront as applied before")
+	}
+	if strings.Contains(out, `"$KUBECTL" patch deployment storefront`) {
+		t.Error("a new wave patches storefront again")
+	}
+	if !strings.Contains(out, "# patches/web/deployment-storefront.yaml") && !strings.Contains(out, "# file: patches/web/deployment-storefront.yaml") {
+		t.Error("storefront's patch file is gone; only the waves leave it out")
+	}
+	for _, tt := range []struct{ name, body, want string }{
+		{"missing", "", "no-such.tsv"},
+		{"malformed", "yesterday\tapplied\twave-01\tweb/Deployment/storefront\n", "line 1: time \"yesterday\""},
+	} {
+		path := filepath.Join(dir, "no-such.tsv")
+		if tt.body != "" {
+			path = filepath.Join(dir, tt.name+".tsv")
+			if err := os.WriteFile(path, []byte(tt.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, errOut, code := run(t, "generate", "resources", "--demo", "--wave-history", path)
+		if code != ExitInput || !strings.Contains(errOut, "--wave-history") || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s history: exit %d, stderr %q; want %d naming --wave-history and %q", tt.name, code, errOut, ExitInput, tt.want)
+		}
+	}
+}

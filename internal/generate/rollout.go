@@ -78,6 +78,10 @@ type Rollout struct {
 	// Outside says, per workload of an action that has no change in
 	// Changes, why (a bare Job is set for its next run instead).
 	Outside map[string]string
+	// Applied are the workloads a wave history says were applied (and not
+	// rolled back since), with when (ParseWaveHistory): no new wave
+	// repeats them.
+	Applied map[string]string
 }
 
 // Wave is one day's changes and the ledger cents they carry.
@@ -111,6 +115,9 @@ type Plan struct {
 	// Outside are the workloads the ledger counts that no wave changes,
 	// with their cents and why.
 	Outside []OutsideShare
+	// Applied are the changes the wave history says are done, with
+	// their cents and when.
+	Applied []OutsideShare
 	Total   int64
 	Actions []LedgerAction
 	shares  map[string]share
@@ -171,9 +178,17 @@ func Stage(r Rollout) (*Plan, error) {
 		return nil, err
 	}
 	pl := &Plan{Total: r.TotalCents, Actions: r.Actions, shares: shares(r)}
-	changes := slices.Clone(r.Changes)
+	var changes []Staged
+	for _, c := range r.Changes {
+		if why, done := r.Applied[c.Key]; done {
+			pl.Applied = append(pl.Applied, OutsideShare{Workload: c.Key, Cents: pl.shares[c.Key].cents, Why: why})
+			continue
+		}
+		changes = append(changes, c)
+	}
 	slices.SortStableFunc(changes, safestFirst)
-	size := int(math.Ceil(float64(len(changes)) * float64(r.WavePercent) / 100))
+	// the pace is a share of every staged workload, applied ones included
+	size := int(math.Ceil(float64(len(r.Changes)) * float64(r.WavePercent) / 100))
 	for i := 0; i < len(changes); i += size {
 		w := Wave{Number: len(pl.Waves) + 1, Day: len(pl.Waves) + 1, Changes: changes[i:min(i+size, len(changes))]}
 		for _, c := range w.Changes {
@@ -187,7 +202,7 @@ func Stage(r Rollout) (*Plan, error) {
 		}
 		for _, wl := range a.Workloads {
 			if !seen[wl] && !slices.ContainsFunc(pl.Outside, func(o OutsideShare) bool { return o.Workload == wl }) {
-				why := cmp.Or(r.Outside[wl], "no patch is written for it")
+				why := cmp.Or(r.Applied[wl], r.Outside[wl], "no patch is written for it")
 				pl.Outside = append(pl.Outside, OutsideShare{Workload: wl, Cents: pl.shares[wl].cents, Why: why})
 			}
 		}

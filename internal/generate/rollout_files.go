@@ -20,7 +20,7 @@ func RolloutFiles(r Rollout) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(pl.Waves) == 0 {
+	if len(pl.Waves) == 0 && len(pl.Applied) == 0 {
 		return nil, nil
 	}
 	files := []File{{Path: "rollout/waves.md", Data: []byte(pl.markdown(r.WavePercent))}}
@@ -39,7 +39,9 @@ func RolloutFiles(r Rollout) ([]File, error) {
 	return files, nil
 }
 
-func (w Wave) dir() string { return fmt.Sprintf("rollout/wave-%02d", w.Number) }
+func (w Wave) dir() string { return "rollout/" + w.name() }
+
+func (w Wave) name() string { return fmt.Sprintf("wave-%02d", w.Number) }
 
 // usd writes cents as "$12,345.67".
 func usd(c int64) string {
@@ -66,6 +68,9 @@ func (pl *Plan) markdown(pct int) string {
 		n += len(w.Changes)
 	}
 	fmt.Fprintf(&b, "# Rollout: %d workloads in %d waves\n\n", n, len(pl.Waves))
+	if len(pl.Applied) > 0 {
+		fmt.Fprintf(&b, "%d more were applied before (--wave-history; see \"Applied before\"); the waves keep the pace of all %d.\n\n", len(pl.Applied), n+len(pl.Applied))
+	}
 	fmt.Fprintf(&b, "One wave a day, %d %% of the workloads per wave (--wave-percent; the seeds' pace is 10 %%), ordered %s.\n\n", pct, safestRule)
 	b.WriteString("Dollars are the savings ledger's (`gpuwise advise`), per month: the right-size and GPU-shape levers' actions, " +
 		"each action's saving split among its workloads in proportion to right-sizing's estimate of what each change frees " +
@@ -82,6 +87,13 @@ func (pl *Plan) markdown(pct int) string {
 	if len(pl.Outside) > 0 {
 		fmt.Fprintf(&b, "| not in a wave | | %d | %s |\n", len(pl.Outside), usd(outside))
 	}
+	if len(pl.Applied) > 0 {
+		var done int64
+		for _, o := range pl.Applied {
+			done += o.Cents
+		}
+		fmt.Fprintf(&b, "| applied before (--wave-history) | | %d | %s |\n", len(pl.Applied), usd(done))
+	}
 	fmt.Fprintf(&b, "| **total** | | | **%s** |\n\n", usd(pl.Total))
 	pl.actions(&b)
 	b.WriteString(betweenWaves)
@@ -97,6 +109,13 @@ func (pl *Plan) markdown(pct int) string {
 		for i, c := range w.Changes {
 			acts := strings.Join(pl.shares[c.Key].actions, ", ")
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Key, c.describe(), cmpOr(c.Risk, "not graded"), cmpOr(acts, "none"), usd(w.Cents[i]))
+		}
+	}
+	if len(pl.Applied) > 0 {
+		b.WriteString("\n## Applied before\n\nThe wave history (--wave-history) says these were applied and not rolled back; no new wave repeats them:\n\n")
+		b.WriteString("| workload | when | ledger $/month |\n|---|---|---:|\n")
+		for _, o := range pl.Applied {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", o.Workload, o.Why, usd(o.Cents))
 		}
 	}
 	if len(pl.Outside) > 0 {
@@ -187,17 +206,23 @@ func (w Wave) header(b *strings.Builder, waves int, what string) {
 	b.WriteString(scriptHead)
 	fmt.Fprintf(b, "# gpuwise rollout, wave %d of %d (day %d): %s\n", w.Number, waves, w.Day, what)
 	b.WriteString("# Runs from the output directory of `gpuwise generate resources -d DIR`; kubectl: $KUBECTL, default kubectl.\n")
+	if what != checkWhat {
+		b.WriteString("# Each patch is recorded in $GPUWISE_WAVE_HISTORY (default rollout/history.tsv): pass it to --wave-history.\n")
+	}
 }
+
+const checkWhat = "read-only checks before the next wave (exit 1 names each red flag); changes nothing"
 
 // apply.sh patches the wave's workloads with their patch files.
 func (w Wave) apply(waves int) string {
 	var b strings.Builder
 	w.header(&b, waves, fmt.Sprintf("apply the resource patches of %d workload(s); see rollout/waves.md", len(w.Changes)))
 	fmt.Fprintf(&b, "# Next: a day later, sh %s/check.sh; to undo, sh %s/rollback.sh.\n", w.dir(), w.dir())
-	b.WriteString("set -eu\ncd \"$(dirname \"$0\")/../..\"\nKUBECTL=${KUBECTL:-kubectl}\n")
+	b.WriteString("set -eu\ncd \"$(dirname \"$0\")/../..\"\nKUBECTL=${KUBECTL:-kubectl}\n" + historyHelpers)
 	for _, c := range w.Changes {
 		wl := c.Patch.Workload
 		fmt.Fprintf(&b, "\"$KUBECTL\" patch %s %s -n %s --type strategic --patch-file %s\n", wl.lowerKind(), wl.Name, wl.Namespace, c.Patch.path())
+		fmt.Fprintf(&b, "record %s %s %s\n", historyApplied, w.name(), c.Key)
 	}
 	return b.String()
 }
@@ -207,7 +232,7 @@ func (w Wave) apply(waves int) string {
 func (w Wave) rollback(waves int) (string, error) {
 	var b strings.Builder
 	w.header(&b, waves, "patch the wave's workloads back to the values the snapshot showed before it")
-	b.WriteString("set -eu\nKUBECTL=${KUBECTL:-kubectl}\n")
+	b.WriteString("set -eu\ncd \"$(dirname \"$0\")/../..\"\nKUBECTL=${KUBECTL:-kubectl}\n" + historyHelpers)
 	for _, c := range slices.Backward(w.Changes) {
 		body, err := json.Marshal(c.rollbackPatch())
 		if err != nil {
@@ -215,6 +240,7 @@ func (w Wave) rollback(waves int) (string, error) {
 		}
 		wl := c.Patch.Workload
 		fmt.Fprintf(&b, "\"$KUBECTL\" patch %s %s -n %s --type strategic -p '%s'\n", wl.lowerKind(), wl.Name, wl.Namespace, body)
+		fmt.Fprintf(&b, "record %s %s %s\n", historyRolledBack, w.name(), c.Key)
 	}
 	return b.String(), nil
 }
@@ -276,7 +302,7 @@ func restore(v int64, format func(int64) string) any {
 // the PromQL red flags over the last day. It exits 1 when any fires.
 func (w Wave) check(waves int) string {
 	var b strings.Builder
-	w.header(&b, waves, "read-only checks before the next wave (exit 1 names each red flag); changes nothing")
+	w.header(&b, waves, checkWhat)
 	b.WriteString("# With PROMETHEUS_URL set it also asks Prometheus (kube-state-metrics, cAdvisor, DCGM) about the last day.\n")
 	b.WriteString(checkPrelude)
 	for _, c := range w.Changes {

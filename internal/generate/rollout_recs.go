@@ -19,8 +19,9 @@ type RolloutLedger struct {
 // the rollout in waves of pct % of the patched workloads (RolloutFiles):
 // each change with the snapshot's values to roll back to, the ledger's
 // risk, and its share of the ledger's money, weighed by right-sizing's own
-// estimate of what it frees.
-func RecommendedRollout(r *rightsize.Result, counted map[string]string, led RolloutLedger, pct int) ([]File, []string, error) {
+// estimate of what it frees. applied (ParseWaveHistory) are the workloads
+// already applied, which no wave repeats.
+func RecommendedRollout(r *rightsize.Result, counted map[string]string, led RolloutLedger, pct int, applied map[string]string) ([]File, []string, error) {
 	patches, notes := resourcePatches(r, counted)
 	files, err := Patches(patches)
 	if err != nil {
@@ -28,7 +29,7 @@ func RecommendedRollout(r *rightsize.Result, counted map[string]string, led Roll
 	}
 	keys, outside := workloadKeys(r)
 	ix := indexRecs(r)
-	ro := Rollout{WavePercent: pct, TotalCents: led.TotalCents, Outside: map[string]string{}}
+	ro := Rollout{WavePercent: pct, TotalCents: led.TotalCents, Outside: map[string]string{}, Applied: applied}
 	staged := map[string]bool{}
 	for _, p := range patches {
 		key := keys[p.Workload]

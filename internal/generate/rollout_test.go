@@ -406,7 +406,7 @@ func TestRecommendedRollout(t *testing.T) {
 	t.Parallel()
 	led := RolloutLedger{TotalCents: 500, Risk: map[string]string{"ml/Deployment/chat": "medium"},
 		Actions: []LedgerAction{{ID: "A1", Cents: 500, Workloads: []string{"ml/Deployment/chat", "ml/Pod/debug"}}}}
-	files, notes, err := RecommendedRollout(recsFixture(), nil, led, 10)
+	files, notes, err := RecommendedRollout(recsFixture(), nil, led, 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,5 +445,69 @@ func TestFreesWeighsByLever(t *testing.T) {
 	}
 	if got := ix.frees("ml/Deployment/chat", true); got != 100 {
 		t.Errorf("shape weight %v, want the GPU rec's 100", got)
+	}
+}
+
+func TestParseWaveHistory(t *testing.T) {
+	t.Parallel()
+	good := "# gpuwise wave history\n" +
+		"2026-12-02T14:00:00Z\tapplied\twave-01\tns/Deployment/a\n" +
+		"2026-12-02T14:00:01Z\tapplied\twave-01\tns/CronJob/b\n\n" +
+		"2026-12-03T09:00:00Z\trolled-back\twave-01\tns/CronJob/b\n" +
+		"2026-12-03T10:00:00Z\tapplied\twave-02\tns/StatefulSet/c\r\n"
+	got, err := ParseWaveHistory("h.tsv", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"ns/Deployment/a":  "applied in wave-01 at 2026-12-02T14:00:00Z (wave history)",
+		"ns/StatefulSet/c": "applied in wave-02 at 2026-12-03T10:00:00Z (wave history)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("applied (-want +got):\n%s", diff)
+	}
+	bad := "2026-12-02T14:00:00Z\tapplied\twave-01\n" +
+		"yesterday\tapplied\twave-01\tns/Deployment/a\n" +
+		"2026-12-02T14:00:00Z\tdone\twave-01\tns/Deployment/a\n" +
+		"2026-12-02T14:00:00Z\tapplied\twave-01\ta\n"
+	_, err = ParseWaveHistory("h.tsv", []byte(bad))
+	for _, w := range []string{"h.tsv line 1: 3 tab-separated fields", "h.tsv line 2: time \"yesterday\"", "h.tsv line 3: event \"done\"", "h.tsv line 4: workload \"a\""} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v does not say %q", err, w)
+		}
+	}
+}
+
+// A wave history takes the workloads it says are applied out of the new
+// waves; the pace stays a share of every staged workload, and their ledger
+// cents still count toward the total.
+func TestStageSkipsAppliedWorkloads(t *testing.T) {
+	t.Parallel()
+	fleet := stagedFleet(10)
+	var all []string
+	for _, c := range fleet {
+		all = append(all, c.Key)
+	}
+	applied := map[string]string{all[0]: "applied in wave-01", all[1]: "applied in wave-01", all[2]: "applied in wave-02"}
+	pl, err := Stage(Rollout{WavePercent: 20, Changes: fleet, TotalCents: 1001, Applied: applied,
+		Actions: []LedgerAction{{ID: "A1", Cents: 1001, Workloads: all}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(all[3:], waveKeys(pl.Waves)); diff != "" {
+		t.Errorf("waves (-want +got):\n%s", diff)
+	}
+	if len(pl.Waves) != 4 || len(pl.Waves[0].Changes) != 2 {
+		t.Errorf("%d waves, the first of %d; want 4 of 2 (20 %% of 10)", len(pl.Waves), len(pl.Waves[0].Changes))
+	}
+	var sum int64
+	for _, w := range pl.Waves {
+		sum += w.Total()
+	}
+	for _, a := range pl.Applied {
+		sum += a.Cents
+	}
+	if len(pl.Applied) != 3 || sum != 1001 {
+		t.Errorf("applied %+v, waves and applied carry %d cents; want 3 and 1001", pl.Applied, sum)
 	}
 }

@@ -79,7 +79,7 @@ func TestRolloutWaveAndRollbackAgainstTheRealAPIServer(t *testing.T) {
 	}
 	led := generate.RolloutLedger{TotalCents: 4_001, Risk: map[string]string{ns + "/StatefulSet/chat": "medium"},
 		Actions: []generate.LedgerAction{{ID: "A1", Cents: 4_001, Workloads: []string{ns + "/Deployment/api", ns + "/CronJob/nightly"}}}}
-	files, _, err := generate.RecommendedRollout(recs, nil, led, 50)
+	files, _, err := generate.RecommendedRollout(recs, nil, led, 50, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +103,11 @@ func TestRolloutWaveAndRollbackAgainstTheRealAPIServer(t *testing.T) {
 		t.Errorf("CronJob after wave 1 (-want +got):\n%s", diff)
 	}
 
+	// apply.sh recorded its two workloads in the wave history.
+	if applied := waveHistory(t, dir); len(applied) != 2 || applied[ns+"/Deployment/api"] == "" || applied[ns+"/CronJob/nightly"] == "" {
+		t.Errorf("wave history after wave 1: %v, want api and nightly applied", applied)
+	}
+
 	// check.sh only reads: no red flag on objects without pods, and no
 	// object's spec changes (generation kept; controllers still write
 	// status).
@@ -124,6 +129,23 @@ func TestRolloutWaveAndRollbackAgainstTheRealAPIServer(t *testing.T) {
 	if diff := cmp.Diff(before, rolloutResources(ctx, t, cs, ns)); diff != "" {
 		t.Errorf("objects after the rollbacks (-before +after):\n%s", diff)
 	}
+	if applied := waveHistory(t, dir); len(applied) != 0 {
+		t.Errorf("wave history after the rollbacks: %v, want nothing applied", applied)
+	}
+}
+
+// waveHistory is what the scripts recorded under dir.
+func waveHistory(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "rollout", "history.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied, err := generate.ParseWaveHistory("history.tsv", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return applied
 }
 
 // script runs one generated script with the test cluster's kubeconfig
