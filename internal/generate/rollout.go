@@ -102,7 +102,7 @@ func (w Wave) Total() int64 {
 	return t
 }
 
-// Share is the ledger cents on one workload and the actions they come
+// share is the ledger cents on one workload and the actions they come
 // from.
 type share struct {
 	cents   int64
