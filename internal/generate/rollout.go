@@ -143,6 +143,53 @@ func CheckWavePercent(p int) error {
 // splits each ledger action's saving among its workloads. Every problem
 // is returned in one error.
 func Stage(r Rollout) (*Plan, error) {
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	pl := &Plan{Total: r.TotalCents, Actions: r.Actions, shares: shares(r)}
+	var changes []Staged
+	seen := map[string]bool{}
+	for _, c := range r.Changes {
+		seen[c.Key] = true
+		if why, done := r.Applied[c.Key]; done {
+			pl.Applied = append(pl.Applied, OutsideShare{Workload: c.Key, Cents: pl.shares[c.Key].cents, Why: why})
+			continue
+		}
+		changes = append(changes, c)
+	}
+	slices.SortStableFunc(changes, safestFirst)
+	// the pace is a share of every staged workload, applied ones included
+	size := int(math.Ceil(float64(len(r.Changes)) * float64(r.WavePercent) / 100))
+	for i := 0; i < len(changes); i += size {
+		w := Wave{Number: len(pl.Waves) + 1, Day: len(pl.Waves) + 1, Changes: changes[i:min(i+size, len(changes))]}
+		for _, c := range w.Changes {
+			w.Cents = append(w.Cents, pl.shares[c.Key].cents)
+		}
+		pl.Waves = append(pl.Waves, w)
+	}
+	pl.outside(r, seen)
+	return pl, nil
+}
+
+// outside adds the ledger's workloads that no change stages, and the
+// money of an action that names none, so that nothing of the total is
+// lost.
+func (pl *Plan) outside(r Rollout, seen map[string]bool) {
+	for _, a := range r.Actions {
+		if len(a.Workloads) == 0 && a.Cents != 0 {
+			pl.Outside = append(pl.Outside, OutsideShare{Workload: "(" + a.ID + ")", Cents: a.Cents, Why: "the ledger action names no workload"})
+		}
+		for _, wl := range a.Workloads {
+			if !seen[wl] && !slices.ContainsFunc(pl.Outside, func(o OutsideShare) bool { return o.Workload == wl }) {
+				why := cmp.Or(r.Applied[wl], r.Outside[wl], "no patch is written for it")
+				pl.Outside = append(pl.Outside, OutsideShare{Workload: wl, Cents: pl.shares[wl].cents, Why: why})
+			}
+		}
+	}
+}
+
+// check lists every problem of the rollout's input.
+func (r Rollout) check() error {
 	var p problems
 	if err := CheckWavePercent(r.WavePercent); err != nil {
 		p.errs = append(p.errs, err)
@@ -174,40 +221,7 @@ func Stage(r Rollout) (*Plan, error) {
 	if sum != r.TotalCents {
 		p.addf("rollout: the ledger actions save %d cents together, not the levers' total %d", sum, r.TotalCents)
 	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
-	pl := &Plan{Total: r.TotalCents, Actions: r.Actions, shares: shares(r)}
-	var changes []Staged
-	for _, c := range r.Changes {
-		if why, done := r.Applied[c.Key]; done {
-			pl.Applied = append(pl.Applied, OutsideShare{Workload: c.Key, Cents: pl.shares[c.Key].cents, Why: why})
-			continue
-		}
-		changes = append(changes, c)
-	}
-	slices.SortStableFunc(changes, safestFirst)
-	// the pace is a share of every staged workload, applied ones included
-	size := int(math.Ceil(float64(len(r.Changes)) * float64(r.WavePercent) / 100))
-	for i := 0; i < len(changes); i += size {
-		w := Wave{Number: len(pl.Waves) + 1, Day: len(pl.Waves) + 1, Changes: changes[i:min(i+size, len(changes))]}
-		for _, c := range w.Changes {
-			w.Cents = append(w.Cents, pl.shares[c.Key].cents)
-		}
-		pl.Waves = append(pl.Waves, w)
-	}
-	for _, a := range r.Actions {
-		if len(a.Workloads) == 0 && a.Cents != 0 {
-			pl.Outside = append(pl.Outside, OutsideShare{Workload: "(" + a.ID + ")", Cents: a.Cents, Why: "the ledger action names no workload"})
-		}
-		for _, wl := range a.Workloads {
-			if !seen[wl] && !slices.ContainsFunc(pl.Outside, func(o OutsideShare) bool { return o.Workload == wl }) {
-				why := cmp.Or(r.Applied[wl], r.Outside[wl], "no patch is written for it")
-				pl.Outside = append(pl.Outside, OutsideShare{Workload: wl, Cents: pl.shares[wl].cents, Why: why})
-			}
-		}
-	}
-	return pl, nil
+	return p.err()
 }
 
 // shares splits every action's cents among its workloads in proportion to
@@ -272,7 +286,7 @@ func SplitCents(total int64, weights []float64) []int64 {
 	return out
 }
 
-// safestFirst orders changes by the rule docs/generate.md states: the
+// safestFirst orders changes by the rule docs/recommendations.md states: the
 // ledger's risk (low, then medium or ungraded, then high), requests-only
 // changes before GPU shape swaps, the smaller largest relative change of
 // any value before the larger, then the workload's name.
