@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -119,14 +120,107 @@ func ledgerShapes(r *rightsize.Result, ls []*ledger.Ledger) (*rightsize.Result, 
 	return &out, notes
 }
 
-// GenerateResources writes one strategic-merge resource patch per
+// GenerateResources is GenerateResourcesPaced at the default pace
+// (generate.DefaultWavePercent).
+func (a *App) GenerateResources(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
+	return a.GenerateResourcesPaced(ctx, ResourcesRequest{RecommendRequest: req, WavePercent: generate.DefaultWavePercent})
+}
+
+// ResourcesRequest is `gpuwise generate resources`: the recommendations
+// and the pace of their rollout.
+type ResourcesRequest struct {
+	RecommendRequest
+	// WavePercent is the share of the patched workloads each wave of the
+	// rollout changes, 1–100.
+	WavePercent int
+	// WaveHistory is the history apply.sh and rollback.sh append to
+	// (rollout/history.tsv); empty means none. Workloads it says are
+	// applied go in no new wave.
+	WaveHistory string
+}
+
+// DefaultResourcesRequest is the seeds' pace: 10 % of the workloads a day.
+func DefaultResourcesRequest() ResourcesRequest {
+	return ResourcesRequest{WavePercent: generate.DefaultWavePercent}
+}
+
+// Validate lists every problem of the request, each naming its flag.
+func (r ResourcesRequest) Validate() error {
+	var p problems
+	r.Data.validate(&p)
+	p.add(generate.CheckWavePercent(r.WavePercent))
+	return p.err()
+}
+
+// GenerateResourcesPaced writes one strategic-merge resource patch per
 // right-sized workload, with the GPU shapes the savings ledger counts and
 // the ledger's account of each workload's change (ledgerCounted) as the
-// patch's money line.
-func (a *App) GenerateResources(ctx context.Context, req RecommendRequest) (*GenerateResult, error) {
-	return a.generateFromShapes(ctx, req, func(rr *RecommendResult, ls []*ledger.Ledger) ([]generate.File, []string, error) {
-		return generate.RecommendedResources(rr.Result, ledgerCounted(ls))
+// patch's money line, and the rollout of those patches in waves
+// (rollout/: waves.md and per wave apply.sh, check.sh, rollback.sh), the
+// waves carrying the right-size and shape levers' ledger dollars.
+func (a *App) GenerateResourcesPaced(ctx context.Context, req ResourcesRequest) (*GenerateResult, error) {
+	if err := generate.CheckWavePercent(req.WavePercent); err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	applied, err := readWaveHistory(req.WaveHistory)
+	if err != nil {
+		return nil, err
+	}
+	return a.generateFromShapes(ctx, req.RecommendRequest, func(rr *RecommendResult, ls []*ledger.Ledger) ([]generate.File, []string, error) {
+		return generate.RecommendedRollout(rr.Result, ledgerCounted(ls), rolloutLedger(ls), req.WavePercent, applied)
 	})
+}
+
+// readWaveHistory is the workloads the wave history at path says are
+// applied; none when path is empty.
+func readWaveHistory(path string) (map[string]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, withKind(Input, fmt.Errorf("--wave-history: %w", err))
+	}
+	applied, err := generate.ParseWaveHistory(path, data)
+	if err != nil {
+		return nil, withKind(Input, fmt.Errorf("--wave-history: %w", err))
+	}
+	return applied, nil
+}
+
+// rolloutLedger is the ledgers' right-size and shape actions, each
+// workload's highest risk among them, and the two levers' total.
+func rolloutLedger(ls []*ledger.Ledger) generate.RolloutLedger {
+	out := generate.RolloutLedger{Risk: map[string]string{}}
+	rank := map[string]int{}
+	for _, l := range ls {
+		for _, lr := range l.Levers {
+			if lr.Name == ledger.LeverRightsize || lr.Name == ledger.LeverShape {
+				out.TotalCents += int64(lr.Saving())
+			}
+		}
+		for i := range l.Actions {
+			act := &l.Actions[i]
+			if act.Lever != ledger.LeverRightsize && act.Lever != ledger.LeverShape {
+				continue
+			}
+			la := generate.LedgerAction{ID: act.ID, Title: act.Title, Cents: int64(act.Saving()), Shape: act.Lever == ledger.LeverShape}
+			if act.Saving() == 0 {
+				la.Note = "saves nothing on its own"
+				if by := realisedBy(l, act); by != "" {
+					la.Note += ", realised by " + by
+				}
+			}
+			for _, it := range act.Items {
+				la.Workloads = append(la.Workloads, it.Target)
+				if r, seen := rank[it.Target]; !seen || it.Risk.Rank() > r {
+					rank[it.Target], out.Risk[it.Target] = it.Risk.Rank(), string(it.Risk)
+				}
+			}
+			out.Actions = append(out.Actions, la)
+		}
+	}
+	return out
 }
 
 // ledgerCounted says, per workload, what the savings ledgers count for its
@@ -154,15 +248,9 @@ func ledgerCounted(ls []*ledger.Ledger) map[string]string {
 			if act.Saving() > 0 {
 				text = fmt.Sprintf("savings ledger: %s (%s) saves %s/month for its %d workload(s) together (gpuwise advise)", act.ID, act.Title, act.Saving(), len(act.Items))
 			} else {
-				var by []string
-				for j := range l.Actions {
-					if b := &l.Actions[j]; slices.Contains(b.Requires(), act.Key) {
-						by = append(by, fmt.Sprintf("%s (%s, %s/month)", b.ID, b.Title, b.Saving()))
-					}
-				}
 				text = fmt.Sprintf("savings ledger: %s (%s) saves nothing on its own", act.ID, act.Title)
-				if len(by) > 0 {
-					text += ", realised by " + strings.Join(by, ", ")
+				if by := realisedBy(l, act); by != "" {
+					text += ", realised by " + by
 				}
 				text += " (gpuwise advise)"
 			}
@@ -177,6 +265,18 @@ func ledgerCounted(ls []*ledger.Ledger) map[string]string {
 		}
 	}
 	return out
+}
+
+// realisedBy names the actions that need act done first, each with its
+// saving: the ones that turn it into money.
+func realisedBy(l *ledger.Ledger, act *ledger.Action) string {
+	var by []string
+	for j := range l.Actions {
+		if b := &l.Actions[j]; slices.Contains(b.Requires(), act.Key) {
+			by = append(by, fmt.Sprintf("%s (%s, %s/month)", b.ID, b.Title, b.Saving()))
+		}
+	}
+	return strings.Join(by, ", ")
 }
 
 // GenerateVPA writes one recommendation-only VPA per right-sized workload

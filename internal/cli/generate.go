@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gpuwise/gpuwise/internal/app"
+	"github.com/gpuwise/gpuwise/internal/generate"
 )
 
 func newGenerateCmd(e *env) *cobra.Command {
@@ -23,7 +24,7 @@ func newGenerateCmd(e *env) *cobra.Command {
 		RunE: helpOrUnknown,
 	}
 	gen.AddCommand(
-		newGenerateRecsCmd(e, "resources", "Strategic-merge patches of CPU, memory and GPU resources per workload", (*app.App).GenerateResources),
+		newGenerateResourcesCmd(e),
 		newGenerateRecsCmd(e, "vpa", `VerticalPodAutoscaler objects in updateMode "Off" for the right-sized workloads`, (*app.App).GenerateVPA),
 		newGenerateRecsCmd(e, "timeslicing", "Device-plugin time-slicing ConfigMap and node label commands for dev GPUs", (*app.App).GenerateTimeSlicing),
 		newGeneratePlanCmd(e, "mig", "mig-parted ConfigMap (config.yaml) and nvidia.com/mig.config label commands: the plan's MIG layouts", (*app.App).GenerateMIG),
@@ -39,6 +40,33 @@ const dirUsage = "write one file per artefact under this directory (default: a Y
 func newGenerateRecsCmd(e *env, use, short string, gen func(*app.App, context.Context, app.RecommendRequest) (*app.GenerateResult, error)) *cobra.Command {
 	o := &recommendFlags{}
 	return generateCmd(e, use+" "+dataUsage, short, o.register, o.request, gen)
+}
+
+// resourcesFlags are `generate resources`' flags: the recommendations'
+// and the rollout's pace.
+type resourcesFlags struct {
+	recommendFlags
+	wavePercent int
+	waveHistory string
+}
+
+func (f *resourcesFlags) register(fs *pflag.FlagSet) {
+	f.recommendFlags.register(fs)
+	fs.IntVar(&f.wavePercent, "wave-percent", generate.DefaultWavePercent,
+		"share of the patched workloads each rollout wave changes, 1-100 (one wave a day; rollout/waves.md)")
+	fs.StringVar(&f.waveHistory, "wave-history", "",
+		"the rollout history apply.sh and rollback.sh append to (rollout/history.tsv): workloads applied there go in no new wave")
+}
+
+func (f *resourcesFlags) request(p *flagProblems) app.ResourcesRequest {
+	return app.ResourcesRequest{RecommendRequest: f.recommendFlags.request(p), WavePercent: f.wavePercent, WaveHistory: f.waveHistory}
+}
+
+func newGenerateResourcesCmd(e *env) *cobra.Command {
+	o := &resourcesFlags{}
+	return generateCmd(e, "resources "+dataUsage,
+		"Strategic-merge patches of CPU, memory and GPU resources per workload, rolled out in waves",
+		o.register, o.request, (*app.App).GenerateResourcesPaced)
 }
 
 // dataUsage is the source part of a generate subcommand's usage line.

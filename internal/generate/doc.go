@@ -26,6 +26,12 @@
 // under a directory, so the "kubectl … -f PATH" commands in the headers work
 // from that directory).
 //
+// rollout.go stages resource patches in waves (Stage: safest first, a
+// share of the workloads per wave, the savings ledger's cents split among
+// them exactly), rollout_files.go writes rollout/waves.md and each wave's
+// apply.sh, check.sh (read-only) and rollback.sh (the snapshot's values),
+// and rollout_recs.go builds the stages from right-sizing results.
+//
 // capacity.go, autoscaling.go, hpa.go, nodepool.go and spot.go write the
 // capacity levers' artefacts: KEDA ScaledObjects or autoscaling/v2 HPAs for
 // GPU services, Karpenter NodePools per GPU model, and spot placements;
