@@ -1,6 +1,9 @@
 package cluster
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Controls are the objects that steer the cluster's workloads and nodes
 // from outside them: autoscalers (HorizontalPodAutoscalers, KEDA
@@ -12,7 +15,11 @@ import "sort"
 // is not there was not served or not readable (Snapshot.Partial says
 // which), so its absence from the lists says nothing.
 type Controls struct {
-	Read        []string           `json:"read"`
+	Read []string `json:"read"`
+	// NotServed are the resources the API does not serve (their CRD is
+	// not installed): none of them exists, which is known, unlike a
+	// resource whose listing was forbidden (in neither list).
+	NotServed   []string           `json:"not_served,omitempty"`
 	Autoscalers []Autoscaler       `json:"autoscalers,omitempty"`
 	NodePools   []NodePool         `json:"node_pools,omitempty"`
 	Policies    []AdmissionPolicy  `json:"admission_policies,omitempty"`
@@ -114,6 +121,12 @@ type AdmissionBinding struct {
 	Actions []string `json:"actions,omitempty"`
 }
 
+// Knows reports whether the source knows every object of resource: it
+// listed them, or the API does not serve the resource at all.
+func (c *Controls) Knows(resource string) bool {
+	return c.Reads(resource) || c != nil && slices.Contains(c.NotServed, resource)
+}
+
 // Reads reports whether the source listed resource.
 func (c *Controls) Reads(resource string) bool {
 	if c == nil {
@@ -130,6 +143,7 @@ func (c *Controls) Reads(resource string) bool {
 // Sort orders every list by its key, so that a snapshot is deterministic.
 func (c *Controls) Sort() {
 	sort.Strings(c.Read)
+	sort.Strings(c.NotServed)
 	sort.Slice(c.Autoscalers, func(i, j int) bool {
 		a, b := &c.Autoscalers[i], &c.Autoscalers[j]
 		if a.Namespace != b.Namespace {

@@ -38,8 +38,9 @@ type controlStep struct {
 
 // listControls reads the autoscalers, NodePools and admission policies.
 // A resource that is not served (its CRD not installed, or no dynamic
-// client for custom resources) is absent from Read; one whose listing is
-// forbidden is a partial note; any other failure is an error.
+// client for custom resources) is absent from Read, and in NotServed when
+// the API said so (none exists); one whose listing is forbidden is a
+// partial note; any other failure is an error.
 func (c *Client) listControls(ctx context.Context, o *objects) error {
 	ctl := &cluster.Controls{}
 	for _, s := range c.controlSteps(ctl) {
@@ -48,13 +49,14 @@ func (c *Client) listControls(ctx context.Context, o *objects) error {
 		case err == nil:
 			ctl.Read = append(ctl.Read, s.resource)
 		case apierrors.IsNotFound(err):
+			ctl.NotServed = append(ctl.NotServed, s.resource)
 		case apierrors.IsForbidden(err):
 			o.partial = append(o.partial, fmt.Sprintf("listing %s is forbidden (grant list on it, see docs/rbac.md): %s", s.resource, s.lost))
 		default:
 			return classify(err, "list", s.resource, c.Server)
 		}
 	}
-	if len(ctl.Read) > 0 {
+	if len(ctl.Read) > 0 || len(ctl.NotServed) > 0 {
 		ctl.Sort()
 		o.controls = ctl
 	}

@@ -124,6 +124,9 @@ func TestSnapshotControlsNotServedOrForbidden(t *testing.T) {
 	if s.Controls.Reads(cluster.ResourceScaledObject) || s.Controls.Reads(cluster.ResourceNodePool) || !s.Controls.Reads(cluster.ResourceVPA) || !s.Controls.Reads(cluster.ResourceHPA) {
 		t.Errorf("read %v: want neither ScaledObjects (not served) nor NodePools (forbidden), the rest", s.Controls.Read)
 	}
+	if !s.Controls.Knows(cluster.ResourceScaledObject) || s.Controls.Knows(cluster.ResourceNodePool) {
+		t.Errorf("not served %v: want ScaledObjects known absent (not served), NodePools unknown (forbidden)", s.Controls.NotServed)
+	}
 	if len(s.Partial) != 1 || !strings.Contains(s.Partial[0], "listing nodepools.karpenter.sh is forbidden") {
 		t.Errorf("partial %q, want the forbidden NodePools named", s.Partial)
 	}

@@ -3,7 +3,8 @@ package snapshot
 import "github.com/gpuwise/gpuwise/internal/cluster"
 
 // Version 7 ends the header, after the Kueue section, with the controls
-// section: a presence byte, then the resources read (a string list), the
+// section: a presence byte, then the resources read and those not served
+// (two string lists), the
 // autoscalers, NodePools, admission policies and bindings, each a count
 // and its items in declaration order.
 
@@ -14,6 +15,7 @@ func (e *encoder) controls(c *cluster.Controls) {
 	}
 	e.byte(1)
 	e.strList(c.Read)
+	e.strList(c.NotServed)
 	e.uvarint(uint64(len(c.Autoscalers)))
 	for i := range c.Autoscalers {
 		a := &c.Autoscalers[i]
@@ -78,7 +80,7 @@ func (d *decoder) controls() *cluster.Controls {
 	if d.byte() == 0 || d.err != nil {
 		return nil
 	}
-	c := &cluster.Controls{Read: d.strs("controls read")}
+	c := &cluster.Controls{Read: d.strs("controls read"), NotServed: d.strs("controls not served")}
 	if n := d.count("autoscalers"); n > 0 {
 		c.Autoscalers = make([]cluster.Autoscaler, n)
 		for i := range c.Autoscalers {

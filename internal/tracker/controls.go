@@ -210,8 +210,11 @@ func (v *view) checkAdmission(t *Target) (applied bool, seen string, known bool)
 
 // checkVPA: a VerticalPodAutoscaler targets the workload.
 func (v *view) checkVPA(t *Target) (applied bool, seen string, known bool) {
+	if !v.controls.Knows(cluster.ResourceVPA) {
+		return false, "the snapshot holds no VPAs (listing them was forbidden, or the snapshot was not collected from the Kubernetes API)", false
+	}
 	if !v.controls.Reads(cluster.ResourceVPA) {
-		return false, "the snapshot holds no VPAs (the VPA CRD not served, or not collected from the Kubernetes API)", false
+		return false, "the API serves no VerticalPodAutoscaler (the VPA CRD is not installed)", true
 	}
 	for _, a := range v.controls.Autoscalers {
 		if a.Kind == cluster.KindVPA && a.Workload() == t.Name {
@@ -253,10 +256,11 @@ func (v *view) scalerOf(workload string) *cluster.Autoscaler {
 	return nil
 }
 
-// readsScalers: the snapshot listed HPAs and ScaledObjects, so a workload
-// with neither has no autoscaler object.
+// readsScalers: the snapshot knows every HPA and ScaledObject (listed, or
+// KEDA not installed), so a workload with neither has no autoscaler
+// object.
 func (v *view) readsScalers() bool {
-	return v.controls.Reads(cluster.ResourceHPA) && v.controls.Reads(cluster.ResourceScaledObject)
+	return v.controls.Knows(cluster.ResourceHPA) && v.controls.Knows(cluster.ResourceScaledObject)
 }
 
 // nodePoolOf is a Karpenter NodePool for the pool's nodes: one whose nodes

@@ -104,13 +104,22 @@ func TestAutoscalingWithoutControlsFallsBackToTheEffect(t *testing.T) {
 	if !strings.Contains(a.Detection, "no hourly series") {
 		t.Errorf("detection %q", a.Detection)
 	}
-	// HPAs read but not ScaledObjects (KEDA not installed): an HPA counts,
-	// the others (a ScaledObject could target them) are left out of the
-	// count, as any target the snapshot cannot tell.
+	// HPAs read but not ScaledObjects (their listing forbidden): an HPA
+	// counts, the others (a ScaledObject could target them) are left out
+	// of the count, as any target the snapshot cannot tell.
 	observeSnap(t, p, owned(t, 1, scalers([]string{cluster.ResourceHPA}, hpa("batch", "l-0", "l-0"))), l)
 	wantCount(t, "HPAs only", a, Applied, 1, 1)
 	if !strings.Contains(a.Targets[1].Seen, "no hourly series") {
 		t.Errorf("l-1 seen %q, want it to say the snapshot cannot tell", a.Targets[1].Seen)
+	}
+	// KEDA not installed (the API does not serve ScaledObjects): none can
+	// target the others, so they count as not applied: 1 of 3.
+	noKEDA := scalers([]string{cluster.ResourceHPA}, hpa("batch", "l-0", "l-0"))
+	noKEDA.NotServed = []string{cluster.ResourceScaledObject}
+	observeSnap(t, p, owned(t, 2, noKEDA), l)
+	wantCount(t, "HPAs, KEDA not installed", a, Partly, 1, 3)
+	if !strings.Contains(a.Targets[1].Seen, "no HorizontalPodAutoscaler or ScaledObject targets it") {
+		t.Errorf("l-1 seen %q, want it to say no autoscaler targets it", a.Targets[1].Seen)
 	}
 }
 
