@@ -92,6 +92,11 @@ type WorkloadHours struct {
 	// the workload's hours; a counter without a model name counts in the
 	// workload's totals only.
 	Models []ModelHours `json:"models,omitempty"`
+	// Latency is the servers' request latency histogram hour by hour
+	// (vLLM vllm:e2e_request_latency_seconds, TGI tgi_request_duration);
+	// nil when the source had none (Triton exposes only cumulative
+	// durations, a mean: docs/serving-metrics.md).
+	Latency *LatencyHours `json:"latency,omitempty"`
 }
 
 // ModelHours is one model name's requests and generated tokens within a
