@@ -140,10 +140,11 @@ func bigHeader() []byte {
 	e.uvarint(1e9 + 1)
 	e.uvarint(1)
 	e.uvarint(1)
-	e.byte(0)    // no hourly series (version 3)
-	e.uvarint(0) // unknown facts: nil (version 5)
-	e.byte(0)    // no DRA section (version 5)
-	e.byte(0)    // no Kueue section (version 6)
+	e.byte(0)          // no hourly series (version 3)
+	e.uvarint(0)       // unknown facts: nil (version 5)
+	e.byte(0)          // no DRA section (version 5)
+	e.byte(0)          // no Kueue section (version 6)
+	e.uvarint(Version) // the version again (version 7)
 	return e.payload()
 }
 

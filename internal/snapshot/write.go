@@ -91,6 +91,10 @@ func headerPayload(e *encoder, s *cluster.Snapshot) {
 	}
 	e.dra(s.DRA)
 	e.kueue(s.Kueue)
+	// Version 7 ends the header with the version again: the file's
+	// leading version lies outside every frame's CRC, and a flip of it
+	// to an older version that reads the rest alike would go unnoticed.
+	e.uvarint(Version)
 }
 
 func nodesPayload(e *encoder, nodes []cluster.Node, k int) {
