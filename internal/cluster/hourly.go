@@ -26,6 +26,9 @@ const DefaultIdleThreshold = 0.10
 const (
 	ServerVLLM   = "vllm"
 	ServerTriton = "triton"
+	// ServerTGI is Hugging Face Text Generation Inference, of which only
+	// the latency histogram (tgi_request_duration) is read.
+	ServerTGI = "tgi"
 )
 
 // WorkloadHours is one GPU workload's hour-by-hour series, sparse in time:

@@ -248,3 +248,94 @@ func HistogramQuantile(q float64, bounds []float64, counts []float64) float64 {
 	}
 	return bounds[len(bounds)-1]
 }
+
+// latSums are a workload's latency histogram sums on the absolute hour
+// axis (HourSums): per hour [lo, lo+n), the bucket counts then the
+// seconds of samples (or bins) that measured it, B+1 values an hour.
+type latSums struct {
+	metric string
+	bounds []float64
+	lo     int64
+	n      int
+	rows   []float64
+}
+
+func (l *latSums) width() int { return len(l.bounds) + 2 }
+
+// sums packs the accumulator's hours with any measurement; nil when none.
+func (l *latencyAcc) sums(base int64) *latSums {
+	if l == nil || l.seen == nil {
+		return nil
+	}
+	lo, hi := len(l.seen), 0
+	for h, s := range l.seen {
+		if s > 0 {
+			lo, hi = min(lo, h), max(hi, h+1)
+		}
+	}
+	if lo >= hi {
+		return nil
+	}
+	out := &latSums{metric: l.metric, bounds: l.bounds, lo: base + int64(lo), n: hi - lo}
+	w := out.width()
+	out.rows = make([]float64, out.n*w)
+	for h := lo; h < hi; h++ {
+		row := out.rows[(h-lo)*w : (h-lo+1)*w]
+		for j, c := range l.counts {
+			if c != nil {
+				row[j] = c[h]
+			}
+		}
+		row[w-1] = l.seen[h]
+	}
+	return out
+}
+
+// mergeLat returns a and b added (neither changed); a histogram of
+// another metric or other bounds than a's is left out, as a builder
+// would (the first wins).
+func mergeLat(a, b *latSums) *latSums {
+	switch {
+	case b == nil && a == nil:
+		return nil
+	case b == nil:
+		return mergeLat(nil, a)
+	case a == nil:
+		c := *b
+		c.rows = slices.Clone(b.rows)
+		return &c
+	case a.metric != b.metric || !slices.Equal(a.bounds, b.bounds):
+		return mergeLat(nil, a)
+	}
+	lo, hi := min(a.lo, b.lo), max(a.lo+int64(a.n), b.lo+int64(b.n))
+	out := &latSums{metric: a.metric, bounds: a.bounds, lo: lo, n: int(hi - lo)}
+	w := out.width()
+	out.rows = make([]float64, out.n*w)
+	for _, s := range []*latSums{a, b} {
+		off := int(s.lo-lo) * w
+		for i, v := range s.rows {
+			out.rows[off+i] += v
+		}
+	}
+	return out
+}
+
+// place puts the sums of the hours of b's window into the accumulator.
+func (l *latSums) place(a *HourlyAcc, base int64) {
+	if l == nil {
+		return
+	}
+	acc, _ := a.latency(l.metric, l.bounds)
+	w := l.width()
+	for i := range l.n {
+		h := l.lo + int64(i) - base
+		if h < 0 || h >= int64(a.b.hours) {
+			continue
+		}
+		row := l.rows[i*w : (i+1)*w]
+		for j := range acc.counts {
+			a.alloc(&acc.counts[j])[h] = row[j]
+		}
+		a.alloc(&acc.seen)[h] = row[w-1]
+	}
+}
