@@ -66,6 +66,15 @@ func latencyHist(scale float64) *cluster.LatencyHours {
 	return l
 }
 
+// onlyAfter blanks the histogram's hours before hour 24 (no data, not
+// zero).
+func onlyAfter(l *cluster.LatencyHours) *cluster.LatencyHours {
+	for i := range 24 * l.Buckets() {
+		l.Counts[i] = float32(math.NaN())
+	}
+	return l
+}
+
 // spotNodes are n spot nodes interrupted within hour 30.
 func spotNodes(n int) []cluster.Node {
 	var out []cluster.Node
@@ -125,6 +134,8 @@ func TestRedFlagsFireOnTheirBackfire(t *testing.T) {
 			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM, Latency: latencyHist(1.06)}, want: Clear, wantDetail: "p50"},
 		{name: "right-sized: latency +6 %, over 5 %", kind: lever.KindResize, flag: FlagLatencyUp,
 			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM, Latency: latencyHist(1.06)}, want: Firing, wantDetail: "p95"},
+		{name: "latency measured only since the change", kind: lever.KindResize, flag: FlagLatencyUp,
+			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM, Latency: onlyAfter(latencyHist(1))}, want: NoData, wantDetail: "no requests on one side"},
 		{name: "right-sized: latency as before", kind: lever.KindResize, flag: FlagLatencyUp,
 			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM, Latency: latencyHist(1)}, want: Clear, wantDetail: "(+0.0 %)"},
 		{name: "MIG instances left unused", kind: lever.KindMIG, flag: FlagCostUp, nodes: []cluster.Node{mig},
