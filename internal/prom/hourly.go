@@ -327,6 +327,7 @@ func hourlyOf(s *cluster.Snapshot, a assembly, keepSums bool) (*cluster.Hourly, 
 					cum[j] = l.within(cum[j])
 				}
 				acc.AddLatencyBins(h.latMetric, bounds, cum)
+				seen.latency = true
 			}
 			seen.serving = true
 		}
@@ -400,6 +401,7 @@ type seenSeries struct {
 	measured, pcie, nvlink bool
 	cpuLimited, cfs, oom   bool
 	gpuContainers, serving bool
+	latency                bool
 }
 
 func (sn *seenSeries) holdings(acc *cluster.HourlyAcc, p *cluster.Pod, u *gpuUsage, ix *cluster.Index, l life) {
@@ -473,5 +475,7 @@ func (sn *seenSeries) notes() []string {
 	if !sn.serving {
 		out = append(out, "hourly series: no vLLM (vllm:request_success_total, vllm:num_requests_waiting) or Triton (nv_inference_request_success, nv_inference_queue_duration_us) series for GPU workloads: no request, token or queue counts")
 	}
+	add(sn.serving && !sn.latency, "vllm:e2e_request_latency_seconds_bucket or tgi_request_duration_bucket",
+		"no serving latency histograms, so the latency red flag has no data (Triton exposes only cumulative durations, a mean)")
 	return out
 }

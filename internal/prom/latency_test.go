@@ -3,6 +3,7 @@ package prom
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpuwise/gpuwise/internal/prom/promtest"
@@ -67,5 +68,40 @@ func TestLatencyBucketsSurviveACounterReset(t *testing.T) {
 	t.Logf("%d bucket counters reset, %d histograms compared", reset, compared)
 	if compared == 0 {
 		t.Error("no latency histogram compared")
+	}
+}
+
+// Without the bucket series the serving counts stay and the histograms
+// are absent (nil, not zeros), and a note says what the flag loses.
+func TestLatencyAbsentIsNilWithANote(t *testing.T) {
+	t.Parallel()
+	h, err := simulated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := promtest.New(t, h.series)
+	srv.Edit(promtest.Drop("vllm:e2e_request_latency_seconds_bucket"))
+	opts := testOptions(srv.URL, ReadRemote)
+	opts.Window = h.truth.Window
+	got, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	serving := 0
+	for _, w := range got.Hourly.Workloads {
+		if w.Latency != nil {
+			t.Errorf("%s: a latency histogram without its series", w.Workload)
+		}
+		if w.Server == "vllm" && w.Requests != nil {
+			serving++
+		}
+	}
+	if serving == 0 {
+		t.Error("no vLLM workload kept its request counts")
+	}
+	if !slices.ContainsFunc(got.Notes, func(n string) bool {
+		return strings.Contains(n, "vllm:e2e_request_latency_seconds_bucket") && strings.Contains(n, "latency red flag has no data")
+	}) {
+		t.Errorf("no note on the missing histograms: %q", got.Notes)
 	}
 }
