@@ -107,7 +107,7 @@ var (
 		"A red flag watched after an applied action of the tracked plan (docs/progress.md \"Red flags\"): 1 firing, 0 ok; flag is low_utilization_after_mig, oom_kills_up, spot_interruptions, latency_up or cost_up, action the tracked id it blames. Flags the data cannot check have no sample here (gpuwise_plan_red_flag_unwatched).",
 		[]string{"action", "lever", "flag"}, "one per watched flag of each applied action"}
 	PlanRedFlagUnwatched = Metric{"gpuwise_plan_red_flag_unwatched", gauge,
-		"1 for a red flag of an applied action that the data cannot check (latency_up: no serving latency histograms; a flag without its series): watched by no one, said so rather than passed.",
+		"1 for a red flag of an applied action that the data cannot check (latency_up: none of its workloads has a vLLM or TGI latency histogram; a flag without its series): watched by no one, said so rather than passed.",
 		[]string{"action", "lever", "flag"}, "one per unwatched flag"}
 	PlanChange = Metric{"gpuwise_plan_spend_change_usd_per_month", gauge,
 		"The cluster's run-rate on the baseline's window minus on the latest window of the same length (the applied actions' share plus the rest, docs/progress.md); no sample until both windows are in the history.",
