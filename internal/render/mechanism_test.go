@@ -1,12 +1,13 @@
 package render
 
 import (
+	"encoding/csv"
 	"strings"
 	"testing"
 )
 
 // Every grouping's cost table, in every human format, has the allocation
-// mechanism column (each row's mechanisms, the total's every row's), but
+// mechanism column (and CSV its mechanisms column) (each row's mechanisms, the total's every row's), but
 // the report by mechanism, whose keys say it, and a report whose rows
 // name none.
 func TestCostTablesShowTheMechanism(t *testing.T) {
@@ -32,6 +33,15 @@ func TestCostTablesShowTheMechanism(t *testing.T) {
 		if out := render(t, r, f, Options{}); strings.Contains(strings.ToUpper(out), strings.ToUpper(viaTitle)) {
 			t.Errorf("%s by mechanism repeats its keys in a %q column", f, viaTitle)
 		}
+	}
+	// CSV: the last column, every grouping.
+	r.By = "namespace"
+	records, err := csv.NewReader(strings.NewReader(render(t, r, CSV, Options{}))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := len(records[0]) - 1; records[0][last] != "mechanisms" || records[1][last] != "device-plugin+kueue-admitted" || records[3][last] != "" {
+		t.Errorf("CSV mechanisms column: header %q, rows %q, %q", records[0][last], records[1][last], records[3][last])
 	}
 	if out := render(t, sampleReport(), Table, Options{}); strings.Contains(out, strings.ToUpper(viaTitle)) {
 		t.Errorf("a report whose rows name no mechanism has a %q column", viaTitle)
