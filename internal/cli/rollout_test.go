@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +19,8 @@ func TestGenerateResourcesRefusesABadWavePercent(t *testing.T) {
 	}
 }
 
-// --wave-percent sets the waves' size: 50 % of the demo's 41 patched
-// workloads is two waves of 21 and 20, and -d writes each wave's three
+// --wave-percent sets the waves' size: 50 % of the demo's patched
+// workloads (50) is two waves, the first rounded up, and -d writes each wave's three
 // scripts beside the patches they apply.
 func TestGenerateResourcesWavesUnderDir(t *testing.T) {
 	dir := t.TempDir()
@@ -38,8 +39,13 @@ func TestGenerateResourcesWavesUnderDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "| 1 | 1 | 21 |") || !strings.Contains(string(md), "| 2 | 2 | 20 |") {
-		t.Errorf("waves.md does not split 41 workloads 21 + 20:\n%.600s", md)
+	var n int
+	if _, err := fmt.Sscanf(string(md), "# Rollout: %d workloads in 2 waves", &n); err != nil || n < 2 {
+		t.Fatalf("waves.md does not start with the workloads in 2 waves (%v):\n%.300s", err, md)
+	}
+	first := (n + 1) / 2
+	if !strings.Contains(string(md), fmt.Sprintf("| 1 | 1 | %d |", first)) || !strings.Contains(string(md), fmt.Sprintf("| 2 | 2 | %d |", n-first)) {
+		t.Errorf("waves.md does not split %d workloads %d + %d:\n%.600s", n, first, n-first, md)
 	}
 	apply, err := os.ReadFile(filepath.Join(dir, "rollout", "wave-01", "apply.sh"))
 	if err != nil {
