@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,7 +32,7 @@ current-context: ctx
 
 // apiServer answers every request with status and body, or, with status
 // 200, empty lists of whatever was asked for; as a cluster without Kueue,
-// 404 for kueue.x-k8s.io.
+// KEDA, the VPA, Karpenter or Kyverno, 404 for their API groups.
 func apiServer(t *testing.T, status int, body string) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -41,7 +42,8 @@ func apiServer(t *testing.T, status int, body string) *httptest.Server {
 			fmt.Fprint(w, body)
 			return
 		}
-		if strings.HasPrefix(r.URL.Path, "/apis/kueue.x-k8s.io/") {
+		if slices.ContainsFunc([]string{"kueue.x-k8s.io", "keda.sh", "autoscaling.k8s.io", "karpenter.sh", "policies.kyverno.io", "kyverno.io"},
+			func(g string) bool { return strings.HasPrefix(r.URL.Path, "/apis/"+g+"/") }) {
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
 			return

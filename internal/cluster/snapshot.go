@@ -37,6 +37,10 @@ type Snapshot struct {
 	// Kueue is the cluster's Kueue queues, flavors and GPU workloads; nil
 	// when the source read none (no kueue.x-k8s.io API, Prometheus).
 	Kueue *KueueInfo `json:"kueue,omitempty"`
+	// Controls are the cluster's autoscalers, Karpenter NodePools and
+	// admission policies; nil when the source read none (Prometheus, a
+	// demo, an older snapshot file).
+	Controls *Controls `json:"controls,omitempty"`
 }
 
 // Facts a source may be unable to read (Snapshot.Unknown).

@@ -58,6 +58,7 @@ func buildSticky(o *objects, now time.Time, window time.Duration, prev map[strin
 	if o.kueue != nil {
 		s.Kueue = kueueBuild(s, o.kueue, o.ctrl)
 	}
+	s.Controls = o.controls
 	s.Partial = append(s.Partial, o.partial...)
 	s.Notes = append(s.Notes, assignSticky(s.Pods, o.pools, prev, reserved)...)
 	s.Notes = append(s.Notes, hamiAsks(s)...)

@@ -38,7 +38,9 @@ func kueueObj(t *testing.T, kind string, obj any) *unstructured.Unstructured {
 func kueueDynamic(t *testing.T, objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	lists := map[schema.GroupVersionResource]string{
 		kueueClusterQueues: "ClusterQueueList", kueueLocalQueues: "LocalQueueList", kueueFlavors: "ResourceFlavorList",
-		kueueCohorts: "CohortList", kueueWorkloads: "WorkloadList"}
+		kueueCohorts: "CohortList", kueueWorkloads: "WorkloadList",
+		kedaScaledObjects: "ScaledObjectList", vpaObjects: "VerticalPodAutoscalerList", karpenterPools: "NodePoolList",
+		kyvernoVPolicies: "ValidatingPolicyList", kyvernoCPolicies: "ClusterPolicyList"}
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, objs...)
 }
 

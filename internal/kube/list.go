@@ -40,6 +40,9 @@ type objects struct {
 	// ctrl maps a pod ("namespace/name") with a controller to its
 	// controllers' UIDs (owners.controllers), for Kueue's workloads.
 	ctrl map[string][]string
+	// controls are the autoscalers, NodePools and admission policies; nil
+	// when none of their resources was read (the watcher reads none).
+	controls *cluster.Controls
 }
 
 // page is what one list response says about the list: its continue
@@ -100,6 +103,9 @@ func (c *Client) list(ctx context.Context, now time.Time) (*objects, error) {
 		}
 	}
 	if err := c.listDRA(ctx, o); err != nil {
+		return nil, err
+	}
+	if err := c.listControls(ctx, o); err != nil {
 		return nil, err
 	}
 	if c.Dynamic != nil {

@@ -47,7 +47,9 @@ func TestListReportsPages(t *testing.T) {
 	}
 	want := []call{{"listing nodes", 0, 0}, {"listing replicasets.apps", 0, 0}, {"listing jobs.batch", 0, 0},
 		{"listing pods", 2, 4}, {"listing pods", 3, 0},
-		{"listing resourceslices", 0, 0}, {"listing deviceclasses", 0, 0}, {"listing resourceclaims", 0, 0}, {"listing resourceclaimtemplates", 0, 0}}
+		{"listing resourceslices", 0, 0}, {"listing deviceclasses", 0, 0}, {"listing resourceclaims", 0, 0}, {"listing resourceclaimtemplates", 0, 0},
+		{"listing horizontalpodautoscalers.autoscaling", 0, 0}, {"listing validatingadmissionpolicies.admissionregistration.k8s.io", 0, 0},
+		{"listing validatingadmissionpolicybindings.admissionregistration.k8s.io", 0, 0}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}

@@ -231,3 +231,60 @@ func TestVersion5StillReads(t *testing.T) {
 		t.Errorf("version 5 -> 6 changed the report (-v5 +v6):\n%s", diff)
 	}
 }
+
+// v6Fixture is a version 6 file: testdata/demo-6h.v5.snap read and written
+// by main at bc5f088 with a Kueue section added (one ClusterQueue, one
+// LocalQueue): before the controls joined the format.
+const v6Fixture = "testdata/demo-6h.v6.snap"
+
+// TestVersion6StillReads: a version 6 file reads (no controls section: it
+// has none), with its hourly series and Kueue section as written, and
+// written again as version 7 reads back to the same snapshot and report.
+func TestVersion6StillReads(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(v6Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := binary.Uvarint(data[len(Kind):]); v != 6 {
+		t.Fatalf("%s is version %d, want 6", v6Fixture, v)
+	}
+	old := mustRead(t, data)
+	if old.Hourly == nil || len(old.Pods) == 0 || old.Controls != nil {
+		t.Fatalf("version 6 read: hourly %v, %d pods, controls %v", old.Hourly != nil, len(old.Pods), old.Controls)
+	}
+	if old.Kueue == nil || len(old.Kueue.ClusterQueues) != 1 || old.Kueue.ClusterQueues[0].Quotas[0].Nominal != 8 || len(old.Kueue.LocalQueues) != 1 {
+		t.Fatalf("version 6 read: Kueue %+v, want the fixture's queue (8 nominal GPUs) and local queue", old.Kueue)
+	}
+	again := mustRead(t, encodeV2(t, old))
+	if diff := cmp.Diff(snapshotJSON(t, old), snapshotJSON(t, again)); diff != "" {
+		t.Fatalf("version 6 -> 7 changed the snapshot (-v6 +v7):\n%s", diff)
+	}
+	if diff := cmp.Diff(reportJSON(t, old), reportJSON(t, again)); diff != "" {
+		t.Errorf("version 6 -> 7 changed the report (-v6 +v7):\n%s", diff)
+	}
+}
+
+// The controls section survives the current version, every kind with its
+// fields, and a snapshot without controls reads back without them.
+func TestControlsRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := sample()
+	s.Controls = &cluster.Controls{Read: []string{cluster.ResourceHPA, cluster.ResourceNodePool},
+		Autoscalers: []cluster.Autoscaler{{Kind: cluster.KindHPA, Namespace: "inference", Name: "chat", TargetKind: "Deployment", TargetName: "chat",
+			MinReplicas: 1, MaxReplicas: 8, Metrics: []string{"External"}}, {Kind: cluster.KindVPA, Namespace: "ml", Name: "train", TargetKind: "Job", TargetName: "train", Mode: "Off"}},
+		NodePools: []cluster.NodePool{{Name: "gpu-h100", InstanceTypes: []string{"p5.48xlarge"}, CapacityTypes: []string{"spot", "on-demand"},
+			Labels: map[string]string{"gpuwise.io/gpu-pool": "gpu-h100"}, Taints: []cluster.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}},
+			ConsolidationPolicy: "WhenEmpty", ConsolidateAfter: "10m"}},
+		Policies: []cluster.AdmissionPolicy{{Kind: cluster.KindVAP, Name: "gpuwise-pods", Labels: map[string]string{"app.kubernetes.io/managed-by": "gpuwise"}},
+			{Kind: cluster.KindKyvernoCluster, Name: "gpu-limits", Actions: []string{"Audit"}}},
+		Bindings: []cluster.AdmissionBinding{{Name: "gpuwise-pods-warn", Policy: "gpuwise-pods", Actions: []string{"Warn", "Audit"}}}}
+	got := mustRead(t, encodeV2(t, s))
+	if diff := cmp.Diff(s.Controls, got.Controls); diff != "" {
+		t.Errorf("controls changed (-want +got):\n%s", diff)
+	}
+	s.Controls = nil
+	if got := mustRead(t, encodeV2(t, s)); got.Controls != nil {
+		t.Errorf("no controls read back as %+v", got.Controls)
+	}
+}

@@ -144,6 +144,7 @@ func bigHeader() []byte {
 	e.uvarint(0) // unknown facts: nil (version 5)
 	e.byte(0)    // no DRA section (version 5)
 	e.byte(0)    // no Kueue section (version 6)
+	e.byte(0)    // no controls section (version 7)
 	return e.payload()
 }
 

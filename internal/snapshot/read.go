@@ -130,6 +130,9 @@ func (rd *reader) parseHeader(raw []byte, withPartial bool) (*header, error) {
 		if rd.version >= 6 {
 			s.Kueue = d.kueue()
 		}
+		if rd.version >= 7 {
+			s.Controls = d.controls()
+		}
 	case rd.version >= 3 && d.err == nil && len(d.b) > 0:
 		// Versions 3 and 4 write the unknown facts only when there are any.
 		s.Unknown = d.strs("unknown facts")

@@ -17,7 +17,7 @@ const (
 	podsPerFrame  = 1024
 )
 
-// Write encodes s to w in the current format (version 6).
+// Write encodes s to w in the current format (version 7).
 func Write(w io.Writer, s *cluster.Snapshot) error {
 	head := binary.AppendUvarint([]byte(Kind), Version)
 	if _, err := w.Write(head); err != nil {
@@ -83,14 +83,15 @@ func headerPayload(e *encoder, s *cluster.Snapshot) {
 	e.uvarint(nodesPerFrame)
 	e.uvarint(podsPerFrame)
 	hourlyHeaderPayload(e, s.Hourly)
-	// The unknown facts, then (version 5) the DRA section and (version 6)
-	// the Kueue section.
+	// The unknown facts, then (version 5) the DRA section, (version 6)
+	// the Kueue section and (version 7) the controls section.
 	e.nilOrLen(s.Unknown == nil, len(s.Unknown))
 	for _, u := range s.Unknown {
 		e.str(u)
 	}
 	e.dra(s.DRA)
 	e.kueue(s.Kueue)
+	e.controls(s.Controls)
 }
 
 func nodesPayload(e *encoder, nodes []cluster.Node, k int) {

@@ -26,6 +26,11 @@ type view struct {
 	// named are the nodes the plan's removals and moves name: their end is
 	// theirs, not an autoscaler's.
 	named map[string]bool
+	// controls are the snapshot's autoscalers, NodePools and admission
+	// policies (nil: not read); onNode the pods running at the window's
+	// end by node.
+	controls *cluster.Controls
+	onNode   map[string][]*cluster.Pod
 }
 
 // moves: the kinds that remove or replace the nodes they name.
@@ -44,7 +49,7 @@ type unitInfo struct {
 
 func newView(s *cluster.Snapshot, w cluster.Window) *view {
 	v := &view{w: w, nodes: map[string]*cluster.Node{}, alive: map[string]bool{}, pods: map[string][]*cluster.Pod{},
-		units: map[string]unitInfo{}, hourly: map[string]*cluster.WorkloadHours{}}
+		units: map[string]unitInfo{}, hourly: map[string]*cluster.WorkloadHours{}, controls: s.Controls, onNode: map[string][]*cluster.Pod{}}
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		v.nodes[n.Name] = n
@@ -62,6 +67,9 @@ func newView(s *cluster.Snapshot, w cluster.Window) *view {
 		k := p.WorkloadKey()
 		if p.End.IsZero() || !p.End.Before(w.End) {
 			v.pods[k] = append(v.pods[k], p)
+			if p.Node != "" {
+				v.onNode[p.Node] = append(v.onNode[p.Node], p)
+			}
 		}
 		latest[k] = append(latest[k], p)
 	}
@@ -198,6 +206,8 @@ func detect(a *Action, v *view, at time.Time) {
 	case lever.KindScaleNodes:
 		detectScaling(a, v, at)
 		return
+	case KindAdmission:
+		refreshAdmission(a, v)
 	}
 	what := "workloads"
 	for i := range a.Targets {
@@ -210,8 +220,11 @@ func detect(a *Action, v *view, at time.Time) {
 		if !known {
 			continue
 		}
-		if t.Kind == "node" {
+		switch t.Kind {
+		case "node":
 			what = "nodes"
+		case "policy", "policies":
+			what = "policies"
 		}
 		a.Of++
 		if ok {
@@ -322,38 +335,60 @@ func (v *view) checkNow(a *Action, t *Target) (applied bool, seen string, known 
 		}
 		return match == len(ps), fmt.Sprintf("%d of %d pods %s", match, len(ps), map[string]string{
 			lever.KindMIG: "on MIG slices", lever.KindTimeSlice: "on time-slice shares", lever.KindCheaperModel: "on another GPU model"}[a.Kind]), true
+	case KindAdmission:
+		return v.checkAdmission(t)
+	case KindVPAOff:
+		return v.checkVPA(t)
+	case KindDCGM:
+		return v.checkDCGM(t)
+	case lever.KindAutoscale:
+		if sc := v.scalerOf(t.Name); sc != nil {
+			return true, fmt.Sprintf("%s %s/%s targets it (%d to %d replicas)", sc.Kind, sc.Namespace, sc.Name, sc.MinReplicas, sc.MaxReplicas), true
+		}
+		applied, seen, known = v.replicasVary(a, t)
+		if !applied && v.readsScalers() {
+			return false, "no HorizontalPodAutoscaler or ScaledObject targets it; " + seen, true
+		}
+		return applied, seen, known
 	case KindTaint:
 		n := v.nodes[t.Name]
 		if n == nil || !v.alive[t.Name] {
 			return false, "node gone", false
 		}
 		return hasGPUTaint(n), map[bool]string{true: "tainted", false: "no GPU taint"}[hasGPUTaint(n)], true
-	case lever.KindAutoscale, lever.KindReclaim:
-		if !v.hasHour {
-			return false, "no hourly series", false
-		}
-		wh := v.hourly[t.Name]
-		if wh == nil {
-			return false, "no hourly series for it", true
-		}
-		from := int(math.Floor(a.FirstProposed.Sub(v.w.Start).Hours())) - wh.From
-		bLo, bHi, bn := podRange(wh.Pods, 0, from)
-		lo, hi, n := podRange(wh.Pods, from, len(wh.Pods))
-		if n == 0 {
-			return false, "no hour since it was proposed", true
-		}
-		if a.Kind == lever.KindReclaim {
-			if bn > 0 && bLo < 0.05 {
-				return false, fmt.Sprintf("it had hours without a pod before it was proposed too (fewest since: %s): the hours cannot tell; mark it", num(lo)), false
-			}
-			return lo < 0.05, fmt.Sprintf("fewest pods in an hour since proposed: %s (before: %s)", num(lo), num(bLo)), true
-		}
-		if bn > 0 && bHi-bLo >= 1 {
-			return false, fmt.Sprintf("its replicas varied before it was proposed too (%s to %s): the hours cannot tell; mark it", num(bLo), num(bHi)), false
-		}
-		return hi-lo >= 1, fmt.Sprintf("pods per hour since proposed: %s to %s", num(lo), num(hi)), true
+	case lever.KindReclaim:
+		return v.replicasVary(a, t)
 	}
 	return false, "", false
+}
+
+// replicasVary reads an autoscaling or reclaim target from the hourly
+// series: the replicas vary (or drop to none) since it was proposed, and
+// did not before.
+func (v *view) replicasVary(a *Action, t *Target) (applied bool, seen string, known bool) {
+	if !v.hasHour {
+		return false, "no hourly series", false
+	}
+	wh := v.hourly[t.Name]
+	if wh == nil {
+		return false, "no hourly series for it", true
+	}
+	from := int(math.Floor(a.FirstProposed.Sub(v.w.Start).Hours())) - wh.From
+	bLo, bHi, bn := podRange(wh.Pods, 0, from)
+	lo, hi, n := podRange(wh.Pods, from, len(wh.Pods))
+	if n == 0 {
+		return false, "no hour since it was proposed", true
+	}
+	if a.Kind == lever.KindReclaim {
+		if bn > 0 && bLo < 0.05 {
+			return false, fmt.Sprintf("it had hours without a pod before it was proposed too (fewest since: %s): the hours cannot tell; mark it", num(lo)), false
+		}
+		return lo < 0.05, fmt.Sprintf("fewest pods in an hour since proposed: %s (before: %s)", num(lo), num(bLo)), true
+	}
+	if bn > 0 && bHi-bLo >= 1 {
+		return false, fmt.Sprintf("its replicas varied before it was proposed too (%s to %s): the hours cannot tell; mark it", num(bLo), num(bHi)), false
+	}
+	return hi-lo >= 1, fmt.Sprintf("pods per hour since proposed: %s to %s", num(lo), num(hi)), true
 }
 
 // shaped says whether a pod shows the shape a shape action asks for.
@@ -427,8 +462,26 @@ func detectScaling(a *Action, v *view, at time.Time) {
 		}
 	}
 	seen := fmt.Sprintf("since proposed, %d %s node(s) ended and %d started", ended, joinUnique(sortedKeys(models)), started)
+	np := v.nodePoolOf(a, models)
+	switch {
+	case np != nil:
+		seen = fmt.Sprintf("Karpenter NodePool %s provisions it (consolidation %s); %s", np.Name, orNone(np.ConsolidationPolicy), seen)
+	case v.controls.Reads(cluster.ResourceNodePool):
+		seen = "no Karpenter NodePool for it; " + seen
+	}
 	for i := range a.Targets {
 		a.Targets[i].Seen = seen
+	}
+	if np != nil && ended == 0 {
+		a.Detected = 1
+		if a.AppliedAt.IsZero() {
+			for i := range a.Targets {
+				if a.Targets[i].AppliedAt.IsZero() {
+					a.Targets[i].AppliedAt = at
+				}
+				a.Targets[i].Applied = true
+			}
+		}
 	}
 	if ended > 0 {
 		a.Detected = 1

@@ -3,7 +3,10 @@
 // unused GPU dollars, the ledger and its actions), the plan's actions under
 // stable ids (from the ledger action's key, lever + kind + target, never
 // its position), what the cluster shows of each (applied, partly applied
-// with n of m targets, pending, or rejected or applied by a user's mark),
+// with n of m targets, pending, or rejected or applied by a user's mark;
+// read from the snapshot's nodes, pods and hourly series and, where the
+// source listed them, its controls: autoscalers, Karpenter NodePools and
+// admission policies),
 // why an action no longer proposed left the plan (done, obsolete,
 // superseded), and the dollars each applied action realised: $/month
 // before against after on equal windows of hourly cost, with a range from

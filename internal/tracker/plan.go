@@ -54,11 +54,12 @@ type Plan struct {
 }
 
 // The groundwork the plan tracks besides the ledger's actions: the GPU
-// taint (the ledger's days 0–30 foundation F1). It saves nothing itself.
+// taint (the ledger's days 0–30 foundation F1), and the admission
+// policies, VPAs and DCGM exporter (F2–F4, controls.go). It saves nothing
+// itself.
 const (
 	Groundwork = "groundwork"
 	KindTaint  = "taint"
-	taintKey   = "groundwork:taint"
 )
 
 // NodeMemory is how long the plan remembers a node no window showed.
@@ -90,7 +91,7 @@ type Baseline struct {
 	LedgerAfterUSDMonth  float64 `json:"ledger_after_usd_month"`
 	LedgerSavingUSDMonth float64 `json:"ledger_saving_usd_month"`
 	// Actions are the tracked ids of the baseline ledger's actions, in
-	// its plan order, then its tracked groundwork (the taint).
+	// its plan order, then its tracked groundwork (F1–F4).
 	Actions []string `json:"actions"`
 }
 
@@ -237,22 +238,30 @@ func (p *Plan) Observe(o Observation) error {
 		current[a.Key] = true
 		planToID[la.ID] = a.ID
 	}
-	for _, f := range o.Ledger.Foundations {
-		if f.Kind != KindTaint || f.Done {
+	var groundwork []string // tracked keys, in the ledger's foundation order
+	for i := range o.Ledger.Foundations {
+		f := &o.Ledger.Foundations[i]
+		if f.Done {
 			continue
 		}
-		a := byKey[taintKey]
+		key := groundworkKey(f.Kind)
+		a := byKey[key]
 		if a == nil {
-			a = &Action{ID: p.uniqueID(Groundwork, taintKey, ids), Key: taintKey, Lever: Groundwork, Kind: KindTaint, FirstProposed: at,
-				Status: Pending, Targets: untainted(v)}
+			ts, tracked := groundworkTargets(f, o.Ledger, v)
+			if !tracked {
+				continue
+			}
+			a = &Action{ID: p.uniqueID(Groundwork, key, ids), Key: key, Lever: Groundwork, Kind: f.Kind, FirstProposed: at,
+				Status: Pending, Targets: ts}
 			ids[a.ID] = true
 			byKey[a.Key] = a
 			p.Actions = append(p.Actions, a)
 		}
-		a.Title, a.Target, a.Phase, a.PlanID = f.Title, fmt.Sprintf("%d GPU node(s)", len(a.Targets)), 1, f.ID
+		a.Title, a.Target, a.Phase, a.PlanID = f.Title, groundworkTarget(f.Kind, a.Targets), 1, f.ID
 		a.LastProposed, a.Proposed = at, true
 		a.Retired, a.RetiredWhy, a.RetiredAt = "", "", time.Time{}
 		current[a.Key] = true
+		groundwork = append(groundwork, key)
 	}
 	for i := range o.Ledger.Actions {
 		la := &o.Ledger.Actions[i]
@@ -289,8 +298,8 @@ func (p *Plan) Observe(o Observation) error {
 		for i := range o.Ledger.Actions {
 			b.Actions = append(b.Actions, planToID[o.Ledger.Actions[i].ID])
 		}
-		if a := byKey[taintKey]; a != nil && current[taintKey] {
-			b.Actions = append(b.Actions, a.ID) // the groundwork, after the ledger's actions
+		for _, key := range groundwork {
+			b.Actions = append(b.Actions, byKey[key].ID) // the groundwork, after the ledger's actions
 		}
 		p.Baseline = b
 	}

@@ -314,8 +314,8 @@ func (p *Plan) realise(a *Action, ix *hourIndex, owner map[string]string) Realis
 	case a.Status != Applied && a.Status != Partly:
 		r.Status, r.Note = NotApplied, "not applied: nothing to measure"
 		return r
-	case a.Kind == KindTaint:
-		r.Status, r.Note = Prerequisite, "groundwork: it saves nothing itself; it keeps pods that need no GPU off the GPU nodes"
+	case a.Lever == Groundwork:
+		r.Status, r.Note = Prerequisite, "groundwork: it saves nothing itself; "+groundworkWhy[a.Kind]
 		return r
 	case a.Kind == lever.KindCommit:
 		r.Status, r.Note = NotMeasurable, "a commitment changes the bill's rate, not the node prices gpuwise allocates: give --prices with the committed rate, or compare the bill"

@@ -63,9 +63,9 @@ const (
 var FlagNames = []string{FlagLowUtilization, FlagOOMKillsUp, FlagSpotInterruptions, FlagLatencyUp, FlagCostUp}
 
 // watched: the kinds whose change in the cluster the flags watch (a
-// commitment and the taint change no workload).
+// commitment and the groundwork change no workload).
 func watched(a *Action) bool {
-	return (a.Status == Applied || a.Status == Partly) && !a.AppliedAt.IsZero() && a.Kind != lever.KindCommit && a.Kind != KindTaint
+	return (a.Status == Applied || a.Status == Partly) && !a.AppliedAt.IsZero() && a.Kind != lever.KindCommit && a.Lever != Groundwork
 }
 
 // watch computes the red flags of every applied action on the window's

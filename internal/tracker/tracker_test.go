@@ -57,8 +57,8 @@ func TestIDsAreStable(t *testing.T) {
 	observe(t, p, s, l)
 	want := len(l.Actions)
 	for _, f := range l.Foundations {
-		if f.Kind == KindTaint && !f.Done {
-			want++ // the taint groundwork, tracked beside the actions
+		if slices.Contains([]string{KindTaint, KindAdmission, KindVPAOff, KindDCGM}, f.Kind) && !f.Done {
+			want++ // the groundwork, tracked beside the actions
 		}
 	}
 	if p.Baseline == nil || len(p.Baseline.Actions) != want || want != len(p.Actions) || p.Baseline.LedgerSavingUSDMonth != l.SavingUSDMonth {
