@@ -101,6 +101,8 @@ func TestNeuronExporterFromPrometheus(t *testing.T) {
 					continue
 				}
 				seen++
+				t.Logf("%s: %.3f active, %.3f idle, %.3f unmeasured device-hours (truth %.3f active, %.3f idle)", g.Key,
+					g.GPUHours.Active, g.GPUHours.Idle, g.GPUHours.Unmeasured, w.GPUHours.Active, w.GPUHours.Idle)
 				switch {
 				case g.Vendor != "aws-neuron":
 					t.Errorf("%s: vendor %q, want aws-neuron", g.Key, g.Vendor)
