@@ -122,10 +122,13 @@ func action(lv, kind, w string, ev ...ledger.Evidence) ledger.Action {
 // bill by themselves, and their backfires: a right-sizing and a MIG
 // re-cut leave every node's $/h as it was (the truth: $0; the tracker
 // says prerequisite), are seen applied at the hour they happened, and
-// each red flag fires on its backfiring change and not on the clean one.
+// each red flag fires on its backfiring change and not on the clean one
+// (latency: the simulator's vLLM servers are BackfireLatency times slower
+// after a change that backfires, as fast after one that does not).
 func TestPrerequisiteChangesAndTheirRedFlags(t *testing.T) {
 	at := sim.DefaultConfig().Start.Add(DemoAppliedHour * time.Hour)
 	const chat, intent, ocr = "inference/Deployment/chat-llm", "inference/Deployment/intent-classifier", "inference/Deployment/ocr-vision"
+	const summarize = "inference/Deployment/summarize-llm"
 	cp := podOf(t, chat, at)
 	k := slices.IndexFunc(cp.Containers, func(c cluster.Container) bool { return len(c.GPURequests) > 0 })
 	ct := cp.Containers[k]
@@ -152,6 +155,11 @@ func TestPrerequisiteChangesAndTheirRedFlags(t *testing.T) {
 		{"MIG 7g.80gb for 6 GiB at 5 % busy", func() (ledger.Action, sim.Change) { return mig(intent, nodeOf(intent), "7g.80gb") }, tracker.FlagLowUtilization, tracker.Firing},
 		{"MIG 3g.40gb for 29 GiB", func() (ledger.Action, sim.Change) { return mig(ocr, nodeOf(ocr), "3g.40gb") }, tracker.FlagOOMKillsUp, tracker.Clear},
 		{"MIG 1g.10gb for 29 GiB backfires", func() (ledger.Action, sim.Change) { return mig(ocr, nodeOf(ocr), "1g.10gb") }, tracker.FlagOOMKillsUp, tracker.Firing},
+		{"right-sized with room: vLLM latency as before", func() (ledger.Action, sim.Change) { return resize(peak * 6 / 5) }, tracker.FlagLatencyUp, tracker.Clear},
+		{"right-sized below the peak: vLLM latency +25 %", func() (ledger.Action, sim.Change) { return resize(peak / 2) }, tracker.FlagLatencyUp, tracker.Firing},
+		{"MIG 7g.80gb for the 72 GB vLLM server: latency as before", func() (ledger.Action, sim.Change) { return mig(summarize, nodeOf(summarize), "7g.80gb") }, tracker.FlagLatencyUp, tracker.Clear},
+		{"MIG 1g.10gb for the 72 GB vLLM server: latency +25 %", func() (ledger.Action, sim.Change) { return mig(summarize, nodeOf(summarize), "1g.10gb") }, tracker.FlagLatencyUp, tracker.Firing},
+		{"MIG onto a Triton server: no histogram", func() (ledger.Action, sim.Change) { return mig(ocr, nodeOf(ocr), "1g.10gb") }, tracker.FlagLatencyUp, tracker.NoData},
 		{"MIG 7g.80gb: one slice, used", func() (ledger.Action, sim.Change) { return mig(intent, nodeOf(intent), "7g.80gb") }, tracker.FlagCostUp, tracker.Clear},
 		{"MIG 1g.10gb: six of seven slices unused", func() (ledger.Action, sim.Change) { return mig(intent, nodeOf(intent), "1g.10gb") }, tracker.FlagCostUp, tracker.Firing},
 	} {

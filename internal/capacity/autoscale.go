@@ -56,7 +56,9 @@ type Skipped struct {
 // scalable are the owner kinds a horizontal scaler can drive.
 var scalable = []string{"Deployment", "StatefulSet"}
 
-// Autoscale sizes every GPU Deployment and StatefulSet with hourly series.
+// Autoscale sizes every GPU Deployment and StatefulSet with hourly series,
+// but those whose pods hold DRA devices or HAMi vGPUs (skipped, as the
+// planner keeps such nodes as they are).
 // Workloads without the series it needs are skipped with the reason
 // (missing data is never zero). The policy must be valid.
 func Autoscale(s *cluster.Snapshot, p AutoscalePolicy) ([]Scaling, []Skipped, error) {
@@ -68,10 +70,16 @@ func Autoscale(s *cluster.Snapshot, p AutoscalePolicy) ([]Scaling, []Skipped, er
 	}
 	var out []Scaling
 	var skipped []Skipped
+	kept := keptAllocations(s)
 	for i := range s.Hourly.Workloads {
 		w := &s.Hourly.Workloads[i]
 		ns, kind, name, ok := splitKey(w.Workload)
 		if !ok || !contains(scalable, kind) || w.GPUHeld.Sum() <= 0 {
+			continue
+		}
+		if via := kept[w.Workload]; via != "" {
+			skipped = append(skipped, Skipped{Workload: w.Workload, Reason: "holds its GPUs through " + via +
+				", which gpuwise keeps as they are (a shared claim holds its GPU whatever the replica count)"})
 			continue
 		}
 		sc, why := size(w, p)
@@ -269,4 +277,26 @@ func maxOf(s cluster.Series) float64 {
 // String describes the scaling in one line for notes and evidence.
 func (s *Scaling) String() string {
 	return fmt.Sprintf("%s: %d→%d replicas (trough %d, peak %d), %.0f of %.0f GPU-hours freed", s.Workload, s.Replicas, s.MinReplicas, s.Trough, s.Peak, s.FreedGPUHours, s.HeldGPUHours)
+}
+
+// keptAllocations maps each workload ("namespace/Kind/name") whose pods
+// hold a DRA device or a HAMi vGPU to how ("DRA ResourceClaims", "HAMi
+// vGPUs").
+func keptAllocations(s *cluster.Snapshot) map[string]string {
+	ix := cluster.NewIndex(s)
+	out := map[string]string{}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		for _, h := range p.GPUs {
+			ref, ok := ix.Units[h.UnitID]
+			switch {
+			case !ok:
+			case ref.GPU.Allocator == cluster.DRA:
+				out[p.WorkloadKey()] = "DRA ResourceClaims"
+			case ref.GPU.Sharing == cluster.HAMi:
+				out[p.WorkloadKey()] = "HAMi vGPUs"
+			}
+		}
+	}
+	return out
 }

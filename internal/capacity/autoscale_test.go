@@ -235,3 +235,33 @@ func TestQuantizeFit(t *testing.T) {
 		t.Errorf("T4 precisions %v: INT8, not FP8", got)
 	}
 }
+
+// A service whose pods hold DRA devices or HAMi vGPUs is not sized: the
+// planner keeps those nodes as they are, and a shared claim holds its GPU
+// whatever the replica count.
+func TestAutoscaleSkipsDRAAndHAMi(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		gpu  cluster.GPU
+		want string
+	}{
+		{"dra", cluster.GPU{Model: "H100-80GB", Sharing: cluster.Exclusive, Replicas: 1, Allocator: cluster.DRA,
+			Units: []cluster.Unit{{ID: "n1/gpu-0", Kind: cluster.WholeGPU, Device: "gpu-0", Claim: "inference/asr"}}}, "DRA ResourceClaims"},
+		{"hami", cluster.GPU{Model: "L4", Sharing: cluster.HAMi, Replicas: 10,
+			Units: []cluster.Unit{{ID: "n1/gpu0/vgpu-0", Kind: cluster.TimeSlice, CoresPercent: 30, MemoryPercent: 30}}}, "HAMi vGPUs"},
+	} {
+		s := snapshotOf(diurnal(true))
+		s.Nodes = []cluster.Node{{Name: "n1", GPUs: []cluster.GPU{tc.gpu}}}
+		s.Pods = []cluster.Pod{{Namespace: "inference", Name: "asr-0", Node: "n1", Owner: cluster.Owner{Kind: "Deployment", Name: "asr"},
+			GPUs: []cluster.Holding{{UnitID: tc.gpu.Units[0].ID}}}}
+		got, skipped, err := Autoscale(s, DefaultAutoscalePolicy())
+		if err != nil || len(got) != 0 {
+			t.Fatalf("%s: %d scalings, %v; want none", tc.name, len(got), err)
+		}
+		if len(skipped) != 1 || skipped[0].Workload != "inference/Deployment/asr" || !strings.Contains(skipped[0].Reason, tc.want) {
+			t.Errorf("%s: skipped %+v, want asr naming %s", tc.name, skipped, tc.want)
+		}
+	}
+	// The same service on device-plugin GPUs is sized (TestDiurnalTroughNeedsOneOfFour).
+}

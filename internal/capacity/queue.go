@@ -35,7 +35,8 @@ var queueable = []string{"Deployment", "StatefulSet", "Pod", "RayCluster"}
 
 // QueueBatch finds the idle stretches of the batch namespaces' long-lived
 // GPU workers that no inference server counter marks as a server and no
-// Kueue admission already queues; none without hourly activity.
+// Kueue admission already queues; none without hourly activity, none
+// holding DRA devices or HAMi vGPUs (kept as they are, as in Autoscale).
 func QueueBatch(s *cluster.Snapshot, p ReclaimPolicy) ([]Idle, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -52,10 +53,11 @@ func QueueBatch(s *cluster.Snapshot, p ReclaimPolicy) ([]Idle, error) {
 		}
 	}
 	var out []Idle
+	kept := keptAllocations(s)
 	for i := range s.Hourly.Workloads {
 		w := &s.Hourly.Workloads[i]
 		ns, kind, name, ok := splitKey(w.Workload)
-		if !ok || !contains(queueable, kind) || w.Server != "" || w.GPUActive == nil || queued[w.Workload] ||
+		if !ok || !contains(queueable, kind) || w.Server != "" || w.GPUActive == nil || queued[w.Workload] || kept[w.Workload] != "" ||
 			!cluster.MatchAny(p.Namespaces, ns) || cluster.MatchAny(cluster.DefaultDevNamespaces, ns) {
 			continue
 		}

@@ -74,7 +74,8 @@ type Idle struct {
 var reclaimable = []string{"Deployment", "StatefulSet", "Pod", "Notebook"}
 
 // Reclaim finds the idle stretches of every long-lived, non-serving GPU
-// workload with hourly activity.
+// workload with hourly activity, but those holding DRA devices or HAMi
+// vGPUs (kept as they are, as in Autoscale).
 func Reclaim(s *cluster.Snapshot, p ReclaimPolicy) ([]Idle, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -83,10 +84,11 @@ func Reclaim(s *cluster.Snapshot, p ReclaimPolicy) ([]Idle, error) {
 		return nil, nil
 	}
 	var out []Idle
+	kept := keptAllocations(s)
 	for i := range s.Hourly.Workloads {
 		w := &s.Hourly.Workloads[i]
 		ns, kind, name, ok := splitKey(w.Workload)
-		if !ok || !contains(reclaimable, kind) || w.Server != "" || w.GPUActive == nil || !cluster.MatchAny(p.Namespaces, ns) {
+		if !ok || !contains(reclaimable, kind) || w.Server != "" || w.GPUActive == nil || kept[w.Workload] != "" || !cluster.MatchAny(p.Namespaces, ns) {
 			continue
 		}
 		if id := stretches(w, p); id.Stretches > 0 {

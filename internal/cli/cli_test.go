@@ -59,7 +59,8 @@ func TestDemoGolden(t *testing.T) {
 }
 
 // The report by allocation mechanism, in every format: a row per
-// mechanism of the demo's GPUs (device plugin, MIG, time-slicing), the
+// mechanism of the demo's GPUs (device plugin, MIG, time-slicing, DRA,
+// HAMi), the
 // JSON rows naming it, adding up to the totals.
 func TestDemoByMechanism(t *testing.T) {
 	for _, f := range render.Formats {
@@ -80,7 +81,8 @@ func TestDemoByMechanism(t *testing.T) {
 			for _, row := range r.Rows {
 				keys[row.Key] = row.Mechanisms
 			}
-			want := map[string][]string{"device-plugin": {"device-plugin"}, "mig": {"mig"}, "time-slicing": {"time-slicing"}, "(no GPU)": nil}
+			want := map[string][]string{"device-plugin": {"device-plugin"}, "mig": {"mig"}, "time-slicing": {"time-slicing"},
+				"dra": {"dra"}, "hami": {"hami"}, "(no GPU)": nil}
 			if diff := cmp.Diff(want, keys, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("rows by mechanism (-want +got):\n%s", diff)
 			}

@@ -48,8 +48,14 @@ func TestInventoryOfTheDemo(t *testing.T) {
 	if n := by["onprem-dgx-1"]; n.Price != nil || !strings.Contains(n.Unpriced, "override") {
 		t.Errorf("on-prem node price %+v, reason %q: want unpriced, saying to add an override", n.Price, n.Unpriced)
 	}
-	if inv.Totals.Nodes != 18 || inv.Totals.DeletedNodes != 1 || inv.Totals.UnpricedNodes != 1 {
-		t.Errorf("totals %+v: want the 18 GPU nodes alive at the end (16 NVIDIA, 1 AMD, 1 Neuron), 1 deleted, 1 unpriced", inv.Totals)
+	if inv.Totals.Nodes != 20 || inv.Totals.DeletedNodes != 1 || inv.Totals.UnpricedNodes != 1 {
+		t.Errorf("totals %+v: want the 20 GPU nodes alive at the end (16 NVIDIA, 1 DRA, 1 HAMi, 1 AMD, 1 Neuron), 1 deleted, 1 unpriced", inv.Totals)
+	}
+	if n := by["train-dra-1"]; n.GPUs != 8 || n.Units != 9 {
+		t.Errorf("DRA node: %d units on %d GPUs, want 9 on 8 (gpu-2 shared by two pods through one claim)", n.Units, n.GPUs)
+	}
+	if n := by["dev-hami-1"]; n.GPUs != 4 || n.Units != 40 {
+		t.Errorf("HAMi node: %d units on %d GPUs, want 40 vGPUs on 4", n.Units, n.GPUs)
 	}
 	// The AMD and Neuron nodes: their vendor, priced from the catalog, and
 	// no NVIDIA feature discovery asked of them.

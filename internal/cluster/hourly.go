@@ -26,6 +26,9 @@ const DefaultIdleThreshold = 0.10
 const (
 	ServerVLLM   = "vllm"
 	ServerTriton = "triton"
+	// ServerTGI is Hugging Face Text Generation Inference, of which only
+	// the latency histogram (tgi_request_duration) is read.
+	ServerTGI = "tgi"
 )
 
 // WorkloadHours is one GPU workload's hour-by-hour series, sparse in time:
@@ -92,6 +95,11 @@ type WorkloadHours struct {
 	// the workload's hours; a counter without a model name counts in the
 	// workload's totals only.
 	Models []ModelHours `json:"models,omitempty"`
+	// Latency is the servers' request latency histogram hour by hour
+	// (vLLM vllm:e2e_request_latency_seconds, TGI tgi_request_duration);
+	// nil when the source had none (Triton exposes only cumulative
+	// durations, a mean: docs/serving-metrics.md).
+	Latency *LatencyHours `json:"latency,omitempty"`
 }
 
 // ModelHours is one model name's requests and generated tokens within a

@@ -62,6 +62,7 @@ type HourlyAcc struct {
 	requests, genTokens, promptTok   []float64
 	queue                            []float64
 	models                           map[string]*modelAcc
+	lat                              *latencyAcc
 }
 
 // modelAcc is one model name's requests and generated tokens.
@@ -375,6 +376,7 @@ func (a *HourlyAcc) build() WorkloadHours {
 	w.GenerationTokens = a.b.scaled(a.genTokens, lo, hi, func(int) float64 { return 1 })
 	w.PromptTokens = a.b.scaled(a.promptTok, lo, hi, func(int) float64 { return 1 })
 	w.QueueDepth = a.b.scaled(a.queue, lo, hi, a.b.hourSeconds)
+	w.Latency = a.lat.build(lo, hi)
 	if len(a.models) > 0 {
 		names := make([]string, 0, len(a.models))
 		for n := range a.models {

@@ -83,6 +83,7 @@ func (w *WorkloadHours) check(hours int) []error {
 		}
 	}
 	errs = append(errs, w.checkModels(n)...)
+	errs = append(errs, w.Latency.check(w.Workload, n)...)
 	if len(errs) > 0 {
 		return errs
 	}

@@ -36,6 +36,8 @@ type loadSums struct {
 	// models are the per-model sums (quantities qRequests and qGen
 	// only, no lives), by model name.
 	models map[string]*loadSums
+	// lat is the latency histogram's sums; nil: none.
+	lat *latSums
 }
 
 // The quantities of an accumulator, in the order of (*HourlyAcc).arrays.
@@ -96,14 +98,15 @@ func (a *HourlyAcc) sums(base int64) *loadSums {
 			}
 		}
 	}
-	if lo >= hi && present == 0 {
+	lat := a.lat.sums(base)
+	if lo >= hi && present == 0 && lat == nil {
 		return nil
 	}
 	if lo >= hi {
 		lo, hi = 0, 0 // no hours, but it says what was measured
 	}
 	l := &loadSums{lo: base + int64(lo), n: hi - lo, first: math.MaxInt64, last: math.MinInt64,
-		server: a.server, trackOOM: a.trackOOM, present: present}
+		server: a.server, trackOOM: a.trackOOM, present: present, lat: lat}
 	if a.last >= a.first {
 		l.first, l.last = base+int64(a.first), base+int64(a.last)
 	}
@@ -193,6 +196,9 @@ func (s *HourSums) Floats() int {
 	n := 0
 	for _, l := range s.loads {
 		n += len(l.vals)
+		if l.lat != nil {
+			n += len(l.lat.rows)
+		}
 		for _, m := range l.models {
 			n += len(m.vals)
 		}
@@ -204,7 +210,7 @@ func (s *HourSums) Floats() int {
 // that b adds in place (the common case: an interval added to its
 // segment).
 func (l *loadSums) holds(b *loadSums) bool {
-	return b.present&^l.present == 0 && (b.n == 0 || b.lo >= l.lo && b.lo+int64(b.n) <= l.lo+int64(l.n))
+	return b.lat == nil && b.present&^l.present == 0 && (b.n == 0 || b.lo >= l.lo && b.lo+int64(b.n) <= l.lo+int64(l.n))
 }
 
 // addIn adds b into l, which holds it.
@@ -237,6 +243,7 @@ func merge(a, b *loadSums) *loadSums {
 		c := *b
 		c.vals = slices.Clone(b.vals)
 		c.models = mergeModels(nil, b.models)
+		c.lat = mergeLat(nil, b.lat)
 		return &c
 	}
 	lo, hi := span(a, b)
@@ -258,6 +265,7 @@ func merge(a, b *loadSums) *loadSums {
 		into(dst, lo, b.lo, b.quantity(q), q == qMemPeak)
 	}
 	out.models = mergeModels(a.models, b.models)
+	out.lat = mergeLat(a.lat, b.lat)
 	return out
 }
 
@@ -342,6 +350,7 @@ func (l *loadSums) place(b *HourlyBuilder, key string, base int64) {
 			}
 		}
 	}
+	l.lat.place(a, base)
 	for name, ms := range l.models {
 		m := a.model(name)
 		for q, p := range map[int]*[]float64{qRequests: &m.requests, qGen: &m.genTokens} {
@@ -404,6 +413,7 @@ func (l *loadSums) only(mask uint32, lives bool) *loadSums {
 	}
 	if mask&(1<<qRequests) != 0 {
 		c.models = mergeModels(nil, l.models)
+		c.lat = mergeLat(nil, l.lat)
 	}
 	return c
 }

@@ -73,6 +73,8 @@ func feedSpan(a *cluster.HourlyAcc, sp cluster.Span, s sample) {
 		a.Memory(sp, s.v)
 	case 6:
 		a.Serve(sp, cluster.ServerVLLM, s.v*5, s.v2*100, -1, s.v)
+	case 7:
+		a.Latency(sp, "vllm:e2e_request_latency_seconds", []float64{0.5, 1, 2}, []float64{s.v, s.v2, s.f, 0.1})
 	}
 }
 

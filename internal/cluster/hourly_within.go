@@ -47,5 +47,6 @@ func (w WorkloadHours) within(first, n int) (WorkloadHours, bool) {
 			c.Models[i] = m
 		}
 	}
+	c.Latency = w.Latency.within(lo, hi)
 	return c, true
 }

@@ -28,7 +28,7 @@ var DefaultNodeAgents = []string{
 	"*/nvidia-device-plugin*", "*/nvidia-dcgm*", "*/dcgm-exporter*", "*/nvidia-container-toolkit*",
 	"*/gpu-feature-discovery*", "*/nvidia-operator-validator*", "*/nvidia-mig-manager*",
 	"*/nvidia-driver*", "*/gpu-operator*", "*/node-feature-discovery*", "*/nvidia-node-status-exporter*",
-	"*/*node-exporter*", "*/kube-proxy*", "*/hami-*", "kube-system/*",
+	"*/nvidia-dra-driver*", "*/*node-exporter*", "*/kube-proxy*", "*/hami-*", "kube-system/*",
 }
 
 // MatchAny reports whether s matches any of the globs (path.Match syntax);

@@ -46,7 +46,7 @@ func (s *Collector) results(ctx context.Context, mem *app.InMemory, now time.Tim
 	w := mem.Prepared.Window()
 	f := &exporter.Frame{Totals: s.totals, Window: w, Partial: mem.Partial != nil, Report: rr.Report,
 		GPUModels: bd.Reports["gpu-model"], Mechanisms: bd.Reports["mechanism"], Pods: bd.Reports["pod"], Audit: ar.Result, Ledger: rr.Ledger,
-		Fleet: exporter.NewFleet(mem.Prepared.Nodes(), w), Reconciliation: rr.Reconciliation}
+		Fleet: exporter.NewFleet(mem.Prepared.Nodes(), w), Reconciliation: rr.Reconciliation, Kueue: rr.Kueue}
 	prog := s.trackPlan(ctx, rr, mem)
 	if prog != nil {
 		f.Plan, f.Proof = prog.Plan, prog.Proof

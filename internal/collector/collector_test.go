@@ -224,3 +224,36 @@ func TestTheCyclesLedgerUsesThePolicy(t *testing.T) {
 		t.Errorf("after SetPolicies(nil) the commit saving is %v, want the defaults' %v", got, def)
 	}
 }
+
+// The watcher's Kueue section reaches the state: the window's report
+// has the per-queue figures and the metrics frame carries them (the
+// gpuwise_window_kueue_* families).
+func TestCycleCarriesKueue(t *testing.T) {
+	t0 := time.Date(2026, 11, 12, 12, 0, 0, 0, time.UTC)
+	s := oneNode(t0)
+	s.Kueue = &cluster.KueueInfo{
+		ClusterQueues: []cluster.ClusterQueue{{Name: "team-a", Admitted: 1,
+			Quotas: []cluster.QueueQuota{{Flavor: "h100", Resource: "nvidia.com/gpu", Nominal: 4, Used: 1}}}},
+		LocalQueues: []cluster.LocalQueue{{Namespace: "ml", Name: "batch", ClusterQueue: "team-a"}},
+		Workloads: []cluster.QueuedWorkload{{Namespace: "ml", Name: "job-train", Queue: "batch", ClusterQueue: "team-a",
+			Owner: cluster.Owner{Kind: "Job", Name: "train"}, Created: t0.Add(-25 * time.Hour), Admitted: t0.Add(-24 * time.Hour),
+			GPUs: map[string]int64{"nvidia.com/gpu": 1}, Pods: []string{"ml/train-0"}}},
+	}
+	c, err := collector.New(context.Background(), options(), collector.Deps{App: app.New(func() time.Time { return t0 }),
+		Inventory: inventory{s}, Usage: &usage{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	k := c.State().Frame.Kueue
+	if k == nil || len(k.Queues) != 1 {
+		t.Fatalf("frame's Kueue report: %+v", k)
+	}
+	// The 4 h window: the workload was admitted the whole of it, with one GPU.
+	if q := k.Queues[0]; q.Name != "team-a" || q.NominalGPUs != 4 || q.AdmittedGPUHours != 4 || q.HeldGPUHours != 4 {
+		t.Errorf("queue %+v, want team-a: 4 GPUs nominal, 4 GPU-hours admitted and held", q)
+	}
+}

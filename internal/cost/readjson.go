@@ -7,21 +7,29 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
 // ParseReportJSON reads a report as `-o json` writes it (gpuwise diff
 // compares such files), strictly: one
 // JSON object, no unknown field, a grouping, a window that ends after it
 // starts, unique non-empty keys and finite, non-negative figures, active
-// GPU-hours within allocated ones and utilizations within [0, 1].
+// GPU-hours within allocated ones, utilizations within [0, 1] and
+// allocation mechanisms that cluster.Mechanisms names, each once. The
+// objects written beside the report (savings, idle_causes,
+// reconciliation, kueue) are accepted and not read.
 func ParseReportJSON(b []byte) (*Report, error) {
 	var doc struct {
 		Report
-		// Written beside the report by the JSON renderer; diff reads
-		// neither.
-		Savings    json.RawMessage `json:"savings"`
-		IdleCauses json.RawMessage `json:"idle_causes"`
+		// Written beside the report by the JSON renderer (render's
+		// reportValue); diff reads none of them.
+		Savings        json.RawMessage `json:"savings"`
+		IdleCauses     json.RawMessage `json:"idle_causes"`
+		Reconciliation json.RawMessage `json:"reconciliation"`
+		Kueue          json.RawMessage `json:"kueue"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -63,6 +71,9 @@ func ParseReportJSON(b []byte) (*Report, error) {
 		if row.Pods < 0 {
 			bad("%s: pods is %d", what, row.Pods)
 		}
+		if err := checkMechanisms(row.Mechanisms); err != nil {
+			bad("%s: mechanisms: %v", what, err)
+		}
 		if h.Active > h.Allocated*(1+1e-9)+1e-9 {
 			bad("%s: %v active GPU-hours exceed the %v allocated", what, h.Active, h.Allocated)
 		}
@@ -77,4 +88,21 @@ func ParseReportJSON(b []byte) (*Report, error) {
 		}
 	}
 	return r, errors.Join(probs...)
+}
+
+// checkMechanisms accepts the mechanisms a row lists when each is one of
+// cluster.Mechanisms, once, in that order (as the report writes them).
+func checkMechanisms(ms []string) error {
+	last := -1
+	for _, m := range ms {
+		i := slices.Index(cluster.Mechanisms, m)
+		switch {
+		case i < 0:
+			return fmt.Errorf("%q is not one of %v", m, cluster.Mechanisms)
+		case i <= last:
+			return fmt.Errorf("%q listed twice or out of order (%v)", m, cluster.Mechanisms)
+		}
+		last = i
+	}
+	return nil
 }

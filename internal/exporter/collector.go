@@ -13,6 +13,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/billing"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/kueue"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/tracker"
 )
@@ -44,6 +45,9 @@ type Frame struct {
 	// Reconciliation is the bill against the window's node cost (serve
 	// --bill); nil without a bill.
 	Reconciliation *billing.Reconciliation
+	// Kueue is the per-queue report of the cluster's Kueue queues
+	// (docs/kueue.md); nil without Kueue.
+	Kueue *kueue.Result
 	// Plan and Proof are the tracked savings plan and what it realised
 	// (docs/progress.md); nil before the first measurement.
 	Plan  *tracker.Plan
@@ -106,6 +110,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if f.Ledger != nil {
 		e.savings(f.Ledger)
+	}
+	if f.Kueue != nil {
+		e.kueue(f.Kueue)
 	}
 	if f.Plan != nil {
 		e.plan(f.Plan, f.Proof)

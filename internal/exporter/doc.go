@@ -20,7 +20,7 @@
 // exist only when Options.Pods is set. Missing data is never exported as
 // zero: an unmeasured ratio has no sample.
 //
-// It reads engine results (cost, audit, ledger, tracker) and tally values; it
+// It reads engine results (cost, audit, kueue, ledger, tracker) and tally values; it
 // must not import app, the service, the CLI or adapters, and it never
 // registers on the global registry.
 package exporter

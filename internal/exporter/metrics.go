@@ -92,6 +92,36 @@ var (
 		"The savings ledger's monthly dollars by lever (docs/savings.md: rightsize, shape, consolidate, autoscale, reclaim, queue, spot, commit; region when given a data size; quantize counts nothing, its candidates are upper bounds); they add up to gpuwise_window_savings_usd_per_month.",
 		[]string{"lever"}, "one per lever that ran (9, 10 with region)"}
 
+	KueueQuota = Metric{"gpuwise_window_kueue_quota_gpus", gauge,
+		"A Kueue ClusterQueue's nominal GPU quota (GPU units of every flavor; a MIG instance is one unit, as Kueue counts it) when the window's snapshot was read.",
+		[]string{"cluster_queue"}, "one per ClusterQueue"}
+	KueueUsed = Metric{"gpuwise_window_kueue_used_gpus", gauge,
+		"GPU units the ClusterQueue's status says its admitted workloads use, borrowed ones included, when the window's snapshot was read.", []string{"cluster_queue"}, "one per ClusterQueue"}
+	KueueBorrowed = Metric{"gpuwise_window_kueue_borrowed_gpus", gauge,
+		"GPU units the ClusterQueue borrows from its cohort, when the window's snapshot was read.", []string{"cluster_queue"}, "one per ClusterQueue"}
+	KueueAdmitted = Metric{"gpuwise_window_kueue_admitted_gpu_seconds", gauge,
+		"GPU units × seconds the ClusterQueue's workloads were admitted inside the window (quota reserved, whether or not a pod ran; docs/kueue.md).", []string{"cluster_queue"}, "one per ClusterQueue"}
+	KueueHeld = Metric{"gpuwise_window_kueue_held_gpu_seconds", gauge,
+		"GPU-seconds the admitted workloads' pods held in the window (the cost engine's, each unit weighted by its fraction of a physical GPU).", []string{"cluster_queue"}, "one per ClusterQueue"}
+	KueueActive = Metric{"gpuwise_window_kueue_active_gpu_seconds", gauge,
+		"Held GPU-seconds of the admitted workloads' pods weighted by measured GPU activity, in the window.", []string{"cluster_queue"}, "one per ClusterQueue"}
+	KueueIdleAdmitted = Metric{"gpuwise_window_kueue_idle_admitted_gpu_seconds", gauge,
+		"The queue's waste: admitted minus active minus unmeasured GPU-seconds in the window (quota reserved while no pod ran, plus pods idle), at least 0.", []string{"cluster_queue"}, "one per ClusterQueue"}
+	KueueIdleCost = Metric{"gpuwise_window_kueue_idle_pods_cost_usd", gauge,
+		"Allocated-but-idle GPU dollars of the admitted workloads' pods in the window; absent when none of them was on a priced node.", []string{"cluster_queue"}, "one per ClusterQueue with priced pods"}
+	KueuePendingWorkloads = Metric{"gpuwise_window_kueue_pending_workloads", gauge,
+		"GPU workloads of the ClusterQueue still waiting for admission at the window's end.", []string{"cluster_queue"}, "one per ClusterQueue"}
+	KueuePending = Metric{"gpuwise_window_kueue_pending_gpus", gauge,
+		"GPU units the ClusterQueue's waiting workloads ask for at the window's end (the starved demand now).", []string{"cluster_queue"}, "one per ClusterQueue"}
+	KueuePendingSeconds = Metric{"gpuwise_window_kueue_pending_gpu_seconds", gauge,
+		"GPU units × seconds the ClusterQueue's workloads waited for admission inside the window (the starved demand over the window).", []string{"cluster_queue"}, "one per ClusterQueue"}
+	KueueWaitMean = Metric{"gpuwise_window_kueue_wait_mean_seconds", gauge,
+		"Mean queue wait (creation to admission) of the workloads admitted inside the window; absent when none was.", []string{"cluster_queue"}, "one per ClusterQueue with admissions"}
+	KueueWaitMax = Metric{"gpuwise_window_kueue_wait_max_seconds", gauge,
+		"Longest queue wait of the workloads admitted inside the window; absent when none was.", []string{"cluster_queue"}, "one per ClusterQueue with admissions"}
+	KueueOldestPending = Metric{"gpuwise_window_kueue_oldest_pending_seconds", gauge,
+		"How long the oldest workload still waiting at the window's end has waited (0: none waits).", []string{"cluster_queue"}, "one per ClusterQueue"}
+
 	PlanActions = Metric{"gpuwise_plan_actions", gauge,
 		"Tracked savings-plan actions (docs/progress.md) by checklist status: pending, partly, applied (what the cluster shows, or a user's mark), rejected (a user's mark).",
 		[]string{"status"}, "4"}
@@ -107,7 +137,7 @@ var (
 		"A red flag watched after an applied action of the tracked plan (docs/progress.md \"Red flags\"): 1 firing, 0 ok; flag is low_utilization_after_mig, oom_kills_up, spot_interruptions, latency_up or cost_up, action the tracked id it blames. Flags the data cannot check have no sample here (gpuwise_plan_red_flag_unwatched).",
 		[]string{"action", "lever", "flag"}, "one per watched flag of each applied action"}
 	PlanRedFlagUnwatched = Metric{"gpuwise_plan_red_flag_unwatched", gauge,
-		"1 for a red flag of an applied action that the data cannot check (latency_up: no serving latency histograms; a flag without its series): watched by no one, said so rather than passed.",
+		"1 for a red flag of an applied action that the data cannot check (latency_up: none of its workloads has a vLLM or TGI latency histogram; a flag without its series): watched by no one, said so rather than passed.",
 		[]string{"action", "lever", "flag"}, "one per unwatched flag"}
 	PlanChange = Metric{"gpuwise_plan_spend_change_usd_per_month", gauge,
 		"The cluster's run-rate on the baseline's window minus on the latest window of the same length (the applied actions' share plus the rest, docs/progress.md); no sample until both windows are in the history.",
@@ -135,6 +165,8 @@ var Families = []*Metric{
 	&WindowSeconds, &WindowEnd, &Partial, &GPUs, &MechanismAllocated, &MechanismCost, &NamespaceUtilization, &NamespaceCost, &NamespaceIdleCost,
 	&Utilization, &Coverage, &WindowCost, &IdleCost, &Findings, &FindingsUSD, &FleetGPUs, &SpotNodesEnded, &Savings, &LeverSavings,
 	&PlanActions, &PlanRealised, &PlanPredicted, &PlanLeverRealised, &PlanChange, &PlanRedFlag, &PlanRedFlagUnwatched,
+	&KueueQuota, &KueueUsed, &KueueBorrowed, &KueueAdmitted, &KueueHeld, &KueueActive, &KueueIdleAdmitted, &KueueIdleCost,
+	&KueuePendingWorkloads, &KueuePending, &KueuePendingSeconds, &KueueWaitMean, &KueueWaitMax, &KueueOldestPending,
 	&BillUSD, &BillUnmatchedGPUInstances,
 	&PodGPUAllocated, &PodUtilization, &PodCost,
 }

@@ -91,7 +91,8 @@ func nodesByName(s *cluster.Snapshot) map[string]*cluster.Node {
 // planNodeConfigs gives every kept node with MIG GPUs its mig-parted
 // config (one name per distinct layout set) and the mixed strategy, every
 // time-sliced node its replica config, and nodes that lose MIG or
-// time-slicing the all-disabled / exclusive config.
+// time-slicing the all-disabled / exclusive config. A node whose GPUs DRA
+// or HAMi allocates gets none (the planner keeps it as it is).
 func planNodeConfigs(pl *packing.Plan, nodes map[string]*cluster.Node) (MIGParted, TimeSlicing) {
 	var mig MIGParted
 	var ts TimeSlicing
@@ -101,6 +102,9 @@ func planNodeConfigs(pl *packing.Plan, nodes map[string]*cluster.Node) (MIGParte
 			continue
 		}
 		cur := nodes[n.Name]
+		if cur != nil && packing.UnplannedAllocation(cur) != "" {
+			continue // DRA or HAMi allocates its GPUs: no device-plugin or mig-parted config is its
+		}
 		groups := migGroups(n)
 		hasMIG := len(groups) > 0
 		switch {

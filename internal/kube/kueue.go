@@ -30,6 +30,9 @@ var (
 	kueueFlavors       = kueuev1beta2.GroupVersion.WithResource("resourceflavors")
 	kueueCohorts       = kueuev1beta2.GroupVersion.WithResource("cohorts")
 	kueueWorkloads     = kueuev1beta2.GroupVersion.WithResource("workloads")
+	// cohortsResource is the one Kueue resource a cluster may not serve
+	// (Cohort objects came with hierarchical cohorts): its absence is no loss.
+	cohortsResource = kueueCohorts.Resource + "." + kueueCohorts.Group
 )
 
 // kueueObjects are the Kueue objects a snapshot reads, converted page by
@@ -46,67 +49,92 @@ type kueueWorkload struct {
 	ownerUID string
 }
 
-// kueueSteps list ClusterQueues, LocalQueues, ResourceFlavors, Cohorts
-// and Workloads through the dynamic client.
+// kueueKind is one Kueue resource and how one of its objects is added
+// to the objects a snapshot reads: the list (kueueSteps) and the watcher
+// (watchkueue.go) decode through the same table.
+type kueueKind struct {
+	gvr schema.GroupVersionResource
+	add func(u *unstructured.Unstructured, k *kueueObjects) error
+}
+
+// resource is the kind's "resource.group", as lists and errors name it.
+func (kk kueueKind) resource() string { return kk.gvr.Resource + "." + kk.gvr.Group }
+
+// kueueKinds are ClusterQueues, LocalQueues, ResourceFlavors, Cohorts and
+// Workloads, in the order they are read.
+var kueueKinds = []kueueKind{
+	{kueueClusterQueues, func(u *unstructured.Unstructured, k *kueueObjects) error {
+		var q kueuev1beta2.ClusterQueue
+		if err := fromUnstructured(u, &q); err != nil {
+			return err
+		}
+		k.info.ClusterQueues = append(k.info.ClusterQueues, convertClusterQueue(&q))
+		return nil
+	}},
+	{kueueLocalQueues, func(u *unstructured.Unstructured, k *kueueObjects) error {
+		var q kueuev1beta2.LocalQueue
+		if err := fromUnstructured(u, &q); err != nil {
+			return err
+		}
+		k.info.LocalQueues = append(k.info.LocalQueues, cluster.LocalQueue{Namespace: q.Namespace, Name: q.Name, ClusterQueue: string(q.Spec.ClusterQueue)})
+		return nil
+	}},
+	{kueueFlavors, func(u *unstructured.Unstructured, k *kueueObjects) error {
+		var f kueuev1beta2.ResourceFlavor
+		if err := fromUnstructured(u, &f); err != nil {
+			return err
+		}
+		k.info.Flavors = append(k.info.Flavors, cluster.ResourceFlavor{Name: f.Name, NodeLabels: f.Spec.NodeLabels})
+		return nil
+	}},
+	{kueueCohorts, func(u *unstructured.Unstructured, k *kueueObjects) error {
+		var c kueuev1beta2.Cohort
+		if err := fromUnstructured(u, &c); err != nil {
+			return err
+		}
+		k.info.Cohorts = append(k.info.Cohorts, cluster.Cohort{Name: c.Name, Parent: string(c.Spec.ParentName)})
+		return nil
+	}},
+	{kueueWorkloads, func(u *unstructured.Unstructured, k *kueueObjects) error {
+		var w kueuev1beta2.Workload
+		if err := fromUnstructured(u, &w); err != nil {
+			return err
+		}
+		if cw, ok := convertWorkload(&w); ok {
+			k.workloads = append(k.workloads, cw)
+		}
+		return nil
+	}},
+}
+
+// kueueSteps list every Kueue kind through the dynamic client.
 func kueueSteps(dc dynamic.Interface, k *kueueObjects) []step {
-	list := func(gvr schema.GroupVersionResource, each func(*unstructured.Unstructured) error) step {
-		return step{gvr.Resource + "." + gvr.Group, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
-			l, err := dc.Resource(gvr).List(ctx, lo)
+	steps := make([]step, 0, len(kueueKinds))
+	for _, kk := range kueueKinds {
+		steps = append(steps, step{kk.resource(), func(ctx context.Context, lo metav1.ListOptions) (page, error) {
+			l, err := dc.Resource(kk.gvr).List(ctx, lo)
 			if err != nil {
 				return page{}, err
 			}
 			for i := range l.Items {
-				if err := each(&l.Items[i]); err != nil {
+				if err := kk.add(&l.Items[i], k); err != nil {
 					return page{}, err
 				}
 			}
 			return page{next: l.GetContinue(), items: len(l.Items), remaining: l.GetRemainingItemCount()}, nil
-		}}
+		}})
 	}
-	return []step{
-		list(kueueClusterQueues, func(u *unstructured.Unstructured) error {
-			var q kueuev1beta2.ClusterQueue
-			if err := fromUnstructured(u, &q); err != nil {
-				return err
-			}
-			k.info.ClusterQueues = append(k.info.ClusterQueues, convertClusterQueue(&q))
-			return nil
-		}),
-		list(kueueLocalQueues, func(u *unstructured.Unstructured) error {
-			var q kueuev1beta2.LocalQueue
-			if err := fromUnstructured(u, &q); err != nil {
-				return err
-			}
-			k.info.LocalQueues = append(k.info.LocalQueues, cluster.LocalQueue{Namespace: q.Namespace, Name: q.Name, ClusterQueue: string(q.Spec.ClusterQueue)})
-			return nil
-		}),
-		list(kueueFlavors, func(u *unstructured.Unstructured) error {
-			var f kueuev1beta2.ResourceFlavor
-			if err := fromUnstructured(u, &f); err != nil {
-				return err
-			}
-			k.info.Flavors = append(k.info.Flavors, cluster.ResourceFlavor{Name: f.Name, NodeLabels: f.Spec.NodeLabels})
-			return nil
-		}),
-		list(kueueCohorts, func(u *unstructured.Unstructured) error {
-			var c kueuev1beta2.Cohort
-			if err := fromUnstructured(u, &c); err != nil {
-				return err
-			}
-			k.info.Cohorts = append(k.info.Cohorts, cluster.Cohort{Name: c.Name, Parent: string(c.Spec.ParentName)})
-			return nil
-		}),
-		list(kueueWorkloads, func(u *unstructured.Unstructured) error {
-			var w kueuev1beta2.Workload
-			if err := fromUnstructured(u, &w); err != nil {
-				return err
-			}
-			if cw, ok := convertWorkload(&w); ok {
-				k.workloads = append(k.workloads, cw)
-			}
-			return nil
-		}),
-	}
+	return steps
+}
+
+// add appends what o holds to k (the watcher's caches hold one object's
+// worth each).
+func (k *kueueObjects) add(o *kueueObjects) {
+	k.info.ClusterQueues = append(k.info.ClusterQueues, o.info.ClusterQueues...)
+	k.info.LocalQueues = append(k.info.LocalQueues, o.info.LocalQueues...)
+	k.info.Flavors = append(k.info.Flavors, o.info.Flavors...)
+	k.info.Cohorts = append(k.info.Cohorts, o.info.Cohorts...)
+	k.workloads = append(k.workloads, o.workloads...)
 }
 
 func fromUnstructured(u *unstructured.Unstructured, into any) error {
@@ -248,7 +276,7 @@ func (c *Client) listKueue(ctx context.Context, k *kueueObjects) (read bool, par
 		err := listAll(ctx, s.resource, c.Progress, s.fetch)
 		switch {
 		case err == nil:
-		case apierrors.IsNotFound(err) && s.resource == kueueCohorts.Resource+"."+kueueCohorts.Group:
+		case apierrors.IsNotFound(err) && s.resource == cohortsResource:
 			// Cohort objects are optional (hierarchical cohorts).
 		case apierrors.IsNotFound(err):
 			return false, "", nil

@@ -37,12 +37,17 @@ func newOwners(rs []appsv1.ReplicaSet, jobs []batchv1.Job) *owners {
 // own controller (a Job's JobSet or CronJob), nearest first: what a Kueue
 // Workload's owner is matched against.
 func (o *owners) controllers(p *corev1.Pod) []string {
-	ref := metav1.GetControllerOf(p)
+	return o.controllersOf(p.Namespace, metav1.GetControllerOf(p))
+}
+
+// controllersOf is controllers for a pod in namespace whose controller
+// is ref (nil: none).
+func (o *owners) controllersOf(namespace string, ref *metav1.OwnerReference) []string {
 	if ref == nil {
 		return nil
 	}
 	out := []string{string(ref.UID)}
-	if up := o.parent[ref.Kind+"/"+p.Namespace+"/"+ref.Name]; up != nil {
+	if up := o.parent[ref.Kind+"/"+namespace+"/"+ref.Name]; up != nil {
 		out = append(out, string(up.UID))
 	}
 	return out

@@ -101,6 +101,14 @@ func finished(p *corev1.Pod) bool {
 	return false
 }
 
+// controllers are the cached pod's controller UIDs (owners.controllers).
+func (c *cachedPod) controllers(own *owners) []string {
+	if len(c.OwnerReferences) == 0 {
+		return nil
+	}
+	return own.controllersOf(c.Namespace, &c.OwnerReferences[0])
+}
+
 // model is the cached pod as the snapshot at now sees it, its owner
 // resolved through own.
 func (c *cachedPod) model(own *owners, now time.Time) cluster.Pod {

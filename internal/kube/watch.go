@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -20,7 +21,8 @@ import (
 )
 
 // Watcher keeps the cluster's nodes, pods, ReplicaSets and Jobs current
-// with shared informers: one list per resource at start, then watches, so
+// (and DRA's and Kueue's objects where the cluster serves them) with
+// shared informers: one list per resource at start, then watches, so
 // a snapshot reads the informers' caches and never relists. Objects are
 // stripped to the fields the snapshot reads before they are cached
 // (strip.go). Pods and nodes deleted from the API are remembered, with
@@ -50,13 +52,24 @@ type Watcher struct {
 	draPartial string
 	draFail    error
 	draFailOn  string
+	// kueue are the kueue.x-k8s.io informers, nil without a dynamic
+	// client or when Kueue is not served or not readable (kueuePartial
+	// then says so when forbidden); kueueFail holds, by resource, the
+	// not-served or forbidden errors seen before their caches were
+	// filled (watchkueue.go).
+	kueue        *kueueWatch
+	kueuePartial string
+	kueueFail    map[string]error
+	// goneCtrl are the controller UIDs of the remembered pods, by UID,
+	// for Kueue's workloads (owners.controllers).
+	goneCtrl map[string][]string
 }
 
 // Watch starts the informers and waits until their caches are filled
 // (ctx bounds the wait). now stamps deletions. The watcher runs until
 // Stop.
 func (c *Client) Watch(ctx context.Context, now func() time.Time) (*Watcher, error) {
-	cs := c.Interface
+	cs, dc := c.Interface, c.Dynamic
 	if c.rest != nil {
 		cfg := *c.rest
 		cfg.Timeout = 0 // a watch is a long request; the reflector times it itself
@@ -64,12 +77,16 @@ func (c *Client) Watch(ctx context.Context, now func() time.Time) (*Watcher, err
 		if cs, err = kubernetes.NewForConfig(&cfg); err != nil {
 			return nil, &ConfigError{Err: err}
 		}
+		if dc, err = dynamic.NewForConfig(&cfg); err != nil {
+			return nil, &ConfigError{Err: err}
+		}
 	}
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTransform(strip))
 	w := &Watcher{server: c.Server, source: c.Source, now: now,
 		nodes: f.Core().V1().Nodes().Informer(), pods: f.Core().V1().Pods().Informer(),
 		rs: f.Apps().V1().ReplicaSets().Informer(), jobs: f.Batch().V1().Jobs().Informer(),
-		gonePods: map[string]cluster.Pod{}, goneNodes: map[string]cluster.Node{}, held: map[string][]string{}}
+		gonePods: map[string]cluster.Pod{}, goneNodes: map[string]cluster.Node{}, held: map[string][]string{},
+		kueueFail: map[string]error{}, goneCtrl: map[string][]string{}}
 	if err := w.handle(); err != nil {
 		return nil, err
 	}
@@ -86,6 +103,10 @@ func (c *Client) Watch(ctx context.Context, now func() time.Time) (*Watcher, err
 		stop()
 		return nil, err
 	}
+	if err := w.startKueue(ctx, dc); err != nil {
+		w.Stop()
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -94,6 +115,9 @@ func (w *Watcher) Stop() {
 	w.stop()
 	if w.dra != nil {
 		w.dra.stop()
+	}
+	if w.kueue != nil {
+		w.kueue.stop()
 	}
 }
 
@@ -157,13 +181,17 @@ func (w *Watcher) podGone(obj any) {
 		return
 	}
 	now := w.now()
-	cp := c.model(newOwners(w.cachedReplicaSets(), w.cachedJobs()), now)
+	own := newOwners(w.cachedReplicaSets(), w.cachedJobs())
+	cp := c.model(own, now)
 	if cp.End.IsZero() {
 		cp.End = now
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.gonePods[string(c.UID)] = cp
+	if uids := c.controllers(own); uids != nil {
+		w.goneCtrl[string(c.UID)] = uids
+	}
 }
 
 func (w *Watcher) nodeGone(obj any) {
@@ -197,7 +225,7 @@ func (w *Watcher) cachedJobs() []batchv1.Job {
 // Snapshot builds the inventory over [now-window, now) from the caches
 // and what the watcher remembers: no request reaches the API server.
 func (w *Watcher) Snapshot(now time.Time, window time.Duration) (*cluster.Snapshot, error) {
-	o := &objects{pools: map[string]map[string][]string{}}
+	o := &objects{pools: map[string]map[string][]string{}, ctrl: map[string][]string{}}
 	for _, obj := range w.nodes.GetStore().List() {
 		n, pools, notes := convertNode(obj.(*corev1.Node))
 		o.nodes, o.pools[n.Name] = append(o.nodes, n), pools
@@ -210,16 +238,28 @@ func (w *Watcher) Snapshot(now time.Time, window time.Duration) (*cluster.Snapsh
 		o.pods = append(o.pods, c.model(own, now))
 		o.noteClaimTemplates(c.Namespace, c.templates)
 		live[string(c.UID)] = true
+		if uids := c.controllers(own); uids != nil {
+			o.ctrl[c.Namespace+"/"+c.Name] = uids
+		}
 	}
 	o.dra = w.draObjects()
-	if w.draPartial != "" {
-		o.partial = append(o.partial, w.draPartial)
+	var kueueNote string
+	o.kueue, kueueNote = w.kueueObjects()
+	for _, note := range []string{w.draPartial, w.kueuePartial, kueueNote} {
+		if note != "" {
+			o.partial = append(o.partial, note)
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := now.Add(-window)
 	w.forget(start, live)
 	o.addGone(w.gonePods, w.goneNodes)
+	for uid, p := range w.gonePods {
+		if _, ok := o.ctrl[p.Key()]; !ok && w.goneCtrl[uid] != nil {
+			o.ctrl[p.Key()] = w.goneCtrl[uid]
+		}
+	}
 	s := buildSticky(o, now, window, w.held, w.reserved(o.pods))
 	s.Source = fmt.Sprintf("%s (%s), watched", w.source, w.server)
 	w.keepHeld(s)
@@ -234,6 +274,7 @@ func (w *Watcher) forget(start time.Time, live map[string]bool) {
 		if live[uid] || p.End.Before(start) {
 			delete(w.gonePods, uid)
 			delete(w.held, uid)
+			delete(w.goneCtrl, uid)
 		}
 	}
 	for name, n := range w.goneNodes {
@@ -369,6 +410,9 @@ func (w *Watcher) Counts() map[string]int {
 	all := w.informers()
 	if w.dra != nil {
 		maps.Copy(all, w.dra.informers())
+	}
+	if w.kueue != nil {
+		maps.Copy(all, w.kueue.informers)
 	}
 	for name, inf := range all {
 		out[name] = len(inf.GetStore().ListKeys())

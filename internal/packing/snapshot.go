@@ -66,7 +66,7 @@ func FromSnapshot(s *cluster.Prepared, o SnapshotOptions) (*Problem, error) {
 	if o.Shapes == RecommendedShapes && o.Recs == nil {
 		return nil, fmt.Errorf("recommended shapes need right-sizing results")
 	}
-	b := &builder{s: s, o: o, ix: s.Index(), nodes: map[string]int{}, models: map[string]bool{}}
+	b := &builder{s: s, o: o, ix: s.Index(), nodes: map[string]int{}, models: map[string]bool{}, unplanned: map[string]string{}}
 	if o.Prices != nil {
 		b.prices = nodeprice.New(o.Prices)
 	}
@@ -86,7 +86,10 @@ type builder struct {
 	p      Problem
 	nodes  map[string]int // name → index in p.Nodes
 	models map[string]bool
-	notes  []string
+	// unplanned are the nodes whose GPUs DRA or HAMi allocates, with how
+	// (keepAsAllocated).
+	unplanned map[string]string
+	notes     []string
 }
 
 func (b *builder) addNodes() {
@@ -133,6 +136,9 @@ func (b *builder) addNodes() {
 			}
 		}
 		pn.CurrentMIG = currentMIG(n)
+		if via := UnplannedAllocation(n); via != "" {
+			b.keepAsAllocated(&pn, via)
+		}
 		b.nodes[n.Name] = len(b.p.Nodes)
 		b.models[pn.Model] = true
 		b.p.Nodes = append(b.p.Nodes, pn)
@@ -256,6 +262,17 @@ func (b *builder) workload(pod *cluster.Pod, n *Node, rec *Reshape, cpu, mem int
 	if pod.Owner.Name == "" || pod.Owner.Kind == "Pod" {
 		w.Pinned, w.PinReason = true, "bare pod: no controller would recreate it after a move"
 	}
+	if via, ok := b.unplanned[pod.Node]; ok {
+		w.Tolerations = append(slices.Clone(w.Tolerations), unplannedToleration)
+		if cur.Kind != NoGPU {
+			w.Pinned, w.PinReason = true, "holds its GPU through "+via+", which gpuwise does not repack"
+		}
+		if cur.Kind == TimeSlice {
+			// A shared claim's share or a HAMi vGPU is a fraction of one
+			// GPU, not a replica of a node-wide time-slicing config.
+			w.Demand = Demand{Kind: Shared, Milli: b.heldMilli(pod)}
+		}
+	}
 	w.CurrentGPUs = b.currentGPUs(pod)
 	w.ActiveGPUs, w.Measured = b.active(pod)
 	if rec != nil && !w.Pinned {
@@ -366,4 +383,49 @@ func (b *builder) applyRec(w *Workload, r *Reshape, n *Node) {
 		w.Current = Demand{}
 	}
 	w.Note = r.Reason
+}
+
+// unplannedTaint keeps the planner's other workloads off a node whose
+// GPUs DRA or HAMi allocates (its pods tolerate it): such GPUs are not
+// offered as nvidia.com/gpu, so no device-plugin pod could move there.
+// It exists in the problem only, never on a node.
+var (
+	unplannedTaint      = cluster.Taint{Key: "gpuwise.io/unplanned-allocation", Effect: "NoSchedule"}
+	unplannedToleration = cluster.Toleration{Key: unplannedTaint.Key, Operator: "Exists", Effect: "NoSchedule"}
+)
+
+// UnplannedAllocation says how a node's GPUs are allocated when it is a
+// way the planner does not repack: "DRA ResourceClaims" (a DRA driver's
+// devices: the claims, not a device-plugin count, say who holds what) or
+// "HAMi vGPUs" (HAMi's scheduler places its fractions); "" otherwise.
+func UnplannedAllocation(n *cluster.Node) string {
+	for _, g := range n.GPUs {
+		switch {
+		case g.Allocator == cluster.DRA:
+			return "DRA ResourceClaims"
+		case g.Sharing == cluster.HAMi:
+			return "HAMi vGPUs"
+		}
+	}
+	return ""
+}
+
+// keepAsAllocated keeps a DRA or HAMi node as it is: it stays, its GPU
+// pods are pinned to it with their shapes (workload), and no other
+// workload is placed on it (unplannedTaint).
+func (b *builder) keepAsAllocated(pn *Node, via string) {
+	pn.Keep, pn.KeepReason = true, "its GPUs are allocated through "+via+", which gpuwise does not repack"
+	pn.Taints = append(slices.Clone(pn.Taints), unplannedTaint)
+	b.unplanned[pn.Name] = via
+}
+
+// heldMilli is the thousandths of one GPU a pod's units are (1–999).
+func (b *builder) heldMilli(pod *cluster.Pod) int64 {
+	var f float64
+	for _, h := range pod.GPUs {
+		if ref, ok := b.ix.Units[h.UnitID]; ok {
+			f += ref.Unit.Fraction
+		}
+	}
+	return min(max(int64(math.Round(f*MilliPerGPU)), 1), MilliPerGPU-1)
 }

@@ -2,6 +2,7 @@ package prom
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/prom/query"
@@ -321,6 +322,13 @@ func hourlyOf(s *cluster.Snapshot, a assembly, keepSums bool) (*cluster.Hourly, 
 			for name, m := range h.models {
 				acc.AddModelBins(name, l.within(m.requests), l.within(m.gen))
 			}
+			if bounds, cum := latencyBuckets(h.latency); cum != nil {
+				for j := range cum {
+					cum[j] = l.within(cum[j])
+				}
+				acc.AddLatencyBins(h.latMetric, bounds, cum)
+				seen.latency = true
+			}
 			seen.serving = true
 		}
 	}
@@ -358,6 +366,28 @@ func lifeOf(w cluster.Window, p *cluster.Pod, n *cluster.Node) (life, bool) {
 
 func (l life) within(b *cluster.Bins) *cluster.Bins { return b.Within(l.lo, l.hi) }
 
+// latencyBuckets orders a pod's bucket bins by their bound: the finite
+// bounds and the bins of each, then +Inf's; nil when there is no +Inf
+// bucket (every Prometheus histogram has one) or no finite one.
+func latencyBuckets(by map[float64]*cluster.Bins) ([]float64, []*cluster.Bins) {
+	inf := by[math.Inf(1)]
+	if inf == nil || len(by) < 2 {
+		return nil, nil
+	}
+	bounds := make([]float64, 0, len(by)-1)
+	for le := range by {
+		if !math.IsInf(le, 1) {
+			bounds = append(bounds, le)
+		}
+	}
+	slices.Sort(bounds)
+	cum := make([]*cluster.Bins, 0, len(by))
+	for _, le := range bounds {
+		cum = append(cum, by[le])
+	}
+	return bounds, append(cum, inf)
+}
+
 func servingOf(u *serveUsage, pod string) *serveHours {
 	if u == nil {
 		return nil
@@ -371,6 +401,7 @@ type seenSeries struct {
 	measured, pcie, nvlink bool
 	cpuLimited, cfs, oom   bool
 	gpuContainers, serving bool
+	latency                bool
 }
 
 func (sn *seenSeries) holdings(acc *cluster.HourlyAcc, p *cluster.Pod, u *gpuUsage, ix *cluster.Index, l life) {
@@ -444,5 +475,7 @@ func (sn *seenSeries) notes() []string {
 	if !sn.serving {
 		out = append(out, "hourly series: no vLLM (vllm:request_success_total, vllm:num_requests_waiting) or Triton (nv_inference_request_success, nv_inference_queue_duration_us) series for GPU workloads: no request, token or queue counts")
 	}
+	add(sn.serving && !sn.latency, "vllm:e2e_request_latency_seconds_bucket or tgi_request_duration_bucket",
+		"no serving latency histograms, so the latency red flag has no data (Triton exposes only cumulative durations, a mean)")
 	return out
 }

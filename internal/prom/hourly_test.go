@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -53,15 +54,18 @@ func TestHourlySeriesFromPrometheus(t *testing.T) {
 	if got.Hourly == nil {
 		t.Fatal("no hourly series")
 	}
-	models := 0
+	models, histograms := 0, 0
 	for i := range h.truth.Hourly.Workloads {
 		compareWorkload(t, &h.truth.Hourly.Workloads[i], got.Hourly.Find(h.truth.Hourly.Workloads[i].Workload))
 		models += len(h.truth.Hourly.Workloads[i].Models)
+		if h.truth.Hourly.Workloads[i].Latency != nil {
+			histograms++
+		}
 	}
-	if models == 0 {
-		t.Error("the simulated days have no per-model serving series to compare")
+	if models == 0 || histograms == 0 {
+		t.Errorf("the simulated days have %d per-model serving series and %d latency histograms to compare", models, histograms)
 	}
-	t.Logf("%d per-model series compared", models)
+	t.Logf("%d per-model series and %d latency histograms compared", models, histograms)
 	if n, m := len(got.Hourly.Workloads), len(h.truth.Hourly.Workloads); n != m {
 		t.Errorf("%d workloads with hourly series, the simulator has %d", n, m)
 	}
@@ -111,6 +115,42 @@ func compareWorkload(t *testing.T, want, got *cluster.WorkloadHours) {
 		}
 	}
 	compareModels(t, want, got, seriesTolerance)
+	compareLatency(t, want, got, seriesTolerance)
+}
+
+// compareLatency: the same latency histogram (metric, bounds) with the
+// same requests and quantiles over the window, hours with data alike.
+func compareLatency(t *testing.T, want, got *cluster.WorkloadHours, tol float64) {
+	t.Helper()
+	g, w := got.Latency, want.Latency
+	if (g == nil) != (w == nil) {
+		t.Errorf("%s latency: present %v, want %v", want.Workload, g != nil, w != nil)
+		return
+	}
+	if w == nil {
+		return
+	}
+	if g.Metric != w.Metric || !slices.Equal(g.Bounds, w.Bounds) {
+		t.Errorf("%s latency: %s %v, want %s %v", want.Workload, g.Metric, g.Bounds, w.Metric, w.Bounds)
+		return
+	}
+	gs, gn := g.Sum(0, got.Hours(), nil)
+	ws, wn := w.Sum(0, want.Hours(), nil)
+	if gn != wn {
+		t.Errorf("%s latency: %d hours with data, want %d", want.Workload, gn, wn)
+	}
+	var gt, wt float64
+	for j := range ws {
+		gt, wt = gt+gs[j], wt+ws[j]
+	}
+	if math.Abs(gt-wt) > tol*math.Max(wt, 1) {
+		t.Errorf("%s latency: %.6g requests, want %.6g", want.Workload, gt, wt)
+	}
+	for _, q := range []float64{0.5, 0.95, 0.99} {
+		if gq, wq := cluster.HistogramQuantile(q, g.Bounds, gs), cluster.HistogramQuantile(q, w.Bounds, ws); math.Abs(gq-wq) > tol*wq {
+			t.Errorf("%s latency p%.0f: %.4g s, want %.4g s", want.Workload, 100*q, gq, wq)
+		}
+	}
 }
 
 // compareModels: the same model names (vLLM model_name, Triton model) with
@@ -176,7 +216,8 @@ func TestAbsentSeriesAreNil(t *testing.T) {
 	}
 	srv := promtest.New(t, h.series)
 	srv.Edit(promtest.Drop(pcieMetric, "container_oom_events_total", "vllm:request_success_total", "vllm:generation_tokens_total",
-		"vllm:prompt_tokens_total", "vllm:num_requests_waiting", "nv_inference_request_success", "nv_inference_queue_duration_us"))
+		"vllm:prompt_tokens_total", "vllm:num_requests_waiting", "nv_inference_request_success", "nv_inference_queue_duration_us",
+		"vllm:e2e_request_latency_seconds_bucket"))
 	opts := testOptions(srv.URL, ReadRemote)
 	opts.Window = h.truth.Window
 	got, err := Build(context.Background(), opts)
@@ -184,7 +225,7 @@ func TestAbsentSeriesAreNil(t *testing.T) {
 		t.Fatalf("Build: %v", err)
 	}
 	for _, w := range got.Hourly.Workloads {
-		if w.PCIeRx != nil || w.OOMKills != nil || w.Requests != nil || w.QueueDepth != nil || w.Server != "" {
+		if w.PCIeRx != nil || w.OOMKills != nil || w.Requests != nil || w.QueueDepth != nil || w.Server != "" || w.Latency != nil {
 			t.Errorf("%s: series of dropped metrics: pcie %v oom %v requests %v", w.Workload, w.PCIeRx != nil, w.OOMKills != nil, w.Requests != nil)
 		}
 		if w.GPUActive == nil && w.GPUMeasured.Sum() > 0 {

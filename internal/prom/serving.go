@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -25,6 +27,7 @@ const (
 	serveGenTokens
 	servePromptTokens
 	serveWaiting
+	serveLatency // a latency histogram's _bucket counters, by le
 )
 
 // serveMetric is one series a server exposes and how it is read.
@@ -48,6 +51,8 @@ var serveMetrics = []serveMetric{
 	{"vllm:num_requests_waiting", cluster.ServerVLLM, serveWaiting, true, 1},
 	{"nv_inference_request_success", cluster.ServerTriton, serveRequests, false, 1},
 	{"nv_inference_queue_duration_us", cluster.ServerTriton, serveWaiting, false, 1e-6},
+	{"vllm:e2e_request_latency_seconds_bucket", cluster.ServerVLLM, serveLatency, false, 1},
+	{"tgi_request_duration_bucket", cluster.ServerTGI, serveLatency, false, 1},
 }
 
 // serveHours are one pod's serving bins (nil: no such series), and the
@@ -58,6 +63,11 @@ type serveHours struct {
 	server                            string
 	requests, gen, prompt, waitingSec *cluster.Bins
 	models                            map[string]*modelHours
+	// latency are the increments per hour of a latency histogram's
+	// cumulative bucket counters, by their le label's value (+Inf too),
+	// of the histogram latMetric (without _bucket).
+	latency   map[float64]*cluster.Bins
+	latMetric string
 }
 
 // modelHours are one model name's request and generated-token bins.
@@ -101,6 +111,7 @@ type serveBatch struct {
 
 type podBins struct {
 	pod, model string
+	le         float64 // a latency bucket's upper bound
 	bins       *cluster.Bins
 }
 
@@ -114,7 +125,7 @@ func (u *serveUsage) batch(m serveMetric) func(cut float64) func() query.Batch {
 
 func serveKeep(name []byte) bool {
 	switch string(name) {
-	case "namespace", "pod", "model_name", "model":
+	case "namespace", "pod", "model_name", "model", "le":
 		return true
 	}
 	return false
@@ -131,8 +142,16 @@ func (b *serveBatch) Series(l wire.Labels) query.Target {
 			break
 		}
 	}
+	le := 0.0
+	if b.m.field == serveLatency {
+		v, err := strconv.ParseFloat(l.Get("le"), 64)
+		if err != nil || v != v {
+			return query.Target{} // no bucket bound: not a histogram's bucket
+		}
+		le = v
+	}
 	bins := &cluster.Bins{}
-	b.series = append(b.series, podBins{ns + "/" + pod, model, bins})
+	b.series = append(b.series, podBins{ns + "/" + pod, model, le, bins})
 	if b.m.gauge {
 		return query.Target{Acc: query.Acc{Timed: waitingFeed(b.u.clock, bins), Check: &b.rng}}
 	}
@@ -173,6 +192,17 @@ func (b *serveBatch) Commit() {
 			u.pods[s.pod] = h
 		}
 		h.server = b.m.server
+		if b.m.field == serveLatency {
+			if h.latency == nil {
+				h.latency, h.latMetric = map[float64]*cluster.Bins{}, strings.TrimSuffix(b.m.name, "_bucket")
+			}
+			if h.latMetric == strings.TrimSuffix(b.m.name, "_bucket") {
+				into := h.latency[s.le]
+				mergeBins(&into, s.bins)
+				h.latency[s.le] = into
+			}
+			continue
+		}
 		if s.model != "" && (b.m.field == serveRequests || b.m.field == serveGenTokens) {
 			if h.models == nil {
 				h.models = map[string]*modelHours{}

@@ -8,8 +8,9 @@ import (
 
 // dropOrder is the cost grid's columns in the order a narrow terminal
 // loses them: the split of a row's dollars goes before the dollars that
-// matter most (allocated-but-idle, the total and $/month stay).
-var dropOrder = []string{"unmeasured $", "CPU+mem $", "GPU-h unalloc", "unalloc $", "active $", "pods", "total $"}
+// matter most (allocated-but-idle, the total and $/month stay); the
+// mechanism column goes early, a line of words in a table of numbers.
+var dropOrder = []string{"unmeasured $", viaTitle, "CPU+mem $", "GPU-h unalloc", "unalloc $", "active $", "pods", "total $"}
 
 // fitColumns drops columns of g in dropOrder until its lines fit width
 // with keys of at least minKeyWidth; it returns the titles dropped.

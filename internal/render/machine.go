@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/gpuwise/gpuwise/internal/billing"
 	"github.com/gpuwise/gpuwise/internal/cost"
@@ -40,14 +41,15 @@ var csvHeader = []string{
 	"gpu_cost_unmeasured_usd", "gpu_cost_unallocated_usd",
 	"cpu_cost_usd", "memory_cost_usd", "cpu_memory_unallocated_usd",
 	"total_cost_usd", "monthly_cost_usd",
-	"unpriced", "unpriced_gpu_hours", "partial",
+	"unpriced", "unpriced_gpu_hours", "partial", "mechanisms",
 }
 
 // writeCSV writes one header row and one row per report row, numbers at
 // full precision so that sums made from the file match the report. An
 // unpriced row's dollar cells are empty, not 0, and its unpriced column
 // says true. The partial column is true on every row of a partial
-// report (what it lacks: the stderr message, exit 6, and -o json).
+// report (what it lacks: the stderr message, exit 6, and -o json); the
+// last, mechanisms, is the row's allocation mechanisms joined with "+".
 func writeCSV(w io.Writer, r *cost.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
@@ -55,7 +57,7 @@ func writeCSV(w io.Writer, r *cost.Report) error {
 	}
 	partial := strconv.FormatBool(len(r.Partial) > 0)
 	for _, row := range r.Rows {
-		if err := cw.Write(append(csvRecord(row), partial)); err != nil {
+		if err := cw.Write(append(csvRecord(row), partial, strings.Join(row.Mechanisms, "+"))); err != nil {
 			return err
 		}
 	}

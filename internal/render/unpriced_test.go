@@ -40,8 +40,8 @@ func TestNothingPricedIsNeverZeroDollars(t *testing.T) {
 			totals["total_cost_usd"], totals["node_cost_usd"], totals["unpriced"])
 	}
 	csvOut := render(t, r, CSV, Options{})
-	if row := strings.Split(csvOut, "\n")[1]; !strings.HasSuffix(row, ",,,,,,,,,true,168,false") {
-		t.Errorf("csv unpriced row %q, want empty dollars then unpriced true, 168 GPU-hours, not partial", row)
+	if row := strings.Split(csvOut, "\n")[1]; !strings.HasSuffix(row, ",,,,,,,,,true,168,false,") {
+		t.Errorf("csv unpriced row %q, want empty dollars then unpriced true, 168 GPU-hours, not partial, no mechanism", row)
 	}
 }
 

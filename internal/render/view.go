@@ -6,7 +6,9 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
@@ -179,7 +181,44 @@ func costGrid(r *cost.Report, maxRows int) grid {
 	total := costRow(cols, "TOTAL", r.Totals.Pods, &r.Totals.Costs, r.Totals.Unpriced)
 	total.Whole = true
 	g.Total = &total
+	addMechanisms(&g, r, rows)
 	return g
+}
+
+// viaTitle heads the allocation mechanism column (docs/report-format.md).
+const viaTitle = "GPU via"
+
+// addMechanisms adds the column that says how each row's GPUs are
+// allocated (device-plugin, mig, time-slicing, dra, hami, kueue-admitted; "+"
+// between several), the total's being every row's: every grouping shows
+// it but the report by mechanism, whose keys already say it. A report
+// without GPU-hours has no such column.
+func addMechanisms(g *grid, r *cost.Report, rows []cost.Row) {
+	if r.By == "mechanism" {
+		return
+	}
+	all := map[string]bool{}
+	for i := range r.Rows {
+		for _, m := range r.Rows[i].Mechanisms {
+			all[m] = true
+		}
+	}
+	if len(all) == 0 {
+		return
+	}
+	g.Cols = append(g.Cols, column{Title: viaTitle})
+	for i := range g.Rows {
+		g.Rows[i].Cells = append(g.Rows[i].Cells, strings.Join(rows[i].Mechanisms, "+"))
+		g.Rows[i].Hot = append(g.Rows[i].Hot, false)
+	}
+	var every []string
+	for _, m := range cluster.Mechanisms {
+		if all[m] {
+			every = append(every, m)
+		}
+	}
+	g.Total.Cells = append(g.Total.Cells, strings.Join(every, "+"))
+	g.Total.Hot = append(g.Total.Hot, false)
 }
 
 func costRow(cols []costColumn, key string, pods int, c *cost.Costs, unpriced bool) gridRow {

@@ -21,10 +21,11 @@ import (
 // inventory's pods; otherwise the inventory's (a simulated or recorded
 // inventory has them; one read from the API server does not) are kept
 // for the hours of w when w starts a whole number of hours into the
-// inventory's window (cluster.Hourly.Within).
+// inventory's window (cluster.Hourly.Within). The DRA and Kueue sections
+// are the inventory's (the Kueue report clips its figures to w).
 func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot {
 	out := &cluster.Snapshot{Window: w, Source: inv.Source, ActivityMetric: inv.ActivityMetric, Nodes: cloneNodes(inv.Nodes),
-		Notes: append([]string(nil), inv.Notes...), Unknown: inv.Unknown, DRA: inv.DRA}
+		Notes: append([]string(nil), inv.Notes...), Unknown: inv.Unknown, DRA: inv.DRA, Kueue: inv.Kueue}
 	if u != nil && u.ActivityMetric != "" {
 		out.ActivityMetric = u.ActivityMetric
 	}

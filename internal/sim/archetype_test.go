@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,10 +157,16 @@ func TestAgentsRunOnEveryGPUNode(t *testing.T) {
 		}
 	}
 	for _, n := range v.s.Nodes {
-		// The NVIDIA GPU operator's agents; the AMD and Neuron nodes run
-		// none of them.
+		// The NVIDIA GPU operator's agents (on a DRA node its DRA kubelet
+		// plugin in place of the device plugin; on a HAMi node only
+		// dcgm-exporter, HAMi's device plugin being HAMi's); the AMD and
+		// Neuron nodes run none of them.
 		nvidia := n.HasGPUs() && n.Vendor() == cluster.VendorNVIDIA
-		if got, want := agents[n.Name], map[bool]int{true: 2}[nvidia]; got != want {
+		want := map[bool]int{true: 2}[nvidia]
+		if nvidia && n.GPUs[0].Sharing == cluster.HAMi {
+			want = 1
+		}
+		if got := agents[n.Name]; got != want {
 			t.Errorf("node %s runs %d gpu-operator agents, want %d", n.Name, got, want)
 		}
 	}
@@ -176,6 +183,12 @@ func TestPodsHoldWhatTheyRequest(t *testing.T) {
 				want, resource = want+n, r
 			}
 		}
+		if len(p.Claims) > 0 {
+			want = int64(len(p.GPUs)) // a DRA pod requests no extended resource
+			if resource != "" {
+				t.Errorf("pod %s holds its GPUs through claims %v but requests %s", p.Key(), p.Claims, resource)
+			}
+		}
 		if int64(len(p.GPUs)) != want {
 			t.Errorf("pod %s requests %d GPU units but holds %d", p.Key(), want, len(p.GPUs))
 		}
@@ -183,6 +196,10 @@ func TestPodsHoldWhatTheyRequest(t *testing.T) {
 			u := v.units[h.UnitID].Unit
 			ok := false
 			switch {
+			case len(p.Claims) > 0: // DRA: held through the claim, nothing requested
+				ok = v.units[h.UnitID].GPU.Allocator == cluster.DRA && slices.Contains(p.Claims, u.Claim)
+			case resource == gpuResource && v.units[h.UnitID].GPU.Sharing == cluster.HAMi:
+				ok = u.Kind == cluster.TimeSlice // a HAMi vGPU, counted as nvidia.com/gpu
 			case resource == gpuResource:
 				ok = u.Kind == cluster.WholeGPU
 			case resource == sharedResource:

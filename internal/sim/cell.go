@@ -38,6 +38,7 @@ type built struct {
 	pods   []cluster.Pod
 	blind  []string
 	hourly []cluster.WorkloadHours
+	dra    *cluster.DRAInfo
 }
 
 func newCell(cfg Config, k int) *cell {
@@ -81,7 +82,8 @@ func (c *cell) build() built {
 	c.batchJobs(l)
 	c.services(l)
 	c.accelerators()
-	out := built{nodes: make([]cluster.Node, len(c.nodes)), pods: c.pods, blind: c.blind, hourly: c.hourly.Build()}
+	c.allocations()
+	out := built{nodes: make([]cluster.Node, len(c.nodes)), pods: c.pods, blind: c.blind, hourly: c.hourly.Build(), dra: c.draInfo()}
 	c.hourly.Release()
 	for i, n := range c.nodes {
 		out.nodes[i] = *n

@@ -21,6 +21,11 @@ const GPUsPerScale = 96
 const (
 	AMDPerScale    = 8
 	NeuronPerScale = 16
+	// DRAPerScale and HAMiPerScale are the GPUs of the DRA node (8 H100)
+	// and the HAMi node (4 L4) one cell adds with Config.DRA and
+	// Config.HAMi.
+	DRAPerScale  = 8
+	HAMiPerScale = 4
 )
 
 // GPUNodesPerScale is the number of GPU nodes one scale unit adds.
@@ -54,6 +59,12 @@ type Config struct {
 	// AMD's device-metrics-exporter and neuron-monitor write them
 	// (docs/accelerators.md).
 	AMD, Neuron bool
+	// DRA adds an AWS p5.48xlarge whose GPUs NVIDIA's DRA driver
+	// allocates through ResourceClaims (a whole GPU, a MIG device, a
+	// shared claim), and HAMi a g6.12xlarge whose L4s HAMi splits into
+	// fractional vGPUs, each with its pods (dra.go; not counted in
+	// GPUsPerScale either). The demo has both.
+	DRA, HAMi bool
 	// Progress, when set, is told each finished cell ("simulating
 	// cluster", cells done, Scale); it may be called from any goroutine
 	// and never changes the result.
@@ -62,7 +73,7 @@ type Config struct {
 
 // DefaultConfig returns the demo cluster's config: seed 1, one week from
 // 2026-11-01T00:00:00Z at 5-minute samples, Scale 1 (96 NVIDIA GPUs),
-// with the AMD and Trainium nodes.
+// with the AMD and Trainium nodes and the DRA and HAMi ones.
 func DefaultConfig() Config {
 	return Config{
 		Seed:   1,
@@ -72,6 +83,8 @@ func DefaultConfig() Config {
 		Scale:  1,
 		AMD:    true,
 		Neuron: true,
+		DRA:    true,
+		HAMi:   true,
 	}
 }
 
@@ -141,6 +154,7 @@ func assemble(cfg Config, cells []built) (*cluster.Snapshot, error) {
 		s.Nodes = append(s.Nodes, c.nodes...)
 		s.Pods = append(s.Pods, c.pods...)
 		blind = append(blind, c.blind...)
+		s.DRA = joinDRA(s.DRA, c.dra)
 		hourly[i] = c.hourly
 	}
 	s.Hourly = &cluster.Hourly{IdleThreshold: cluster.DefaultIdleThreshold, Workloads: cluster.JoinHourly(hourly...)}

@@ -61,6 +61,10 @@ type ctrCounters struct {
 // serveCounters are an inference server's cumulative counters.
 type serveCounters struct {
 	requests, genTokens, promptTokens, queueUs, inferences float64
+	// lat are the latency histogram's requests per bucket (not
+	// cumulative), latSum their summed seconds.
+	lat    []float64
+	latSum float64
 }
 
 func newExporter(w *bufio.Writer, c *cell, k int) *exporter {
@@ -252,6 +256,17 @@ func (e *exporter) serve(p *cluster.Pod, s *serveLoad, t, dt float64, x serveSam
 		c.promptTokens += x.promptTokens
 		e.vllmCounters(l, c, t+dt)
 		e.line("vllm:num_requests_waiting", l, math.Round(x.waiting), t)
+		if s.latShares != nil {
+			if first {
+				c.lat = make([]float64, len(s.latShares))
+				e.latency(l, c, t)
+			}
+			for j, f := range s.latShares {
+				c.lat[j] += x.requests * f
+			}
+			c.latSum += x.requests * latencyMean(s.latencyMedian())
+			e.latency(l, c, t+dt)
+		}
 	case cluster.ServerTriton:
 		l := append(base, "model", s.model, "version", "1")
 		if first {
@@ -268,6 +283,32 @@ func (e *exporter) vllmCounters(l []string, c *serveCounters, t float64) {
 	e.line("vllm:request_success_total", append(append([]string(nil), l...), "finished_reason", "stop"), c.requests, t)
 	e.line("vllm:generation_tokens_total", l, c.genTokens, t)
 	e.line("vllm:prompt_tokens_total", l, c.promptTokens, t)
+}
+
+// latency writes vLLM's e2e latency histogram as its client library
+// exposes it: cumulative _bucket counters by le (+Inf last), _sum, _count.
+func (e *exporter) latency(l []string, c *serveCounters, t float64) {
+	bl := append(append([]string(nil), l...), "le", "")
+	cum := 0.0
+	for j, n := range c.lat {
+		cum += n
+		bl[len(bl)-1] = "+Inf"
+		if j < len(VLLMLatencyBounds) {
+			bl[len(bl)-1] = leLabel(VLLMLatencyBounds[j])
+		}
+		e.line(VLLMLatencyMetric+"_bucket", bl, cum, t)
+	}
+	e.line(VLLMLatencyMetric+"_sum", l, c.latSum, t)
+	e.line(VLLMLatencyMetric+"_count", l, cum, t)
+}
+
+// leLabel writes a bucket bound as the Python client does (1.0, not 1).
+func leLabel(b float64) string {
+	s := strconv.FormatFloat(b, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s
 }
 
 func (e *exporter) tritonCounters(l []string, c *serveCounters, t float64) {

@@ -16,7 +16,8 @@ const (
 	// Resize sets the requests of the workload's pods running at At (each
 	// recreated at At with them). A memory request below the container's
 	// peak working set backfires: the pods are OOM-killed OOMPerHour
-	// times an hour from At.
+	// times an hour from At, and their servers' latency is
+	// BackfireLatency times what it was.
 	Resize = "resize"
 	// ToMIG re-partitions Node at At: as many of its GPUs as the workload
 	// needs (ones no other workload holds) are cut into Profile slices
@@ -27,7 +28,8 @@ const (
 	// The workload's GPU series follow (held and measured scale by the
 	// slice's fraction; its work, active GPU-hours, stays). A profile
 	// with less memory than the pods' peak framebuffer backfires: they
-	// are OOM-killed OOMPerHour times an hour from At.
+	// are OOM-killed OOMPerHour times an hour from At, and their servers'
+	// latency is BackfireLatency times what it was.
 	ToMIG = "to-mig"
 	// Autoscale scales Node's pods, and the node, away every night from
 	// At: from midnight UTC for NightHours the pods do not run and the
@@ -156,6 +158,7 @@ func resize(s *cluster.Snapshot, c Change) ([]move, error) {
 			recreated = append(recreated, &s.Pods[j])
 		}
 		addOOM(s, c.Workload, recreated, c.At)
+		slowDown(s, c.Workload, hourOf(s, c.At), BackfireLatency)
 	}
 	return out, nil
 }
@@ -280,6 +283,7 @@ func toMIG(s *cluster.Snapshot, i int, c Change) ([]move, error) {
 			}
 		}
 		addOOM(s, c.Workload, ps, c.At)
+		slowDown(s, c.Workload, hourOf(s, c.At), BackfireLatency)
 	}
 	return out, nil
 }

@@ -320,6 +320,13 @@ func (c *cell) serveSamples(p *cluster.Pod, l *load, st *signals, a, rel, dt flo
 	if st.acc != nil {
 		st.acc.Serve(st.sp, l.serve.server, x.requests/dt, x.genTokens/dt, x.promptTokens/dt, x.waiting)
 		st.acc.ServeModel(st.sp, l.serve.model, x.requests/dt, x.genTokens/dt)
+		if sh := l.serve.latShares; sh != nil {
+			st.lat = st.lat[:0]
+			for _, f := range sh {
+				st.lat = append(st.lat, x.requests/dt*f)
+			}
+			st.acc.Latency(st.sp, VLLMLatencyMetric, VLLMLatencyBounds, st.lat)
+		}
 	}
 	if c.sink != nil {
 		c.sink.serve(p, l.serve, c.unix0+rel, dt, x)

@@ -22,7 +22,11 @@ type deployment struct {
 // activity, tokens per request, and requests waiting once activity passes
 // 45% (num_requests_waiting).
 func vllm(model string, rps, genTok, promptTok float64) *serveLoad {
-	return &serveLoad{server: cluster.ServerVLLM, model: model, rps: rps, genTok: genTok, promptTok: promptTok, queueFrom: 0.45, queueGain: 20}
+	s := &serveLoad{server: cluster.ServerVLLM, model: model, rps: rps, genTok: genTok, promptTok: promptTok, queueFrom: 0.45, queueGain: 20}
+	if m := s.latencyMedian(); m > 0 {
+		s.latShares = latencyShares(VLLMLatencyBounds, m)
+	}
+	return s
 }
 
 // triton is a Triton server of model: rps requests per second per pod at

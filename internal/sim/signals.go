@@ -44,6 +44,9 @@ type serveLoad struct {
 	genTok, promptTok    float64 // per request; 0: the server counts none
 	queueFrom, queueGain float64
 	batch                float64 // Triton inferences per request
+	// latShares are the requests' shares in each VLLMLatencyBounds
+	// bucket (the last +Inf); nil: no latency histogram.
+	latShares []float64
 }
 
 // gpuSample is one sample of a held unit, for the metrics exporter.
@@ -161,6 +164,7 @@ type signals struct {
 	from, to float64   // the pod's life in the window, seconds
 	kills    int
 	spans    []cluster.Span // buffer for the current sample's spans
+	lat      []float64      // buffer for a sample's latency bucket rates
 	sp       cluster.Span   // the current sample's place in the hours
 }
 

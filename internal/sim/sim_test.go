@@ -103,6 +103,12 @@ func TestGeneratePassesPrepare(t *testing.T) {
 			if tc.cfg.Neuron {
 				want += scale * NeuronPerScale
 			}
+			if tc.cfg.DRA {
+				want += scale * DRAPerScale
+			}
+			if tc.cfg.HAMi {
+				want += scale * HAMiPerScale
+			}
 			if got := countGPUs(s); got != want {
 				t.Errorf("%d GPUs, want %d", got, want)
 			}

@@ -11,16 +11,18 @@ import (
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
 
-// Version is the format version this build writes: 7, the framed binary
-// format (frame.go) with the hourly series, interruptions, checkpoint
-// hints, the nodes' provider IDs (matched against cloud bills), DRA
-// and HAMi allocation (dra.go), Kueue's queues and workloads
-// (kueue.go) and the controls: autoscalers, NodePools and admission
-// policies (controls.go). Version 6 (the same without the controls),
-// version 5 (the same without Kueue), version 4 (the same without DRA and HAMi
+// Version is the format version this build writes: 8, the framed binary
+// format (frame.go) with the hourly series (with the servers' latency
+// histograms, hourly.go), interruptions, checkpoint hints, the nodes'
+// provider IDs (matched against cloud bills), DRA and HAMi allocation
+// (dra.go), Kueue's queues and workloads (kueue.go) and the controls:
+// autoscalers, NodePools and admission policies (controls.go); the header
+// ends with the version again. Version 7 (the same without latency
+// histograms and the repeated version), version 6 (the same without the
+// controls), version 5 (the same without Kueue), version 4 (the same without DRA and HAMi
 // shares), version 3 (the same without provider IDs), version 2 (the same without them) and version 1 (gzip or plain
 // JSON) are still read.
-const Version = 7
+const Version = 8
 
 // Kind marks a gpuwise snapshot: the "kind" of a version 1 JSON document
 // and the first 16 bytes of a version 2 file.

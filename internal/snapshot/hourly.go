@@ -20,6 +20,10 @@ import (
 // count + 1 (0: nil), then each model's name and the series of
 // cluster.ModelHours.ModelSeries in order, encoded as above.
 
+// Version 8 adds, after a workload's models, its latency histogram
+// (cluster.LatencyHours): a byte (0: none), then the metric's name, the
+// bounds' count and each bound as a float, and the counts as a series.
+
 // workloadsPerFrame is about a megabyte of a week's series.
 const workloadsPerFrame = 1024
 
@@ -67,7 +71,43 @@ func hourlyPayload(e *encoder, ws []cluster.WorkloadHours, k int) {
 				e.hourSeries(*ns.Series)
 			}
 		}
+		e.latency(w.Latency)
 	}
+}
+
+func (e *encoder) latency(l *cluster.LatencyHours) {
+	if l == nil {
+		e.byte(0)
+		return
+	}
+	e.byte(1)
+	e.str(l.Metric)
+	e.nilOrLen(l.Bounds == nil, len(l.Bounds))
+	for _, b := range l.Bounds {
+		e.float(b)
+	}
+	e.hourSeries(l.Counts)
+}
+
+// latency reads what encoder.latency writes (version 8).
+func (d *decoder) latency(workload string) *cluster.LatencyHours {
+	if d.version < 8 || d.byte() == 0 || d.err != nil {
+		return nil
+	}
+	l := &cluster.LatencyHours{Metric: d.str()}
+	n, isNil := d.nilOrLen("latency bounds")
+	if n > len(d.b) { // a bound takes at least a byte
+		d.fail("hourly %s: %d latency bounds are more than the frame holds", workload, n)
+		return nil
+	}
+	if !isNil {
+		l.Bounds = make([]float64, n)
+		for i := range l.Bounds {
+			l.Bounds[i] = d.float()
+		}
+	}
+	l.Counts = d.series("latency counts")
+	return l
 }
 
 func (e *encoder) hourSeries(s cluster.Series) {
@@ -167,6 +207,7 @@ func (d *decoder) workloadHours() cluster.WorkloadHours {
 			}
 		}
 	}
+	w.Latency = d.latency(w.Workload)
 	return w
 }
 

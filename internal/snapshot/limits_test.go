@@ -140,11 +140,12 @@ func bigHeader() []byte {
 	e.uvarint(1e9 + 1)
 	e.uvarint(1)
 	e.uvarint(1)
-	e.byte(0)    // no hourly series (version 3)
-	e.uvarint(0) // unknown facts: nil (version 5)
-	e.byte(0)    // no DRA section (version 5)
-	e.byte(0)    // no Kueue section (version 6)
-	e.byte(0)    // no controls section (version 7)
+	e.byte(0)          // no hourly series (version 3)
+	e.uvarint(0)       // unknown facts: nil (version 5)
+	e.byte(0)          // no DRA section (version 5)
+	e.byte(0)          // no Kueue section (version 6)
+	e.byte(0)          // no controls section (version 7)
+	e.uvarint(Version) // the version again (version 8)
 	return e.payload()
 }
 

@@ -133,6 +133,11 @@ func (rd *reader) parseHeader(raw []byte, withPartial bool) (*header, error) {
 		if rd.version >= 7 {
 			s.Controls = d.controls()
 		}
+		if rd.version >= 8 {
+			if v := d.uvarint(); v != rd.version && d.err == nil {
+				d.fail("header: it says version %d, the file %d", v, rd.version)
+			}
+		}
 	case rd.version >= 3 && d.err == nil && len(d.b) > 0:
 		// Versions 3 and 4 write the unknown facts only when there are any.
 		s.Unknown = d.strs("unknown facts")

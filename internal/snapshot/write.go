@@ -17,7 +17,7 @@ const (
 	podsPerFrame  = 1024
 )
 
-// Write encodes s to w in the current format (version 7).
+// Write encodes s to w in the current format (version 8).
 func Write(w io.Writer, s *cluster.Snapshot) error {
 	head := binary.AppendUvarint([]byte(Kind), Version)
 	if _, err := w.Write(head); err != nil {
@@ -92,6 +92,10 @@ func headerPayload(e *encoder, s *cluster.Snapshot) {
 	e.dra(s.DRA)
 	e.kueue(s.Kueue)
 	e.controls(s.Controls)
+	// Version 8 ends the header with the version again: the file's
+	// leading version lies outside every frame's CRC, and a flip of it
+	// to an older version that reads the rest alike would go unnoticed.
+	e.uvarint(Version)
 }
 
 func nodesPayload(e *encoder, nodes []cluster.Node, k int) {

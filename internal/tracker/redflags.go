@@ -3,6 +3,7 @@ package tracker
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -249,26 +250,126 @@ func (v *view) spotInterruptions(a *Action, f *Flag) {
 	}
 }
 
-// latency: the snapshot keeps no serving latency histograms, so the flag
-// says it cannot watch rather than pass.
+// LatencyQuantiles are the quantiles the latency flag compares.
+var LatencyQuantiles = []float64{0.50, 0.95, 0.99}
+
+// latency: p50, p95 and p99 of the serving workloads' latency histograms
+// (the bucket counts summed over the hours before the change, and over
+// those from its first whole hour on, interpolated as Prometheus'
+// histogram_quantile) before against after; the largest relative rise
+// is the value. Workloads whose histograms differ (metric or bounds) are
+// compared each on its own.
 func (v *view) latency(a *Action, f *Flag) {
 	f.Limit = LatencyLimit
 	f.Threshold = "serving latency (p50/p95/p99) up more than 5 % since the change"
 	if a.Kind == lever.KindMIG || a.Kind == lever.KindPrepareNodes {
 		f.Limit, f.Threshold = LatencyLimitMIG, "serving latency (p50/p95/p99) up more than 10 % since the MIG change"
 	}
-	f.Advice = "compare the servers' latency histograms before and after the change; undo it where the SLO breaks"
-	serving := 0
+	f.Advice = "the change slowed the servers: compare the latency histograms before and after it; undo it (or give back the GPU share or memory it took) where the SLO breaks"
+	type group struct {
+		metric        string
+		bounds        []float64
+		before, after []float64
+		nb, na        int
+		workloads     []string
+	}
+	var groups []*group
+	serving, missing := 0, map[string]bool{}
 	for _, w := range workloads(a) {
-		if wh := v.hourly[w]; wh != nil && wh.Server != "" {
-			serving++
+		wh := v.hourly[w]
+		if wh == nil {
+			continue
+		}
+		if wh.Latency == nil {
+			if wh.Server != "" {
+				serving++
+				missing[wh.Server] = true
+			}
+			continue
+		}
+		l := wh.Latency
+		var g *group
+		for _, x := range groups {
+			if x.metric == l.Metric && slices.Equal(x.bounds, l.Bounds) {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &group{metric: l.Metric, bounds: l.Bounds}
+			groups = append(groups, g)
+		}
+		var nb, na int
+		g.before, nb = l.Sum(0, int(math.Floor(a.AppliedAt.Sub(v.w.Start).Hours()))-wh.From, g.before)
+		g.after, na = l.Sum(v.after(wh, a.AppliedAt), wh.Hours(), g.after)
+		g.nb, g.na = g.nb+nb, g.na+na
+		g.workloads = append(g.workloads, w)
+	}
+	worst, measured := math.Inf(-1), false
+	var parts []string
+	for _, g := range groups {
+		if g.nb == 0 || g.na == 0 {
+			continue
+		}
+		var rises []string
+		for _, q := range LatencyQuantiles {
+			b, af := cluster.HistogramQuantile(q, g.bounds, g.before), cluster.HistogramQuantile(q, g.bounds, g.after)
+			if math.IsNaN(b) || math.IsNaN(af) || b <= 0 {
+				continue
+			}
+			measured = true
+			r := af/b - 1
+			if r > worst {
+				worst = r
+				f.Targets = g.workloads
+			}
+			rises = append(rises, fmt.Sprintf("p%.0f %s → %s (%+.1f %%)", 100*q, seconds(b), seconds(af), 100*r))
+		}
+		if len(rises) > 0 {
+			parts = append(parts, fmt.Sprintf("%s over %d h before and %d h since: %s", g.metric, g.nb, g.na, strings.Join(rises, ", ")))
 		}
 	}
-	f.Status = NoData
-	f.Detail = "no latency metrics: gpuwise keeps no vLLM/Triton/TGI latency histograms, so a latency rise cannot be checked"
-	if serving > 0 {
-		f.Detail = fmt.Sprintf("no latency metrics: %d of its workloads serve requests, but gpuwise keeps no vLLM/Triton/TGI latency histograms, so a latency rise cannot be checked", serving)
+	if !measured {
+		f.Targets = nil
+		f.Status = NoData
+		switch {
+		case len(groups) > 0:
+			f.Detail = "its workloads' latency histograms hold no requests on one side of the change (the window needs hours before and after it): a latency rise cannot be checked"
+		case serving > 0:
+			f.Detail = fmt.Sprintf("no latency metrics: %d of its workloads serve requests (%s) but have no latency histogram (%s): a latency rise cannot be checked", serving, strings.Join(sortedKeys(missing), ", "), missingLatency(missing))
+		default:
+			f.Detail = "no latency metrics: none of its workloads has a serving latency histogram (vllm:e2e_request_latency_seconds_bucket, tgi_request_duration_bucket): a latency rise cannot be checked"
+		}
+		return
 	}
+	f.Value = ptr(round4(worst))
+	f.Status, f.Detail = Clear, strings.Join(parts, "; ")
+	if worst > f.Limit {
+		f.Status = Firing
+	}
+}
+
+// missingLatency names the histogram each server would expose.
+func missingLatency(servers map[string]bool) string {
+	var out []string
+	for _, s := range sortedKeys(servers) {
+		switch s {
+		case cluster.ServerVLLM:
+			out = append(out, "vllm:e2e_request_latency_seconds_bucket was not found")
+		case cluster.ServerTriton:
+			out = append(out, "Triton exposes only nv_inference_request_duration_us, a cumulative duration (a mean, no quantiles)")
+		default:
+			out = append(out, s+" exposes none gpuwise reads")
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// seconds writes a latency in s or ms.
+func seconds(x float64) string {
+	if x < 1 {
+		return fmt.Sprintf("%.0f ms", 1000*x)
+	}
+	return fmt.Sprintf("%.2f s", x)
 }
 
 // costUp: what the change left paid for and unused in the cluster — MIG

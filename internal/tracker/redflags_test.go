@@ -40,6 +40,41 @@ func flagFixture(kind string, wh cluster.WorkloadHours, nodes []cluster.Node, po
 	return &Plan{Cluster: "c", Actions: []*Action{a}}, newView(s, w)
 }
 
+// latencyBounds are vLLM's e2e latency buckets up to a minute.
+var latencyBounds = []float64{0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60}
+
+// latencyHist is 48 hours of 1,000 requests an hour whose latency is
+// exponential with a mean of 2 s before hour 24 and 2 s × scale after.
+func latencyHist(scale float64) *cluster.LatencyHours {
+	b := len(latencyBounds) + 1
+	l := &cluster.LatencyHours{Metric: "vllm:e2e_request_latency_seconds", Bounds: latencyBounds, Counts: make(cluster.Series, 48*b)}
+	for h := range 48 {
+		mean := 2.0
+		if h >= 24 {
+			mean *= scale
+		}
+		prev := 0.0
+		for j := range b {
+			cdf := 1.0
+			if j < len(latencyBounds) {
+				cdf = 1 - math.Exp(-latencyBounds[j]/mean)
+			}
+			l.Counts[h*b+j] = float32(1000 * (cdf - prev))
+			prev = cdf
+		}
+	}
+	return l
+}
+
+// onlyAfter blanks the histogram's hours before hour 24 (no data, not
+// zero).
+func onlyAfter(l *cluster.LatencyHours) *cluster.LatencyHours {
+	for i := range 24 * l.Buckets() {
+		l.Counts[i] = float32(math.NaN())
+	}
+	return l
+}
+
 // spotNodes are n spot nodes interrupted within hour 30.
 func spotNodes(n int) []cluster.Node {
 	var out []cluster.Node
@@ -53,8 +88,7 @@ func spotNodes(n int) []cluster.Node {
 }
 
 // Each red flag fires on its backfiring fixture and not on the clean
-// one; the latency flag, which no data gpuwise keeps can check, says so
-// on both.
+// one; a flag whose data is missing says which.
 func TestRedFlagsFireOnTheirBackfire(t *testing.T) {
 	busyPod := func(node string) cluster.Pod {
 		return clustertest.Pod("ml", "inf-1").Owner("Deployment", "inf").On(node).Life(clustertest.At(26), time.Time{}).Holds(node+"/gpu0", 0.5, 3600).Obj()
@@ -89,9 +123,21 @@ func TestRedFlagsFireOnTheirBackfire(t *testing.T) {
 			wh: cluster.WorkloadHours{OOMKills: series(0, 2)}, want: Firing, wantDetail: "2.00 an hour"},
 		{name: "6 spot interruptions in an hour", kind: lever.KindSpot, flag: FlagSpotInterruptions, nodes: spotNodes(6), want: Firing, wantDetail: "at most 6"},
 		{name: "5 spot interruptions in an hour", kind: lever.KindSpot, flag: FlagSpotInterruptions, nodes: spotNodes(5), want: Clear},
-		{name: "serving workload, latency after MIG", kind: lever.KindMIG, flag: FlagLatencyUp,
-			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM}, want: NoData, wantDetail: "no latency metrics: 1 of its workloads serve"},
-		{name: "latency after right-sizing", kind: lever.KindResize, flag: FlagLatencyUp, want: NoData, wantDetail: "no latency metrics"},
+		{name: "serving workload without a histogram, after MIG", kind: lever.KindMIG, flag: FlagLatencyUp,
+			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM}, want: NoData, wantDetail: "1 of its workloads serve requests (vllm) but have no latency histogram (vllm:e2e_request_latency_seconds_bucket was not found)"},
+		{name: "Triton: a mean only", kind: lever.KindResize, flag: FlagLatencyUp,
+			wh: cluster.WorkloadHours{Server: cluster.ServerTriton}, want: NoData, wantDetail: "a mean, no quantiles"},
+		{name: "latency after right-sizing, no server", kind: lever.KindResize, flag: FlagLatencyUp, want: NoData, wantDetail: "no latency metrics"},
+		{name: "MIG slice too small: latency +25 %", kind: lever.KindMIG, flag: FlagLatencyUp,
+			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM, Latency: latencyHist(1.25)}, want: Firing, wantDetail: "p99"},
+		{name: "MIG: latency +6 %, within 10 %", kind: lever.KindMIG, flag: FlagLatencyUp,
+			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM, Latency: latencyHist(1.06)}, want: Clear, wantDetail: "p50"},
+		{name: "right-sized: latency +6 %, over 5 %", kind: lever.KindResize, flag: FlagLatencyUp,
+			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM, Latency: latencyHist(1.06)}, want: Firing, wantDetail: "p95"},
+		{name: "latency measured only since the change", kind: lever.KindResize, flag: FlagLatencyUp,
+			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM, Latency: onlyAfter(latencyHist(1))}, want: NoData, wantDetail: "no requests on one side"},
+		{name: "right-sized: latency as before", kind: lever.KindResize, flag: FlagLatencyUp,
+			wh: cluster.WorkloadHours{Server: cluster.ServerVLLM, Latency: latencyHist(1)}, want: Clear, wantDetail: "(+0.0 %)"},
 		{name: "MIG instances left unused", kind: lever.KindMIG, flag: FlagCostUp, nodes: []cluster.Node{mig},
 			pods: []cluster.Pod{migPod}, want: Firing, wantDetail: "1 MIG instance(s)"},
 		{name: "every MIG instance used", kind: lever.KindMIG, flag: FlagCostUp, nodes: []cluster.Node{mig},
@@ -113,6 +159,7 @@ func TestRedFlagsFireOnTheirBackfire(t *testing.T) {
 			if got == nil {
 				t.Fatalf("no %s flag among %+v", c.flag, fs)
 			}
+			t.Logf("%s: %s", got.Status, got.Detail)
 			if got.Status != c.want || !strings.Contains(got.Detail, c.wantDetail) || got.Action != "x-aaaaaa" || !got.Since.Equal(clustertest.At(24)) {
 				t.Errorf("%s: %s (%s), want %s with %q, blaming x-aaaaaa since hour 24", c.flag, got.Status, got.Detail, c.want, c.wantDetail)
 			}

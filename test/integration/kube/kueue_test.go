@@ -4,6 +4,7 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cli"
 	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/kube"
 	"github.com/gpuwise/gpuwise/internal/snapshot"
 )
 
@@ -71,7 +73,8 @@ func kueueUnstructured(t *testing.T, kind string, obj any) *unstructured.Unstruc
 // controller writes them) and run by a Job's pod on a KWOK GPU node, one
 // pending — are created, and `gpuwise collect` with the shipped read-only
 // role reads them back into the snapshot, the admitted workload joined to
-// its pod.
+// its pod; serve's watcher reads the same and follows the pending one's
+// admission (checkWatchedKueue).
 func TestKueueCollected(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -237,6 +240,69 @@ func TestKueueCollected(t *testing.T) {
 		if !strings.Contains(out, w) {
 			t.Errorf("report -o json lacks %s", w)
 		}
+	}
+	checkWatchedKueue(ctx, t, reader, s, func(status *kueuev1beta2.WorkloadStatus) {
+		got, err := wl.Get(ctx, "job-sweep", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		setStatus(wl, got, status)
+	})
+}
+
+// checkWatchedKueue: serve's watcher, with the same shipped role (list
+// and watch), reads the same Kueue section as collect; then the pending
+// workload is admitted (admit writes its status) and the watcher's next
+// snapshots show the admission without a relist.
+func checkWatchedKueue(ctx context.Context, t *testing.T, kubeconfig string, listed *cluster.Snapshot, admit func(*kueuev1beta2.WorkloadStatus)) {
+	t.Helper()
+	c, err := kube.Connect(kube.Options{Kubeconfig: kubeconfig, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Watch(ctx, time.Now)
+	if err != nil {
+		t.Fatalf("watch with the shipped role: %v", err)
+	}
+	defer w.Stop()
+	ws, err := w.Snapshot(listed.Window.End, listed.Window.End.Sub(listed.Window.Start))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Partial) > 0 {
+		t.Errorf("watched snapshot with the shipped role is partial: %q", ws.Partial)
+	}
+	if diff := cmp.Diff(listed.Kueue, ws.Kueue); diff != "" {
+		t.Errorf("Kueue (-collect +watch):\n%s", diff)
+	}
+	at := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+	four := int32(4)
+	admit(&kueuev1beta2.WorkloadStatus{
+		Admission: &kueuev1beta2.Admission{ClusterQueue: "team-ml", PodSetAssignments: []kueuev1beta2.PodSetAssignment{{Name: "main", Count: &four,
+			Flavors:       map[corev1.ResourceName]kueuev1beta2.ResourceFlavorReference{"cpu": "a100", "memory": "a100", "nvidia.com/gpu": "a100"},
+			ResourceUsage: corev1.ResourceList{"cpu": resource.MustParse("16"), "memory": resource.MustParse("64Gi"), "nvidia.com/gpu": resource.MustParse("4")}}}},
+		Conditions: []metav1.Condition{
+			{Type: kueuev1beta2.WorkloadQuotaReserved, Status: metav1.ConditionTrue, Reason: "QuotaReserved", Message: "Quota reserved in ClusterQueue team-ml", LastTransitionTime: at},
+			{Type: kueuev1beta2.WorkloadAdmitted, Status: metav1.ConditionTrue, Reason: "Admitted", Message: "The workload is admitted", LastTransitionTime: at}}})
+	var sweep *cluster.QueuedWorkload
+	waitFor(t, "the watcher sees job-sweep admitted", 30*time.Second, func() (bool, string) {
+		s, err := w.Snapshot(time.Now(), time.Hour)
+		if err != nil {
+			return false, err.Error()
+		}
+		for i := range s.Kueue.Workloads {
+			if q := &s.Kueue.Workloads[i]; q.Namespace == kueueNS && q.Name == "job-sweep" {
+				sweep = q
+				return !q.Admitted.IsZero(), fmt.Sprintf("%+v", *q)
+			}
+		}
+		return false, "no job-sweep"
+	})
+	if !sweep.Admitted.Equal(at.Time) || !cmp.Equal(sweep.Flavors, []string{"a100"}) || sweep.GPUs["nvidia.com/gpu"] != 4 {
+		t.Errorf("admitted job-sweep: %+v, want admitted %s on a100 with 4 GPUs", *sweep, at.Time)
+	}
+	if err := w.Health(); err != nil {
+		t.Errorf("watch health: %v", err)
 	}
 }
 

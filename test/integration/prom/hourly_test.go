@@ -5,6 +5,7 @@ package prom_test
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -97,10 +98,48 @@ func compareHourly(t *testing.T, want, got *cluster.Hourly, tol, ratios float64)
 				bad++
 			}
 		}
+		if !sameLatency(t, w, g, tol) {
+			bad++
+		}
 		if bad > 20 {
 			t.Fatal("too many differences")
 		}
 	}
+}
+
+// sameLatency: the same latency histogram (metric, bounds) with the
+// same requests and p50/p95/p99 over the window.
+func sameLatency(t *testing.T, want, got *cluster.WorkloadHours, tol float64) bool {
+	t.Helper()
+	g, w := got.Latency, want.Latency
+	if (g == nil) != (w == nil) {
+		t.Errorf("%s latency: present %v, want %v", want.Workload, g != nil, w != nil)
+		return false
+	}
+	if w == nil {
+		return true
+	}
+	if g.Metric != w.Metric || !slices.Equal(g.Bounds, w.Bounds) {
+		t.Errorf("%s latency: %s %v, want %s %v", want.Workload, g.Metric, g.Bounds, w.Metric, w.Bounds)
+		return false
+	}
+	gs, _ := g.Sum(0, got.Hours(), nil)
+	ws, _ := w.Sum(0, want.Hours(), nil)
+	var gt, wt float64
+	for j := range ws {
+		gt, wt = gt+gs[j], wt+ws[j]
+	}
+	ok := math.Abs(gt-wt) <= tol*math.Max(wt, 1)
+	if !ok {
+		t.Errorf("%s latency: %.6g requests, want %.6g", want.Workload, gt, wt)
+	}
+	for _, q := range []float64{0.5, 0.95, 0.99} {
+		if gq, wq := cluster.HistogramQuantile(q, g.Bounds, gs), cluster.HistogramQuantile(q, w.Bounds, ws); math.Abs(gq-wq) > tol*wq {
+			t.Errorf("%s latency p%.0f: %.4g s, want %.4g s", want.Workload, 100*q, gq, wq)
+			ok = false
+		}
+	}
+	return ok
 }
 
 func lenOf(h *cluster.Hourly) int {
