@@ -27,9 +27,9 @@ type simOptions struct {
 }
 
 func (o *simOptions) config() (sim.Config, error) {
-	// The AMD node, whose exporter gpuwise reads from Prometheus; not the
-	// Neuron node, whose series carry no pod label (docs/accelerators.md).
-	cfg := sim.Config{Seed: o.Seed, Scale: o.Scale, Window: time.Duration(o.Days * 24 * float64(time.Hour)), Step: o.Step, AMD: true}
+	// The AMD and the Neuron node, whose exporters gpuwise reads from
+	// Prometheus (docs/accelerators.md).
+	cfg := sim.Config{Seed: o.Seed, Scale: o.Scale, Window: time.Duration(o.Days * 24 * float64(time.Hour)), Step: o.Step, AMD: true, Neuron: true}
 	if o.Start != "" {
 		t, err := time.Parse(time.RFC3339, o.Start)
 		if err != nil {

@@ -74,6 +74,16 @@ func TestInventoryOfTheDemo(t *testing.T) {
 				n.Price, n.FeatureDiscovery.Status, n.Findings, want)
 		}
 	}
+	// The summary names each model's vendor (issue 28.4).
+	for _, g := range inv.Summary {
+		want := map[string]string{"MI300X": "amd", "Trainium": "aws-neuron"}[g.GPUModel]
+		if want == "" {
+			want = "nvidia"
+		}
+		if g.Vendor != want {
+			t.Errorf("summary group %s/%s: vendor %q, want %q", g.GPUModel, g.Sharing, g.Vendor, want)
+		}
+	}
 }
 
 func TestInventoryRefusesBadFlags(t *testing.T) {

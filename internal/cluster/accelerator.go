@@ -139,3 +139,33 @@ func AMDVRAMMiB(v string) (mib int64, ok bool) {
 	}
 	return n * 1024, n > 0
 }
+
+// NeuronCoresPerDevice is the NeuronCores neuron-monitor reports per
+// Neuron device of a model (docs/accelerators.md): 2 NeuronCore-v2 on a
+// Trainium or an Inferentia2, 4 NeuronCore-v1 on an Inferentia, and on a
+// Trainium2 (8 physical NeuronCore-v3) 4 logical cores under the
+// runtime's default logical-core configuration (LNC=2). 0 for a model
+// that is no Neuron device.
+func NeuronCoresPerDevice(model string) int {
+	switch strings.ToUpper(model) {
+	case "TRAINIUM", "INFERENTIA2":
+		return 2
+	case "INFERENTIA", "TRAINIUM2":
+		return 4
+	}
+	return 0
+}
+
+// EC2InstanceID is the EC2 instance id in an AWS node's spec.providerID
+// ("aws:///us-east-1a/i-0abc…" → "i-0abc…"); "" for any other provider ID.
+func EC2InstanceID(providerID string) string {
+	rest, ok := strings.CutPrefix(providerID, "aws://")
+	if !ok {
+		return ""
+	}
+	id := rest[strings.LastIndexByte(rest, '/')+1:]
+	if !strings.HasPrefix(id, "i-") || len(id) < 3 {
+		return ""
+	}
+	return id
+}

@@ -58,6 +58,9 @@ func groupRows(lines []Line, by string, monthFactor float64) []Row {
 			pods[k] = map[*cluster.Pod]bool{}
 		}
 		rows[j].addLine(l)
+		if (by == "gpu-model" || by == "node") && l.Node.GPUModel != "" && l.Node.HasGPUs() {
+			rows[j].Vendor = l.Node.Vendor()
+		}
 		if l.Priced {
 			priced[k] = true
 		} else {

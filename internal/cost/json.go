@@ -59,9 +59,10 @@ func (r Row) MarshalJSON() ([]byte, error) {
 		Unpriced         bool     `json:"unpriced"`
 		UnpricedGPUHours float64  `json:"unpriced_gpu_hours"`
 		Mechanisms       []string `json:"mechanisms,omitempty"`
+		Vendor           string   `json:"vendor,omitempty"`
 		Workload         string   `json:"workload,omitempty"`
 		GPUUnits         []string `json:"gpu_units,omitempty"`
-	}{r.Key, r.Pods, r.Costs.toJSON(!r.Unpriced), r.Unpriced, r.UnpricedGPUHours, r.Mechanisms, r.Workload, r.GPUUnits})
+	}{r.Key, r.Pods, r.Costs.toJSON(!r.Unpriced), r.Unpriced, r.UnpricedGPUHours, r.Mechanisms, r.Vendor, r.Workload, r.GPUUnits})
 }
 
 // MarshalJSON writes the totals with null dollars when no node is priced.

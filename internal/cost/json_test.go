@@ -113,8 +113,23 @@ func TestJSONCarriesEveryField(t *testing.T) {
 		t.Fatalf("pod row %+v: want workload team-a/Deployment/a and unit priced/gpu0", pod)
 	}
 	ns := row(t, r, "team-a")
-	if ns.Workload != "" || ns.GPUUnits != nil {
-		t.Errorf("a namespace row names a workload %q or units %v", ns.Workload, ns.GPUUnits)
+	if ns.Workload != "" || ns.GPUUnits != nil || ns.Vendor != "" {
+		t.Errorf("a namespace row names a workload %q, units %v or a vendor %q", ns.Workload, ns.GPUUnits, ns.Vendor)
+	}
+	// A GPU model's row names its vendor (issue 28.4).
+	byModel := report(t, unpricedFixture(), func(s *settings) { s.ReportOptions.By = "gpu-model" })
+	models := 0
+	for _, x := range byModel.Rows {
+		if x.Key != UnallocatedKey && !strings.HasPrefix(x.Key, "(") {
+			models++
+			if x.Vendor != cluster.VendorNVIDIA {
+				t.Errorf("model row %s: vendor %q, want %q", x.Key, x.Vendor, cluster.VendorNVIDIA)
+			}
+			pod.Vendor = x.Vendor // the field, carried below
+		}
+	}
+	if models == 0 {
+		t.Fatal("no GPU model row")
 	}
 	for _, v := range []any{pod, r.Totals} {
 		b, err := json.Marshal(v)

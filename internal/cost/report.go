@@ -45,6 +45,11 @@ type Row struct {
 	// (cluster.Mechanisms: device-plugin, mig, time-slicing, dra, hami),
 	// in that order; empty for a row without GPU-hours.
 	Mechanisms []string `json:"mechanisms,omitempty"`
+	// Vendor is the accelerators' vendor (nvidia, amd, aws-neuron,
+	// intel-gaudi) of a GPU model's or a GPU node's row (--by gpu-model,
+	// --by node); absent on other groupings, on CPU nodes and on the
+	// unknown model's row.
+	Vendor string `json:"vendor,omitempty"`
 	// Workload and GPUUnits are a pod row's (--by pod): the pod's
 	// workload (namespace/Kind/name) and the GPU units it held (ids as
 	// the low-utilization list and the history name them, sorted); absent

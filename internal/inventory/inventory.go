@@ -180,8 +180,10 @@ type Price struct {
 
 // Group is the GPUs of one model and sharing mode.
 type Group struct {
-	// GPUModel is the normalized model, or "unknown".
+	// GPUModel is the normalized model, or "unknown"; Vendor its
+	// vendor (nvidia, amd, aws-neuron, intel-gaudi), as the nodes'.
 	GPUModel string `json:"gpu_model"`
+	Vendor   string `json:"vendor"`
 	// Sharing is exclusive, mig, time-slicing, mps, or "not advertised"
 	// for GPU nodes whose GPUs the scheduler cannot see (counted from the
 	// hardware they should have).

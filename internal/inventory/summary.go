@@ -6,7 +6,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
-type groupKey struct{ model, sharing string }
+type groupKey struct{ model, vendor, sharing string }
 
 // summarize groups the nodes' GPUs by model and sharing mode. A node's
 // price is shared over its groups by GPU count, so the groups' prices sum
@@ -19,7 +19,7 @@ func summarize(nodes []Node) []Group {
 		for key, part := range shares(n) {
 			g := groups[key]
 			if g == nil {
-				g = &Group{GPUModel: key.model, Sharing: key.sharing}
+				g = &Group{GPUModel: key.model, Vendor: key.vendor, Sharing: key.sharing}
 				groups[key] = g
 			}
 			g.add(n, part)
@@ -32,6 +32,9 @@ func summarize(nodes []Node) []Group {
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].GPUModel != out[j].GPUModel {
 			return out[i].GPUModel < out[j].GPUModel
+		}
+		if out[i].Vendor != out[j].Vendor {
+			return out[i].Vendor < out[j].Vendor
 		}
 		return out[i].Sharing < out[j].Sharing
 	})
@@ -57,11 +60,11 @@ func shares(n *Node) map[groupKey]part {
 		if n.ExpectedGPUs != nil {
 			gpus = *n.ExpectedGPUs
 		}
-		out[groupKey{model, NotAdvertised}] = part{gpus: gpus, fraction: 1}
+		out[groupKey{model, n.Vendor, NotAdvertised}] = part{gpus: gpus, fraction: 1}
 		return out
 	}
 	for _, l := range n.Layout {
-		k := groupKey{model, l.Sharing}
+		k := groupKey{model, n.Vendor, l.Sharing}
 		p := out[k]
 		p.gpus++
 		p.units += l.Units

@@ -48,22 +48,37 @@ func acceleratorGPUs(n *cluster.Node, alloc map[string]int) ([]cluster.GPU, bool
 	return out, true
 }
 
-// acceleratorNote names the Neuron and Gaudi nodes, whose devices
-// gpuwise cannot measure from Prometheus; "" when there are none.
-func acceleratorNote(nodes []cluster.Node) string {
-	var names []string
+// acceleratorNote says which accelerator devices gpuwise could not
+// measure from Prometheus: the Gaudi nodes (their exporter's labels are
+// undocumented), the Neuron nodes whose held devices sent no
+// neuron-monitor series, and the Neuron holdings of pods that hold only
+// some of their node's devices; "" when there are none.
+func acceleratorNote(nodes []cluster.Node, nm neuronMeasure) string {
+	var gaudi []string
 	for i := range nodes {
-		if v := nodes[i].Vendor(); nodes[i].HasGPUs() && (v == cluster.VendorNeuron || v == cluster.VendorGaudi) {
-			names = append(names, nodes[i].Name)
+		if nodes[i].HasGPUs() && nodes[i].Vendor() == cluster.VendorGaudi {
+			gaudi = append(gaudi, nodes[i].Name)
 		}
 	}
-	if len(names) == 0 {
+	var parts []string
+	if len(gaudi) > 0 {
+		parts = append(parts, fmt.Sprintf("%d Gaudi node(s) (%s): their devices and holders come from kube-state-metrics; "+
+			"Gaudi's exporter's labels are undocumented, so its series are not read: their GPU-hours are unmeasured, never idle",
+			len(gaudi), strings.Join(gaudi, ", ")))
+	}
+	if len(nm.silent) > 0 {
+		parts = append(parts, fmt.Sprintf("%d Neuron node(s) (%s) held devices and sent no %s series (neuron-monitor not scraped, "+
+			"or its instance_id is not the node's providerID): their holders' GPU-hours are unmeasured, never idle",
+			len(nm.silent), strings.Join(nm.silent, ", "), neuronMetric))
+	}
+	if nm.shared > 0 {
+		parts = append(parts, fmt.Sprintf("%d Neuron device holding(s) of pods that hold only some of their node's devices are unmeasured: "+
+			"neuron-monitor's series carry no pod label, and which devices the device plugin gave a pod is not in Prometheus", nm.shared))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d Neuron/Gaudi node(s) (%s): their devices and holders come from kube-state-metrics; "+
-		"neuron-monitor's series carry no pod label and Gaudi's exporter's labels are undocumented, so they are not read: "+
-		"their GPU-hours are unmeasured, never idle (docs/accelerators.md)",
-		len(names), strings.Join(names, ", "))
+	return strings.Join(parts, "; ") + " (docs/accelerators.md)"
 }
 
 // hasAMD says whether a node has AMD GPUs, whose exporter gpuwise reads.

@@ -94,10 +94,12 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 	nodeFacts := r.readFacts(ctx, nodeFactMetrics)
 	inv := listed()
 	gpus := async(func() gpuRead { return r.readGPUs(ctx, nodes, nodeFacts, inv) })
+	neuron := async(func() *neuronRead { return r.readNeuron(ctx, nodes, nodeFacts) })
 	pf := r.withGPULimits(ctx, podFacts())
 	if err := r.usable(inv, nodeFacts, pf); err != nil {
 		cancel()
 		gpus()
+		neuron()
 		ctrs()
 		return nil, err
 	}
@@ -119,9 +121,10 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 		ctrs()
 		serving()
 		hami()
+		neuron()
 		return nil, g.invErr
 	}
-	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: g, ctr: ctrs(), serve: serving(), hami: hami()})
+	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: g, ctr: ctrs(), serve: serving(), hami: hami(), neuron: neuron()})
 }
 
 // listNodes lists the nodes. It is also the reachability probe: its

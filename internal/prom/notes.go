@@ -131,6 +131,12 @@ func (r *reader) missing(a assembly) []string {
 		"their containers' CPU and memory cost counts requests only, and recommendations have no usage for them"); s != "" {
 		out = append(out, s)
 	}
+	if a.neuron != nil {
+		if s := failedUsage(a.neuron.failed, a.neuron.queries, "neuron-monitor usage",
+			"their Neuron devices' holders are unmeasured (neither active nor idle)"); s != "" {
+			out = append(out, s)
+		}
+	}
 	if n := len(a.serve.failed); n > 0 {
 		out = append(out, fmt.Sprintf("inference-server series (vLLM, Triton) could not be read (%d of %d requests failed; first: %v): request, token and queue counts are missing from the hourly series",
 			n, a.serve.queries, a.serve.failed[0].Err))

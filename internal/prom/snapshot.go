@@ -19,6 +19,9 @@ type assembly struct {
 	// hami is what HAMi's scheduler and vGPU monitor exported (hami.go);
 	// empty without HAMi.
 	hami hamiSources
+	// neuron is neuron-monitor's core activity (neuron.go); empty
+	// without Neuron nodes.
+	neuron *neuronRead
 }
 
 // hamiSources are HAMi's scheduler grants and vGPU monitor usage.
@@ -53,6 +56,7 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	endNodes(s.Nodes, a.nodeFacts.facts, r.w, r.opts.InfoStep)
 	held, conflicts, cuts := attachMeasured(a.pods, a.gpu, r.w)
 	unplaced := placeUnmeasured(a.pods, a.gpu, held, r.w)
+	nm := measureNeuron(a.pods, a.gpu, a.neuron, gpuResources(a.nodeFacts.facts), r.w)
 	attached()
 	if len(a.pods) > 0 {
 		s.Pods = make([]cluster.Pod, 0, len(a.pods))
@@ -68,7 +72,7 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	s.Notes = notes(s, a, conflicts, r.opts.Step)
 	s.Notes = append(s.Notes, hamiNotes...)
 	s.Notes = append(s.Notes, estimateNotes(a, cuts, r.opts.InfoStep)...)
-	if note := acceleratorNote(s.Nodes); note != "" {
+	if note := acceleratorNote(s.Nodes, nm); note != "" {
 		s.Notes = append(s.Notes, note)
 	}
 	schedPartial := schedulingNotes(s, a.podFacts)

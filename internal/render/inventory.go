@@ -62,17 +62,17 @@ func inventoryTableDoc(inv *inventory.Inventory) *doc {
 	d.line("")
 	var rows [][]string
 	for _, g := range inv.Summary {
-		rows = append(rows, []string{g.GPUModel, g.Sharing, strconv.Itoa(g.Nodes), strconv.Itoa(g.GPUs), strconv.Itoa(g.Units),
+		rows = append(rows, []string{g.GPUModel, g.Vendor, g.Sharing, strconv.Itoa(g.Nodes), strconv.Itoa(g.GPUs), strconv.Itoa(g.Units),
 			strconv.Itoa(g.UnitsInUse), withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", usdCents)})
 	}
-	d.table([]string{"MODEL", "SHARING", "NODES", "GPUS", "UNITS", "IN USE", "$/HOUR"}, rows)
+	d.table([]string{"MODEL", "VENDOR", "SHARING", "NODES", "GPUS", "UNITS", "IN USE", "$/HOUR"}, rows)
 	rows = nil
 	for _, n := range inv.Nodes {
-		rows = append(rows, []string{n.Name, modelCell(n), gpusCell(n), sharingCell(n), fmt.Sprintf("%d/%d", n.UnitsInUse, n.Units),
+		rows = append(rows, []string{n.Name, modelCell(n), n.Vendor, gpusCell(n), sharingCell(n), fmt.Sprintf("%d/%d", n.UnitsInUse, n.Units),
 			moneyOr(nodeUSDPerHour(n), "unpriced", usdCents), string(n.DevicePlugin.Status), string(n.FeatureDiscovery.Status), n.CapacityType})
 	}
 	// The least important columns last: a narrow terminal cuts them first.
-	d.tableTight([]string{"NODE", "MODEL", "GPUS", "SHARING", "IN USE", "$/HOUR", "PLUGIN", "GFD", "CAPACITY"}, rows)
+	d.tableTight([]string{"NODE", "MODEL", "VENDOR", "GPUS", "SHARING", "IN USE", "$/HOUR", "PLUGIN", "GFD", "CAPACITY"}, rows)
 	if len(inv.Findings) > 0 {
 		d.line("")
 		d.linef("%d finding(s):", len(inv.Findings))
@@ -95,18 +95,18 @@ func inventoryDoc(inv *inventory.Inventory) *doc {
 	d.heading("Summary by model and sharing")
 	var rows [][]string
 	for _, g := range inv.Summary {
-		rows = append(rows, []string{g.GPUModel, g.Sharing, strconv.Itoa(g.Nodes), strconv.Itoa(g.GPUs), strconv.Itoa(g.Units),
+		rows = append(rows, []string{g.GPUModel, g.Vendor, g.Sharing, strconv.Itoa(g.Nodes), strconv.Itoa(g.GPUs), strconv.Itoa(g.Units),
 			strconv.Itoa(g.UnitsInUse), withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", usdCents), withUnpriced(g.USDPerHour, g.UnpricedNodes, "unpriced", perMonthOfHourly)})
 	}
-	d.table([]string{"model", "sharing", "nodes", "GPUs", "units", "in use", "$/hour", "$/month"}, rows)
+	d.table([]string{"model", "vendor", "sharing", "nodes", "GPUs", "units", "in use", "$/hour", "$/month"}, rows)
 	d.heading("Nodes")
 	rows = nil
 	for _, n := range inv.Nodes {
-		rows = append(rows, []string{n.Name, modelCell(n), gpusCell(n), fmt.Sprintf("%d/%d", n.UnitsInUse, n.Units), sharingCell(n),
+		rows = append(rows, []string{n.Name, modelCell(n), n.Vendor, gpusCell(n), fmt.Sprintf("%d/%d", n.UnitsInUse, n.Units), sharingCell(n),
 			migCell(n.MIG), string(n.DevicePlugin.Status), string(n.FeatureDiscovery.Status), componentsCell(n.Components),
 			placeCell(n), n.CapacityType, moneyOr(nodeUSDPerHour(n), "unpriced", usdCents), priceSourceCell(n)})
 	}
-	d.table([]string{"node", "model", "GPUs", "in use", "sharing", "MIG", "device plugin", "GFD", "operator components",
+	d.table([]string{"node", "model", "vendor", "GPUs", "in use", "sharing", "MIG", "device plugin", "GFD", "operator components",
 		"instance", "capacity", "$/hour", "price source"}, rows)
 	d.heading("GPU layouts")
 	rows = nil
@@ -315,7 +315,7 @@ func priceSourceCell(n inventory.Node) string {
 
 // inventoryCSVHeader names the CSV's columns: one row per node; their
 // order is stable.
-var inventoryCSVHeader = []string{"node", "gpu_model", "gpu_product", "gpus", "expected_gpus", "units", "units_in_use",
+var inventoryCSVHeader = []string{"node", "gpu_model", "vendor", "gpu_product", "gpus", "expected_gpus", "units", "units_in_use",
 	"sharing", "time_slice_replicas", "layout", "mig_strategy", "mig_config", "mig_config_state", "device_plugin",
 	"gpu_feature_discovery", "components", "cloud", "region", "instance_type", "capacity_type", "usd_per_hour",
 	"gpu_usd_per_hour", "priced", "price_origin", "price_as_of", "price_source", "unpriced_reason", "findings"}
@@ -334,7 +334,7 @@ func writeInventoryCSV(w io.Writer, inv *inventory.Inventory) error {
 			usd, gpuUSD = exact(p.NodeUSDPerHour), exact(p.GPUUSDPerHour)
 			origin, asOf, source = p.Origin, p.AsOf, p.Source
 		}
-		cw.Write([]string{n.Name, n.GPUModel, n.Product, strconv.Itoa(n.GPUs), expected, strconv.Itoa(n.Units),
+		cw.Write([]string{n.Name, n.GPUModel, n.Vendor, n.Product, strconv.Itoa(n.GPUs), expected, strconv.Itoa(n.Units),
 			strconv.Itoa(n.UnitsInUse), n.Sharing, strconv.Itoa(n.TimeSliceReplicas), layoutCell(n), n.MIG.Strategy,
 			n.MIG.Config, n.MIG.State, string(n.DevicePlugin.Status), string(n.FeatureDiscovery.Status),
 			componentsCell(n.Components), n.Cloud, n.Region, n.InstanceType, n.CapacityType, usd, gpuUSD,

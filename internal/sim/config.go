@@ -54,10 +54,10 @@ type Config struct {
 	Scale int
 	// AMD adds an Azure ND MI300X v5 node and Neuron an AWS trn1.32xlarge
 	// node, with their workloads, to each cell (GPUsPerScale and
-	// GPUNodesPerScale do not count them). The demo has both; the
-	// Prometheus tier's history (gpuwise-lab sim history) has the AMD
-	// node only: neuron-monitor's series carry no pod label, and gpuwise
-	// does not read them from Prometheus (docs/accelerators.md).
+	// GPUNodesPerScale do not count them). The demo and the Prometheus
+	// tier's history (gpuwise-lab sim history) have both, their series as
+	// AMD's device-metrics-exporter and neuron-monitor write them
+	// (docs/accelerators.md).
 	AMD, Neuron bool
 	// DRA adds an AWS p5.48xlarge whose GPUs NVIDIA's DRA driver
 	// allocates through ResourceClaims (a whole GPU, a MIG device, a

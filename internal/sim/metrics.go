@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"hash/fnv"
 	"math"
 	"slices"
 	"strconv"
@@ -29,8 +30,13 @@ type unitInfo struct {
 	profile, gi, vgpu      string
 	replicas               float64
 	// vendor is the node's accelerator vendor: an AMD GPU's series are
-	// AMD's device-metrics-exporter's (amdLabels), not DCGM's.
+	// AMD's device-metrics-exporter's (amdLabels), a Neuron device's
+	// neuron-monitor's (neuronLabels), not DCGM's.
 	vendor string
+	// A Neuron device's instance (the EC2 instance id of the node's
+	// provider ID, its type, zone and region) and NeuronCores per device.
+	instanceID, instanceType, zone, region string
+	cores                                  int
 }
 
 // exporter writes a cell's samples as exposition-format lines, the way
@@ -81,6 +87,10 @@ func (e *exporter) indexUnits() {
 		for _, g := range n.GPUs {
 			for k, u := range g.Units {
 				in := unitInfo{host: n.Name, gpu: strconv.Itoa(g.Index), uuid: g.UUID, model: model, replicas: 1, vendor: n.Vendor()}
+				if in.vendor == cluster.VendorNeuron {
+					in.instanceID, in.instanceType, in.zone, in.region = cluster.EC2InstanceID(providerID(n)), n.InstanceType, n.Zone, n.Region
+					in.cores = cluster.NeuronCoresPerDevice(n.GPUModel)
+				}
 				switch u.Kind {
 				case cluster.MIGSlice:
 					in.profile, in.gi = u.Profile, strconv.Itoa(k)
@@ -133,8 +143,35 @@ func amdLabels(in unitInfo, p *cluster.Pod) []string {
 		"gpu_partition_id", "0", "container", ctr, "namespace", ns, "pod", pod}
 }
 
+// neuronLabels are one NeuronCore's series labels as neuron-monitor's
+// Prometheus exporter (neuron-monitor-prometheus.py) writes them
+// (docs/accelerators.md): the instance's, the core's index on the
+// instance and the runtime's tag; no pod or node label.
+func neuronLabels(in unitInfo, core int, runtime string) []string {
+	return []string{"availability_zone", in.zone, "instance_id", in.instanceID, "instance_name", "", "instance_type", in.instanceType,
+		"neuroncore", strconv.Itoa(core), "region", in.region, "runtime_tag", runtime, "subnet_id", "subnet-sim"}
+}
+
+// runtimeTag stands for the Neuron runtime's tag (its process id) of a
+// pod: a number from the pod's UID.
+func runtimeTag(p *cluster.Pod) string {
+	h := fnv.New32a()
+	h.Write([]byte(p.UID))
+	return strconv.FormatUint(uint64(h.Sum32()%4000000+100), 10)
+}
+
 func (e *exporter) gpu(p *cluster.Pod, i int, t, _ float64, g gpuSample) {
 	in := e.unit(p.GPUs[i].UnitID)
+	if in.vendor == cluster.VendorNeuron {
+		// Every core of the device at the device's activity: the
+		// simulation draws one value per device.
+		dev, _ := strconv.Atoi(in.gpu)
+		tag := runtimeTag(p)
+		for c := range in.cores {
+			e.line("neuroncore_utilization_ratio", neuronLabels(in, dev*in.cores+c, tag), g.v, t)
+		}
+		return
+	}
 	if in.vendor == cluster.VendorAMD {
 		l := amdLabels(in, p)
 		e.line("gpu_gfx_activity", l, 100*g.v, t) // percent

@@ -233,6 +233,9 @@ func (e *exporter) freeUnits(n *cluster.Node, from, to int64, b built) {
 			held[h.UnitID] = append(held[h.UnitID], [2]int64{pf, pt})
 		}
 	}
+	if n.Vendor() == cluster.VendorNeuron {
+		return // neuron-monitor reports the cores of running Neuron runtimes only
+	}
 	for _, g := range n.GPUs {
 		if g.Sharing == cluster.TimeSlicing {
 			// One device series for all replicas, while none is held.

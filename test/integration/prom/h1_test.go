@@ -29,8 +29,9 @@ import (
 func TestH1NoDCGMSeries(t *testing.T) {
 	base, _ := state(t)
 	p := newFaultProxy(t, base)
-	// No GPU exporter: DCGM's, and AMD's for the history's MI300X node.
-	p.dropAll = []string{"DCGM_", "gpu_gfx_activity", "gpu_used_vram"}
+	// No GPU exporter: DCGM's, AMD's for the history's MI300X node and
+	// neuron-monitor's for its Trainium node.
+	p.dropAll = []string{"DCGM_", "gpu_gfx_activity", "gpu_used_vram", "neuroncore_"}
 	got, _, stderr, code := reportJSON(t, p.URL)
 	if code != cli.ExitPartial || len(got.Partial) == 0 || !strings.Contains(got.Partial[0], "no DCGM series in the window") {
 		t.Fatalf("exit %d, partial %q: %s; want %d with the missing exporter first", code, got.Partial, stderr, cli.ExitPartial)

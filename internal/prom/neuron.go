@@ -1,0 +1,316 @@
+package prom
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
+	"github.com/gpuwise/gpuwise/internal/prom/query"
+	"github.com/gpuwise/gpuwise/internal/prom/wire"
+	"github.com/gpuwise/gpuwise/internal/usage"
+)
+
+// AWS Neuron devices' activity from neuron-monitor's Prometheus exporter
+// (docs/accelerators.md): neuroncore_utilization_ratio, one series per
+// NeuronCore, 0–1, labelled with the instance (instance_id, …) and the
+// core's index on it (neuroncore), with no pod or node label. A core is
+// joined to its node by the EC2 instance id of the node's providerID and
+// to its device by its index ÷ the cores per device; a device's holder is
+// the pod that holds the device's unit at the time of the sample.
+
+const neuronMetric = "neuroncore_utilization_ratio"
+
+// neuronCore is one NeuronCore: its node and its index on the node.
+type neuronCore struct {
+	node string
+	core int
+}
+
+// neuronPoint is one weighted point of a core's series: the value v
+// stands for the s seconds from Unix second t.
+type neuronPoint struct{ t, v, s float64 }
+
+// neuronRead is what the neuron-monitor reads left: each core's points,
+// and the look-back of the points (0 for raw samples: a point is the
+// sample at its time; a query_range point at T averages the samples in
+// (T−lookback, T] and stands for the step before T).
+type neuronRead struct {
+	mu       sync.Mutex
+	cores    map[neuronCore][]neuronPoint
+	lookback float64
+	nodes    int // Neuron nodes read
+	queries  int
+	failed   []query.Failure
+}
+
+// neuronNodes are the nodes that advertise whole Neuron devices, by the
+// EC2 instance id of their providerID.
+func neuronNodes(nodes nodeList, nf factSet) map[string]string {
+	out := map[string]string{}
+	for n, res := range gpuResources(nf.facts) {
+		if res[cluster.ResNeuron] == 0 && res[cluster.ResNeuronDevice] == 0 {
+			continue
+		}
+		if id := cluster.EC2InstanceID(nodes[n]); id != "" {
+			out[id] = n
+		}
+	}
+	return out
+}
+
+// readNeuron reads neuron-monitor's core activity for the Neuron nodes,
+// shard by shard of instance ids, by query_range, raw samples or remote
+// read as the other usage reads are.
+func (r *reader) readNeuron(ctx context.Context, nodes nodeList, nf factSet) *neuronRead {
+	nr := &neuronRead{cores: map[neuronCore][]neuronPoint{}}
+	if len(nf.failed) > 0 {
+		return nr
+	}
+	byInst := neuronNodes(nodes, nf)
+	if len(byInst) == 0 {
+		return nr
+	}
+	nr.nodes = len(byInst)
+	ids := make([]string, 0, len(byInst))
+	for id := range byInst {
+		ids = append(ids, id)
+	}
+	shards := query.Shards(ids, r.opts.ShardSize)
+	mode := r.readMode(ctx, neuronMetric+"{instance_id=~"+shards[0].Quoted()+"}")
+	open := func() query.Batch { return &neuronBatch{r: nr, byInst: byInst, series: map[neuronCore][]neuronPoint{}} }
+	var tasks []query.Task
+	for _, sh := range shards {
+		sel := neuronMetric + "{instance_id=~" + sh.Quoted() + "}"
+		names := make([]string, len(sh.Nodes)) // the shard's nodes, as failures name them
+		for i, id := range sh.Nodes {
+			names[i] = byInst[id]
+		}
+		sh.Nodes = names
+		if mode == ReadRange {
+			nr.lookback = r.opts.Step.Seconds() - 0.001 // query.Lookback
+			q := fmt.Sprintf("avg_over_time(%s[%s])", sel, query.Lookback(r.opts.Step))
+			tasks = append(tasks, r.spanTasks(q, open, sh.Nodes)...)
+			continue
+		}
+		ms := []wire.Matcher{{Type: wire.MatchEqual, Name: "__name__", Value: neuronMetric}, {Type: wire.MatchRegexp, Name: "instance_id", Value: sh.Regex}}
+		tasks = append(tasks, rawOrRemote(mode == ReadRemote, sel, ms, neuronKeep, r.rawDays(sel, open, sh.Nodes))...)
+	}
+	nr.queries, nr.failed = len(tasks), r.q.Run(ctx, tasks, 0)
+	return nr
+}
+
+// neuronKeep says which labels of a neuron-monitor series route it.
+func neuronKeep(name []byte) bool {
+	s := string(name)
+	return s == "instance_id" || s == "neuroncore"
+}
+
+// neuronBatch collects one request's core points.
+type neuronBatch struct {
+	r      *neuronRead
+	byInst map[string]string
+	series map[neuronCore][]neuronPoint
+}
+
+func (b *neuronBatch) Series(l wire.Labels) query.Target {
+	node := b.byInst[l.Get("instance_id")]
+	core, err := strconv.Atoi(l.Get("neuroncore"))
+	if node == "" || err != nil || core < 0 || core > 4096 {
+		return query.Target{}
+	}
+	k := neuronCore{node, core}
+	return query.Target{Acc: query.Acc{Timed: func(t, v, s float64) {
+		if v >= 0 && v <= ratioMax && s > 0 {
+			b.series[k] = append(b.series[k], neuronPoint{t, v, s})
+		}
+	}}}
+}
+
+func (b *neuronBatch) Commit() {
+	b.r.mu.Lock()
+	defer b.r.mu.Unlock()
+	for k, ps := range b.series {
+		b.r.cores[k] = append(b.r.cores[k], ps...)
+	}
+}
+
+// coresPerDevice is the NeuronCores per Neuron device of a node: the
+// device plugin's allocatable NeuronCores over its devices where it
+// advertises both, else the model's (cluster.NeuronCoresPerDevice).
+func coresPerDevice(n *cluster.Node, alloc map[string]int) int {
+	devs := max(alloc[cluster.ResNeuron], alloc[cluster.ResNeuronDevice])
+	if c := alloc[cluster.ResNeuronCore]; devs > 0 && c > 0 && c%devs == 0 {
+		return c / devs
+	}
+	return cluster.NeuronCoresPerDevice(n.GPUModel)
+}
+
+// neuronMeasure is what measureNeuron did: the holdings it measured, the
+// holdings it could not attribute (the pod holds only some of its node's
+// devices: which ones is not in Prometheus) and the Neuron nodes with
+// held devices and no core series.
+type neuronMeasure struct {
+	measured, shared int
+	silent           []string
+}
+
+// measureNeuron gives the Neuron holdings of pods that hold every device
+// of their node the activity of their devices' cores, in the pods' lives
+// (the holdings placeUnmeasured made are unmeasured until then): a
+// device's activity at a point is its cores' mean, weighted by the share
+// of its cores that reported. A pod holding some of a node's devices is
+// left unmeasured: the device plugin's choice of devices is not in
+// Prometheus.
+func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string]map[string]int, w cluster.Window) neuronMeasure {
+	var out neuronMeasure
+	if nr == nil || g.usage == nil {
+		return out
+	}
+	type devKey struct {
+		node string
+		dev  int
+	}
+	units := map[string]devKey{} // unit ID → device
+	perNode := map[string]int{}  // units of a Neuron node
+	cores := map[string]int{}
+	for i := range g.nodes {
+		n := &g.nodes[i]
+		if !n.HasGPUs() || n.Vendor() != cluster.VendorNeuron {
+			continue
+		}
+		cores[n.Name] = coresPerDevice(n, alloc[n.Name])
+		for _, gpu := range n.GPUs {
+			for _, u := range gpu.Units {
+				units[u.ID] = devKey{n.Name, gpu.Index}
+				perNode[n.Name]++
+			}
+		}
+	}
+	if len(units) == 0 {
+		return out
+	}
+	reported := map[string]bool{}
+	devices := map[devKey][]neuronPoint{}
+	for k, ps := range nr.cores {
+		c := cores[k.node]
+		if c <= 0 {
+			continue
+		}
+		reported[k.node] = true
+		d := devKey{k.node, k.core / c}
+		devices[d] = append(devices[d], ps...)
+	}
+	for d, ps := range devices {
+		devices[d] = deviceMeans(ps, cores[d.node])
+	}
+	heldOn := map[string]bool{}
+	for _, p := range pods {
+		held := 0
+		for _, h := range p.pod.GPUs {
+			if d, ok := units[h.UnitID]; ok && d.node == p.pod.Node {
+				held++
+			}
+		}
+		if held == 0 {
+			continue
+		}
+		heldOn[p.pod.Node] = true
+		if held != perNode[p.pod.Node] {
+			out.shared += held
+			continue
+		}
+		iv := p.interval(w)
+		from, to := float64(iv.from.UnixMilli())/1000, float64(iv.to.UnixMilli())/1000
+		for i := range p.pod.GPUs {
+			h := &p.pod.GPUs[i]
+			if h.Activity != nil {
+				continue
+			}
+			s := neuronSeries(devices[units[h.UnitID]], from, to, nr.lookback, g.usage.clock)
+			if s == nil {
+				continue
+			}
+			h.Activity = s.act
+			g.usage.holds[holdKey{p.pod.Key(), h.UnitID}] = s
+			out.measured++
+		}
+	}
+	for n := range heldOn {
+		if !reported[n] {
+			out.silent = append(out.silent, n)
+		}
+	}
+	sort.Strings(out.silent)
+	return out
+}
+
+// deviceMeans turns a device's core points into device points: at each
+// point time the cores' mean, standing for the point's seconds × the
+// share of the device's cores that reported.
+func deviceMeans(ps []neuronPoint, cores int) []neuronPoint {
+	type sum struct {
+		v, s float64
+		n    int
+	}
+	at := map[float64]*sum{}
+	for _, p := range ps {
+		s := at[p.t]
+		if s == nil {
+			s = &sum{}
+			at[p.t] = s
+		}
+		s.v += p.v
+		s.s = max(s.s, p.s)
+		s.n++
+	}
+	out := make([]neuronPoint, 0, len(at))
+	for t, s := range at {
+		n := min(s.n, cores)
+		out = append(out, neuronPoint{t: t, v: s.v / float64(s.n), s: s.s * float64(n) / float64(cores)})
+	}
+	slices.SortFunc(out, func(a, b neuronPoint) int {
+		switch {
+		case a.t < b.t:
+			return -1
+		case a.t > b.t:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// neuronSeries is a holding's usage from its device's points in the
+// pod's life [from, to): a raw sample at its time, a query_range point by
+// the samples it averages, (T−lookback, T] for the point at T (which
+// stands for the step before T); nil when none falls in it.
+func neuronSeries(ps []neuronPoint, from, to, lookback float64, clock *hourClock) *gpuSeries {
+	var s *gpuSeries
+	var timed func(t, v, dt float64)
+	for _, p := range ps {
+		at := p.t
+		if lookback > 0 {
+			at = p.t + p.s
+		}
+		if at < from || at-lookback >= to || math.IsNaN(p.v) {
+			continue
+		}
+		if s == nil {
+			s = &gpuSeries{act: &usage.Activity{}}
+			if clock != nil {
+				s.hours = &holdHours{}
+				timed = s.hours.activity(clock)
+			}
+		}
+		s.act.Add(p.v, p.s)
+		if timed != nil {
+			timed(p.t, p.v, p.s)
+		}
+	}
+	return s
+}
