@@ -11,7 +11,7 @@ import (
 
 var (
 	waveApplyLine = regexp.MustCompile(`(?m)^"\$KUBECTL" patch \S+ \S+ -n \S+ --type strategic --patch-file (\S+)$`)
-	wavesTotal = regexp.MustCompile(`\| \*\*total\*\* \| \| \| \*\*(\S+)\*\* \|`)
+	wavesTotal    = regexp.MustCompile(`\| \*\*total\*\* \| \| \| \*\*(\S+)\*\* \|`)
 )
 
 // On real data (the demo, the demo at --scale 5 whose ledger counts MIG
