@@ -1,5 +1,10 @@
 package cluster
 
+import (
+	"strconv"
+	"strings"
+)
+
 // DRAInfo is what the cluster's Dynamic Resource Allocation API
 // (resource.k8s.io) says beyond the GPU units it becomes: the drivers
 // publishing devices, the device classes pods ask from, and the GPU
@@ -75,6 +80,17 @@ const (
 	DRAGPUClass  = "gpu.nvidia.com"
 	DRAMIGClass  = "mig.nvidia.com"
 )
+
+// DRAModelSelector is the CEL selector a ResourceClaim request of class
+// DRAGPUClass narrows to whole GPUs of model (gpuwise's name, "L40S",
+// "A100-40GB") that hold needMiB: the driver's productName attribute
+// ("NVIDIA L40S", "NVIDIA A100-SXM4-40GB") names the model's family, and
+// the memory capacity holds the need.
+func DRAModelSelector(model string, needMiB int64) string {
+	family, _, _ := strings.Cut(model, "-")
+	return "device.attributes['" + DRAGPUDriver + "'].productName.contains('" + family + "') && device.capacity['" +
+		DRAGPUDriver + "'].memory.compareTo(quantity('" + strconv.FormatInt(needMiB, 10) + "Mi')) >= 0"
+}
 
 // DRAMIGSelector is the CEL selector a ResourceClaim request of class
 // DRAMIGClass narrows to one MIG profile with.

@@ -120,6 +120,16 @@ func moneyOr(v *float64, none string, format func(float64) string) string {
 	return format(*v)
 }
 
+// freesCents is a recommendation's FREES figure to the cent; a change that
+// costs more (a CPU-starved container raised, a share too small for its
+// use) reads "costs $42.57 more", never as a negative saving.
+func freesCents(v float64) string {
+	if v < 0 {
+		return "costs " + usdCents(-v) + " more"
+	}
+	return usdCents(v)
+}
+
 // pricedOr is format(v) when priced, or none.
 func pricedOr(v float64, priced bool, none string, format func(float64) string) string {
 	if !priced {

@@ -196,7 +196,7 @@ func gpuRows(r *rightsize.Result) [][]string {
 	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].MonthlySavingsUSD > gpus[j].MonthlySavingsUSD })
 	rows := make([][]string, 0, len(gpus))
 	for _, g := range gpus {
-		rows = append(rows, []string{g.Workload, pricedOr(g.MonthlySavingsUSD, g.Priced, "n/a", usdCents), strconv.Itoa(podsNow(g)), gpuNow(g), gpuTarget(g),
+		rows = append(rows, []string{g.Workload, pricedOr(g.MonthlySavingsUSD, g.Priced, "n/a", freesCents), strconv.Itoa(podsNow(g)), gpuNow(g), gpuTarget(g),
 			string(g.Confidence), g.Reason})
 	}
 	return rows
@@ -232,7 +232,7 @@ func containerRows(r *rightsize.Result) [][]string {
 		if c.CPUStarved {
 			note = append(note, "CPU-starved GPU: raised")
 		}
-		rows = append(rows, []string{c.Workload, c.Container, pricedOr(c.MonthlySavingsUSD, c.Priced, "n/a", usdCents),
+		rows = append(rows, []string{c.Workload, c.Container, pricedOr(c.MonthlySavingsUSD, c.Priced, "n/a", freesCents),
 			coresText(c.CurrentCPUMilli) + " → " + coresText(c.CPUMilli), gibText(c.CurrentMemoryBytes) + " → " + gibText(c.MemoryBytes),
 			string(c.Confidence), strings.Join(note, ", ")})
 	}
@@ -264,6 +264,9 @@ func skipText(k rightsize.Skip) string {
 }
 
 func gpuNow(g rightsize.GPURec) string {
+	if g.CurrentHAMi != nil {
+		return fmt.Sprintf("%d × %s HAMi %s", max(g.GPUsPerPod, 1), g.CurrentModel, hamiAskText(*g.CurrentHAMi))
+	}
 	return fmt.Sprintf("%d × %s %s", max(g.GPUsPerPod, 1), g.CurrentModel, g.CurrentResource)
 }
 
@@ -275,8 +278,30 @@ func gpuTarget(g rightsize.GPURec) string {
 		return fmt.Sprintf("time-slice 1/%d of %s", g.Replicas, g.TargetModel)
 	case rightsize.CheaperModel:
 		return g.TargetModel + " (" + g.TargetInstanceType + ")"
+	case rightsize.UseHAMiShare:
+		if g.HAMi != nil && g.CurrentHAMi != nil && *g.HAMi == *g.CurrentHAMi {
+			return "keep HAMi share"
+		}
+		if g.HAMi != nil {
+			return "HAMi " + hamiAskText(*g.HAMi)
+		}
 	}
 	return "keep whole GPU"
+}
+
+// hamiAskText is a HAMi ask in a cell: "25% cores, 6144 MiB".
+func hamiAskText(a rightsize.HAMiAsk) string {
+	cores := "no core cap"
+	if a.CoresPercent > 0 {
+		cores = fmt.Sprintf("%d%% cores", a.CoresPercent)
+	}
+	switch {
+	case a.MemoryPercent > 0:
+		return fmt.Sprintf("%s, %d%% memory", cores, a.MemoryPercent)
+	case a.MemoryMiB > 0:
+		return fmt.Sprintf("%s, %d MiB", cores, a.MemoryMiB)
+	}
+	return cores
 }
 
 func containerNow(c rightsize.ContainerRec) string {

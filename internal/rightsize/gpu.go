@@ -30,6 +30,7 @@ type gpuCase struct {
 type option struct {
 	Alternative
 	resource string
+	hami     *HAMiAsk // the ask, for UseHAMiShare
 	// gain ranks options: the monthly saving when priced, else the GPU
 	// share freed per pod.
 	gain float64
@@ -116,6 +117,10 @@ func (e *engine) gpuData(u *gpuUsage) string {
 // otherwise the option that saves the most; otherwise a resize of the
 // current MIG or time-slice share, or the whole GPU.
 func (e *engine) decide(c *gpuCase, rec *GPURec) {
+	if c.u.hami != nil {
+		e.decideHAMi(c, rec)
+		return
+	}
 	var why []string
 	var opts []option
 	add := func(o *option, reason string) {
@@ -134,7 +139,7 @@ func (e *engine) decide(c *gpuCase, rec *GPURec) {
 	sort.SliceStable(opts, func(i, j int) bool { return opts[i].gain > opts[j].gain })
 	var chosen *option
 	switch {
-	case ts != nil:
+	case ts != nil && ts.gain >= 0: // a share that costs more is no saving: resize decides
 		chosen = ts
 	case len(opts) > 0 && opts[0].gain > 0:
 		chosen = &opts[0]
@@ -218,7 +223,7 @@ func (e *engine) currentShare(c *gpuCase) *option {
 func apply(rec *GPURec, o *option, c *gpuCase) {
 	rec.Action, rec.Profile, rec.Replicas, rec.TargetModel = o.Action, o.Profile, o.Replicas, o.TargetModel
 	rec.Resource, rec.Fraction, rec.TargetInstanceType = o.resource, o.Fraction, o.TargetInstanceType
-	rec.MonthlySavingsUSD, rec.Reason = o.MonthlySavingsUSD, o.Reason
+	rec.MonthlySavingsUSD, rec.Reason, rec.HAMi = o.MonthlySavingsUSD, o.Reason, o.hami
 	if !c.priced {
 		rec.MonthlySavingsUSD = 0
 	}
@@ -255,6 +260,10 @@ func (e *engine) note(notes ...string) {
 	}
 }
 
+// DRAResource is the current_resource of a workload holding its GPUs
+// through DRA ResourceClaims.
+const DRAResource = "ResourceClaim"
+
 // draFix rewrites the recommendation added at r.GPU[k] for a workload
 // holding DRA devices: its GPUs come from a ResourceClaim, so the shape
 // to ask is a device class and, for MIG, a CEL selector on the profile.
@@ -263,7 +272,7 @@ func draFix(r *Result, k int) {
 		return
 	}
 	rec := &r.GPU[k]
-	rec.CurrentResource = "ResourceClaim"
+	rec.CurrentResource = DRAResource
 	switch rec.Action {
 	case UseMIG:
 		rec.Resource = cluster.DRAMIGClass
@@ -272,6 +281,11 @@ func draFix(r *Result, k int) {
 	case UseTimeSlice:
 		rec.Resource = "shared ResourceClaim"
 		rec.Reason += fmt.Sprintf("; with DRA: one ResourceClaim of class %s shared by %d pods", cluster.DRAGPUClass, rec.Replicas)
+	case CheaperModel:
+		rec.Resource = cluster.DRAGPUClass
+		rec.DRASelector = cluster.DRAModelSelector(rec.TargetModel, int64(math.Ceil(rec.NeedMiB)))
+		rec.Reason += fmt.Sprintf("; in its ResourceClaim (or template) ask deviceClassName %s with selector %s (a node whose DRA driver publishes %s GPUs)",
+			cluster.DRAGPUClass, rec.DRASelector, rec.TargetModel)
 	default:
 		rec.Resource = cluster.DRAGPUClass
 	}

@@ -22,6 +22,16 @@ type gpuUsage struct {
 	allocatedSec float64 // Σ pod seconds × units held
 	nodes        []NodePods
 	dra          bool // it holds DRA devices through ResourceClaims
+	// hami is the HAMi vGPU ask it held longest, nil when it holds none:
+	// a HAMi share is its own shape (docs/recommendations.md).
+	hami *hamiHolding
+}
+
+// hamiHolding is a HAMi vGPU's ask and the GPU it is a share of.
+type hamiHolding struct {
+	ask      HAMiAsk
+	gpuMiB   int64 // the physical GPU's memory
+	replicas int   // vGPUs per GPU (HAMi's deviceSplitCount)
 }
 
 // scaledActivity answers activity percentiles as a share of a whole GPU
@@ -91,6 +101,7 @@ func (e *engine) gpuUsageOf(w *workload, pods []*cluster.Pod, secs []float64) *g
 	atEnd, during := map[string]int{}, map[string]int{}
 	var fracSec, gpuSec float64
 	kindSec := map[cluster.UnitKind]float64{}
+	var hamiSec float64
 	for i, pod := range pods {
 		held := 0
 		var podFrac float64
@@ -102,6 +113,10 @@ func (e *engine) gpuUsageOf(w *workload, pods []*cluster.Pod, secs []float64) *g
 			}
 			held++
 			u.dra = u.dra || ref.GPU.Allocator == cluster.DRA
+			if ref.GPU.Sharing == cluster.HAMi && secs[i] >= hamiSec {
+				hamiSec = secs[i]
+				u.hami = &hamiHolding{ask: askOf(ref.Unit), gpuMiB: ref.GPU.MemoryMiB, replicas: ref.GPU.Replicas}
+			}
 			podFrac += ref.Unit.Fraction
 			kindSec[ref.Unit.Kind] += secs[i]
 			if ref.Unit.Kind == cluster.MIGSlice {
@@ -159,6 +174,11 @@ func (e *engine) gpuUsageOf(w *workload, pods []*cluster.Pod, secs []float64) *g
 	}
 	sort.Slice(u.nodes, func(i, j int) bool { return u.nodes[i].Node < u.nodes[j].Node })
 	return u
+}
+
+// askOf is a HAMi unit's ask.
+func askOf(u *cluster.Unit) HAMiAsk {
+	return HAMiAsk{CoresPercent: u.CoresPercent, MemoryMiB: u.MemoryMiB, MemoryPercent: u.MemoryPercent}
 }
 
 // computeShare is the part of a GPU's compute a unit holds: a MIG

@@ -161,6 +161,9 @@ func (w *workload) latest() *cluster.Pod {
 }
 
 // total sums the priced savings and counts the unpriced recommendations.
+// A change that costs more (a negative figure: a CPU-starved container
+// raised, a share too small for its use) is shown as such and not
+// counted: it is no saving (docs/recommendations.md).
 func (r *Result) total() {
 	for _, c := range r.Containers {
 		r.add(c.MonthlySavingsUSD, c.Priced)
@@ -176,7 +179,7 @@ func (r *Result) add(usd float64, priced bool) {
 		r.Unpriced++
 		return
 	}
-	r.MonthlySavingsUSD += usd
+	r.MonthlySavingsUSD += max(usd, 0)
 }
 
 func hours(d time.Duration) float64 { return d.Hours() }

@@ -11,7 +11,8 @@ type Result struct {
 	// why (too little data, unknown GPU model, unpriced node…).
 	Skipped []Skip `json:"skipped"`
 	// MonthlySavingsUSD sums the priced recommendations' savings (CPU and
-	// memory plus GPU shape); unpriced ones are counted in Unpriced.
+	// memory plus GPU shape); unpriced ones are counted in Unpriced, and
+	// changes that cost more (negative figures) are not counted.
 	MonthlySavingsUSD float64 `json:"monthly_savings_usd"`
 	Unpriced          int     `json:"unpriced"`
 	// Notes are data notes: unpriced nodes, GPU models planned from live
@@ -97,7 +98,22 @@ const (
 	UseMIG       GPUAction = "mig"
 	UseTimeSlice GPUAction = "time-slice"
 	CheaperModel GPUAction = "cheaper-model"
+	// UseHAMiShare sets a HAMi vGPU's ask (nvidia.com/gpucores and
+	// nvidia.com/gpumem or gpumem-percentage): a HAMi share is its own
+	// shape, never a time-slice replica (docs/recommendations.md).
+	UseHAMiShare GPUAction = "hami-share"
 )
+
+// HAMiAsk is a HAMi vGPU's ask: the percent of the GPU's compute
+// (nvidia.com/gpucores; 0: no cap asked) and its memory, in MiB
+// (nvidia.com/gpumem) or percent (nvidia.com/gpumem-percentage), one of
+// the two. Its share of the GPU is cluster.HAMiShare's, the larger of the
+// compute and memory shares.
+type HAMiAsk struct {
+	CoresPercent  int   `json:"gpucores"`
+	MemoryMiB     int64 `json:"gpumem_mib,omitempty"`
+	MemoryPercent int   `json:"gpumem_percent,omitempty"`
+}
 
 // GPURec is a GPU shape recommendation for one workload.
 type GPURec struct {
@@ -159,6 +175,10 @@ type GPURec struct {
 	TargetInstanceType string `json:"target_instance_type,omitempty"`
 	// Container is the container that requests the GPU.
 	Container string `json:"container,omitempty"`
+	// CurrentHAMi is the HAMi vGPU ask the pods hold now and HAMi the ask
+	// recommended (UseHAMiShare); nil for GPUs HAMi does not share.
+	CurrentHAMi *HAMiAsk `json:"current_hami,omitempty"`
+	HAMi        *HAMiAsk `json:"hami,omitempty"`
 	// Nodes are the nodes the workload's pods ran on, with how many of its
 	// pods each ran at the end of the window (or, when none ran then, in
 	// the window): where MIG layouts and time-slicing configs would go.

@@ -2,6 +2,9 @@ package lever
 
 import (
 	"fmt"
+	"math"
+
+	"github.com/gpuwise/gpuwise/internal/cluster"
 
 	"github.com/gpuwise/gpuwise/internal/rightsize"
 )
@@ -42,6 +45,10 @@ func (shapeLever) Propose(m *Model, env *Env) (Proposal, error) {
 		switch {
 		case r.Action == rightsize.KeepWhole:
 			keep++
+		case r.Action == rightsize.UseHAMiShare:
+			if r.Fraction != r.CurrentFraction {
+				p.NotCounted = append(p.NotCounted, hamiNotCounted(r))
+			}
 		case r.Fraction == r.CurrentFraction && (r.TargetModel == "" || r.TargetModel == r.CurrentModel):
 			// already on that share
 		default:
@@ -121,6 +128,14 @@ func shapeEffortRisk(r *rightsize.GPURec) (float64, Level, string) {
 	return effortCheaperModel, High, "another GPU model: validate latency, throughput and accuracy before moving"
 }
 
+// hamiNotCounted is a smaller HAMi ask: HAMi's scheduler, not gpuwise's
+// planner, places vGPUs in the share it frees, so no node goes and the
+// ledger counts nothing (recommend lists it with what it frees).
+func hamiNotCounted(r *rightsize.GPURec) NotCounted {
+	return NotCounted{Lever: LeverShape, Target: r.Workload, weight: max(r.MonthlySavingsUSD, 0),
+		Reason: fmt.Sprintf("a smaller HAMi share (%s): HAMi's scheduler places vGPUs in the freed share and gpuwise does not repack HAMi GPUs, so it frees no node the ledger counts", r.Reason)}
+}
+
 // inCluster is the best alternative right-sizing lists for a workload whose
 // cheaper GPU model no node of the cluster has — a MIG slice or
 // time-slicing on the GPUs it has, or another cheaper model that is
@@ -131,7 +146,7 @@ func inCluster(r *rightsize.GPURec, have map[string]bool) (*rightsize.GPURec, No
 	nc := NotCounted{Lever: LeverShape, Target: r.Workload, weight: r.MonthlySavingsUSD,
 		Reason: fmt.Sprintf("recommended cheaper model %s (%s), but no %s node is in the cluster: add a %s pool to take this saving", r.TargetModel, r.Reason, r.TargetModel, r.TargetModel)}
 	for _, a := range r.Alternatives {
-		var res string
+		var res, sel string
 		switch {
 		case a.Action == rightsize.UseMIG:
 			res = "nvidia.com/mig-" + a.Profile
@@ -142,7 +157,11 @@ func inCluster(r *rightsize.GPURec, have map[string]bool) (*rightsize.GPURec, No
 		default:
 			continue
 		}
+		if r.CurrentResource == rightsize.DRAResource {
+			res, sel = draAsk(a, r.NeedMiB) // its GPUs come from a ResourceClaim: the claim's ask, never a limit
+		}
 		alt := *r
+		alt.DRASelector = sel
 		alt.Action, alt.Profile, alt.Replicas, alt.TargetModel, alt.Fraction = a.Action, a.Profile, a.Replicas, a.TargetModel, a.Fraction
 		alt.Resource, alt.TargetInstanceType, alt.MonthlySavingsUSD = res, a.TargetInstanceType, a.MonthlySavingsUSD
 		alt.Reason = fmt.Sprintf("%s (right-sizing's choice, %s, has no node in the cluster)", a.Reason, r.TargetModel)
@@ -154,4 +173,16 @@ func inCluster(r *rightsize.GPURec, have map[string]bool) (*rightsize.GPURec, No
 		return &alt, nc
 	}
 	return nil, nc
+}
+
+// draAsk is the device class and CEL selector a ResourceClaim asks for
+// alternative a (docs/dra.md).
+func draAsk(a rightsize.Alternative, needMiB float64) (class, selector string) {
+	switch a.Action {
+	case rightsize.UseMIG:
+		return cluster.DRAMIGClass, cluster.DRAMIGSelector(a.Profile)
+	case rightsize.UseTimeSlice:
+		return "shared ResourceClaim", ""
+	}
+	return cluster.DRAGPUClass, cluster.DRAModelSelector(a.TargetModel, int64(math.Ceil(needMiB)))
 }

@@ -379,3 +379,53 @@ func deleteDRA(cs *kubernetes.Clientset) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// TestDRAModelSelectorAllocatedByTheScheduler: the claim right-sizing
+// writes for a DRA workload's cheaper GPU model (cluster.DRAModelSelector,
+// docs/recommendations.md) is accepted by the real apiserver and
+// allocated by the real scheduler to a whole GPU of that model holding
+// the need; one naming another model, or a need above the GPU's memory,
+// is left unallocated.
+func TestDRAModelSelectorAllocatedByTheScheduler(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cs, _ := admin(t)
+	ensureNamespace(ctx, t, cs, draNS)
+	t.Cleanup(func() { deleteDRA(cs) })
+	createDRA(ctx, t, cs)
+	claims := map[string]string{
+		"by-model":    cluster.DRAModelSelector("A100-40GB", 30000),
+		"other-model": cluster.DRAModelSelector("L40S", 30000),
+		"too-big":     cluster.DRAModelSelector("A100-40GB", 50000),
+	}
+	for name, sel := range claims {
+		c := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: draNS, Name: name},
+			Spec: resourcev1.ResourceClaimSpec{Devices: exactly(cluster.DRAGPUClass, sel)}}
+		if _, err := cs.ResourceV1().ResourceClaims(draNS).Create(ctx, c, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("the apiserver refused claim %s with selector %s: %v", name, sel, err)
+		}
+		if _, err := cs.CoreV1().Pods(draNS).Create(ctx, draPod(name, corev1.PodResourceClaim{ResourceClaimName: sp(name)}), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating pod %s: %v", name, err)
+		}
+	}
+	allocated := func(name string) (string, bool) {
+		c, err := cs.ResourceV1().ResourceClaims(draNS).Get(ctx, name, metav1.GetOptions{})
+		if err != nil || c.Status.Allocation == nil || len(c.Status.Allocation.Devices.Results) == 0 {
+			return "", false
+		}
+		return c.Status.Allocation.Devices.Results[0].Device, true
+	}
+	waitFor(t, "the by-model claim allocated", 90*time.Second, func() (bool, string) {
+		d, ok := allocated("by-model")
+		return ok, d
+	})
+	if d, _ := allocated("by-model"); !strings.HasPrefix(d, "gpu-") || strings.Contains(d, "mig") {
+		t.Errorf("by-model got device %q, want a whole A100 (gpu-N)", d)
+	}
+	time.Sleep(10 * time.Second) // the scheduler has tried the others meanwhile
+	for _, name := range []string{"other-model", "too-big"} {
+		if d, ok := allocated(name); ok {
+			t.Errorf("claim %s (%s) was allocated %s; no device matches it", name, claims[name], d)
+		}
+	}
+}
