@@ -17,7 +17,7 @@ integration-kube:
 	@./hack/controlplane/down.sh >/dev/null 2>&1 || true
 	@set -e; trap './hack/controlplane/down.sh' EXIT; \
 	./hack/controlplane/up.sh; \
-	GPUWISE_TEST_KUBECONFIG=$(GPUWISE_CACHE)/controlplane/run/kubeconfig GPUWISE_CRDS=$(GPUWISE_CACHE)/crds \
+	GPUWISE_TEST_KUBECONFIG=$${GPUWISE_CP_RUN:-$(GPUWISE_CACHE)/controlplane/run}/kubeconfig GPUWISE_CRDS=$(GPUWISE_CACHE)/crds \
 	GPUWISE_POLICY_CRDS=$(GPUWISE_CACHE)/policyengines/crds GPUWISE_GATOR=$(GPUWISE_CACHE)/policyengines/bin/gator \
 	  $(GO) test -tags integration -count=1 -v ./test/integration/kube/...
 

@@ -390,9 +390,13 @@ func (b *builder) applyRec(w *Workload, r *Reshape, n *Node) {
 // offered as nvidia.com/gpu, so no device-plugin pod could move there.
 // It exists in the problem only, never on a node.
 var (
-	unplannedTaint      = cluster.Taint{Key: "gpuwise.io/unplanned-allocation", Effect: "NoSchedule"}
+	unplannedTaint      = cluster.Taint{Key: UnplannedTaintKey, Effect: "NoSchedule"}
 	unplannedToleration = cluster.Toleration{Key: unplannedTaint.Key, Operator: "Exists", Effect: "NoSchedule"}
 )
+
+// UnplannedTaintKey is the key of unplannedTaint: a problem node that
+// carries it is one whose GPUs DRA or HAMi allocates, kept as it is.
+const UnplannedTaintKey = "gpuwise.io/unplanned-allocation"
 
 // UnplannedAllocation says how a node's GPUs are allocated when it is a
 // way the planner does not repack: "DRA ResourceClaims" (a DRA driver's

@@ -205,11 +205,44 @@ func (r *verifyRun) node(np *packing.NodePlan, n *packing.Node) *corev1.Node {
 		corev1.ResourceMemory: *resource.NewQuantity(n.MemoryBytes, resource.BinarySI),
 	}
 	adv, _ := np.Advertised()
+	if unplanned(n) {
+		adv = r.pinnedShapes(np.Name)
+	}
 	for res, count := range adv {
 		l[corev1.ResourceName(res)] = *resource.NewQuantity(count, resource.DecimalSI)
 	}
 	node.Status.Capacity, node.Status.Allocatable = l, l
 	return node
+}
+
+// unplanned: the node's GPUs are allocated through DRA ResourceClaims or
+// HAMi, which the planner keeps as they are (packing.UnplannedTaintKey).
+func unplanned(n *packing.Node) bool {
+	for _, t := range n.Taints {
+		if t.Key == packing.UnplannedTaintKey {
+			return true
+		}
+	}
+	return false
+}
+
+// pinnedShapes stands in for a DRA or HAMi node's allocation: no device
+// plugin advertises its GPUs (the real scheduler allocating DRA claims is
+// TestDRAClaimsBilledToTheirPods' and TestDRAModelSelectorAllocatedByTheScheduler's),
+// so the node advertises exactly the extended resources of the shapes the
+// plan pinned its pods to, and this test checks the CPU, memory, pod
+// count and taints the plan assumed there.
+func (r *verifyRun) pinnedShapes(node string) map[string]int64 {
+	out := map[string]int64{}
+	for _, pc := range r.c.plan.Placements {
+		if pc.Node != node {
+			continue
+		}
+		if res, n := pc.Demand.Resource(); res != "" {
+			out[res] += n
+		}
+	}
+	return out
 }
 
 // pod is a pod without nodeName that asks for what the plan assumed: the
