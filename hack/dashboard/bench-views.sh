@@ -7,7 +7,8 @@
 # records the load average and the service's CPU and peak RSS at ready
 # (the cycle's cost). Heavy at scale 104 (minutes, ~2 GB): run it under
 # `flock /tmp/gpuwise-bigmem.lock`. make bench-dashboard-views runs it;
-# docs/performance.md has the numbers.
+# docs/performance.md has the numbers. BENCH_VIEWS_SKIP, a regular
+# expression, leaves out the requests it matches.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . hack/lib/proc.sh
@@ -59,6 +60,7 @@ for round in "first load after the cycle" cached; do
   for v in "${views[@]}"; do
     name=${v%%|*}; total=0; worst=0
     for u in ${v#*|}; do
+      if [ -n "${BENCH_VIEWS_SKIP:-}" ] && [[ $u =~ $BENCH_VIEWS_SKIP ]]; then echo "  $name  skipped (BENCH_VIEWS_SKIP)  $u"; continue; fi
       line=$(curl -s --compressed -o /dev/null -w "%{time_starttransfer} %{size_download} %{http_code}" "$base$u")
       read -r t b c <<<"$line"
       echo "  $name  $t  $b  $c  $u"
