@@ -20,3 +20,13 @@ integration-browser:
 bench-dashboard:
 	hack/chromium/install.sh
 	GO=$(GO) BROWSER_OUT=$(BROWSER_OUT) hack/dashboard/bench.sh $(SERVE_SCALE)
+
+## bench-dashboard-views: every dashboard view's API requests at
+## SERVE_SCALE (default 104: 9,984 GPUs), first load after the cycle and
+## cached: time to first byte and gzipped bytes per request, the load
+## average, the service's CPU and peak RSS at ready
+## (hack/dashboard/bench-views.sh; docs/performance.md). ~2 GB at 104:
+## take flock /tmp/gpuwise-bigmem.lock.
+.PHONY: bench-dashboard-views
+bench-dashboard-views:
+	GO=$(GO) hack/dashboard/bench-views.sh $(SERVE_SCALE)

@@ -205,7 +205,17 @@ func (an *Analysis) rightsizing(p rightsize.Policy) (*rightsize.Result, error) {
 // o by cause with the policy, keeping the top workloads by idle dollars
 // (top ≤ 0: all).
 func (an *Analysis) IdleCauses(o cost.Options, p idlecause.Policy, top int) (*idlecause.Result, error) {
-	r, err := entry(an, &an.idle, costKey(o)+optionsKey(p)).do(an.owned, func() (*idlecause.Result, error) {
+	r, err := an.idleCauses(o, p)
+	if err != nil {
+		return nil, err
+	}
+	return r.Top(top), nil
+}
+
+// idleCauses is IdleCauses with every workload: the result the analysis
+// keeps.
+func (an *Analysis) idleCauses(o cost.Options, p idlecause.Policy) (*idlecause.Result, error) {
+	return entry(an, &an.idle, costKey(o)+optionsKey(p)).do(an.owned, func() (*idlecause.Result, error) {
 		if err := an.needs(ledger.Reads{Hourly: true}, "the idle causes"); err != nil {
 			return nil, err
 		}
@@ -215,10 +225,6 @@ func (an *Analysis) IdleCauses(o cost.Options, p idlecause.Policy, top int) (*id
 		}
 		return IdleCauses(an.snap, a, p, 0)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r.Top(top), nil
 }
 
 // Ledger is the savings ledger with the options (their Workers is the

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -318,4 +319,57 @@ func TestPlanOnCurrentShapesNeedsNoRecommendations(t *testing.T) {
 	if res.Recommendations != nil || len(an.recs) != 0 {
 		t.Errorf("current shapes right-sized the snapshot (%d right-sizings)", len(an.recs))
 	}
+}
+
+// A shared analysis keeps its results weakly; the report holds what it
+// stands on (its right-sizing, allocation and whole idle causes) for as
+// long as it is held, so that the service's cycle report keeps them for
+// the cycle's other answers: after collections, advise, recommend and
+// another report find them at hand rather than computing them again.
+func TestTheReportHoldsWhatItStandsOnInASharedAnalysis(t *testing.T) {
+	t.Parallel()
+	a, ctx := testApp(), context.Background()
+	mem := demoMemory(t)
+	rep := DefaultReportRequest()
+	rep.Source = Source{Snapshot: mem}
+	res, err := a.Report(ctx, rep)
+	if err != nil || res.Ledger == nil {
+		t.Fatalf("report: %v (ledger %v)", err, res.LedgerErr)
+	}
+	if len(res.held) != 3 {
+		t.Fatalf("the report holds %d results, want the right-sizing, allocation and idle causes", len(res.held))
+	}
+	for range 3 {
+		runtime.GC()
+	}
+	an, err := a.Analysis(ctx, rep.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := an.Recommendations(rightsize.DefaultPolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc, err := an.Allocation(rep.Cost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	why, err := an.idleCauses(rep.Cost, idlecause.DefaultPolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs != res.held[0] || alloc != res.held[1] || why != res.held[2] {
+		t.Errorf("computed again after a collection: right-sizing %v, allocation %v, idle causes %v (true: the report's)",
+			recs == res.held[0], alloc == res.held[1], why == res.held[2])
+	}
+	rr := DefaultRecommendRequest()
+	rr.Source = rep.Source
+	rec, err := a.Recommend(ctx, rr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Result != res.held[0] {
+		t.Error("recommend right-sized the snapshot again")
+	}
+	runtime.KeepAlive(res)
 }

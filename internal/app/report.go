@@ -82,6 +82,15 @@ type ReportResult struct {
 	// Kueue is the per-queue report of the cluster's Kueue queues, the
 	// pods' figures from the same allocation; nil without Kueue.
 	Kueue *kueue.Result
+
+	// held are what the report stands on in a shared analysis (a
+	// snapshot a front end holds: InMemory), kept for as long as the
+	// report is: its right-sizing, allocation and whole idle causes. A
+	// shared analysis keeps its results weakly; the service holds its
+	// cycle's report, so advise, recommend and the other reports of the
+	// cycle find these at hand instead of computing them again (at
+	// 10,000 GPUs seconds each; docs/performance.md).
+	held []any
 }
 
 // liveReportWindow is the live cluster's default window for reports.
@@ -141,6 +150,9 @@ func (a *App) report(an *Analysis, req ReportRequest) (*ReportResult, error) {
 			}
 		}()
 	} else {
+		if !an.owned {
+			recs, _ = an.Recommendations(lopts.Policy) // held below; its error is the ledger's
+		}
 		close(recsDone)
 	}
 	alloc, err := an.Allocation(req.Cost)
@@ -151,15 +163,18 @@ func (a *App) report(an *Analysis, req ReportRequest) (*ReportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	why, err := an.IdleCauses(req.Cost, idlecause.DefaultPolicy(), req.Report.TopN)
+	whole, err := an.idleCauses(req.Cost, idlecause.DefaultPolicy())
 	if err != nil {
 		return nil, err
 	}
-	res := &ReportResult{Report: rep, IdleCauses: why, Snapshot: an.snap, Partial: an.partial, Reconciliation: reconcile(an.prices, alloc),
+	res := &ReportResult{Report: rep, IdleCauses: whole.Top(req.Report.TopN), Snapshot: an.snap, Partial: an.partial, Reconciliation: reconcile(an.prices, alloc),
 		Kueue: KueueQueues(an.snap, alloc)}
 	a.progress.phase("building the savings ledger")
 	res.Ledger, res.LedgerErr = an.Ledger(lopts, req.Cost)
 	<-recsDone
+	if !an.owned {
+		res.held = []any{recs, alloc, whole}
+	}
 	runtime.KeepAlive(recs)
 	runtime.KeepAlive(alloc)
 	return res, nil

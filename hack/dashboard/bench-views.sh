@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# bench-views.sh SCALE: every dashboard view's API requests against
+# `gpuwise serve --demo --scale SCALE` (104: 9,984 GPUs), first load after
+# the cycle: per request the server time (curl's time to first byte) and
+# the bytes transferred gzipped, in the order the views are opened
+# (overview first, as a browser would), then the same again (cached). It
+# records the load average and the service's CPU and peak RSS at ready
+# (the cycle's cost). Heavy at scale 104 (minutes, ~2 GB): run it under
+# `flock /tmp/gpuwise-bigmem.lock`. make bench-dashboard-views runs it;
+# docs/performance.md has the numbers. BENCH_VIEWS_SKIP, a regular
+# expression, leaves out the requests it matches.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. hack/lib/proc.sh
+scale=${1:-104}
+GO=${GO:-go}
+dir=$(mktemp -d)
+bin=${GPUWISE_BIN:-}
+if [ -z "$bin" ]; then bin=$dir/gpuwise; $GO build -o "$bin" ./cmd/gpuwise; fi
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start=$(date +%s)
+echo "start $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, scale $scale"
+detach "$bin" serve --demo --scale "$scale" --listen "127.0.0.1:$port" >/dev/null 2>"$dir/serve.log"
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+base=http://127.0.0.1:$port
+until curl -sf -o /dev/null "$base/readyz"; do
+  kill -0 $pid 2>/dev/null || { cat "$dir/serve.log"; exit 1; }
+  sleep 2
+done
+tck=$(getconf CLK_TCK)
+read -r ut st < <(awk '{print $14, $15}' /proc/$pid/stat)
+echo "ready after $(( $(date +%s) - start )) s; serve CPU at ready $(( (ut + st) / tck )) s (user+sys); $(grep -E 'VmHWM|VmRSS' /proc/$pid/status | tr -s ' \n' ' ')"
+echo "load average at ready $(cut -d' ' -f1-3 /proc/loadavg)"
+status=$(curl -s "$base/api/v1/status")
+label=$(printf '%s' "$status" | python3 -c 'import json,sys; l=json.load(sys.stdin).get("history_labels") or []; print(l[0] if l else "")')
+ns=$(curl -s "$base/api/v1/report" | python3 -c 'import json,sys; print(next(r["key"] for r in json.load(sys.stdin)["rows"] if not r["key"].startswith("__")))')
+hours=$(curl -s "$base/api/v1/report" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["window_hours"]) // 2)')
+sb="/api/v1/showback?by=namespace&idle-share=cluster"
+team=""
+if [ -n "$label" ]; then
+  sb="/api/v1/showback?by=label%3A$label&idle-share=cluster"
+  team=$(curl -s "$base$sb" | python3 -c 'import json,sys; r=[x["key"] for x in json.load(sys.stdin)["rows"] if not x["key"].startswith("(")]; print(r[0] if r else "")')
+fi
+views=(
+  "overview|/api/v1/status /api/v1/report /api/v1/showback?by=namespace&idle-share=none /api/v1/advise /api/v1/history?kind=namespace&top=6 /api/v1/history?kind=gpu_model /api/v1/compare?kind=namespace&period=${hours}h"
+  "costs|/api/v1/report?by=namespace"
+  "costs?by=workload|/api/v1/report?by=workload"
+  "showback|$sb"
+  "idle|/api/v1/report?by=workload&top=50 /api/v1/recommend /api/v1/advise /api/v1/report?low-util=30%25%3A6h /api/v1/history/low-util"
+  "actions|/api/v1/advise"
+  "progress|/api/v1/progress /api/v1/history?kind=gpu_model&step=day"
+  "audit|/api/v1/audit"
+  "notes|/api/v1/report /api/v1/advise /api/v1/audit"
+  "drill?ns=$ns|/api/v1/report?by=workload&top=50 /api/v1/advise /api/v1/audit /api/v1/report /api/v1/history?kind=namespace&key=$ns"
+)
+[ -n "$team" ] && views+=("team/$team|$sb /api/v1/history?kind=label%3A$label&key=$team")
+for round in "first load after the cycle" cached; do
+  echo "== $round: view, then per request: time to first byte s, bytes (gzip), path"
+  for v in "${views[@]}"; do
+    name=${v%%|*}; total=0; worst=0
+    for u in ${v#*|}; do
+      if [ -n "${BENCH_VIEWS_SKIP:-}" ] && [[ $u =~ $BENCH_VIEWS_SKIP ]]; then echo "  $name  skipped (BENCH_VIEWS_SKIP)  $u"; continue; fi
+      line=$(curl -s --compressed -o /dev/null -w "%{time_starttransfer} %{size_download} %{http_code}" "$base$u")
+      read -r t b c <<<"$line"
+      echo "  $name  $t  $b  $c  $u"
+      total=$((total + b)); worst=$(python3 -c "print(max($worst, $t))")
+    done
+    echo "$name: slowest $worst s, $total bytes gzipped (API answers)"
+  done
+done
+echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $(grep -E 'VmHWM|VmRSS' /proc/$pid/status | tr -s ' \n' ' ')"
