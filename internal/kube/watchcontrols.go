@@ -144,7 +144,7 @@ func (w *Watcher) startControls(ctx context.Context, cs kubernetes.Interface, dc
 		select {
 		case <-ctx.Done():
 			stopAll()
-			return w.syncError(all[0].kind.resource, ctx.Err())
+			return w.syncError(w.unfilledControl(all), ctx.Err())
 		case <-tick.C:
 		}
 	}
@@ -177,6 +177,19 @@ func (w *Watcher) controlsSynced(all []*controlInformer) bool {
 	}
 	w.controls = cw
 	return true
+}
+
+// unfilledControl names the first control resource whose cache is not
+// filled and that did not fail, for the error when the wait ends.
+func (w *Watcher) unfilledControl(all []*controlInformer) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range all {
+		if w.controlFail[k.kind.resource] == nil && !k.inf.HasSynced() {
+			return k.kind.resource
+		}
+	}
+	return all[0].kind.resource
 }
 
 // controlWatchError records a control informer's list or watch failure:
