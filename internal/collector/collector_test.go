@@ -257,3 +257,42 @@ func TestCycleCarriesKueue(t *testing.T) {
 		t.Errorf("queue %+v, want team-a: 4 GPUs nominal, 4 GPU-hours admitted and held", q)
 	}
 }
+
+// What the inventory could not read (its snapshot's partial notes: a
+// forbidden API) makes the published state partial with those notes, is
+// in the window's report and controls as in the inventory, and each
+// interval recorded counts as partial in the history.
+func TestInventoryPartialNotesMakeTheStatePartial(t *testing.T) {
+	t0 := time.Date(2026, 11, 12, 12, 0, 0, 0, time.UTC)
+	inv := oneNode(t0)
+	note := "watching nodepools.karpenter.sh is forbidden (grant list and watch on it, see docs/rbac.md): progress cannot see the autoscaler objects, only their effect"
+	inv.Partial = []string{note}
+	inv.Controls = &cluster.Controls{Read: []string{cluster.ResourceHPA}, Autoscalers: []cluster.Autoscaler{{Kind: cluster.KindHPA, Namespace: "ml", Name: "train"}}}
+	c, err := collector.New(context.Background(), options(), collector.Deps{App: app.New(func() time.Time { return t0 }),
+		Inventory: inventory{inv}, Usage: &usage{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := c.State()
+	if st.Stale != nil || st.Partial() == nil || !strings.Contains(st.Partial().Error(), note) || !st.Frame.Partial {
+		t.Errorf("state partial %v (frame %v), want the inventory's note", st.Partial(), st.Frame.Partial)
+	}
+	if got := st.Report.Report.Partial; len(got) != 1 || got[0] != note {
+		t.Errorf("report's partial %q, want the inventory's", got)
+	}
+	if got := st.Snapshot.Prepared.View().Controls; got != inv.Controls {
+		t.Errorf("window's controls %+v, want the inventory's", got)
+	}
+	series, err := c.History().Series(context.Background(), app.HistorySeriesRequest{Cluster: "c1", Kind: tally.Namespace,
+		From: t0.Add(-4 * time.Hour), To: t0, Step: app.HistoryHourly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if series.Coverage.Cycles != 4 || series.Coverage.Partial != 4 {
+		t.Errorf("history coverage %+v, want 4 cycles, each partial", series.Coverage)
+	}
+}

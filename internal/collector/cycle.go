@@ -29,6 +29,9 @@ func (s *Collector) cycle(ctx context.Context) (cycleResult, error) {
 	if err := s.inv.Health(); err != nil {
 		partial = append(partial, err)
 	}
+	for _, note := range inv.Partial { // what the inventory could not read (a forbidden API)
+		partial = append(partial, errors.New(note))
+	}
 	if s.cursor.IsZero() {
 		s.cursor = s.ring.Align(end.Add(-s.opts.Window))
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,81 +64,137 @@ func (c *Client) listControls(ctx context.Context, o *objects) error {
 	return nil
 }
 
+// The notes' words for what a forbidden control resource loses.
+const (
+	lostScale = "progress cannot see the autoscaler objects, only their effect"
+	lostAdm   = "progress cannot see which admission policies are bound"
+)
+
+// controlKind is one resource of the controls: how one of its objects is
+// added to the controls, for the list (controlSteps) and the watcher
+// (watchcontrols.go) alike. gvr is set for the custom resources, read
+// through the dynamic client; add reports false for an object not of the
+// kind.
+type controlKind struct {
+	resource string
+	lost     string
+	gvr      schema.GroupVersionResource
+	add      func(obj any, ctl *cluster.Controls) bool
+}
+
+// typedControls are the built-in kinds: HPAs, ValidatingAdmissionPolicies
+// and their bindings.
+var typedControls = []controlKind{
+	{cluster.ResourceHPA, lostScale, schema.GroupVersionResource{}, func(obj any, ctl *cluster.Controls) bool {
+		h, ok := obj.(*autoscalingv2.HorizontalPodAutoscaler)
+		if ok {
+			ctl.Autoscalers = append(ctl.Autoscalers, convertHPA(h))
+		}
+		return ok
+	}},
+	{cluster.ResourceVAP, lostAdm, schema.GroupVersionResource{}, func(obj any, ctl *cluster.Controls) bool {
+		p, ok := obj.(*admissionv1.ValidatingAdmissionPolicy)
+		if ok {
+			ctl.Policies = append(ctl.Policies, cluster.AdmissionPolicy{Kind: cluster.KindVAP, Name: p.Name, Labels: p.Labels})
+		}
+		return ok
+	}},
+	{cluster.ResourceVAPBinding, lostAdm, schema.GroupVersionResource{}, func(obj any, ctl *cluster.Controls) bool {
+		b, ok := obj.(*admissionv1.ValidatingAdmissionPolicyBinding)
+		if !ok {
+			return false
+		}
+		cb := cluster.AdmissionBinding{Name: b.Name, Policy: b.Spec.PolicyName}
+		for _, a := range b.Spec.ValidationActions {
+			cb.Actions = append(cb.Actions, string(a))
+		}
+		ctl.Bindings = append(ctl.Bindings, cb)
+		return true
+	}},
+}
+
+// dynamicControls are the custom resources: KEDA ScaledObjects, VPAs,
+// Karpenter NodePools, Kyverno ValidatingPolicies and ClusterPolicies.
+var dynamicControls = []controlKind{
+	dynControl(kedaScaledObjects, cluster.ResourceScaledObject, lostScale, func(u *unstructured.Unstructured, ctl *cluster.Controls) {
+		ctl.Autoscalers = append(ctl.Autoscalers, convertScaledObject(u))
+	}),
+	dynControl(vpaObjects, cluster.ResourceVPA, lostScale, func(u *unstructured.Unstructured, ctl *cluster.Controls) {
+		ctl.Autoscalers = append(ctl.Autoscalers, convertVPA(u))
+	}),
+	dynControl(karpenterPools, cluster.ResourceNodePool, lostScale, func(u *unstructured.Unstructured, ctl *cluster.Controls) {
+		ctl.NodePools = append(ctl.NodePools, convertNodePool(u))
+	}),
+	dynControl(kyvernoVPolicies, cluster.ResourceKyvernoVPol, lostAdm, func(u *unstructured.Unstructured, ctl *cluster.Controls) {
+		acts, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "validationActions")
+		ctl.Policies = append(ctl.Policies, cluster.AdmissionPolicy{Kind: cluster.KindKyvernoValidating, Name: u.GetName(), Labels: u.GetLabels(), Actions: acts})
+	}),
+	dynControl(kyvernoCPolicies, cluster.ResourceKyvernoCluster, lostAdm, func(u *unstructured.Unstructured, ctl *cluster.Controls) {
+		ctl.Policies = append(ctl.Policies, cluster.AdmissionPolicy{Kind: cluster.KindKyvernoCluster, Name: u.GetName(), Labels: u.GetLabels(), Actions: clusterPolicyActions(u)})
+	}),
+}
+
+func dynControl(gvr schema.GroupVersionResource, resource, lost string, add func(*unstructured.Unstructured, *cluster.Controls)) controlKind {
+	return controlKind{resource, lost, gvr, func(obj any, ctl *cluster.Controls) bool {
+		u, ok := obj.(*unstructured.Unstructured)
+		if ok {
+			add(u, ctl)
+		}
+		return ok
+	}}
+}
+
 func (c *Client) controlSteps(ctl *cluster.Controls) []controlStep {
-	const (
-		lostScale = "progress cannot see the autoscaler objects, only their effect"
-		lostAdm   = "progress cannot see which admission policies are bound"
-	)
 	cs := c.Interface
+	hpa, vap, vapb := typedControls[0], typedControls[1], typedControls[2]
 	out := []controlStep{
-		{step{cluster.ResourceHPA, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
+		{step{hpa.resource, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
 			l, err := cs.AutoscalingV2().HorizontalPodAutoscalers(metav1.NamespaceAll).List(ctx, lo)
 			if err != nil {
 				return page{}, err
 			}
 			for i := range l.Items {
-				ctl.Autoscalers = append(ctl.Autoscalers, convertHPA(&l.Items[i]))
+				hpa.add(&l.Items[i], ctl)
 			}
 			return pageOf(l.ListMeta, len(l.Items)), nil
-		}}, lostScale},
-		{step{cluster.ResourceVAP, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
+		}}, hpa.lost},
+		{step{vap.resource, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
 			l, err := cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().List(ctx, lo)
 			if err != nil {
 				return page{}, err
 			}
-			for _, p := range l.Items {
-				ctl.Policies = append(ctl.Policies, cluster.AdmissionPolicy{Kind: cluster.KindVAP, Name: p.Name, Labels: p.Labels})
+			for i := range l.Items {
+				vap.add(&l.Items[i], ctl)
 			}
 			return pageOf(l.ListMeta, len(l.Items)), nil
-		}}, lostAdm},
-		{step{cluster.ResourceVAPBinding, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
+		}}, vap.lost},
+		{step{vapb.resource, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
 			l, err := cs.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().List(ctx, lo)
 			if err != nil {
 				return page{}, err
 			}
-			for _, b := range l.Items {
-				cb := cluster.AdmissionBinding{Name: b.Name, Policy: b.Spec.PolicyName}
-				for _, a := range b.Spec.ValidationActions {
-					cb.Actions = append(cb.Actions, string(a))
-				}
-				ctl.Bindings = append(ctl.Bindings, cb)
+			for i := range l.Items {
+				vapb.add(&l.Items[i], ctl)
 			}
 			return pageOf(l.ListMeta, len(l.Items)), nil
-		}}, lostAdm},
+		}}, vapb.lost},
 	}
 	if c.Dynamic == nil {
 		return out
 	}
-	dyn := func(gvr schema.GroupVersionResource, name, lost string, each func(*unstructured.Unstructured)) controlStep {
-		return controlStep{step{name, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
-			l, err := c.Dynamic.Resource(gvr).List(ctx, lo)
+	for _, k := range dynamicControls {
+		out = append(out, controlStep{step{k.resource, func(ctx context.Context, lo metav1.ListOptions) (page, error) {
+			l, err := c.Dynamic.Resource(k.gvr).List(ctx, lo)
 			if err != nil {
 				return page{}, err
 			}
 			for i := range l.Items {
-				each(&l.Items[i])
+				k.add(&l.Items[i], ctl)
 			}
 			return page{next: l.GetContinue(), items: len(l.Items), remaining: l.GetRemainingItemCount()}, nil
-		}}, lost}
+		}}, k.lost})
 	}
-	return append(out,
-		dyn(kedaScaledObjects, cluster.ResourceScaledObject, lostScale, func(u *unstructured.Unstructured) {
-			ctl.Autoscalers = append(ctl.Autoscalers, convertScaledObject(u))
-		}),
-		dyn(vpaObjects, cluster.ResourceVPA, lostScale, func(u *unstructured.Unstructured) {
-			ctl.Autoscalers = append(ctl.Autoscalers, convertVPA(u))
-		}),
-		dyn(karpenterPools, cluster.ResourceNodePool, lostScale, func(u *unstructured.Unstructured) {
-			ctl.NodePools = append(ctl.NodePools, convertNodePool(u))
-		}),
-		dyn(kyvernoVPolicies, cluster.ResourceKyvernoVPol, lostAdm, func(u *unstructured.Unstructured) {
-			acts, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "validationActions")
-			ctl.Policies = append(ctl.Policies, cluster.AdmissionPolicy{Kind: cluster.KindKyvernoValidating, Name: u.GetName(), Labels: u.GetLabels(), Actions: acts})
-		}),
-		dyn(kyvernoCPolicies, cluster.ResourceKyvernoCluster, lostAdm, func(u *unstructured.Unstructured) {
-			ctl.Policies = append(ctl.Policies, cluster.AdmissionPolicy{Kind: cluster.KindKyvernoCluster, Name: u.GetName(), Labels: u.GetLabels(), Actions: clusterPolicyActions(u)})
-		}),
-	)
+	return out
 }
 
 func convertHPA(h *autoscalingv2.HorizontalPodAutoscaler) cluster.Autoscaler {

@@ -34,6 +34,23 @@ func unstr(apiVersion, kind, ns, name string, spec map[string]any) *unstructured
 // Kyverno ValidatingPolicy and ClusterPolicy.
 func TestSnapshotReadsControls(t *testing.T) {
 	t.Parallel()
+	c := controlsCluster(t)
+	s, err := c.Snapshot(context.Background(), t0, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wantControls()
+	if diff := cmp.Diff(want, s.Controls); diff != "" {
+		t.Errorf("controls (-want +got):\n%s", diff)
+	}
+	if len(s.Partial) != 0 {
+		t.Errorf("partial %q, want none", s.Partial)
+	}
+}
+
+// controlsCluster is a GPU node and one object of every control kind.
+func controlsCluster(t *testing.T) *Client {
+	t.Helper()
 	two := int32(2)
 	h := &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: "inference", Name: "chat"},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{Kind: "Deployment", Name: "chat", APIVersion: "apps/v1"},
@@ -62,13 +79,13 @@ func TestSnapshotReadsControls(t *testing.T) {
 	kcp := unstr("kyverno.io/v1", "ClusterPolicy", "", "team-limits", map[string]any{"validationFailureAction": "Enforce",
 		"rules": []any{map[string]any{"name": "a", "validate": map[string]any{"failureAction": "Audit"}}, map[string]any{"name": "b", "validate": map[string]any{}},
 			map[string]any{"name": "c", "mutate": map[string]any{}}}})
-	c := &Client{Interface: fake.NewClientset(node("gpu-a", nil, "nvidia.com/gpu", "1"), h, vap, vapb),
+	return &Client{Interface: fake.NewClientset(node("gpu-a", nil, "nvidia.com/gpu", "1"), h, vap, vapb),
 		Dynamic: kueueDynamic(t, paused, so, vpa, np, kvp, kcp), Server: "https://fake", Source: "test"}
-	s, err := c.Snapshot(context.Background(), t0, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &cluster.Controls{
+}
+
+// wantControls are controlsCluster's controls.
+func wantControls() *cluster.Controls {
+	return &cluster.Controls{
 		Read: []string{cluster.ResourceKyvernoCluster, cluster.ResourceHPA, cluster.ResourceNodePool, cluster.ResourceScaledObject,
 			cluster.ResourceVAP, cluster.ResourceVAPBinding, cluster.ResourceKyvernoVPol, cluster.ResourceVPA},
 		Autoscalers: []cluster.Autoscaler{
@@ -86,12 +103,6 @@ func TestSnapshotReadsControls(t *testing.T) {
 			{Kind: cluster.KindKyvernoValidating, Name: "gpuwise-gw003", Labels: map[string]string{"app.kubernetes.io/managed-by": "gpuwise"}, Actions: []string{"Audit"}},
 		},
 		Bindings: []cluster.AdmissionBinding{{Name: "gpuwise-pods-warn", Policy: "gpuwise-pods", Actions: []string{"Warn", "Audit"}}},
-	}
-	if diff := cmp.Diff(want, s.Controls); diff != "" {
-		t.Errorf("controls (-want +got):\n%s", diff)
-	}
-	if len(s.Partial) != 0 {
-		t.Errorf("partial %q, want none", s.Partial)
 	}
 }
 

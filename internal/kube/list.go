@@ -41,7 +41,7 @@ type objects struct {
 	// controllers' UIDs (owners.controllers), for Kueue's workloads.
 	ctrl map[string][]string
 	// controls are the autoscalers, NodePools and admission policies; nil
-	// when none of their resources was read (the watcher reads none).
+	// when none of their resources was read nor known absent.
 	controls *cluster.Controls
 }
 

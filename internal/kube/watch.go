@@ -21,7 +21,8 @@ import (
 )
 
 // Watcher keeps the cluster's nodes, pods, ReplicaSets and Jobs current
-// (and DRA's and Kueue's objects where the cluster serves them) with
+// (and DRA's and Kueue's objects and the controls where the cluster
+// serves them) with
 // shared informers: one list per resource at start, then watches, so
 // a snapshot reads the informers' caches and never relists. Objects are
 // stripped to the fields the snapshot reads before they are cached
@@ -63,6 +64,12 @@ type Watcher struct {
 	// goneCtrl are the controller UIDs of the remembered pods, by UID,
 	// for Kueue's workloads (owners.controllers).
 	goneCtrl map[string][]string
+	// controls are the informers of the autoscalers, NodePools and
+	// admission policies (watchcontrols.go), nil until started;
+	// controlFail holds, by resource, the not-served or forbidden errors
+	// seen before their caches were filled.
+	controls    *controlsWatch
+	controlFail map[string]error
 }
 
 // Watch starts the informers and waits until their caches are filled
@@ -86,7 +93,7 @@ func (c *Client) Watch(ctx context.Context, now func() time.Time) (*Watcher, err
 		nodes: f.Core().V1().Nodes().Informer(), pods: f.Core().V1().Pods().Informer(),
 		rs: f.Apps().V1().ReplicaSets().Informer(), jobs: f.Batch().V1().Jobs().Informer(),
 		gonePods: map[string]cluster.Pod{}, goneNodes: map[string]cluster.Node{}, held: map[string][]string{},
-		kueueFail: map[string]error{}, goneCtrl: map[string][]string{}}
+		kueueFail: map[string]error{}, goneCtrl: map[string][]string{}, controlFail: map[string]error{}}
 	if err := w.handle(); err != nil {
 		return nil, err
 	}
@@ -107,6 +114,10 @@ func (c *Client) Watch(ctx context.Context, now func() time.Time) (*Watcher, err
 		w.Stop()
 		return nil, err
 	}
+	if err := w.startControls(ctx, cs, dc); err != nil {
+		w.Stop()
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -118,6 +129,12 @@ func (w *Watcher) Stop() {
 	}
 	if w.kueue != nil {
 		w.kueue.stop()
+	}
+	w.mu.Lock()
+	cw := w.controls
+	w.mu.Unlock()
+	if cw != nil {
+		cw.stop()
 	}
 }
 
@@ -245,7 +262,10 @@ func (w *Watcher) Snapshot(now time.Time, window time.Duration) (*cluster.Snapsh
 	o.dra = w.draObjects()
 	var kueueNote string
 	o.kueue, kueueNote = w.kueueObjects()
-	for _, note := range []string{w.draPartial, w.kueuePartial, kueueNote} {
+	// the partial notes in the list's order: DRA, the controls, Kueue
+	var ctlNotes []string
+	o.controls, ctlNotes = w.controlObjects()
+	for _, note := range append(append([]string{w.draPartial}, ctlNotes...), w.kueuePartial, kueueNote) {
 		if note != "" {
 			o.partial = append(o.partial, note)
 		}
@@ -413,6 +433,12 @@ func (w *Watcher) Counts() map[string]int {
 	}
 	if w.kueue != nil {
 		maps.Copy(all, w.kueue.informers)
+	}
+	w.mu.Lock()
+	cw := w.controls
+	w.mu.Unlock()
+	if cw != nil {
+		maps.Copy(all, cw.informers())
 	}
 	for name, inf := range all {
 		out[name] = len(inf.GetStore().ListKeys())

@@ -87,8 +87,8 @@ func TestWatcherSnapshotsWithoutRelisting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if after := lists() - listed; after != before || before != 8 {
-		t.Errorf("lists: %d at start (want 8: nodes, pods, ReplicaSets, Jobs and the four DRA resources), %d after three snapshots", before, after)
+	if after := lists() - listed; after != before || before != 11 {
+		t.Errorf("lists: %d at start (want 11: nodes, pods, ReplicaSets, Jobs, the four DRA resources, HPAs, ValidatingAdmissionPolicies and their bindings), %d after three snapshots", before, after)
 	}
 	if diff := cmp.Diff(heldUnits(want), heldUnits(got)); diff != "" {
 		t.Errorf("units (-list +watch):\n%s", diff)

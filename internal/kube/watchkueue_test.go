@@ -43,10 +43,12 @@ func kueueCluster(t *testing.T) (*Client, *dynamicfake.FakeDynamicClient, *kueue
 	return c, dc, wl
 }
 
+// dynamicLists counts the Kueue lists (the dynamic client lists the
+// controls' custom resources too).
 func dynamicLists(dc *dynamicfake.FakeDynamicClient) int {
 	n := 0
 	for _, a := range dc.Actions() {
-		if a.GetVerb() == "list" {
+		if a.GetVerb() == "list" && a.GetResource().Group == kueueWorkloads.Group {
 			n++
 		}
 	}

@@ -21,11 +21,14 @@ import (
 // inventory's pods; otherwise the inventory's (a simulated or recorded
 // inventory has them; one read from the API server does not) are kept
 // for the hours of w when w starts a whole number of hours into the
-// inventory's window (cluster.Hourly.Within). The DRA and Kueue sections
-// are the inventory's (the Kueue report clips its figures to w).
+// inventory's window (cluster.Hourly.Within). The DRA, Kueue and controls
+// sections are the inventory's (the Kueue report clips its figures to w),
+// and so is its partial list: what the inventory could not read (a
+// forbidden API) is missing from w too.
 func Attach(inv *cluster.Snapshot, w cluster.Window, u *Span) *cluster.Snapshot {
 	out := &cluster.Snapshot{Window: w, Source: inv.Source, ActivityMetric: inv.ActivityMetric, Nodes: cloneNodes(inv.Nodes),
-		Notes: append([]string(nil), inv.Notes...), Unknown: inv.Unknown, DRA: inv.DRA, Kueue: inv.Kueue}
+		Notes: append([]string(nil), inv.Notes...), Unknown: inv.Unknown, DRA: inv.DRA, Kueue: inv.Kueue,
+		Controls: inv.Controls, Partial: append([]string(nil), inv.Partial...)}
 	if u != nil && u.ActivityMetric != "" {
 		out.ActivityMetric = u.ActivityMetric
 	}

@@ -262,3 +262,23 @@ func TestAttachDRAUnattributedIsUnmeasured(t *testing.T) {
 		t.Errorf("unmeasured %v idle %v GPU-hours, want 2 and 0", r.Totals.GPUHours.Unmeasured, r.Totals.GPUHours.Idle)
 	}
 }
+
+// The window's snapshot keeps the inventory's controls and its partial
+// list (what the inventory could not read), as it keeps DRA and Kueue.
+func TestAttachKeepsControlsAndPartial(t *testing.T) {
+	t.Parallel()
+	w := clustertest.Window(2)
+	ctl := &cluster.Controls{Read: []string{cluster.ResourceHPA}, Autoscalers: []cluster.Autoscaler{{Kind: cluster.KindHPA, Namespace: "ml", Name: "chat"}}}
+	inv := &cluster.Snapshot{Window: w, Controls: ctl, Partial: []string{"watching nodepools.karpenter.sh is forbidden"}}
+	got := rolling.Attach(inv, w, &rolling.Span{Window: w})
+	if got.Controls != ctl {
+		t.Errorf("controls %+v, want the inventory's", got.Controls)
+	}
+	if len(got.Partial) != 1 || got.Partial[0] != inv.Partial[0] {
+		t.Errorf("partial %q, want the inventory's %q", got.Partial, inv.Partial)
+	}
+	got.Partial[0] = "changed"
+	if inv.Partial[0] == "changed" {
+		t.Error("the window's partial list shares the inventory's")
+	}
+}

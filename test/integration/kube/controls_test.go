@@ -4,12 +4,14 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/generate"
+	"github.com/gpuwise/gpuwise/internal/kube"
 	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/ledger/lever"
 	"github.com/gpuwise/gpuwise/internal/tracker"
@@ -31,7 +34,9 @@ import (
 // pool (Karpenter's CRD from the Go module go.mod pins), and a gpuwise
 // ValidatingAdmissionPolicy with its warn binding; gpuwise collect then
 // shows them in the snapshot and the tracker marks the autoscaling 1 of 2,
-// the node scaling and the admission groundwork applied.
+// the node scaling and the admission groundwork applied. serve's watcher,
+// started with the shipped role (list and watch) before they are created,
+// sees them without a relist and its controls are collect's.
 func TestControlsSeenOnTheRealAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -86,6 +91,8 @@ func TestControlsSeenOnTheRealAPIServer(t *testing.T) {
 		}
 	}
 	observe(before)
+	ensureNamespace(ctx, t, cs, "gpuwise")
+	watcher := watchControls(ctx, t, serviceAccountKubeconfig(ctx, t, cs, cfg, "gpuwise", true), before)
 	scale, nodes, adm := p.Actions[0], p.Actions[1], p.Actions[2]
 	// (another test's gpuwise policies may be bound already: only ours counts here)
 	if scale.Status != tracker.Pending || scale.Of != 2 || nodes.Status != tracker.Pending || adm.Kind != tracker.KindAdmission ||
@@ -140,6 +147,7 @@ func TestControlsSeenOnTheRealAPIServer(t *testing.T) {
 	}) {
 		t.Errorf("the snapshot's bindings %+v lack %s", ctl.Bindings, bindingName)
 	}
+	checkWatchedControls(t, watcher, after, w("chat"), bindingName)
 	observe(after)
 	if scale.Status != tracker.Partly || scale.Detected != 1 || scale.Of != 2 || scale.Detection != "1 of 2 workloads show it" {
 		t.Errorf("autoscaling: %s %d of %d (%s), want partly, 1 of 2", scale.Status, scale.Detected, scale.Of, scale.Detection)
@@ -158,6 +166,59 @@ func TestControlsSeenOnTheRealAPIServer(t *testing.T) {
 		t.Errorf("admission groundwork: %s %d of %d (%s), targets %+v: want %s bound", adm.Status, adm.Detected, adm.Of, adm.Detection, adm.Targets, policy)
 	}
 	t.Logf("autoscale: %s; nodes: %s; admission: %s", scale.Detection, nodes.Detection, adm.Detection)
+}
+
+// watchControls starts serve's watcher with kubeconfig and checks that its
+// controls are collect's (listed) and its snapshot not partial.
+func watchControls(ctx context.Context, t *testing.T, kubeconfig string, listed *cluster.Prepared) *kube.Watcher {
+	t.Helper()
+	c, err := kube.Connect(kube.Options{Kubeconfig: kubeconfig, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Watch(ctx, time.Now)
+	if err != nil {
+		t.Fatalf("watch with the shipped role: %v", err)
+	}
+	t.Cleanup(w.Stop)
+	ws, err := w.Snapshot(time.Now(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Partial) > 0 {
+		t.Errorf("watched snapshot with the shipped role is partial: %q", ws.Partial)
+	}
+	if diff := cmp.Diff(listed.View().Controls, ws.Controls); diff != "" {
+		t.Errorf("controls before (-collect +watch):\n%s", diff)
+	}
+	return w
+}
+
+// checkWatchedControls: the watcher follows the objects created after its
+// start (the HPA on chat, the NodePool, the binding) and then holds the
+// controls collect lists.
+func checkWatchedControls(t *testing.T, w *kube.Watcher, listed *cluster.Prepared, chat, binding string) {
+	t.Helper()
+	var ws *cluster.Snapshot
+	waitFor(t, "the watcher sees the HPA, the NodePool and the binding", 30*time.Second, func() (bool, string) {
+		var err error
+		if ws, err = w.Snapshot(time.Now(), time.Hour); err != nil {
+			return false, err.Error()
+		}
+		ctl := ws.Controls
+		ok := ctl != nil && slices.ContainsFunc(ctl.Autoscalers, func(a cluster.Autoscaler) bool { return a.Kind == cluster.KindHPA && a.Workload() == chat }) &&
+			slices.ContainsFunc(ctl.NodePools, func(n cluster.NodePool) bool { return n.Name == "gpu-h100-controls" }) &&
+			slices.ContainsFunc(ctl.Bindings, func(b cluster.AdmissionBinding) bool { return b.Name == binding })
+		return ok, fmt.Sprintf("%+v", ctl)
+	})
+	if diff := cmp.Diff(listed.View().Controls, ws.Controls); diff != "" {
+		t.Errorf("controls after (-collect +watch):\n%s", diff)
+	}
+	if h := w.Health(); h != nil {
+		t.Errorf("watch health: %v", h)
+	}
+	t.Logf("watched controls: read %d resources (%d not served), %d autoscalers, %d NodePools, %d policies, %d bindings",
+		len(ws.Controls.Read), len(ws.Controls.NotServed), len(ws.Controls.Autoscalers), len(ws.Controls.NodePools), len(ws.Controls.Policies), len(ws.Controls.Bindings))
 }
 
 // nodePoolObject is the NodePool gpuwise generate nodepool writes for the
