@@ -94,7 +94,7 @@ func (a *App) adviseFrom(req AdviseRequest, rr *RecommendResult, an *Analysis) (
 	if err != nil {
 		return nil, err
 	}
-	opts.Autoscale, opts.Commit, opts.Reclaim = pols.Autoscale, pols.Commit, pols.Reclaim
+	ledgerSections(&opts, pols)
 	a.progress.phase("building the savings ledger")
 	if len(clusterNames(rr.Snapshot)) > 1 { // by cluster, asked or not: nothing is shared between them
 		cl, err := perCluster(rr.Snapshot, rr.Policy, req.Prices, opts)

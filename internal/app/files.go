@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpuwise/gpuwise/internal/config"
 	"github.com/gpuwise/gpuwise/internal/generate"
+	"github.com/gpuwise/gpuwise/internal/ledger"
 	"github.com/gpuwise/gpuwise/internal/pricing"
 )
 
@@ -68,6 +69,13 @@ func (p *Policies) get() (config.Policies, error) {
 		return config.Policies{}, p.err
 	}
 	return p.pols, nil
+}
+
+// ledgerSections sets the savings ledger's autoscaling, commitment and
+// reclaim sections from the policies (the right-sizing policy is the
+// caller's: advise's may carry its flags' overrides).
+func ledgerSections(o *ledger.Options, pols config.Policies) {
+	o.Autoscale, o.Commit, o.Reclaim = pols.Autoscale, pols.Commit, pols.Reclaim
 }
 
 // name is the policy file's name, for messages ("" for the defaults).

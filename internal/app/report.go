@@ -131,7 +131,8 @@ func (a *App) report(an *Analysis, req ReportRequest) (*ReportResult, error) {
 	}
 	a.progress.phase("allocating cost")
 	lopts := ledger.DefaultOptions()
-	lopts.Policy, lopts.Autoscale, lopts.Commit, lopts.Reclaim = pols.Rightsize, pols.Autoscale, pols.Commit, pols.Reclaim
+	lopts.Policy = pols.Rightsize
+	ledgerSections(&lopts, pols)
 	// The ledger's right-sizing reads the snapshot only and the
 	// allocation does not read it: on two cores the report's longest
 	// step before the ledger, run beside the allocation unless the App
