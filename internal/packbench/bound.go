@@ -86,10 +86,7 @@ type bounder struct {
 	cpu, mem  int64 // the cluster's capacity
 	allModels uint64
 	nodes     []Node
-	// cpuBefore and memBefore are the CPU and memory asked by the pods
-	// before each index.
-	cpuBefore, memBefore []int64
-	lps                  int
+	lps       int
 }
 
 func newBounder(c *cluster, arrivals []Pod) *bounder {
@@ -101,9 +98,7 @@ func newBounder(c *cluster, arrivals []Pod) *bounder {
 		b.allModels = 1<<len(c.models) - 1
 	}
 	b.pods = make([]boundPod, len(arrivals))
-	b.cpuBefore, b.memBefore = make([]int64, len(arrivals)+1), make([]int64, len(arrivals)+1)
 	for i, p := range arrivals {
-		b.cpuBefore[i+1], b.memBefore[i+1] = b.cpuBefore[i]+p.CPU, b.memBefore[i]+p.Mem
 		b.pods[i] = boundPod{num: p.NumGPU, milli: p.Milli, cpu: p.CPU, mem: p.Mem, models: c.modelSet(p.Models) & b.allModels, next: len(arrivals)}
 		if b.pods[i].whole1() {
 			b.q = append(b.q, i)
@@ -261,7 +256,7 @@ func (b *bounder) items(lo, hi int) boundInput {
 	in := boundInput{items: map[boundKind]*boundCount{}}
 	in.spareGPUs = float64(b.gpus) // nothing failed: no GPU needs a pod from before
 	if lo < len(b.pods) {
-		in.spareGPUs = b.spareGPUs(b.cpuBefore[hi-1], b.memBefore[hi-1], qcpu, qmem, models)
+		in.spareGPUs = b.spareGPUs(hi-1, qcpu, qmem, models)
 	}
 	if cover := float64(b.gpus) - in.spareGPUs; cover > 0 {
 		in.items[boundKind{0, roleCover}] = &boundCount{units: cover}
@@ -298,36 +293,62 @@ func (b *bounder) items(lo, hi int) boundInput {
 }
 
 // spareGPUs bounds the GPUs free at t1 when q (CPU cpu, memory mem, GPU
-// models models) fits on no node: each lies on a node q does not fit, for
-// lack of model (free), of CPU or of memory, and blocking a node by CPU
-// (memory) takes pods from before t1 asking for all but less than cpu
-// (mem) of it. The pods before t1 ask for cpuBudget and memBudget in all;
-// the bound is the sum of the two fractional knapsacks.
-func (b *bounder) spareGPUs(cpuBudget, memBudget, cpu, mem int64, models uint64) float64 {
+// models models) fits on no node and the pods before index before are all
+// that can have been placed. Each free GPU lies on a node q does not fit,
+// for lack of model (free), of CPU or of memory. Blocking a node by CPU
+// takes pods on it asking for all but less than cpu of its CPU, and
+// likewise for memory; with CPU and memory measured as shares of the
+// cluster's, a node costs the cheaper of its two, and a pod brings the
+// larger of its two shares (its load) but holds at least its GPU milli /
+// 1000 of the node's GPUs. The bound is the LP relaxation: maximize the
+// blocked nodes' GPUs less those their pods hold, subject to their cost
+// being at most their pods' load, solved greedily (nodes by GPUs per cost,
+// pods by GPUs held per load).
+func (b *bounder) spareGPUs(before int, cpu, mem int64, models uint64) float64 {
 	type option struct{ gpus, cost float64 }
 	var free float64
-	var byCPU, byMem []option
+	var nodes []option
 	for _, n := range b.nodes {
 		if n.CPUCap < cpu || n.MemCap < mem || models&(1<<n.model) == 0 {
 			free += float64(n.GPUs)
 			continue
 		}
-		byCPU = append(byCPU, option{float64(n.GPUs), float64(n.CPUCap - cpu + 1)})
-		byMem = append(byMem, option{float64(n.GPUs), float64(n.MemCap - mem + 1)})
+		cost := min(float64(n.CPUCap-cpu+1)/float64(b.cpu), float64(n.MemCap-mem+1)/float64(b.mem))
+		nodes = append(nodes, option{float64(n.GPUs), cost})
 	}
-	knapsack := func(opts []option, budget float64) float64 {
-		slices.SortFunc(opts, func(x, y option) int { return cmp.Compare(y.gpus/y.cost, x.gpus/x.cost) })
-		var got float64
-		for _, o := range opts {
-			if budget <= 0 {
-				break
-			}
-			take := min(1, budget/o.cost)
-			got, budget = got+take*o.gpus, budget-take*o.cost
+	type spec struct{ cpu, mem, held int64 }
+	counts := map[spec]float64{}
+	for i := range before {
+		p := &b.pods[i]
+		counts[spec{p.cpu, p.mem, int64(p.num) * p.milli}]++
+	}
+	var pods []option // gpus: held; cost: load (negative: brings it)
+	for s, n := range counts {
+		load := max(float64(s.cpu)/float64(b.cpu), float64(s.mem)/float64(b.mem))
+		if load > 0 {
+			pods = append(pods, option{n * float64(s.held) / milliPerGPU, n * load})
 		}
-		return got
 	}
-	return min(float64(b.gpus), free+knapsack(byCPU, float64(cpuBudget))+knapsack(byMem, float64(memBudget)))
+	slices.SortFunc(nodes, func(x, y option) int { return cmp.Compare(y.gpus/y.cost, x.gpus/x.cost) })
+	slices.SortFunc(pods, func(x, y option) int { return cmp.Compare(x.gpus/x.cost, y.gpus/y.cost) })
+	for i, j := 0, 0; i < len(nodes) && j < len(pods); {
+		n, p := &nodes[i], &pods[j]
+		gain, price := n.gpus/n.cost, p.gpus/p.cost
+		if gain <= price {
+			break
+		}
+		take := min(n.cost, p.cost)
+		free += take * (gain - price)
+		n.gpus, n.cost = n.gpus-take*gain, n.cost-take
+		p.gpus, p.cost = p.gpus-take*price, p.cost-take
+		if n.cost <= 0 {
+			i++
+		}
+		if p.cost <= 0 {
+			j++
+		}
+	}
+	return min(float64(b.gpus), free)
 }
 
 // lp solves the bound's LP for items by column generation; ok is false when
