@@ -8,9 +8,10 @@
 //
 // It owns the protocol (NewWorkload, Run), the placement policies
 // (BestFit, FGD and gpuwise's own Gpuwise, with the bin-packing LP that
-// prices its requests), the derived workload mixes (Mixes) and the curves
-// (Curves). The protocol is documented in
-// ../shared/reference/fgd-protocol.md; docs/performance.md has the results.
+// prices its requests), the derived workload mixes (Mixes), the curves
+// (Curves) and UpperBound, the most any policy can allocate. The protocol
+// is documented in ../shared/reference/fgd-protocol.md;
+// docs/performance.md has the results.
 //
 // It is a benchmark harness for gpuwise-lab and tests: the shipped gpuwise
 // binary must not import it. It imports only the standard library and the
