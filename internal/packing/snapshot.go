@@ -306,6 +306,8 @@ func (b *builder) currentDemand(pod *cluster.Pod) (Demand, string) {
 				return d, "holds several time-slice replicas; gpuwise does not move such pods"
 			}
 			d = Demand{Kind: TimeSlice, Replicas: max(ref.GPU.Replicas, 2)}
+		case cluster.NeuronCoreUnit:
+			return Demand{Kind: Whole, GPUs: max(whole, 1)}, "holds AWS NeuronCores; gpuwise does not move such pods"
 		}
 	}
 	if d.Kind == "" {

@@ -40,12 +40,37 @@ func acceleratorGPUs(n *cluster.Node, alloc map[string]int) ([]cluster.GPU, bool
 			n.GPUModel = e.GPUModel
 		}
 	}
+	devs, cores := max(alloc[cluster.ResNeuron], alloc[cluster.ResNeuronDevice]), alloc[cluster.ResNeuronCore]
+	if devs > 0 && cores > 0 && cores%devs == 0 && devs <= maxGPUs && cores/devs <= maxCoresPerDevice {
+		return neuronCoreGPUs(n, devs, cores/devs), true
+	}
 	out := make([]cluster.GPU, min(count, maxGPUs))
 	for i := range out {
 		out[i] = cluster.GPU{Index: i, Model: n.GPUModel, MemoryMiB: mem, Sharing: cluster.Exclusive, Replicas: 1,
 			Units: []cluster.Unit{{ID: fmt.Sprintf("%s/gpu%d", n.Name, i), Kind: cluster.WholeGPU}}}
 	}
 	return out, true
+}
+
+// maxCoresPerDevice bounds the NeuronCores read per Neuron device (a
+// Trainium2 has 8).
+const maxCoresPerDevice = 16
+
+// neuronCoreGPUs lays out a Neuron node whose device plugin advertises
+// NeuronCores beside its devices as the kube adapter does: each device
+// offered core by core (cluster.NeuronCores), one unit per core numbered
+// as neuron-monitor numbers them; a whole-device pod holds every core of
+// a device (placeUnmeasured).
+func neuronCoreGPUs(n *cluster.Node, devs, perDevice int) []cluster.GPU {
+	out := make([]cluster.GPU, devs)
+	for i := range out {
+		g := cluster.GPU{Index: i, Model: n.GPUModel, Sharing: cluster.NeuronCores, Replicas: perDevice}
+		for c := range perDevice {
+			g.Units = append(g.Units, cluster.Unit{ID: cluster.NeuronCoreUnitID(n.Name, i, i*perDevice+c), Kind: cluster.NeuronCoreUnit})
+		}
+		out[i] = g
+	}
+	return out
 }
 
 // acceleratorNote says which accelerator devices gpuwise could not
