@@ -13,7 +13,8 @@ import (
 // as the kube adapter does: one whole unit per device, the model from
 // AMD's node labeller or the instance type's catalog row. The holders
 // are placed from their requests; AMD's exporter's series (amdMetrics)
-// measure them, Neuron's and Gaudi's are not read (acceleratorNote). ok
+// measure them, Neuron's neuron-monitor's where attributable
+// (measureNeuron), Gaudi's are not read (acceleratorNote). ok
 // is false for any other node.
 func acceleratorGPUs(n *cluster.Node, alloc map[string]int) ([]cluster.GPU, bool) {
 	count := 0
@@ -76,8 +77,9 @@ func neuronCoreGPUs(n *cluster.Node, devs, perDevice int) []cluster.GPU {
 // acceleratorNote says which accelerator devices gpuwise could not
 // measure from Prometheus: the Gaudi nodes (their exporter's labels are
 // undocumented), the Neuron nodes whose held devices sent no
-// neuron-monitor series, and the Neuron holdings of pods that hold only
-// some of their node's devices; "" when there are none.
+// neuron-monitor series, and the Neuron holdings of pods that shared
+// their node's devices with other pods at the same time; "" when there
+// are none.
 func acceleratorNote(nodes []cluster.Node, nm neuronMeasure) string {
 	var gaudi []string
 	for i := range nodes {
@@ -97,8 +99,8 @@ func acceleratorNote(nodes []cluster.Node, nm neuronMeasure) string {
 			len(nm.silent), strings.Join(nm.silent, ", "), neuronMetric))
 	}
 	if nm.shared > 0 {
-		parts = append(parts, fmt.Sprintf("%d Neuron device holding(s) of pods that hold only some of their node's devices are unmeasured: "+
-			"neuron-monitor's series carry no pod label, and which devices the device plugin gave a pod is not in Prometheus", nm.shared))
+		parts = append(parts, fmt.Sprintf("%d Neuron device or NeuronCore holding(s) of pods that shared their node's Neuron devices with other pods at the same time are unmeasured, never idle: "+
+			"neuron-monitor's series carry no pod label, and which devices or cores the device plugin gave each pod is not in Prometheus", nm.shared))
 	}
 	if len(parts) == 0 {
 		return ""

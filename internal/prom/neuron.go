@@ -151,21 +151,39 @@ func coresPerDevice(n *cluster.Node, alloc map[string]int) int {
 }
 
 // neuronMeasure is what measureNeuron did: the holdings it measured, the
-// holdings it could not attribute (the pod holds only some of its node's
-// devices: which ones is not in Prometheus) and the Neuron nodes with
-// held devices and no core series.
+// holdings it could not attribute (their pod shared its node's Neuron
+// devices with other pods at the same time: which devices or cores each
+// got is not in Prometheus) and the Neuron nodes with held devices and no
+// core series.
 type neuronMeasure struct {
 	measured, shared int
 	silent           []string
 }
 
-// measureNeuron gives the Neuron holdings of pods that hold every device
-// of their node the activity of their devices' cores, in the pods' lives
-// (the holdings placeUnmeasured made are unmeasured until then): a
-// device's activity at a point is its cores' mean, weighted by the share
-// of its cores that reported. A pod holding some of a node's devices is
-// left unmeasured: the device plugin's choice of devices is not in
-// Prometheus.
+// neuronUnit is where a Neuron unit is: its node and device, and for a
+// NeuronCore unit its core's index on the instance (-1 for a whole
+// device).
+type neuronUnit struct {
+	node      string
+	dev, core int
+}
+
+// measureNeuron gives the Neuron holdings the activity neuron-monitor
+// measured, in the pods' lives (the holdings placeUnmeasured made are
+// unmeasured until then), where a series can be attributed to a pod:
+//
+//   - a pod holding every Neuron unit of its node: each whole device its
+//     cores' mean, weighted by the share of its cores that reported; each
+//     NeuronCore its core's series;
+//   - a pod holding some of them while no other pod holds any on its node
+//     (its life overlaps no other holder's): every core series of the node
+//     is its own (neuron-monitor reports only the cores a runtime uses),
+//     but which device or core each series is on is not in Prometheus, so
+//     each of its holdings gets the mean of the node's reporting cores,
+//     weighted by the share of its k held cores that reported.
+//
+// A pod sharing its node's devices with other pods at the same time is
+// left unmeasured, never idle (counted in shared).
 func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string]map[string]int, w cluster.Window) neuronMeasure {
 	var out neuronMeasure
 	if nr == nil || g.usage == nil {
@@ -175,8 +193,8 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 		node string
 		dev  int
 	}
-	units := map[string]devKey{} // unit ID → device
-	perNode := map[string]int{}  // units of a Neuron node
+	units := map[string]neuronUnit{}
+	perNode := map[string]int{} // units of a Neuron node
 	cores := map[string]int{}
 	for i := range g.nodes {
 		n := &g.nodes[i]
@@ -185,8 +203,12 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 		}
 		cores[n.Name] = coresPerDevice(n, alloc[n.Name])
 		for _, gpu := range n.GPUs {
-			for _, u := range gpu.Units {
-				units[u.ID] = devKey{n.Name, gpu.Index}
+			for j, u := range gpu.Units {
+				nu := neuronUnit{n.Name, gpu.Index, -1}
+				if u.Kind == cluster.NeuronCoreUnit {
+					nu.core = gpu.Index*len(gpu.Units) + j
+				}
+				units[u.ID] = nu
 				perNode[n.Name]++
 			}
 		}
@@ -196,6 +218,7 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 	}
 	reported := map[string]bool{}
 	devices := map[devKey][]neuronPoint{}
+	nodePoints := map[string][]neuronPoint{}
 	for k, ps := range nr.cores {
 		c := cores[k.node]
 		if c <= 0 {
@@ -204,23 +227,57 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 		reported[k.node] = true
 		d := devKey{k.node, k.core / c}
 		devices[d] = append(devices[d], ps...)
+		nodePoints[k.node] = append(nodePoints[k.node], ps...)
 	}
 	for d, ps := range devices {
 		devices[d] = deviceMeans(ps, cores[d.node])
 	}
-	heldOn := map[string]bool{}
+	type life struct {
+		key string
+		iv  interval
+	}
+	holders := map[string][]life{} // Neuron holders by node
+	heldCores := map[string]int{}  // NeuronCores a pod holds, by pod key
+	for _, p := range pods {
+		for _, h := range p.pod.GPUs {
+			if u, ok := units[h.UnitID]; ok && u.node == p.pod.Node {
+				if heldCores[p.pod.Key()] == 0 {
+					holders[u.node] = append(holders[u.node], life{p.pod.Key(), p.interval(w)})
+				}
+				if u.core >= 0 {
+					heldCores[p.pod.Key()]++
+				} else {
+					heldCores[p.pod.Key()] += max(cores[u.node], 1)
+				}
+			}
+		}
+	}
+	alone := func(p *podFacts) bool {
+		iv := p.interval(w)
+		for _, o := range holders[p.pod.Node] {
+			if o.key != p.pod.Key() && overlaps([]interval{o.iv}, iv) {
+				return false
+			}
+		}
+		return true
+	}
 	for _, p := range pods {
 		held := 0
 		for _, h := range p.pod.GPUs {
-			if d, ok := units[h.UnitID]; ok && d.node == p.pod.Node {
+			if u, ok := units[h.UnitID]; ok && u.node == p.pod.Node {
 				held++
 			}
 		}
 		if held == 0 {
 			continue
 		}
-		heldOn[p.pod.Node] = true
-		if held != perNode[p.pod.Node] {
+		whole := held == perNode[p.pod.Node]
+		var mean []neuronPoint // the node's cores as the pod's, for a lone partial holder
+		switch {
+		case whole:
+		case alone(p):
+			mean = deviceMeans(nodePoints[p.pod.Node], heldCores[p.pod.Key()])
+		default:
 			out.shared += held
 			continue
 		}
@@ -228,10 +285,19 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 		from, to := float64(iv.from.UnixMilli())/1000, float64(iv.to.UnixMilli())/1000
 		for i := range p.pod.GPUs {
 			h := &p.pod.GPUs[i]
-			if h.Activity != nil {
+			u, ok := units[h.UnitID]
+			if h.Activity != nil || !ok {
 				continue
 			}
-			s := neuronSeries(devices[units[h.UnitID]], from, to, nr.lookback, g.usage.clock)
+			ps := mean
+			switch {
+			case !whole:
+			case u.core >= 0:
+				ps = deviceMeans(nr.cores[neuronCore{u.node, u.core}], 1) // sorted, one point a time
+			default:
+				ps = devices[devKey{u.node, u.dev}]
+			}
+			s := neuronSeries(ps, from, to, nr.lookback, g.usage.clock)
 			if s == nil {
 				continue
 			}
@@ -240,7 +306,7 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 			out.measured++
 		}
 	}
-	for n := range heldOn {
+	for n := range holders {
 		if !reported[n] {
 			out.silent = append(out.silent, n)
 		}
