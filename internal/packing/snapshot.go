@@ -403,7 +403,8 @@ const UnplannedTaintKey = "gpuwise.io/unplanned-allocation"
 // UnplannedAllocation says how a node's GPUs are allocated when it is a
 // way the planner does not repack: "DRA ResourceClaims" (a DRA driver's
 // devices: the claims, not a device-plugin count, say who holds what) or
-// "HAMi vGPUs" (HAMi's scheduler places its fractions); "" otherwise.
+// "HAMi vGPUs" (HAMi's scheduler places its fractions) or "AWS
+// NeuronCores" (Neuron devices offered core by core); "" otherwise.
 func UnplannedAllocation(n *cluster.Node) string {
 	for _, g := range n.GPUs {
 		switch {
@@ -411,6 +412,8 @@ func UnplannedAllocation(n *cluster.Node) string {
 			return "DRA ResourceClaims"
 		case g.Sharing == cluster.HAMi:
 			return "HAMi vGPUs"
+		case g.Sharing == cluster.NeuronCores:
+			return "AWS NeuronCores"
 		}
 	}
 	return ""
