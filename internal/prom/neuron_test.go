@@ -67,16 +67,27 @@ func trainium(advertiseCores bool, resource string, n float64, reporting int) []
 		out = append(out, s)
 	}
 	for c := range reporting {
-		s := promtest.Series{Labels: map[string]string{"__name__": neuronMetric, "availability_zone": "us-east-1a", "instance_id": "i-1",
-			"instance_name": "", "instance_type": "trn1.32xlarge", "neuroncore": strconv.Itoa(c), "region": "us-east-1",
-			"runtime_tag": "367", "subnet_id": "subnet-1"}}
-		for t := promtest.Window.Start; t.Before(promtest.Window.End); t = t.Add(5 * time.Minute) {
-			s.Samples = append(s.Samples, wire.Sample{T: t.UnixMilli(), V: neuronCoreValue(c)})
+		for name, v := range map[string]float64{neuronMetric: neuronCoreValue(c),
+			"neuroncore_memory_usage_model_code": 100 << 20, "neuroncore_memory_usage_tensors": float64((c + 1) << 20),
+			"neuroncore_memory_usage_constants": 0} {
+			s := promtest.Series{Labels: map[string]string{"__name__": name, "availability_zone": "us-east-1a", "instance_id": "i-1",
+				"instance_name": "", "instance_type": "trn1.32xlarge", "neuroncore": strconv.Itoa(c), "region": "us-east-1",
+				"runtime_tag": "367", "subnet_id": "subnet-1"}}
+			if name != neuronMetric {
+				s.Labels["memory_location"] = "None"
+			}
+			for t := promtest.Window.Start; t.Before(promtest.Window.End); t = t.Add(5 * time.Minute) {
+				s.Samples = append(s.Samples, wire.Sample{T: t.UnixMilli(), V: v})
+			}
+			out = append(out, s)
 		}
-		out = append(out, s)
 	}
 	return out
 }
+
+// neuronCoreMiB is core c's device memory in trainium's series: 100 MiB
+// of model code and c+1 MiB of tensors (and 0 of constants).
+func neuronCoreMiB(c int) float64 { return 100 + float64(c+1) }
 
 // TestNeuronMonitorFromPrometheus (issue 28.4): a pod holding every
 // Neuron device of its node is measured from neuron-monitor's core
@@ -123,6 +134,13 @@ func TestNeuronMonitorFromPrometheus(t *testing.T) {
 					if a := h.Activity; a == nil || math.Abs(a.Mean()-mean) > 1e-9 || a.Seconds < 47.9*3600 {
 						t.Errorf("%s: activity %+v; want mean %.3f over the 48-hour window", h.UnitID, a, mean)
 					}
+					mib := neuronCoreMiB(core)
+					if !cores {
+						mib = neuronCoreMiB(2*dev) + neuronCoreMiB(2*dev+1)
+					}
+					if m := h.FramebufferMiB; m == nil || math.Abs(m.Max-mib) > 1e-9 || math.Abs(m.Mean()-mib) > 1e-9 || m.Seconds < 47.9*3600 {
+						t.Errorf("%s: memory %+v; want %.0f MiB (its cores' kinds summed) over the window", h.UnitID, m, mib)
+					}
 				}
 				if strings.Contains(strings.Join(s.Notes, "\n"), "Neuron") {
 					t.Errorf("notes %q: none should call the Neuron node unmeasured", s.Notes)
@@ -138,7 +156,9 @@ func TestNeuronMonitorFromPrometheus(t *testing.T) {
 // 0.11 and 0.12. Which cores it was given is not in Prometheus, so each
 // of its holdings gets the node's mean, 0.11, over the share of its
 // cores that reported (3 of 3: the window; 3 of 4: ¾ of it). Its
-// NeuronCores are half a device each: 1.5 devices held.
+// NeuronCores are half a device each: 1.5 devices held. The node's
+// device memory (its cores' neuroncore_memory_usage_* summed) is split
+// equally among the holdings.
 func TestNeuronCoresOfALoneHolder(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -162,6 +182,11 @@ func TestNeuronCoresOfALoneHolder(t *testing.T) {
 				a := h.Activity
 				if a == nil || math.Abs(a.Mean()-0.11) > 1e-9 || math.Abs(a.Seconds-c.share*48*3600) > 0.5*3600 {
 					t.Errorf("%s: activity %+v; want mean 0.11 over %.0f%% of the 48-hour window", h.UnitID, a, 100*c.share)
+				}
+				// The node's 101 + 102 + 103 MiB, shared by its holdings.
+				mib := (neuronCoreMiB(0) + neuronCoreMiB(1) + neuronCoreMiB(2)) / float64(c.units)
+				if m := h.FramebufferMiB; m == nil || math.Abs(m.Mean()-mib) > 1e-9 {
+					t.Errorf("%s: memory %+v; want %.2f MiB", h.UnitID, m, mib)
 				}
 			}
 			if got := heldShare(t, s)["ml/train-0"]; math.Abs(got-float64(c.units)/2) > 1e-9 {
