@@ -14,7 +14,7 @@ import (
 // AMD's node labeller or the instance type's catalog row. The holders
 // are placed from their requests; AMD's exporter's series (amdMetrics)
 // measure them, Neuron's neuron-monitor's where attributable
-// (measureNeuron), Gaudi's are not read (acceleratorNote). ok
+// (measureNeuron), Gaudi's Intel's exporter's by pod (measureGaudi). ok
 // is false for any other node.
 func acceleratorGPUs(n *cluster.Node, alloc map[string]int) ([]cluster.GPU, bool) {
 	count := 0
@@ -75,23 +75,23 @@ func neuronCoreGPUs(n *cluster.Node, devs, perDevice int) []cluster.GPU {
 }
 
 // acceleratorNote says which accelerator devices gpuwise could not
-// measure from Prometheus: the Gaudi nodes (their exporter's labels are
-// undocumented), the Neuron nodes whose held devices sent no
+// measure from Prometheus: the Gaudi holdings no exporter series named
+// the pod of, the Neuron nodes whose held devices sent no
 // neuron-monitor series, and the Neuron holdings of pods that shared
 // their node's devices with other pods at the same time; "" when there
 // are none.
 func acceleratorNote(nodes []cluster.Node, nm neuronMeasure) string {
-	var gaudi []string
-	for i := range nodes {
-		if nodes[i].HasGPUs() && nodes[i].Vendor() == cluster.VendorGaudi {
-			gaudi = append(gaudi, nodes[i].Name)
-		}
-	}
 	var parts []string
-	if len(gaudi) > 0 {
-		parts = append(parts, fmt.Sprintf("%d Gaudi node(s) (%s): their devices and holders come from kube-state-metrics; "+
-			"Gaudi's exporter's labels are undocumented, so its series are not read: their GPU-hours are unmeasured, never idle",
-			len(gaudi), strings.Join(gaudi, ", ")))
+	if nm.gaudiUnmeasured > 0 {
+		var gaudi []string
+		for i := range nodes {
+			if nodes[i].HasGPUs() && nodes[i].Vendor() == cluster.VendorGaudi {
+				gaudi = append(gaudi, nodes[i].Name)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d Gaudi device holding(s) on %d Gaudi node(s) (%s) had no %s series naming their pod (the exporter not scraped, "+
+			"or run outside Kubernetes, without the kubelet's pod-resources socket): their GPU-hours are unmeasured, never idle",
+			nm.gaudiUnmeasured, len(gaudi), strings.Join(gaudi, ", "), gaudiActivity))
 	}
 	if len(nm.silent) > 0 {
 		parts = append(parts, fmt.Sprintf("%d Neuron node(s) (%s) held devices and sent no %s series (neuron-monitor not scraped, "+

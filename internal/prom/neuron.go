@@ -184,6 +184,9 @@ func coresPerDevice(n *cluster.Node, alloc map[string]int) int {
 type neuronMeasure struct {
 	measured, shared int
 	silent           []string
+	// gaudiUnmeasured is measureGaudi's: the Gaudi holdings no exporter
+	// series named the pod of.
+	gaudiUnmeasured int
 }
 
 // neuronUnit is where a Neuron unit is: its node and device, and for a

@@ -24,6 +24,9 @@ type assembly struct {
 	// neuron is neuron-monitor's core activity (neuron.go); empty
 	// without Neuron nodes.
 	neuron *neuronRead
+	// gaudi is Intel's Gaudi exporter's device usage (gaudi.go); empty
+	// without Gaudi nodes.
+	gaudi *gaudiRead
 }
 
 // hamiSources are HAMi's scheduler grants and vGPU monitor usage.
@@ -59,6 +62,7 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	held, conflicts, cuts := attachMeasured(a.pods, a.gpu, r.w)
 	unplaced := placeUnmeasured(a.pods, a.gpu, held, r.w)
 	nm := measureNeuron(a.pods, a.gpu, a.neuron, gpuResources(a.nodeFacts.facts), r.w)
+	_, nm.gaudiUnmeasured = measureGaudi(a.pods, a.gpu, a.gaudi, r.w)
 	attached()
 	if len(a.pods) > 0 {
 		s.Pods = make([]cluster.Pod, 0, len(a.pods))
