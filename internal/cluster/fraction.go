@@ -8,7 +8,8 @@ import "fmt"
 // device), scaled down when a GPU's layout would sum past 1 (4g+3g is
 // 4/7 + 4/8 > 1), and for a HAMi vGPU the larger of the compute and memory
 // share its pod asked for (HAMiShare), scaled down likewise, the free
-// vGPUs sharing what is left. Afterwards the fractions of every GPU sum to
+// vGPUs sharing what is left; a NeuronCore unit is 1/cores of its Neuron
+// device. Afterwards the fractions of every GPU sum to
 // at most 1.
 func (g *GPU) Normalize() error {
 	switch g.Sharing {
@@ -20,6 +21,8 @@ func (g *GPU) Normalize() error {
 		return g.normalizeMIG()
 	case HAMi:
 		return g.normalizeHAMi()
+	case NeuronCores:
+		return g.normalizeNeuronCores()
 	}
 	return fmt.Errorf("gpu %d: unknown sharing %q", g.Index, g.Sharing)
 }
@@ -136,4 +139,26 @@ func (g *GPU) normalizeHAMi() error {
 		}
 	}
 	return nil
+}
+
+// normalizeNeuronCores gives each NeuronCore of a device 1/Replicas (the
+// device's cores): a pod holding k of them holds k/cores of the device,
+// its share of the device's cost as a MIG instance's is of its GPU's.
+func (g *GPU) normalizeNeuronCores() error {
+	if g.Replicas < 1 || len(g.Units) != g.Replicas {
+		return fmt.Errorf("gpu %d: Neuron device with %d NeuronCore units and %d cores", g.Index, len(g.Units), g.Replicas)
+	}
+	for i := range g.Units {
+		if g.Units[i].Kind != NeuronCoreUnit {
+			return fmt.Errorf("gpu %d: unit %s of a NeuronCore-shared device is a %q, not a NeuronCore", g.Index, g.Units[i].ID, g.Units[i].Kind)
+		}
+		g.Units[i].Fraction = 1 / float64(g.Replicas)
+	}
+	return nil
+}
+
+// NeuronCoreUnitID is the ID of NeuronCore core (its index on the
+// instance, as neuron-monitor numbers it) of device dev of node.
+func NeuronCoreUnitID(node string, dev, core int) string {
+	return fmt.Sprintf("%s/gpu%d/nc%d", node, dev, core)
 }

@@ -71,6 +71,11 @@ const (
 	// (nvidia.com/gpucores) and memory (nvidia.com/gpumem,
 	// nvidia.com/gpumem-percentage) it asked for; see docs/dra.md.
 	HAMi Sharing = "hami"
+	// NeuronCores: an AWS Neuron device on a node whose device plugin
+	// also advertises aws.amazon.com/neuroncore, offered core by core;
+	// one NeuronCore unit per core, a whole-device pod holding all of a
+	// device's cores (docs/accelerators.md).
+	NeuronCores Sharing = "neuron-cores"
 )
 
 // Allocators: who grants a GPU's units to pods (GPU.Allocator).
@@ -110,6 +115,9 @@ const (
 	WholeGPU  UnitKind = "gpu"
 	MIGSlice  UnitKind = "mig"
 	TimeSlice UnitKind = "time-slice"
+	// NeuronCoreUnit is one NeuronCore of a Neuron device (NeuronCores
+	// sharing), its Fraction 1 / the device's cores.
+	NeuronCoreUnit UnitKind = "neuroncore"
 )
 
 // Unit is what a pod is granted: a whole GPU, a MIG instance or a

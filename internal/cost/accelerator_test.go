@@ -96,3 +96,85 @@ func vendorRequests(p *cluster.Pod) {
 	}
 	c.GPURequests = map[string]int64{res: n}
 }
+
+// TestNeuronCoreSharesHandComputed bills NeuronCores as shares of their
+// Neuron device (docs/accelerators.md): a trn1.32xlarge in us-east-1
+// whose device plugin advertises 32 aws.amazon.com/neuroncore beside 16
+// devices, each device offered as 2 NeuronCore units of ½ device. A
+// device-hour is $0.955278 (TestAcceleratorUnitsHandComputed), so over 10 h:
+//
+//   - serve asks 1 NeuronCore (nc0) at 60 %: ½ × 10 = 5 device-hours,
+//     3 active; $4.77639, of which $2.865834 active.
+//   - batch asks 3 NeuronCores (nc1 on device 0, nc2 and nc3 on device
+//     1), unmeasured: 15 device-hours, $14.32917 unmeasured.
+//   - train asks one whole device (both cores of device 2) at 75 %: 10
+//     device-hours, 7.5 active; $9.55278.
+//
+// The node's 160 device-hours less the 30 held leave 130 unallocated,
+// $124.18614; the node's $215 splits into those GPU dollars and its
+// CPU and memory.
+func TestNeuronCoreSharesHandComputed(t *testing.T) {
+	trn := ct.Node("trn1-1").Resources(128, 512).Instance("trn1.32xlarge", cluster.OnDemand).GPUs(16, "Trainium").Obj()
+	trn.Cloud, trn.Region = "aws", "us-east-1"
+	for i := range trn.GPUs {
+		g := &trn.GPUs[i]
+		g.Sharing, g.Replicas = cluster.NeuronCores, 2
+		g.Units = []cluster.Unit{
+			{ID: cluster.NeuronCoreUnitID(trn.Name, i, 2*i), Kind: cluster.NeuronCoreUnit},
+			{ID: cluster.NeuronCoreUnitID(trn.Name, i, 2*i+1), Kind: cluster.NeuronCoreUnit}}
+	}
+	const device = (21.5 - (128*0.031611 + 512*0.004237)) / 16
+	cores := func(p cluster.Pod, res string, n int64) cluster.Pod {
+		p.Containers[0].GPURequests = map[string]int64{res: n}
+		return p
+	}
+	pods := []cluster.Pod{
+		cores(ct.Pod("serve", "infer").On("trn1-1").Holds("trn1-1/gpu0/nc0", 0.6, 10*hour).Obj(), cluster.ResNeuronCore, 1),
+		cores(ct.Pod("batch", "embed").On("trn1-1").Holds("trn1-1/gpu0/nc1", -1, 0).Holds("trn1-1/gpu1/nc2", -1, 0).
+			Holds("trn1-1/gpu1/nc3", -1, 0).Obj(), cluster.ResNeuronCore, 3),
+		cores(ct.Pod("train", "llama").On("trn1-1").Holds("trn1-1/gpu2/nc4", 0.75, 10*hour).
+			Holds("trn1-1/gpu2/nc5", 0.75, 10*hour).Obj(), cluster.ResNeuron, 1),
+	}
+	s := &cluster.Snapshot{Window: ct.Window(10), Nodes: []cluster.Node{trn}, Pods: pods}
+	pr, err := cluster.Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Allocate(pr, pricing.Embedded(), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReport(a, DefaultReportOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		key   string
+		hours Hours
+		gpu   GPUCost
+	}{
+		{"serve", Hours{Allocated: 5, Active: 3}, GPUCost{Active: 3 * device, AllocatedIdle: 2 * device}},
+		{"batch", Hours{Allocated: 15, Unmeasured: 15}, GPUCost{Unmeasured: 15 * device}},
+		{"train", Hours{Allocated: 10, Active: 7.5}, GPUCost{Active: 7.5 * device, AllocatedIdle: 2.5 * device}},
+	} {
+		got := row(t, r, tt.key)
+		if diff := cmp.Diff(tt.hours, got.GPUHours, approx); diff != "" {
+			t.Errorf("%s hours (-want +got):\n%s", tt.key, diff)
+		}
+		if diff := cmp.Diff(tt.gpu, got.GPUCost, approx); diff != "" {
+			t.Errorf("%s GPU $ (-want +got):\n%s", tt.key, diff)
+		}
+	}
+	if got := row(t, r, "serve").GPUCost.Allocated(); math.Abs(got-4.77639) > 1e-6 {
+		t.Errorf("serve's NeuronCore: $%v, want $4.77639", got)
+	}
+	if math.Abs(r.Totals.GPUHours.Unallocated-130) > 1e-9 || math.Abs(r.Totals.GPUCost.Unallocated-124.18614) > 1e-6 {
+		t.Errorf("unallocated %v device-hours $%v, want 130 and $124.18614", r.Totals.GPUHours.Unallocated, r.Totals.GPUCost.Unallocated)
+	}
+	if err := r.Reconcile(); err != nil {
+		t.Error(err)
+	}
+	if math.Abs(r.Totals.NodeCost-215) > 1e-9 {
+		t.Errorf("node cost %v, want 215", r.Totals.NodeCost)
+	}
+}

@@ -33,6 +33,7 @@ const (
 	sharingTimeSlicing = "time-slicing"
 	sharingMPS         = "mps"
 	sharingHAMi        = "hami"
+	sharingNeuronCores = "neuron-cores"
 	sharingNone        = "none"
 	// NotAdvertised is the summary's sharing mode for GPU nodes that
 	// advertise no GPU to the scheduler.
@@ -118,6 +119,8 @@ func sharingOf(n *cluster.Node, g *cluster.GPU) string {
 		return sharingMIG
 	case cluster.HAMi:
 		return sharingHAMi
+	case cluster.NeuronCores:
+		return sharingNeuronCores
 	case cluster.TimeSlicing:
 		if n.Labels[lblSharing] == "mps" {
 			return sharingMPS

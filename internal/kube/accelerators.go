@@ -35,10 +35,15 @@ func (b *gpuBuilder) accelerators(counts map[string]int64) bool {
 		b.vendorDevices(amd, []string{cluster.ResAMDGPU})
 	case neuron > 0:
 		b.node.GPUModel = catalogModel(b.node)
-		b.vendorDevices(neuron, []string{cluster.ResNeuron, cluster.ResNeuronDevice})
-		if cores > 0 {
-			b.notef("advertises %d %s on %d Neuron devices: pods asking for NeuronCores are not given units (a NeuronCore is not modelled apart from its device); pods asking for %s are",
+		switch {
+		case cores > 0 && cores%neuron == 0 && neuron <= maxDevices && cores/neuron <= maxCoresPerDevice:
+			b.neuronCores(neuron, int(cores/neuron))
+		case cores > 0:
+			b.vendorDevices(neuron, []string{cluster.ResNeuron, cluster.ResNeuronDevice})
+			b.notef("advertises %d %s on %d Neuron devices, not a whole number of cores per device: pods asking for NeuronCores are not given units; pods asking for %s are",
 				cores, cluster.ResNeuronCore, neuron, cluster.ResNeuron)
+		default:
+			b.vendorDevices(neuron, []string{cluster.ResNeuron, cluster.ResNeuronDevice})
 		}
 	case gaudi > 0:
 		b.node.GPUModel = catalogModel(b.node)
@@ -66,6 +71,29 @@ func (b *gpuBuilder) vendorDevices(count int64, resources []string) {
 		}
 	}
 }
+
+// neuronCores lays out count Neuron devices of perDevice NeuronCores
+// each, offered core by core (cluster.NeuronCores): one unit per core,
+// numbered as neuron-monitor numbers cores on the instance. The core
+// units are aws.amazon.com/neuroncore's pool and, device by device, the
+// whole-device resources' (assignPod gives a whole-device pod every core
+// of a free device).
+func (b *gpuBuilder) neuronCores(count int64, perDevice int) {
+	for range count {
+		g := b.newGPU(cluster.NeuronCores, perDevice)
+		for c := range perDevice {
+			id := cluster.NeuronCoreUnitID(b.node.Name, g.Index, g.Index*perDevice+c)
+			g.Units = append(g.Units, cluster.Unit{ID: id, Kind: cluster.NeuronCoreUnit})
+			for _, r := range []string{cluster.ResNeuronCore, cluster.ResNeuron, cluster.ResNeuronDevice} {
+				b.pools[r] = append(b.pools[r], id)
+			}
+		}
+	}
+}
+
+// maxCoresPerDevice bounds the NeuronCores read per Neuron device (a
+// Trainium2 has 8).
+const maxCoresPerDevice = 16
 
 // maxDevices bounds the devices read from one node's allocatable count.
 const maxDevices = 64

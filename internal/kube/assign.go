@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -81,7 +82,7 @@ func runningGPUPods(pods []cluster.Pod) []int {
 // keep gives p the units it had, when every one is still advertised on its
 // node and free, and their count still matches its requests.
 func keep(p *cluster.Pod, pools map[string][]string, ids []string, u units) bool {
-	if len(ids) == 0 || int64(len(ids)) != gpuCount(p) {
+	if len(ids) == 0 || int64(len(ids)) != gpuCount(p, pools) {
 		return false
 	}
 	advertised := map[string]bool{}
@@ -102,14 +103,74 @@ func keep(p *cluster.Pod, pools map[string][]string, ids []string, u units) bool
 	return true
 }
 
-func gpuCount(p *cluster.Pod) int64 {
+// gpuCount is the units p's requests take on a node with pools: one per
+// requested unit, and every core of a device per whole Neuron device
+// requested where the node offers its devices core by core.
+func gpuCount(p *cluster.Pod, pools map[string][]string) int64 {
 	var n int64
 	for _, c := range p.Containers {
-		for _, v := range c.GPURequests {
+		for r, v := range c.GPURequests {
+			if g := coreGroups(r, pools[r]); g != nil {
+				v *= int64(len(g[0]))
+			}
 			n += v
 		}
 	}
 	return n
+}
+
+// coreGroups splits a whole-Neuron-device resource's pool into its
+// devices' NeuronCore units where the node offers devices core by core
+// (cluster.NeuronCores: the pool is core units, cluster.NeuronCoreUnitID);
+// nil for any other resource or pool.
+func coreGroups(res string, pool []string) [][]string {
+	if res != cluster.ResNeuron && res != cluster.ResNeuronDevice || len(pool) == 0 {
+		return nil
+	}
+	var out [][]string
+	for _, id := range pool {
+		dev, ok := coreDevice(id)
+		if !ok {
+			return nil
+		}
+		if k := len(out); k > 0 {
+			if d, _ := coreDevice(out[k-1][0]); d == dev {
+				out[k-1] = append(out[k-1], id)
+				continue
+			}
+		}
+		out = append(out, []string{id})
+	}
+	return out
+}
+
+// coreDevice is the device part of a NeuronCore unit's ID ("n/gpu3" of
+// "n/gpu3/nc6").
+func coreDevice(id string) (string, bool) {
+	i := strings.LastIndexByte(id, '/')
+	if i < 0 || !strings.HasPrefix(id[i+1:], "nc") {
+		return "", false
+	}
+	return id[:i], true
+}
+
+// takeDevices gives p want whole devices of groups, each one whose every
+// core is free; it returns how many it gave.
+func takeDevices(p *cluster.Pod, groups [][]string, want int64, u units) int64 {
+	var got int64
+	for _, g := range groups {
+		if got == want {
+			break
+		}
+		if !slices.ContainsFunc(g, func(id string) bool { return !u.free(id) }) {
+			for _, id := range g {
+				u.take(id)
+				p.GPUs = append(p.GPUs, cluster.Holding{UnitID: id})
+			}
+			got++
+		}
+	}
+	return got
 }
 
 func assignPod(p *cluster.Pod, pools map[string][]string, u units) []string {
@@ -118,6 +179,13 @@ func assignPod(p *cluster.Pod, pools map[string][]string, u units) []string {
 		for _, res := range slices.Sorted(maps.Keys(c.GPURequests)) {
 			want := c.GPURequests[res]
 			got := int64(0)
+			if g := coreGroups(res, pools[res]); g != nil {
+				if got = takeDevices(p, g, want, u); got < want {
+					notes = append(notes, fmt.Sprintf("pod %s: requests %d %s on node %s, which has only %d whose NeuronCores are all free; %d not modelled",
+						p.Key(), want, res, p.Node, got, want-got))
+				}
+				continue
+			}
 			for _, id := range pools[res] {
 				if got == want {
 					break

@@ -306,6 +306,8 @@ func (b *builder) currentDemand(pod *cluster.Pod) (Demand, string) {
 				return d, "holds several time-slice replicas; gpuwise does not move such pods"
 			}
 			d = Demand{Kind: TimeSlice, Replicas: max(ref.GPU.Replicas, 2)}
+		case cluster.NeuronCoreUnit:
+			return Demand{Kind: Whole, GPUs: max(whole, 1)}, "holds AWS NeuronCores; gpuwise does not move such pods"
 		}
 	}
 	if d.Kind == "" {
@@ -401,7 +403,8 @@ const UnplannedTaintKey = "gpuwise.io/unplanned-allocation"
 // UnplannedAllocation says how a node's GPUs are allocated when it is a
 // way the planner does not repack: "DRA ResourceClaims" (a DRA driver's
 // devices: the claims, not a device-plugin count, say who holds what) or
-// "HAMi vGPUs" (HAMi's scheduler places its fractions); "" otherwise.
+// "HAMi vGPUs" (HAMi's scheduler places its fractions) or "AWS
+// NeuronCores" (Neuron devices offered core by core); "" otherwise.
 func UnplannedAllocation(n *cluster.Node) string {
 	for _, g := range n.GPUs {
 		switch {
@@ -409,6 +412,8 @@ func UnplannedAllocation(n *cluster.Node) string {
 			return "DRA ResourceClaims"
 		case g.Sharing == cluster.HAMi:
 			return "HAMi vGPUs"
+		case g.Sharing == cluster.NeuronCores:
+			return "AWS NeuronCores"
 		}
 	}
 	return ""

@@ -73,17 +73,17 @@ func TestAcceleratorsFromKubeStateMetrics(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name, model string
-		gpus        int
+		gpus, units int
 		memMiB      int64
 		measured    bool
 		series      []promtest.Series
 	}{
-		{"AMD MI300X", "MI300X", 8, 192 * 1024, true, vendorCluster(map[string]string{
+		{"AMD MI300X", "MI300X", 8, 1, 192 * 1024, true, vendorCluster(map[string]string{
 			"label_node_kubernetes_io_instance_type": "Standard_ND96isr_MI300X_v5", "label_topology_kubernetes_io_region": "eastus2",
 			"label_amd_com_gpu_product_name": "AMD_Instinct_MI300X", "label_amd_com_gpu_vram": "192G"}, "amd_com_gpu", 8, nil,
 			promtest.Series{Labels: map[string]string{"__name__": "gpu_gfx_activity", "hostname": "gpu-1", "gpu_id": "0",
 				"pod": "train-0", "namespace": "ml", "container": "main", "card_model": "MI300X"}})},
-		{"Trainium", "Trainium", 16, 0, false, vendorCluster(map[string]string{
+		{"Trainium", "Trainium", 16, 2, 0, false, vendorCluster(map[string]string{
 			"label_node_kubernetes_io_instance_type": "trn1.32xlarge", "label_topology_kubernetes_io_region": "us-east-1"},
 			"aws_amazon_com_neuron", 16, map[string]float64{"aws_amazon_com_neuroncore": 32},
 			promtest.Series{Labels: map[string]string{"__name__": "neuroncore_utilization_ratio", "instance_id": "i-1",
@@ -115,8 +115,10 @@ func TestAcceleratorsFromKubeStateMetrics(t *testing.T) {
 					}
 					p := pod(s, k)
 					measured := c.measured && k == "ml/train-0"
-					if len(p.GPUs) != 1 || (p.GPUs[0].Activity != nil) != measured {
-						t.Fatalf("%s holds %+v; want one device, measured %v", k, p.GPUs, measured)
+					// Trainium's device plugin advertises 32 NeuronCores beside
+					// its 16 devices: a device is held as its 2 NeuronCore units.
+					if len(p.GPUs) != c.units || (p.GPUs[0].Activity != nil) != measured {
+						t.Fatalf("%s holds %+v; want one device as %d units, measured %v", k, p.GPUs, c.units, measured)
 					}
 					if a := p.GPUs[0].Activity; measured && (math.Abs(a.Mean()-0.4) > 1e-9 || a.Seconds < 47*3600) {
 						t.Errorf("%s: activity %.4f over %.0f s; want 0.4 over the window", k, a.Mean(), a.Seconds)
@@ -135,7 +137,7 @@ func TestAcceleratorsFromKubeStateMetrics(t *testing.T) {
 				if math.Abs(held-96) > 1e-9 {
 					t.Errorf("%.2f device-hours held; want 96", held)
 				}
-				if named := strings.Contains(strings.Join(s.Notes, "\n"), "2 Neuron device holding(s) of pods that hold only some of their node's devices are unmeasured"); named == c.measured {
+				if named := strings.Contains(strings.Join(s.Notes, "\n"), "4 Neuron device or NeuronCore holding(s) of pods that shared their node's Neuron devices with other pods at the same time are unmeasured"); named == c.measured {
 					t.Errorf("notes %q: want the unattributed Neuron holdings named for Neuron only", s.Notes)
 				}
 			})

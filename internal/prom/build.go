@@ -95,11 +95,13 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 	inv := listed()
 	gpus := async(func() gpuRead { return r.readGPUs(ctx, nodes, nodeFacts, inv) })
 	neuron := async(func() *neuronRead { return r.readNeuron(ctx, nodes, nodeFacts) })
+	gaudi := async(func() *gaudiRead { return r.readGaudi(ctx, nodeFacts) })
 	pf := r.withGPULimits(ctx, podFacts())
 	if err := r.usable(inv, nodeFacts, pf); err != nil {
 		cancel()
 		gpus()
 		neuron()
+		gaudi()
 		ctrs()
 		return nil, err
 	}
@@ -122,9 +124,11 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 		serving()
 		hami()
 		neuron()
+		gaudi()
 		return nil, g.invErr
 	}
-	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: g, ctr: ctrs(), serve: serving(), hami: hami(), neuron: neuron()})
+	return r.assemble(assembly{nodeFacts: nodeFacts, podFacts: pf, pods: pods, gpu: g, ctr: ctrs(), serve: serving(), hami: hami(),
+		neuron: neuron(), gaudi: gaudi()})
 }
 
 // listNodes lists the nodes. It is also the reachability probe: its

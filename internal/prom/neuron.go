@@ -1,6 +1,7 @@
 package prom
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -25,6 +26,19 @@ import (
 
 const neuronMetric = "neuroncore_utilization_ratio"
 
+// neuronMemMetrics are neuron-monitor's device memory per NeuronCore, in
+// bytes, one gauge per kind of use (docs/accelerators.md): a core's
+// memory at a time is their sum. (neuron_runtime_memory_used_bytes is per
+// runtime, with no core label, its device total the sum of these: it is
+// not read.)
+var neuronMemMetrics = []string{
+	"neuroncore_memory_usage_constants",
+	"neuroncore_memory_usage_model_code",
+	"neuroncore_memory_usage_model_shared_scratchpad",
+	"neuroncore_memory_usage_runtime_memory",
+	"neuroncore_memory_usage_tensors",
+}
+
 // neuronCore is one NeuronCore: its node and its index on the node.
 type neuronCore struct {
 	node string
@@ -40,8 +54,11 @@ type neuronPoint struct{ t, v, s float64 }
 // sample at its time; a query_range point at T averages the samples in
 // (T−lookback, T] and stands for the step before T).
 type neuronRead struct {
-	mu       sync.Mutex
-	cores    map[neuronCore][]neuronPoint
+	mu    sync.Mutex
+	cores map[neuronCore][]neuronPoint
+	// mem is each core's memory points, bytes, one per kind a time
+	// (neuronMemMetrics): memSums adds them up.
+	mem      map[neuronCore][]neuronPoint
 	lookback float64
 	nodes    int // Neuron nodes read
 	queries  int
@@ -67,7 +84,7 @@ func neuronNodes(nodes nodeList, nf factSet) map[string]string {
 // shard by shard of instance ids, by query_range, raw samples or remote
 // read as the other usage reads are.
 func (r *reader) readNeuron(ctx context.Context, nodes nodeList, nf factSet) *neuronRead {
-	nr := &neuronRead{cores: map[neuronCore][]neuronPoint{}}
+	nr := &neuronRead{cores: map[neuronCore][]neuronPoint{}, mem: map[neuronCore][]neuronPoint{}}
 	if len(nf.failed) > 0 {
 		return nr
 	}
@@ -82,23 +99,27 @@ func (r *reader) readNeuron(ctx context.Context, nodes nodeList, nf factSet) *ne
 	}
 	shards := query.Shards(ids, r.opts.ShardSize)
 	mode := r.readMode(ctx, neuronMetric+"{instance_id=~"+shards[0].Quoted()+"}")
-	open := func() query.Batch { return &neuronBatch{r: nr, byInst: byInst, series: map[neuronCore][]neuronPoint{}} }
 	var tasks []query.Task
-	for _, sh := range shards {
-		sel := neuronMetric + "{instance_id=~" + sh.Quoted() + "}"
-		names := make([]string, len(sh.Nodes)) // the shard's nodes, as failures name them
-		for i, id := range sh.Nodes {
-			names[i] = byInst[id]
+	for _, metric := range append([]string{neuronMetric}, neuronMemMetrics...) {
+		mem := metric != neuronMetric
+		open := func() query.Batch {
+			return &neuronBatch{r: nr, byInst: byInst, mem: mem, series: map[neuronCore][]neuronPoint{}}
 		}
-		sh.Nodes = names
-		if mode == ReadRange {
-			nr.lookback = r.opts.Step.Seconds() - 0.001 // query.Lookback
-			q := fmt.Sprintf("avg_over_time(%s[%s])", sel, query.Lookback(r.opts.Step))
-			tasks = append(tasks, r.spanTasks(q, open, sh.Nodes)...)
-			continue
+		for _, sh := range shards {
+			sel := metric + "{instance_id=~" + sh.Quoted() + "}"
+			names := make([]string, len(sh.Nodes)) // the shard's nodes, as failures name them
+			for i, id := range sh.Nodes {
+				names[i] = byInst[id]
+			}
+			if mode == ReadRange {
+				nr.lookback = r.opts.Step.Seconds() - 0.001 // query.Lookback
+				q := fmt.Sprintf("avg_over_time(%s[%s])", sel, query.Lookback(r.opts.Step))
+				tasks = append(tasks, r.spanTasks(q, open, names)...)
+				continue
+			}
+			ms := []wire.Matcher{{Type: wire.MatchEqual, Name: "__name__", Value: metric}, {Type: wire.MatchRegexp, Name: "instance_id", Value: sh.Regex}}
+			tasks = append(tasks, rawOrRemote(mode == ReadRemote, sel, ms, neuronKeep, r.rawDays(sel, open, names))...)
 		}
-		ms := []wire.Matcher{{Type: wire.MatchEqual, Name: "__name__", Value: neuronMetric}, {Type: wire.MatchRegexp, Name: "instance_id", Value: sh.Regex}}
-		tasks = append(tasks, rawOrRemote(mode == ReadRemote, sel, ms, neuronKeep, r.rawDays(sel, open, sh.Nodes))...)
 	}
 	nr.queries, nr.failed = len(tasks), r.q.Run(ctx, tasks, 0)
 	return nr
@@ -114,6 +135,7 @@ func neuronKeep(name []byte) bool {
 type neuronBatch struct {
 	r      *neuronRead
 	byInst map[string]string
+	mem    bool // a memory metric's (bytes), not activity's
 	series map[neuronCore][]neuronPoint
 }
 
@@ -125,7 +147,7 @@ func (b *neuronBatch) Series(l wire.Labels) query.Target {
 	}
 	k := neuronCore{node, core}
 	return query.Target{Acc: query.Acc{Timed: func(t, v, s float64) {
-		if v >= 0 && v <= ratioMax && s > 0 {
+		if v >= 0 && (b.mem || v <= ratioMax) && s > 0 {
 			b.series[k] = append(b.series[k], neuronPoint{t, v, s})
 		}
 	}}}
@@ -134,8 +156,12 @@ func (b *neuronBatch) Series(l wire.Labels) query.Target {
 func (b *neuronBatch) Commit() {
 	b.r.mu.Lock()
 	defer b.r.mu.Unlock()
+	to := b.r.cores
+	if b.mem {
+		to = b.r.mem
+	}
 	for k, ps := range b.series {
-		b.r.cores[k] = append(b.r.cores[k], ps...)
+		to[k] = append(to[k], ps...)
 	}
 }
 
@@ -151,21 +177,42 @@ func coresPerDevice(n *cluster.Node, alloc map[string]int) int {
 }
 
 // neuronMeasure is what measureNeuron did: the holdings it measured, the
-// holdings it could not attribute (the pod holds only some of its node's
-// devices: which ones is not in Prometheus) and the Neuron nodes with
-// held devices and no core series.
+// holdings it could not attribute (their pod shared its node's Neuron
+// devices with other pods at the same time: which devices or cores each
+// got is not in Prometheus) and the Neuron nodes with held devices and no
+// core series.
 type neuronMeasure struct {
 	measured, shared int
 	silent           []string
+	// gaudiUnmeasured is measureGaudi's: the Gaudi holdings no exporter
+	// series named the pod of.
+	gaudiUnmeasured int
 }
 
-// measureNeuron gives the Neuron holdings of pods that hold every device
-// of their node the activity of their devices' cores, in the pods' lives
-// (the holdings placeUnmeasured made are unmeasured until then): a
-// device's activity at a point is its cores' mean, weighted by the share
-// of its cores that reported. A pod holding some of a node's devices is
-// left unmeasured: the device plugin's choice of devices is not in
-// Prometheus.
+// neuronUnit is where a Neuron unit is: its node and device, and for a
+// NeuronCore unit its core's index on the instance (-1 for a whole
+// device).
+type neuronUnit struct {
+	node      string
+	dev, core int
+}
+
+// measureNeuron gives the Neuron holdings the activity neuron-monitor
+// measured, in the pods' lives (the holdings placeUnmeasured made are
+// unmeasured until then), where a series can be attributed to a pod:
+//
+//   - a pod holding every Neuron unit of its node: each whole device its
+//     cores' mean, weighted by the share of its cores that reported; each
+//     NeuronCore its core's series;
+//   - a pod holding some of them while no other pod holds any on its node
+//     (its life overlaps no other holder's): every core series of the node
+//     is its own (neuron-monitor reports only the cores a runtime uses),
+//     but which device or core each series is on is not in Prometheus, so
+//     each of its holdings gets the mean of the node's reporting cores,
+//     weighted by the share of its k held cores that reported.
+//
+// A pod sharing its node's devices with other pods at the same time is
+// left unmeasured, never idle (counted in shared).
 func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string]map[string]int, w cluster.Window) neuronMeasure {
 	var out neuronMeasure
 	if nr == nil || g.usage == nil {
@@ -175,8 +222,8 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 		node string
 		dev  int
 	}
-	units := map[string]devKey{} // unit ID → device
-	perNode := map[string]int{}  // units of a Neuron node
+	units := map[string]neuronUnit{}
+	perNode := map[string]int{} // units of a Neuron node
 	cores := map[string]int{}
 	for i := range g.nodes {
 		n := &g.nodes[i]
@@ -185,8 +232,12 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 		}
 		cores[n.Name] = coresPerDevice(n, alloc[n.Name])
 		for _, gpu := range n.GPUs {
-			for _, u := range gpu.Units {
-				units[u.ID] = devKey{n.Name, gpu.Index}
+			for j, u := range gpu.Units {
+				nu := neuronUnit{n.Name, gpu.Index, -1}
+				if u.Kind == cluster.NeuronCoreUnit {
+					nu.core = gpu.Index*len(gpu.Units) + j
+				}
+				units[u.ID] = nu
 				perNode[n.Name]++
 			}
 		}
@@ -196,6 +247,7 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 	}
 	reported := map[string]bool{}
 	devices := map[devKey][]neuronPoint{}
+	nodePoints := map[string][]neuronPoint{}
 	for k, ps := range nr.cores {
 		c := cores[k.node]
 		if c <= 0 {
@@ -204,23 +256,78 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 		reported[k.node] = true
 		d := devKey{k.node, k.core / c}
 		devices[d] = append(devices[d], ps...)
+		nodePoints[k.node] = append(nodePoints[k.node], ps...)
 	}
 	for d, ps := range devices {
 		devices[d] = deviceMeans(ps, cores[d.node])
 	}
-	heldOn := map[string]bool{}
+	coreMem := map[neuronCore][]neuronPoint{} // bytes a core held, by time
+	devMem := map[devKey][]neuronPoint{}
+	nodeMem := map[string][]neuronPoint{}
+	for k, ps := range nr.mem {
+		c := cores[k.node]
+		if c <= 0 {
+			continue
+		}
+		sum := memSums(ps)
+		coreMem[k] = sum
+		d := devKey{k.node, k.core / c}
+		devMem[d] = append(devMem[d], sum...)
+		nodeMem[k.node] = append(nodeMem[k.node], sum...)
+	}
+	for d, ps := range devMem {
+		devMem[d] = memSums(ps)
+	}
+	for n, ps := range nodeMem {
+		nodeMem[n] = memSums(ps)
+	}
+	type life struct {
+		key string
+		iv  interval
+	}
+	holders := map[string][]life{} // Neuron holders by node
+	heldCores := map[string]int{}  // NeuronCores a pod holds, by pod key
+	for _, p := range pods {
+		for _, h := range p.pod.GPUs {
+			if u, ok := units[h.UnitID]; ok && u.node == p.pod.Node {
+				if heldCores[p.pod.Key()] == 0 {
+					holders[u.node] = append(holders[u.node], life{p.pod.Key(), p.interval(w)})
+				}
+				if u.core >= 0 {
+					heldCores[p.pod.Key()]++
+				} else {
+					heldCores[p.pod.Key()] += max(cores[u.node], 1)
+				}
+			}
+		}
+	}
+	alone := func(p *podFacts) bool {
+		iv := p.interval(w)
+		for _, o := range holders[p.pod.Node] {
+			if o.key != p.pod.Key() && overlaps([]interval{o.iv}, iv) {
+				return false
+			}
+		}
+		return true
+	}
 	for _, p := range pods {
 		held := 0
 		for _, h := range p.pod.GPUs {
-			if d, ok := units[h.UnitID]; ok && d.node == p.pod.Node {
+			if u, ok := units[h.UnitID]; ok && u.node == p.pod.Node {
 				held++
 			}
 		}
 		if held == 0 {
 			continue
 		}
-		heldOn[p.pod.Node] = true
-		if held != perNode[p.pod.Node] {
+		whole := held == perNode[p.pod.Node]
+		var mean, memShare []neuronPoint // the node's cores as the pod's, for a lone partial holder
+		switch {
+		case whole:
+		case alone(p):
+			mean = deviceMeans(nodePoints[p.pod.Node], heldCores[p.pod.Key()])
+			memShare = scaled(nodeMem[p.pod.Node], 1/float64(held))
+		default:
 			out.shared += held
 			continue
 		}
@@ -228,19 +335,31 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 		from, to := float64(iv.from.UnixMilli())/1000, float64(iv.to.UnixMilli())/1000
 		for i := range p.pod.GPUs {
 			h := &p.pod.GPUs[i]
-			if h.Activity != nil {
+			u, ok := units[h.UnitID]
+			if h.Activity != nil || !ok {
 				continue
 			}
-			s := neuronSeries(devices[units[h.UnitID]], from, to, nr.lookback, g.usage.clock)
+			ps, mem := mean, memShare
+			switch {
+			case !whole:
+			case u.core >= 0:
+				ps = deviceMeans(nr.cores[neuronCore{u.node, u.core}], 1) // sorted, one point a time
+				mem = coreMem[neuronCore{u.node, u.core}]
+			default:
+				ps, mem = devices[devKey{u.node, u.dev}], devMem[devKey{u.node, u.dev}]
+			}
+			h.FramebufferMiB = neuronGauge(mem, from, to, nr.lookback)
+			s := neuronSeries(ps, from, to, nr.lookback, g.usage.clock)
 			if s == nil {
 				continue
 			}
+			s.fb = h.FramebufferMiB
 			h.Activity = s.act
 			g.usage.holds[holdKey{p.pod.Key(), h.UnitID}] = s
 			out.measured++
 		}
 	}
-	for n := range heldOn {
+	for n := range holders {
 		if !reported[n] {
 			out.silent = append(out.silent, n)
 		}
@@ -285,6 +404,65 @@ func deviceMeans(ps []neuronPoint, cores int) []neuronPoint {
 	return out
 }
 
+// memSums adds up memory points at the same time (a core's kinds of
+// use, or a device's or node's cores), each standing for the longest of
+// their seconds; in time order.
+func memSums(ps []neuronPoint) []neuronPoint {
+	at := map[float64]*neuronPoint{}
+	for _, p := range ps {
+		if s := at[p.t]; s != nil {
+			s.v += p.v
+			s.s = max(s.s, p.s)
+			continue
+		}
+		q := p
+		at[p.t] = &q
+	}
+	out := make([]neuronPoint, 0, len(at))
+	for _, p := range at {
+		out = append(out, *p)
+	}
+	slices.SortFunc(out, func(a, b neuronPoint) int { return cmp.Compare(a.t, b.t) })
+	return out
+}
+
+// scaled is ps with every value times f.
+func scaled(ps []neuronPoint, f float64) []neuronPoint {
+	out := make([]neuronPoint, len(ps))
+	for i, p := range ps {
+		out[i] = neuronPoint{p.t, p.v * f, p.s}
+	}
+	return out
+}
+
+// inLife says whether a point counts in a life [from, to): a raw sample
+// by its time, a query_range point at T by the samples it averages,
+// (T−lookback, T].
+func inLife(p neuronPoint, from, to, lookback float64) bool {
+	at := p.t
+	if lookback > 0 {
+		at = p.t + p.s
+	}
+	return at >= from && at-lookback < to && !math.IsNaN(p.v)
+}
+
+// neuronGauge is a holding's device memory in MiB from its memory points
+// (bytes) in the pod's life, as neuronSeries times them; nil when none
+// falls in it.
+func neuronGauge(ps []neuronPoint, from, to, lookback float64) *usage.Gauge {
+	var g *usage.Gauge
+	for _, p := range ps {
+		if !inLife(p, from, to, lookback) {
+			continue
+		}
+		if g == nil {
+			g = &usage.Gauge{}
+		}
+		g.Add(p.v/(1<<20), p.s)
+	}
+	return g
+}
+
 // neuronSeries is a holding's usage from its device's points in the
 // pod's life [from, to): a raw sample at its time, a query_range point by
 // the samples it averages, (T−lookback, T] for the point at T (which
@@ -293,11 +471,7 @@ func neuronSeries(ps []neuronPoint, from, to, lookback float64, clock *hourClock
 	var s *gpuSeries
 	var timed func(t, v, dt float64)
 	for _, p := range ps {
-		at := p.t
-		if lookback > 0 {
-			at = p.t + p.s
-		}
-		if at < from || at-lookback >= to || math.IsNaN(p.v) {
+		if !inLife(p, from, to, lookback) {
 			continue
 		}
 		if s == nil {

@@ -24,6 +24,13 @@ func neuronCoreValue(c int) float64 { return 0.1 + 0.02*float64(c/2) + 0.01*floa
 // none), and neuron-monitor's 32 core series for the whole window
 // (neuronCoreValue), labelled as its Prometheus exporter writes them.
 func trainiumCluster() []promtest.Series {
+	return trainium(true, "aws_amazon_com_neuron", 16, 32)
+}
+
+// trainium is trainiumCluster's node, its allocatable NeuronCores
+// advertised or not, ml/train-0 asking n of resource, and the first
+// reporting cores sending series.
+func trainium(advertiseCores bool, resource string, n float64, reporting int) []promtest.Series {
 	ss := promtest.Cluster()
 	out := ss[:0]
 	for _, s := range ss {
@@ -41,64 +48,152 @@ func trainiumCluster() []promtest.Series {
 		case l["resource"] == "nvidia_com_gpu" && l["pod"] == "idle-0":
 			continue
 		case l["resource"] == "nvidia_com_gpu":
-			l["resource"] = "aws_amazon_com_neuron"
+			l["resource"] = resource
 			for i := range s.Samples {
-				s.Samples[i].V = 16
+				s.Samples[i].V = n
 			}
 		}
 		out = append(out, s)
 	}
-	for res, v := range map[string]float64{"aws_amazon_com_neuron": 16, "aws_amazon_com_neuroncore": 32} {
+	alloc := map[string]float64{"aws_amazon_com_neuron": 16}
+	if advertiseCores {
+		alloc["aws_amazon_com_neuroncore"] = 32
+	}
+	for res, v := range alloc {
 		s := promtest.Series{Labels: map[string]string{"__name__": "kube_node_status_allocatable", "node": "gpu-1", "resource": res}}
 		for _, x := range out[0].Samples {
 			s.Samples = append(s.Samples, wire.Sample{T: x.T, V: v})
 		}
 		out = append(out, s)
 	}
-	for c := range 32 {
-		s := promtest.Series{Labels: map[string]string{"__name__": neuronMetric, "availability_zone": "us-east-1a", "instance_id": "i-1",
-			"instance_name": "", "instance_type": "trn1.32xlarge", "neuroncore": strconv.Itoa(c), "region": "us-east-1",
-			"runtime_tag": "367", "subnet_id": "subnet-1"}}
-		for t := promtest.Window.Start; t.Before(promtest.Window.End); t = t.Add(5 * time.Minute) {
-			s.Samples = append(s.Samples, wire.Sample{T: t.UnixMilli(), V: neuronCoreValue(c)})
+	for c := range reporting {
+		for name, v := range map[string]float64{neuronMetric: neuronCoreValue(c),
+			"neuroncore_memory_usage_model_code": 100 << 20, "neuroncore_memory_usage_tensors": float64((c + 1) << 20),
+			"neuroncore_memory_usage_constants": 0} {
+			s := promtest.Series{Labels: map[string]string{"__name__": name, "availability_zone": "us-east-1a", "instance_id": "i-1",
+				"instance_name": "", "instance_type": "trn1.32xlarge", "neuroncore": strconv.Itoa(c), "region": "us-east-1",
+				"runtime_tag": "367", "subnet_id": "subnet-1"}}
+			if name != neuronMetric {
+				s.Labels["memory_location"] = "None"
+			}
+			for t := promtest.Window.Start; t.Before(promtest.Window.End); t = t.Add(5 * time.Minute) {
+				s.Samples = append(s.Samples, wire.Sample{T: t.UnixMilli(), V: v})
+			}
+			out = append(out, s)
 		}
-		out = append(out, s)
 	}
 	return out
 }
 
+// neuronCoreMiB is core c's device memory in trainium's series: 100 MiB
+// of model code and c+1 MiB of tensors (and 0 of constants).
+func neuronCoreMiB(c int) float64 { return 100 + float64(c+1) }
+
 // TestNeuronMonitorFromPrometheus (issue 28.4): a pod holding every
 // Neuron device of its node is measured from neuron-monitor's core
-// series, joined by the instance id of the node's providerID: each of its
-// 16 holdings gets its own device's two cores (device K at 0.105 + 0.02 K,
-// the mean of its cores), over the whole window, raw and by remote read;
-// no note calls the node unmeasured.
+// series, joined by the instance id of the node's providerID, over the
+// whole window, raw and by remote read; no note calls the node
+// unmeasured. Where the device plugin advertises NeuronCores each device
+// is held as its 2 NeuronCore units, each measured by its own core
+// (core c at neuronCoreValue(c)); where it advertises devices only, each
+// of the 16 holdings gets its own device's two cores (device K at 0.105 +
+// 0.02 K, the mean of its cores).
 func TestNeuronMonitorFromPrometheus(t *testing.T) {
 	t.Parallel()
-	for _, read := range []string{ReadRemote, ReadRaw} {
-		t.Run(read, func(t *testing.T) {
+	for _, cores := range []bool{true, false} {
+		for _, read := range []string{ReadRemote, ReadRaw} {
+			t.Run(fmt.Sprintf("%s/cores=%v", read, cores), func(t *testing.T) {
+				t.Parallel()
+				s, err := buildFrom(t, promtest.New(t, trainium(cores, "aws_amazon_com_neuron", 16, 32)), read)
+				var pe *PartialError
+				if s == nil || err != nil && !errors.As(err, &pe) {
+					t.Fatalf("Build: %v", err)
+				}
+				want := 16
+				if cores {
+					want = 32
+				}
+				p := pod(s, "ml/train-0")
+				if p == nil || len(p.GPUs) != want {
+					t.Fatalf("ml/train-0: %+v; want %d Neuron units", p, want)
+				}
+				for _, h := range p.GPUs {
+					var dev, core int
+					var mean float64
+					if cores {
+						if _, err := fmt.Sscanf(h.UnitID, "gpu-1/gpu%d/nc%d", &dev, &core); err != nil || core/2 != dev {
+							t.Fatalf("unit %q: %v", h.UnitID, err)
+						}
+						mean = neuronCoreValue(core)
+					} else {
+						if _, err := fmt.Sscanf(h.UnitID, "gpu-1/gpu%d", &dev); err != nil {
+							t.Fatalf("unit %q: %v", h.UnitID, err)
+						}
+						mean = (neuronCoreValue(2*dev) + neuronCoreValue(2*dev+1)) / 2
+					}
+					if a := h.Activity; a == nil || math.Abs(a.Mean()-mean) > 1e-9 || a.Seconds < 47.9*3600 {
+						t.Errorf("%s: activity %+v; want mean %.3f over the 48-hour window", h.UnitID, a, mean)
+					}
+					mib := neuronCoreMiB(core)
+					if !cores {
+						mib = neuronCoreMiB(2*dev) + neuronCoreMiB(2*dev+1)
+					}
+					if m := h.FramebufferMiB; m == nil || math.Abs(m.Max-mib) > 1e-9 || math.Abs(m.Mean()-mib) > 1e-9 || m.Seconds < 47.9*3600 {
+						t.Errorf("%s: memory %+v; want %.0f MiB (its cores' kinds summed) over the window", h.UnitID, m, mib)
+					}
+				}
+				if strings.Contains(strings.Join(s.Notes, "\n"), "Neuron") {
+					t.Errorf("notes %q: none should call the Neuron node unmeasured", s.Notes)
+				}
+			})
+		}
+	}
+}
+
+// TestNeuronCoresOfALoneHolder: ml/train-0 asks 3 NeuronCores (or 2
+// whole devices, 4 cores) and is the node's only Neuron holder, so the
+// core series the node sends are its own: cores 0–2 report, at 0.10,
+// 0.11 and 0.12. Which cores it was given is not in Prometheus, so each
+// of its holdings gets the node's mean, 0.11, over the share of its
+// cores that reported (3 of 3: the window; 3 of 4: ¾ of it). Its
+// NeuronCores are half a device each: 1.5 devices held. The node's
+// device memory (its cores' neuroncore_memory_usage_* summed) is split
+// equally among the holdings.
+func TestNeuronCoresOfALoneHolder(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		resource string
+		n        float64
+		units    int
+		share    float64
+	}{{"aws_amazon_com_neuroncore", 3, 3, 1}, {"aws_amazon_com_neuron", 2, 4, 0.75}} {
+		t.Run(c.resource, func(t *testing.T) {
 			t.Parallel()
-			s, err := buildFrom(t, promtest.New(t, trainiumCluster()), read)
+			s, err := buildFrom(t, promtest.New(t, trainium(true, c.resource, c.n, 3)), ReadRaw)
 			var pe *PartialError
 			if s == nil || err != nil && !errors.As(err, &pe) {
 				t.Fatalf("Build: %v", err)
 			}
 			p := pod(s, "ml/train-0")
-			if p == nil || len(p.GPUs) != 16 {
-				t.Fatalf("ml/train-0: %+v; want 16 Neuron devices", p)
+			if p == nil || len(p.GPUs) != c.units {
+				t.Fatalf("ml/train-0: %+v; want %d NeuronCore units", p, c.units)
 			}
 			for _, h := range p.GPUs {
-				var dev int
-				if _, err := fmt.Sscanf(h.UnitID, "gpu-1/gpu%d", &dev); err != nil {
-					t.Fatalf("unit %q: %v", h.UnitID, err)
+				a := h.Activity
+				if a == nil || math.Abs(a.Mean()-0.11) > 1e-9 || math.Abs(a.Seconds-c.share*48*3600) > 0.5*3600 {
+					t.Errorf("%s: activity %+v; want mean 0.11 over %.0f%% of the 48-hour window", h.UnitID, a, 100*c.share)
 				}
-				want := (neuronCoreValue(2*dev) + neuronCoreValue(2*dev+1)) / 2
-				if a := h.Activity; a == nil || math.Abs(a.Mean()-want) > 1e-9 || a.Seconds < 47.9*3600 {
-					t.Errorf("%s: activity %+v; want mean %.3f over the 48-hour window", h.UnitID, a, want)
+				// The node's 101 + 102 + 103 MiB, shared by its holdings.
+				mib := (neuronCoreMiB(0) + neuronCoreMiB(1) + neuronCoreMiB(2)) / float64(c.units)
+				if m := h.FramebufferMiB; m == nil || math.Abs(m.Mean()-mib) > 1e-9 {
+					t.Errorf("%s: memory %+v; want %.2f MiB", h.UnitID, m, mib)
 				}
 			}
+			if got := heldShare(t, s)["ml/train-0"]; math.Abs(got-float64(c.units)/2) > 1e-9 {
+				t.Errorf("ml/train-0 holds %v devices; want %v", got, float64(c.units)/2)
+			}
 			if strings.Contains(strings.Join(s.Notes, "\n"), "Neuron") {
-				t.Errorf("notes %q: none should call the Neuron node unmeasured", s.Notes)
+				t.Errorf("notes %q: none should call the lone holder unmeasured", s.Notes)
 			}
 		})
 	}

@@ -137,6 +137,12 @@ func (r *reader) missing(a assembly) []string {
 			out = append(out, s)
 		}
 	}
+	if a.gaudi != nil {
+		if s := failedUsage(a.gaudi.failed, a.gaudi.queries, "Gaudi exporter usage",
+			"their Gaudi devices' holders are unmeasured (neither active nor idle)"); s != "" {
+			out = append(out, s)
+		}
+	}
 	if n := len(a.serve.failed); n > 0 {
 		out = append(out, fmt.Sprintf("inference-server series (vLLM, Triton) could not be read (%d of %d requests failed; first: %v): request, token and queue counts are missing from the hourly series",
 			n, a.serve.queries, a.serve.failed[0].Err))

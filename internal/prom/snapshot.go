@@ -2,6 +2,8 @@ package prom
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,6 +24,9 @@ type assembly struct {
 	// neuron is neuron-monitor's core activity (neuron.go); empty
 	// without Neuron nodes.
 	neuron *neuronRead
+	// gaudi is Intel's Gaudi exporter's device usage (gaudi.go); empty
+	// without Gaudi nodes.
+	gaudi *gaudiRead
 }
 
 // hamiSources are HAMi's scheduler grants and vGPU monitor usage.
@@ -57,6 +62,7 @@ func (r *reader) assemble(a assembly) (*cluster.Snapshot, error) {
 	held, conflicts, cuts := attachMeasured(a.pods, a.gpu, r.w)
 	unplaced := placeUnmeasured(a.pods, a.gpu, held, r.w)
 	nm := measureNeuron(a.pods, a.gpu, a.neuron, gpuResources(a.nodeFacts.facts), r.w)
+	_, nm.gaudiUnmeasured = measureGaudi(a.pods, a.gpu, a.gaudi, r.w)
 	attached()
 	if len(a.pods) > 0 {
 		s.Pods = make([]cluster.Pod, 0, len(a.pods))
@@ -260,7 +266,14 @@ func placeUnmeasured(pods []*podFacts, g gpuRead, held map[string][]interval, w 
 				want[r] += n
 			}
 		}
-		for r, n := range want {
+		for _, r := range slices.Sorted(maps.Keys(want)) {
+			n := want[r]
+			if devs := coreDevices(g.nodes, p.pod.Node, r); devs != nil {
+				if !placeDevices(&p.pod, devs, n, p.interval(w), held) {
+					unplaced = append(unplaced, p.pod.Key())
+				}
+				continue
+			}
 			for missing := n - countKind(&p.pod, g.units, r); missing > 0; missing-- {
 				id := freeUnit(g.nodes, p.pod.Node, r, p.interval(w), held)
 				if id == "" {
@@ -273,6 +286,47 @@ func placeUnmeasured(pods []*podFacts, g gpuRead, held map[string][]interval, w 
 		}
 	}
 	return unplaced
+}
+
+// coreDevices are the GPUs of node when it offers Neuron devices core by
+// core (cluster.NeuronCores) and resource asks for whole devices; nil
+// otherwise.
+func coreDevices(nodes []cluster.Node, node, resource string) []cluster.GPU {
+	if resource != cluster.ResNeuron && resource != cluster.ResNeuronDevice {
+		return nil
+	}
+	for i := range nodes {
+		if n := &nodes[i]; n.Name == node && len(n.GPUs) > 0 && n.GPUs[0].Sharing == cluster.NeuronCores {
+			return n.GPUs
+		}
+	}
+	return nil
+}
+
+// placeDevices gives p want whole Neuron devices of devs, each one none
+// of whose NeuronCores is held in p's interval (every core of it, as
+// the kube adapter's assignment does); false when too few are free.
+func placeDevices(p *cluster.Pod, devs []cluster.GPU, want int64, iv interval, held map[string][]interval) bool {
+	var got int64 // devices held already (none, as no series attributes a Neuron device to a pod)
+	for _, d := range devs {
+		if slices.ContainsFunc(p.GPUs, func(h cluster.Holding) bool { return h.UnitID == d.Units[0].ID }) {
+			got++
+		}
+	}
+	for _, d := range devs {
+		if got == want {
+			break
+		}
+		if slices.ContainsFunc(d.Units, func(u cluster.Unit) bool { return overlaps(held[u.ID], iv) }) {
+			continue
+		}
+		for _, u := range d.Units {
+			p.GPUs = append(p.GPUs, cluster.Holding{UnitID: u.ID})
+			held[u.ID] = append(held[u.ID], iv)
+		}
+		got++
+	}
+	return got == want
 }
 
 func countKind(p *cluster.Pod, ix unitIndex, resource string) int64 {
@@ -298,7 +352,9 @@ func fits(u *cluster.Unit, resource string, single bool) bool {
 		return u.Kind == cluster.MIGSlice && "nvidia.com/mig-"+u.Profile == resource
 	case strings.HasPrefix(resource, "nvidia.com/gpu."):
 		return u.Kind == cluster.TimeSlice
-	case cluster.IsAcceleratorResource(resource) && resource != cluster.ResNeuronCore:
+	case resource == cluster.ResNeuronCore:
+		return u.Kind == cluster.NeuronCoreUnit
+	case cluster.IsAcceleratorResource(resource):
 		return u.Kind == cluster.WholeGPU
 	}
 	return false

@@ -163,12 +163,20 @@ func runtimeTag(p *cluster.Pod) string {
 func (e *exporter) gpu(p *cluster.Pod, i int, t, _ float64, g gpuSample) {
 	in := e.unit(p.GPUs[i].UnitID)
 	if in.vendor == cluster.VendorNeuron {
-		// Every core of the device at the device's activity: the
+		// Every core of the device at the device's activity, and its
+		// share of the device's memory in bytes, a quarter model code and
+		// three quarters tensors (neuron-monitor's per-core kinds, in
+		// memory_location "None" as its exporter writes them): the
 		// simulation draws one value per device.
 		dev, _ := strconv.Atoi(in.gpu)
 		tag := runtimeTag(p)
+		perCore := g.fb * (1 << 20) / float64(in.cores)
 		for c := range in.cores {
-			e.line("neuroncore_utilization_ratio", neuronLabels(in, dev*in.cores+c, tag), g.v, t)
+			l := neuronLabels(in, dev*in.cores+c, tag)
+			e.line("neuroncore_utilization_ratio", l, g.v, t)
+			ml := append(l[:len(l):len(l)], "memory_location", "None")
+			e.line("neuroncore_memory_usage_model_code", ml, perCore/4, t)
+			e.line("neuroncore_memory_usage_tensors", ml, perCore*3/4, t)
 		}
 		return
 	}

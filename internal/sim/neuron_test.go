@@ -3,6 +3,7 @@ package sim
 import (
 	"bufio"
 	"bytes"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,12 +40,16 @@ func TestNeuronMonitorSeries(t *testing.T) {
 	if id == "" {
 		t.Fatalf("providerID %q has no instance id", providerID(node))
 	}
-	want := map[int]int64{} // samples per device
+	want := map[int]int64{}      // samples per device
+	wantMiB := map[int]float64{} // MiB × seconds per device
+	wantSec := map[int]float64{}
 	for _, p := range snap.Pods {
 		for _, h := range p.GPUs {
 			if dev, ok := strings.CutPrefix(h.UnitID, node.Name+"/gpu"); ok && h.Activity != nil {
 				d, _ := strconv.Atoi(dev)
 				want[d] += h.Activity.Samples
+				wantMiB[d] += h.FramebufferMiB.Integral
+				wantSec[d] += h.FramebufferMiB.Seconds
 			}
 		}
 	}
@@ -52,12 +57,26 @@ func TestNeuronMonitorSeries(t *testing.T) {
 		t.Fatalf("holdings on %d of the 16 devices", len(want))
 	}
 	got := map[int]int64{} // samples per core
+	memBytes := map[int]float64{}
+	memLines := map[int]int64{}
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "DCGM_") && strings.Contains(line, `"`+node.Name+`"`) {
 			t.Fatalf("DCGM series from the Neuron node: %s", line)
+		}
+		if strings.HasPrefix(line, "neuroncore_memory_usage_") {
+			i := strings.Index(line, `neuroncore="`) + len(`neuroncore="`)
+			c, err := strconv.Atoi(line[i : i+strings.IndexByte(line[i:], '"')])
+			f := strings.Fields(line[strings.LastIndexByte(line, '}')+1:])
+			v, perr := strconv.ParseFloat(f[0], 64)
+			if err != nil || perr != nil || v < 0 || !strings.Contains(line, `memory_location="None"`) || strings.Contains(line, "pod=") {
+				t.Fatalf("memory series %s: want a core, bytes, memory_location None and no pod", line)
+			}
+			memBytes[c/2] += v
+			memLines[c]++
+			continue
 		}
 		if !strings.HasPrefix(line, "neuroncore_utilization_ratio{") {
 			continue
@@ -82,6 +101,17 @@ func TestNeuronMonitorSeries(t *testing.T) {
 	for c, n := range got {
 		if n != want[c/2] {
 			t.Errorf("core %d: %d samples, want %d (its device's measured samples)", c, n, want[c/2])
+		}
+		if memLines[c] != 2*n {
+			t.Errorf("core %d: %d memory samples, want 2 kinds × %d", c, memLines[c], n)
+		}
+	}
+	// A device's cores' memory, summed over kinds and cores, is the
+	// device's memory: its mean per sample is the holdings' mean MiB.
+	for d, n := range want {
+		got, mean := memBytes[d]/(1<<20)/float64(n), wantMiB[d]/wantSec[d]
+		if math.Abs(got-mean) > 0.02*mean {
+			t.Errorf("device %d: %.1f MiB a sample from the memory series, the holdings' mean %.1f", d, got, mean)
 		}
 	}
 }

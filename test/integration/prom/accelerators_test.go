@@ -3,11 +3,17 @@
 package prom_test
 
 import (
+	"context"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cli"
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/cost"
+	"github.com/gpuwise/gpuwise/internal/prom"
+	"github.com/gpuwise/gpuwise/internal/snapshot"
 )
 
 // TestAMDExporterFromPrometheus (issue 28.4): the history's MI300X nodes
@@ -117,6 +123,72 @@ func TestNeuronExporterFromPrometheus(t *testing.T) {
 			}
 			if seen != len(trn) {
 				t.Errorf("%d of the %d Trainium nodes in the Prometheus report", seen, len(trn))
+			}
+		})
+	}
+}
+
+// TestNeuronMemoryFromPrometheus (issue 28.4): the history's Trainium
+// Jobs' device memory, written as neuron-monitor's per-core
+// neuroncore_memory_usage_model_code and _tensors series (bytes, no pod
+// label), read back from the real Prometheus by remote read (the
+// default mode for this history; the unit tests cover raw and range) into
+// each held device's memory: per device, the mean MiB within the activity
+// tolerance of the simulator's and the peak within 1 %, every measured
+// holding with its memory.
+func TestNeuronMemoryFromPrometheus(t *testing.T) {
+	url, truthFile := state(t)
+	truth, err := snapshot.ReadFile(truthFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, _ := time.Parse(time.RFC3339, end)
+	type mem struct{ integral, seconds, peak float64 }
+	devices := func(s *cluster.Snapshot) map[string]*mem {
+		out := map[string]*mem{}
+		for _, p := range s.Pods {
+			for _, h := range p.GPUs {
+				if !strings.Contains(h.UnitID, "train-trn1-") || h.Activity == nil {
+					continue
+				}
+				m := out[h.UnitID]
+				if m == nil {
+					m = &mem{}
+					out[h.UnitID] = m
+				}
+				if h.FramebufferMiB == nil {
+					m.seconds = math.NaN() // measured without memory
+					continue
+				}
+				m.integral += h.FramebufferMiB.Integral
+				m.seconds += h.FramebufferMiB.Seconds
+				m.peak = max(m.peak, h.FramebufferMiB.Max)
+			}
+		}
+		return out
+	}
+	want := devices(truth)
+	if len(want) == 0 {
+		t.Fatal("the history's Trainium devices have no measured holding")
+	}
+	for _, read := range []string{prom.ReadRemote} {
+		t.Run(read, func(t *testing.T) {
+			o := prom.Defaults()
+			o.Client.URL, o.Read = url, read
+			o.Window = cluster.Window{Start: stop.Add(-14 * 24 * time.Hour), End: stop}
+			s, err := prom.Build(context.Background(), o)
+			if err != nil {
+				t.Fatalf("Build: %v", err)
+			}
+			got := devices(s)
+			for id, w := range want {
+				g := got[id]
+				switch {
+				case g == nil || math.IsNaN(g.seconds) || g.seconds == 0:
+					t.Errorf("%s: no device memory read (%+v)", id, g)
+				case !near(g.integral/g.seconds, w.integral/w.seconds, 2*activityTolerance) || !near(g.peak, w.peak, 0.01):
+					t.Errorf("%s: mean %.1f MiB, peak %.1f; want %.1f, %.1f", id, g.integral/g.seconds, g.peak, w.integral/w.seconds, w.peak)
+				}
 			}
 		})
 	}
