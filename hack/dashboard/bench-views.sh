@@ -8,7 +8,8 @@
 # (the cycle's cost). Heavy at scale 104 (minutes, ~2 GB): run it under
 # `flock /tmp/gpuwise-bigmem.lock`. make bench-dashboard-views runs it;
 # docs/performance.md has the numbers. BENCH_VIEWS_SKIP, a regular
-# expression, leaves out the requests it matches.
+# expression, leaves out the requests it matches. The requests are the
+# dashboard's (internal/dashboard/assets/app.js): keep them in step.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . hack/lib/proc.sh
@@ -36,6 +37,8 @@ status=$(curl -s "$base/api/v1/status")
 label=$(printf '%s' "$status" | python3 -c 'import json,sys; l=json.load(sys.stdin).get("history_labels") or []; print(l[0] if l else "")')
 ns=$(curl -s "$base/api/v1/report" | python3 -c 'import json,sys; print(next(r["key"] for r in json.load(sys.stdin)["rows"] if not r["key"].startswith("__")))')
 hours=$(curl -s "$base/api/v1/report" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["window_hours"]) // 2)')
+# the idle view asks recommend for its leaderboard's workloads only
+board=$(curl -s "$base/api/v1/report?by=workload&top=50&limit=0" | python3 -c 'import json,sys,urllib.parse; print(urllib.parse.quote(",".join(w["key"] for w in json.load(sys.stdin)["top_idle_workloads"]), safe=""))')
 sb="/api/v1/showback?by=namespace&idle-share=cluster"
 team=""
 if [ -n "$label" ]; then
@@ -44,15 +47,15 @@ if [ -n "$label" ]; then
 fi
 views=(
   "overview|/api/v1/status /api/v1/report /api/v1/showback?by=namespace&idle-share=none /api/v1/advise /api/v1/history?kind=namespace&top=6 /api/v1/history?kind=gpu_model /api/v1/compare?kind=namespace&period=${hours}h"
-  "costs|/api/v1/report?by=namespace"
-  "costs?by=workload|/api/v1/report?by=workload"
+  "costs|/api/v1/report?by=namespace&offset=0&limit=50"
+  "costs?by=workload|/api/v1/report?by=workload&offset=0&limit=50"
   "showback|$sb"
-  "idle|/api/v1/report?by=workload&top=50 /api/v1/recommend /api/v1/advise /api/v1/report?low-util=30%25%3A6h /api/v1/history/low-util"
+  "idle|/api/v1/report?by=workload&top=50&limit=0 /api/v1/advise /api/v1/recommend?workload=$board&limit=500 /api/v1/report?low-util=30%25%3A6h&offset=0&limit=50 /api/v1/history/low-util"
   "actions|/api/v1/advise"
   "progress|/api/v1/progress /api/v1/history?kind=gpu_model&step=day"
   "audit|/api/v1/audit"
   "notes|/api/v1/report /api/v1/advise /api/v1/audit"
-  "drill?ns=$ns|/api/v1/report?by=workload&top=50 /api/v1/advise /api/v1/audit /api/v1/report /api/v1/history?kind=namespace&key=$ns"
+  "drill?ns=$ns|/api/v1/report?by=workload&top=50&namespace=$ns&offset=0&limit=50 /api/v1/advise /api/v1/audit /api/v1/report /api/v1/history?kind=namespace&key=$ns"
 )
 [ -n "$team" ] && views+=("team/$team|$sb /api/v1/history?kind=label%3A$label&key=$team")
 for round in "first load after the cycle" cached; do

@@ -28,6 +28,10 @@ type Report struct {
 	// (ReportOptions.LowUtil).
 	LowUtilization *LowUtil `json:"low_utilization,omitempty"`
 	Notes          []Note   `json:"notes"`
+	// Page, on a page of the report (Paged: the API's offset, limit and
+	// namespace), says which rows it holds, how many matched in all and
+	// their sum; absent on the whole report.
+	Page *Page `json:"page,omitempty"`
 }
 
 // Row is one group's sums.

@@ -18,6 +18,10 @@ type Result struct {
 	// Notes are data notes: unpriced nodes, GPU models planned from live
 	// node data.
 	Notes []string `json:"notes"`
+	// Page, on a page of the result (Paged: the API's offset, limit,
+	// workload and namespace), says how many entries each list has in
+	// all; absent on the whole result.
+	Page *Page `json:"page,omitempty"`
 }
 
 // Confidence says how far a recommendation can be trusted, from the data

@@ -179,6 +179,9 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 		req.Report.LowUtil = lowUtil
 		f := q.format(render.Formats)
 		q.Add(req.Validate())
+		if pr, ok := reportPage(q); ok {
+			q.Add(pr.Validate(req.Report.By))
+		}
 		if err := q.err(); err != nil {
 			return nil, err
 		}
@@ -188,7 +191,13 @@ func reportHandler(s *Service, rt route) http.HandlerFunc {
 		}
 		o := s.renderOptions().WithAnalyses(res.Ledger, res.IdleCauses)
 		o.Reconciliation, o.Kueue = res.Reconciliation, res.Kueue
-		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, res.Report, f, o) })
+		rep := res.Report
+		if pr, ok := reportPage(q); ok {
+			if rep, err = app.PagedReport(rep, pr); err != nil {
+				return nil, err
+			}
+		}
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Report(b, rep, f, o) })
 	})
 }
 
@@ -247,6 +256,9 @@ func recommendHandler(s *Service, rt route) http.HandlerFunc {
 		req.Data, req.Policies = s.data(q, st), s.coll.Policies()
 		f := q.format(render.Formats)
 		q.Add(req.Validate())
+		if pr, ok := recommendPage(q); ok {
+			q.Add(pr.Validate(app.MaxPageLimit))
+		}
 		if err := q.err(); err != nil {
 			return nil, err
 		}
@@ -257,7 +269,13 @@ func recommendHandler(s *Service, rt route) http.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Recommend(b, res.Result, res.Ledger, f, s.renderOptions()) })
+		rec := res.Result
+		if pr, ok := recommendPage(q); ok {
+			if rec, err = app.PagedRecommendations(rec, pr); err != nil {
+				return nil, err
+			}
+		}
+		return rendered(f, res.Partial, func(b *bytes.Buffer) error { return render.Recommend(b, rec, res.Ledger, f, s.renderOptions()) })
 	})
 }
 
@@ -348,4 +366,24 @@ func jsonAnswer(v any, partial error) (*answer, error) {
 		return nil, err
 	}
 	return &answer{body: append(b, '\n'), contentType: "application/json", partial: partial}, nil
+}
+
+// reportPage is the page of the report's rows q asks for, and whether it
+// asks for one (offset, limit or namespace given; docs/serve.md "Paging").
+func reportPage(q *query) (app.ReportPage, bool) {
+	ns, off, lim := q.Str("namespace", ""), q.Str("offset", ""), q.Str("limit", "")
+	if ns == "" && off == "" && lim == "" {
+		return app.ReportPage{}, false
+	}
+	return app.ReportPage{Namespace: ns, Offset: q.Int("offset", 0), Limit: q.Int("limit", app.DefaultPageLimit)}, true
+}
+
+// recommendPage is reportPage for recommend's lists, with its workload
+// filter.
+func recommendPage(q *query) (app.RecommendPage, bool) {
+	wl, ns, off, lim := q.List("workload", nil), q.Str("namespace", ""), q.Str("offset", ""), q.Str("limit", "")
+	if len(wl) == 0 && ns == "" && off == "" && lim == "" {
+		return app.RecommendPage{}, false
+	}
+	return app.RecommendPage{Workloads: wl, Namespace: ns, Offset: q.Int("offset", 0), Limit: q.Int("limit", app.DefaultPageLimit)}, true
 }

@@ -45,6 +45,13 @@ var (
 	reportTypes   = []string{"application/json", "application/yaml", "text/csv", "text/markdown", "text/html", "text/plain"}
 	jsonType      = []string{"application/json"}
 	formatOutputs = "table, wide, json, yaml, csv, markdown, html"
+	// offsetParam and limitParam page an answer's per-row lists (the
+	// report's rows and low-utilization units, recommend's lists): given
+	// (or namespace, workload), the answer is one page and its "page"
+	// says how many rows matched in all and their sum; absent, the whole
+	// answer (docs/serve.md "Paging").
+	offsetParam = param{Name: "offset", Description: "rows to skip (the page's start), in the answer's order: most dollars first", Default: "0"}
+	limitParam  = param{Name: "limit", Description: "rows in the page, 0.." + strconv.Itoa(app.MaxPageLimit) + " (0: only how many and their sum); with offset or namespace and no limit, " + strconv.Itoa(app.DefaultPageLimit)}
 )
 
 // byClusterParam is advise's and plan's by: each cluster's own what.
@@ -67,6 +74,8 @@ func routes() []route {
 				{Name: "idle-threshold", Description: "activity below which a GPU counts as idle: a whole percent in [0, 1]", Default: "0.1"},
 				{Name: "top", Description: "how many workloads the idle leaderboard shows", Default: "10"},
 				{Name: "low-util", Description: "list the GPUs and MIG slices below PERCENT utilization for at least DURATION of the window (low_utilization), e.g. 30%:6h; off when absent"},
+				{Name: "namespace", Description: "one page of that namespace's rows only (grouped by namespace, workload or pod; never the unallocated row)", Example: "inference"},
+				offsetParam, limitParam,
 				windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs)},
 			Types: reportTypes, handler: reportHandler},
 		{Method: "GET", Path: "/api/v1/audit", Summary: "The hygiene audit on the window: exactly `gpuwise audit -o json`.",
@@ -76,7 +85,11 @@ func routes() []route {
 				windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs + ", sarif")},
 			Types: append(append([]string{}, reportTypes...), "application/sarif+json"), handler: auditHandler},
 		{Method: "GET", Path: "/api/v1/recommend", Summary: "Right-sizing recommendations on the window: exactly `gpuwise recommend -o json`.",
-			Params: []param{windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs)}, Types: reportTypes, handler: recommendHandler},
+			Params: []param{
+				{Name: "workload", Description: "one page of these workloads' recommendations only: namespace/Kind/name, comma-separated (or give namespace)", Example: "inference/Deployment/chat-llm"},
+				{Name: "namespace", Description: "one page of that namespace's recommendations only (or give workload)", Example: "inference"},
+				offsetParam, limitParam,
+				windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs)}, Types: reportTypes, handler: recommendHandler},
 		{Method: "GET", Path: "/api/v1/plan", Summary: "The consolidation plan on the window: exactly `gpuwise plan -o json`.",
 			Params: []param{{Name: "shapes", Description: "pack right-sized shapes or the current ones", Enum: []string{"recommended", "current"}, Default: "recommended"},
 				byClusterParam("plan"), windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs)}, Types: reportTypes, handler: planHandler},

@@ -595,7 +595,8 @@ const byOptions = ["namespace", "workload", "node", "gpu-model", "capacity-type"
 async function costs(main, st) {
   const opts = byOptions.concat((st.history_labels || []).map((l) => "label:" + l));
   const by = opts.includes(params.get("by")) ? params.get("by") : "namespace";
-  const src = query("api/v1/report", { by });
+  const offset = pageOffset("rowoffset");
+  const src = query("api/v1/report", { by, offset: String(offset), limit: String(rowsLimit) });
   const r = await load(src);
   const note = windowNote(st, "The cost table is");
   if (note) main.append(note, el("p", {}, "Over the range: ", el("a", { href: link("showback", { by: by === "gpu-model" || byOptions.includes(by) && by !== "capacity-type" ? by : by.startsWith("label:") ? by : "namespace" }) }, "the showback by " + by)));
@@ -612,7 +613,26 @@ async function costs(main, st) {
     el("p", {}, "Total ", num(src, r, "totals.total_cost_usd", "usd"), " over ", num(src, r, "window_hours", "h"), " h; GPU ",
       num(src, r, "totals.gpu_cost_usd.active", "usd"), " active, ", num(src, r, "totals.gpu_cost_usd.allocated_idle", "usd"), " allocated but idle, ",
       num(src, r, "totals.gpu_cost_usd.unallocated", "usd"), " unallocated."),
-    tbl));
+    tbl, pager("rows-pager", "Rows", src, r, offset, r.rows.length, "page.rows", (o) => link("costs", { by, rowoffset: String(o) }))));
+}
+
+// Pages of an answer's rows (the API's offset and limit): a view asks for
+// the rows it shows, most dollars first, and links to the next page.
+const rowsLimit = 50;
+
+// pageOffset is the page's start, from the view's parameter name.
+function pageOffset(name) {
+  return Math.max(0, parseInt(params.get(name) || "0", 10) || 0);
+}
+
+// pager is "Rows a–b of N" with links to the previous and the next page
+// (href(offset) is the view at that offset); shown is the page's rows,
+// countPath where the answer says how many it has in all.
+function pager(id, what, src, data, offset, shown, countPath, href) {
+  const n = at(data, countPath) || 0;
+  return el("p", { class: "pager", id }, what + " ", String(shown ? offset + 1 : 0), "–", String(offset + shown), " of ", num(src, data, countPath, "int"), " (most dollars first)",
+    offset > 0 ? el("span", {}, " · ", el("a", { href: href(Math.max(0, offset - rowsLimit)), rel: "prev" }, "previous")) : null,
+    offset + shown < n ? el("span", {}, " · ", el("a", { href: href(offset + rowsLimit), rel: "next", "data-more": id }, "more rows")) : null);
 }
 
 // showback is the per-group table over the range: GPU-hours, active vs
@@ -682,7 +702,10 @@ async function drill(main, st) {
   const crumbs = [el("a", { href: link("costs", { by: "namespace" }) }, "Costs by namespace")];
   if (unit) return unitPage(main, crumbs, unit, wl, pod);
   if (pod) return podPage(main, crumbs, pod, wl);
-  const wsrc = query("api/v1/report", { by: "workload", top: "50" });
+  // the namespace's workload rows only: a page of them on its page, all
+  // (up to a page's most) on a workload's, which finds its own row there
+  const wloffset = wl ? 0 : pageOffset("wloffset");
+  const wsrc = query("api/v1/report", { by: "workload", top: "50", namespace: nsOf(wl || ns), offset: String(wloffset), limit: wl ? "500" : String(rowsLimit) });
   const asrc = query("api/v1/advise");
   const audsrc = query("api/v1/audit");
   const [w, l, a] = await Promise.all([load(wsrc), load(asrc), load(audsrc)]);
@@ -723,7 +746,9 @@ async function drill(main, st) {
   if (!wl) {
     main.append(section("Workloads", table(wsrc, w, "rows", [
       { key: "key", label: "Workload", render: (_, v) => el("a", { href: link("drill", { workload: v }) }, v) },
-    ].concat(costCols().slice(1)), { sort: "total_cost_usd", prefix: "wl-", unfiltered: true, keep: (x) => nsOf(x.key) === ns && x.key !== "__unallocated__" })));
+    ].concat(costCols().slice(1)), { sort: "total_cost_usd", prefix: "wl-", unfiltered: true, keep: (x) => nsOf(x.key) === ns && x.key !== "__unallocated__" }),
+    el("p", {}, "All its workloads: ", num(wsrc, w, "page.sum.total_cost_usd", "usd"), " in all."),
+    pager("wl-pager", "Workloads", wsrc, w, wloffset, w.rows.length, "page.rows", (o) => link("drill", { ns, wloffset: String(o) }))));
   } else {
     main.append(await podsSection(wl));
   }
@@ -857,10 +882,13 @@ function findingsFor(src, a, keep) {
 }
 
 async function idle(main, st) {
-  const src = query("api/v1/report", { by: "workload", top: "50" });
-  const rsrc = query("api/v1/recommend");
+  // the leaderboard, not the rows (limit 0); recommend for its workloads
+  const src = query("api/v1/report", { by: "workload", top: "50", limit: "0" });
   const asrc = query("api/v1/advise");
-  const [r, rec, l] = await Promise.all([load(src), load(rsrc), load(asrc)]);
+  const [r, l] = await Promise.all([load(src), load(asrc)]);
+  const board = (r.top_idle_workloads || []).map((w) => w.key);
+  const rsrc = query("api/v1/recommend", board.length ? { workload: board.join(","), limit: "500" } : { limit: "0" });
+  const rec = await load(rsrc);
   const shape = new Map((rec.gpu || []).map((g) => [g.workload, g]));
   // a workload's ledger actions: those that name it among their targets
   const acts = new Map();
@@ -899,7 +927,8 @@ async function idle(main, st) {
 // lowUtilPanel is the week-1 waste list: GPUs and MIG slices under 30 %
 // for 6 hours or more of the window (the report's low_utilization).
 async function lowUtilPanel() {
-  const src = query("api/v1/report", { "low-util": "30%:6h" });
+  const offset = pageOffset("luoffset");
+  const src = query("api/v1/report", { "low-util": "30%:6h", offset: String(offset), limit: String(rowsLimit) });
   const r = await load(src);
   const l = r.low_utilization || { units: [] };
   const cols = [
@@ -915,7 +944,8 @@ async function lowUtilPanel() {
   const tbl = table(src, r, "low_utilization.units", cols, { sort: "usd", prefix: "lu", filterKey: (u) => u.unit + " " + (u.holders || []).join(" ") });
   return section("GPUs under 30% for 6 hours or more",
     el("div", { class: "controls" }, filterBox("filter GPUs, holders", [tbl])), tbl,
-    el("p", { class: "muted" }, (l.units.length || 0) + " unit(s); hours under 30% are measured held hours, plus hours no pod held the unit; unmeasured units (" + (l.unmeasured_units || 0) + ") are unknown and not listed (the report's low_utilization, ?low-util=30%:6h)."));
+    pager("lu-pager", "Units", src, r, offset, l.units.length, "page.low_utilization_units", (o) => link("idle", { luoffset: String(o) })),
+    el("p", { class: "muted" }, (r.page ? r.page.low_utilization_units : l.units.length || 0) + " unit(s); hours under 30% are measured held hours, plus hours no pod held the unit; unmeasured units (" + (l.unmeasured_units || 0) + ") are unknown and not listed (the report's low_utilization, ?low-util=30%:6h)."));
 }
 
 // lowUtilHistoryPanel is the same list over a range of the service's
