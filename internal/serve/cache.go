@@ -6,8 +6,9 @@ import (
 )
 
 // The answers cache's bounds: at 10,000 GPUs one cycle's dashboard views
-// ask for ~25 answers of up to ~20 MB each (docs/performance.md, "Every
-// view at 10k GPUs"), ~100 MB in all.
+// ask for ~25 distinct answers, ~9 MB gzipped (docs/performance.md, "Every
+// view at 10k GPUs"), about 100 MB uncompressed at JSON's ~10× (an
+// estimate: bench-views now counts them); 192 MiB holds them with room.
 const (
 	cacheAnswers = 256
 	cacheBytes   = 192 << 20
