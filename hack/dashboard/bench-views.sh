@@ -72,4 +72,16 @@ for round in "first load after the cycle" cached; do
     echo "$name: slowest $worst s, $total bytes gzipped (API answers)"
   done
 done
+# what the answers cache holds for one cycle's views: each distinct
+# request's uncompressed answer once (the cache keeps answers uncompressed)
+raw=0; seen=" "
+for v in "${views[@]}"; do
+  for u in ${v#*|}; do
+    [[ $seen == *" $u "* ]] && continue; seen+="$u "
+    if [ -n "${BENCH_VIEWS_SKIP:-}" ] && [[ $u =~ $BENCH_VIEWS_SKIP ]]; then continue; fi
+    b=$(curl -s -o /dev/null -w "%{size_download}" "$base$u"); raw=$((raw + b))
+    echo "  uncompressed $b  $u"
+  done
+done
+echo "every distinct request's answer uncompressed: $raw bytes"
 echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $(grep -E 'VmHWM|VmRSS' /proc/$pid/status | tr -s ' \n' ' ')"

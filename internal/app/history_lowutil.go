@@ -61,9 +61,11 @@ type HistoryLowUtil struct {
 	Notes          []string         `json:"notes"`
 }
 
-// LowUtil reads the units' hourly rows of the range and builds the list
-// from them as a report builds it from a snapshot (cost.LowUtilFrom): the
-// history of a week gives the list the snapshot of that week gives.
+// LowUtil reads the units' hourly rows of the range one at a time and
+// builds the list from them as a report builds it from a snapshot
+// (cost.LowUtilFrom, a row at a time): the history of a week gives the list
+// the snapshot of that week gives. It holds a sum per unit, not the
+// range's unit-hours (1.7 million over a week at 10,000 GPUs).
 func (h *History) LowUtil(ctx context.Context, req HistoryLowUtilRequest) (*HistoryLowUtil, error) {
 	if err := req.Validate(); err != nil {
 		return nil, &Error{Kind: Usage, Err: err}
@@ -73,7 +75,23 @@ func (h *History) LowUtil(ctx context.Context, req HistoryLowUtilRequest) (*Hist
 		req.To = t.Add(time.Hour)
 	}
 	cl := storeCluster(req.Cluster)
-	rows, err := h.st.Units(ctx, cl, req.From, req.To)
+	clusters := []string{cl}
+	if cl == "" {
+		var err error
+		if clusters, err = h.st.UnitClusters(ctx, req.From, req.To); err != nil {
+			return nil, err
+		}
+	}
+	list := cost.NewLowUtilBuilder(req.options())
+	var rows int
+	err := h.st.EachUnit(ctx, cl, req.From, req.To, func(r *history.UnitRow) error {
+		rows++
+		if len(clusters) > 1 { // several clusters' units apart, named as a merged snapshot names them
+			r.Unit, r.Node = r.Cluster+"/"+r.Unit, r.Cluster+"/"+r.Node
+		}
+		list.Add(&r.UnitHours)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -81,23 +99,12 @@ func (h *History) LowUtil(ctx context.Context, req HistoryLowUtilRequest) (*Hist
 	if err != nil {
 		return nil, err
 	}
-	clusters := map[string]bool{}
-	for _, r := range rows {
-		clusters[r.Cluster] = true
-	}
-	units := make([]cost.UnitHours, len(rows))
-	for i, r := range rows {
-		units[i] = r.UnitHours
-		if len(clusters) > 1 { // several clusters' units apart, named as a merged snapshot names them
-			units[i].Unit, units[i].Node = r.Cluster+"/"+r.Unit, r.Cluster+"/"+r.Node
-		}
-	}
 	out := &HistoryLowUtil{Cluster: req.Cluster, From: req.From, To: req.To, Coverage: cov,
-		LowUtilization: cost.LowUtilFrom(units, req.options()), Notes: []string{}}
+		LowUtilization: list.List(), Notes: []string{}}
 	if want := req.To.Sub(req.From).Seconds(); cov.Seconds < want*0.999 {
 		out.Notes = append(out.Notes, fmt.Sprintf("the history covers %.0f%% of the range: hours it did not record count for nothing, neither below the threshold nor unheld", 100*cov.Seconds/want))
 	}
-	if cov.Cycles > 0 && len(rows) == 0 {
+	if cov.Cycles > 0 && rows == 0 {
 		out.Notes = append(out.Notes, "the history holds cycles in the range but no GPU unit rows: they were recorded by a gpuwise before the units were kept (schema 3); the list starts with the next cycles")
 	}
 	return out, nil

@@ -258,39 +258,69 @@ func lowUtil(a *Allocation, ix *cluster.Index, o LowUtilOptions) *LowUtil {
 // threshold and unheld at that row's price × the unit's fraction: with one
 // price over the range (the usual case) the same as the snapshot's.
 func LowUtilFrom(rows []UnitHours, o LowUtilOptions) *LowUtil {
-	type acc struct {
-		u      UnitHours
-		usd    float64
-		rate   *float64 // the one price of every row, or nil
-		mix    bool     // rows at different prices (or some unpriced)
-		seen   bool
-		priced bool // some row priced
-	}
-	units := map[string]*acc{}
-	var order []string
+	b := NewLowUtilBuilder(o)
 	for i := range rows {
-		r := &rows[i]
-		x := units[r.Unit]
-		if x == nil {
-			x = &acc{u: UnitHours{Unit: r.Unit, Holders: []string{}}}
-			units[r.Unit] = x
-			order = append(order, r.Unit)
-		}
-		x.u.Merge(r)
-		switch {
-		case !x.seen:
-			x.rate, x.seen = r.GPUUSDPerHour, true
-		case (x.rate == nil) != (r.GPUUSDPerHour == nil) || (x.rate != nil && *x.rate != *r.GPUUSDPerHour):
-			x.mix = true
-		}
-		if r.GPUUSDPerHour != nil {
-			x.priced = true
-			x.usd += *r.GPUUSDPerHour * r.Fraction * (r.SecondsBelow(o.Threshold) + math.Max(r.LifeSeconds-r.HeldSeconds, 0)) / 3600
-		}
+		b.Add(&rows[i])
 	}
+	return b.List()
+}
+
+// LowUtilBuilder builds the list LowUtilFrom builds, a row at a time: it
+// holds one sum per unit, not the rows (a range of serve's history at
+// 10,000 GPUs is millions of unit-hours). A unit's rows added in the same
+// order give the same list whatever the order across units.
+type LowUtilBuilder struct {
+	o     LowUtilOptions
+	units map[string]*lowUtilAcc
+	order []string
+}
+
+type lowUtilAcc struct {
+	u      UnitHours
+	usd    float64
+	rate   *float64 // the one price of every row, or nil
+	mix    bool     // rows at different prices (or some unpriced)
+	seen   bool
+	priced bool // some row priced
+}
+
+// NewLowUtilBuilder starts an empty list of o's threshold and hours.
+func NewLowUtilBuilder(o LowUtilOptions) *LowUtilBuilder {
+	return &LowUtilBuilder{o: o, units: map[string]*lowUtilAcc{}}
+}
+
+// Add adds one row of a unit's time; r is not kept (its holders are
+// copied), so the caller may reuse it.
+func (b *LowUtilBuilder) Add(r *UnitHours) {
+	x := b.units[r.Unit]
+	if x == nil {
+		x = &lowUtilAcc{u: UnitHours{Unit: r.Unit, Holders: []string{}}}
+		b.units[r.Unit] = x
+		b.order = append(b.order, r.Unit)
+	}
+	x.u.Merge(r)
+	switch {
+	case !x.seen:
+		x.seen = true
+		if r.GPUUSDPerHour != nil {
+			v := *r.GPUUSDPerHour
+			x.rate = &v
+		}
+	case (x.rate == nil) != (r.GPUUSDPerHour == nil) || (x.rate != nil && *x.rate != *r.GPUUSDPerHour):
+		x.mix = true
+	}
+	if r.GPUUSDPerHour != nil {
+		x.priced = true
+		x.usd += *r.GPUUSDPerHour * r.Fraction * (r.SecondsBelow(b.o.Threshold) + math.Max(r.LifeSeconds-r.HeldSeconds, 0)) / 3600
+	}
+}
+
+// List is the list of the rows added so far.
+func (b *LowUtilBuilder) List() *LowUtil {
+	o := b.o
 	out := &LowUtil{Threshold: o.Threshold, MinHours: o.MinHours, Units: []LowUtilUnit{}}
-	for _, id := range order {
-		x := units[id]
+	for _, id := range b.order {
+		x := b.units[id]
 		u := LowUtilUnit{Unit: x.u.Unit, Node: x.u.Node, Model: x.u.Model, Kind: x.u.Kind, Profile: x.u.Profile,
 			HoursBelow: x.u.SecondsBelow(o.Threshold) / 3600, HoursUnheld: math.Max(x.u.LifeSeconds-x.u.HeldSeconds, 0) / 3600}
 		if x.u.Unmeasured && x.u.MeasuredSeconds == 0 && u.HoursUnheld < o.MinHours {

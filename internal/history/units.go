@@ -128,6 +128,25 @@ func (s *Store) Unit(ctx context.Context, clusterName, unit string, from, to tim
 }
 
 func (s *Store) units(ctx context.Context, clusterName, unit string, from, to time.Time) ([]UnitRow, error) {
+	var out []UnitRow
+	err := s.eachUnit(ctx, clusterName, unit, from, to, "bucket, cluster, unit, gpu_usd_per_hour", func(r *UnitRow) error {
+		out = append(out, *r)
+		return nil
+	})
+	return out, err
+}
+
+// EachUnit calls fn with each of the units' hourly rows of a cluster (""
+// = every cluster) for the hours starting in [from, to), as Units reads
+// them but one at a time, in cluster then hour then unit order (the
+// table's own: no sort) — a unit's rows in hour order as in Units. fn's
+// row is reused for the next one: fn must copy what it keeps. An error
+// from fn stops the reading and is returned.
+func (s *Store) EachUnit(ctx context.Context, clusterName string, from, to time.Time, fn func(*UnitRow) error) error {
+	return s.eachUnit(ctx, clusterName, "", from, to, "cluster, bucket, unit, gpu_usd_per_hour", fn)
+}
+
+func (s *Store) eachUnit(ctx context.Context, clusterName, unit string, from, to time.Time, order string, fn func(*UnitRow) error) error {
 	q := `SELECT cluster, bucket, unit, gpu_usd_per_hour, node, gpu_model, kind, profile, fraction, life_seconds, held_seconds,
 		measured_seconds, active_seconds, unmeasured, holders, hist FROM unit_hourly WHERE bucket >= ? AND bucket < ?`
 	args := []any{from.Unix(), to.Unix()}
@@ -137,25 +156,25 @@ func (s *Store) units(ctx context.Context, clusterName, unit string, from, to ti
 	if unit != "" {
 		q, args = q+" AND unit = ?", append(args, unit)
 	}
-	rows, err := s.db.QueryContext(ctx, q+" ORDER BY bucket, cluster, unit, gpu_usd_per_hour", args...)
+	rows, err := s.db.QueryContext(ctx, q+" ORDER BY "+order, args...)
 	if err != nil {
-		return nil, fmt.Errorf("reading history %s: %w", s.path, err)
+		return fmt.Errorf("reading history %s: %w", s.path, err)
 	}
 	defer rows.Close()
-	var out []UnitRow
+	var r UnitRow
+	var bucket int64
+	var price float64
+	var kind, holders string
+	var hist []byte
+	var unmeasured int
 	for rows.Next() {
-		var r UnitRow
-		var bucket int64
-		var price float64
-		var kind, holders string
-		var hist []byte
-		var unmeasured int
+		r = UnitRow{}
 		if err := rows.Scan(&r.Cluster, &bucket, &r.Unit, &price, &r.Node, &r.Model, &kind, &r.Profile, &r.Fraction, &r.LifeSeconds,
 			&r.HeldSeconds, &r.MeasuredSeconds, &r.ActiveSeconds, &unmeasured, &holders, &hist); err != nil {
-			return nil, fmt.Errorf("reading history %s: %w", s.path, err)
+			return fmt.Errorf("reading history %s: %w", s.path, err)
 		}
 		if err := decodeHist(hist, &r.Hist); err != nil {
-			return nil, fmt.Errorf("reading history %s: unit %q at %d: %w", s.path, r.Unit, bucket, err)
+			return fmt.Errorf("reading history %s: unit %q at %d: %w", s.path, r.Unit, bucket, err)
 		}
 		r.Bucket = time.Unix(bucket, 0).UTC()
 		if price != unpricedKey {
@@ -167,7 +186,40 @@ func (s *Store) units(ctx context.Context, clusterName, unit string, from, to ti
 		if holders != "" {
 			r.Holders = strings.Split(holders, "\n")
 		}
-		out = append(out, r)
+		if err := fn(&r); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading history %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// UnitClusters is the clusters with unit rows in the hours starting in
+// [from, to), sorted: a seek per cluster the table holds, not a scan of
+// the range.
+func (s *Store) UnitClusters(ctx context.Context, from, to time.Time) ([]string, error) {
+	var out []string
+	next := ""
+	for {
+		var c string
+		err := s.db.QueryRowContext(ctx, `SELECT cluster FROM unit_hourly WHERE cluster > ? ORDER BY cluster LIMIT 1`, next).Scan(&c)
+		if err == sql.ErrNoRows {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading history %s: %w", s.path, err)
+		}
+		var one int
+		err = s.db.QueryRowContext(ctx, `SELECT 1 FROM unit_hourly WHERE cluster = ? AND bucket >= ? AND bucket < ? LIMIT 1`,
+			c, from.Unix(), to.Unix()).Scan(&one)
+		switch {
+		case err == nil:
+			out = append(out, c)
+		case err != sql.ErrNoRows:
+			return nil, fmt.Errorf("reading history %s: %w", s.path, err)
+		}
+		next = c
+	}
 }

@@ -67,7 +67,7 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, &app.Error{Kind: app.Usage, Err: err}
 	}
-	s := &Service{opts: opts, app: d.App, log: d.Log, cache: newResultCache(64, 64<<20),
+	s := &Service{opts: opts, app: d.App, log: d.Log, cache: newResultCache(cacheAnswers, cacheBytes),
 		compute: newComputeQueue(ComputeInFlight, ComputeQueueWait)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
