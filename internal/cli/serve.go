@@ -85,6 +85,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.logFormat, "log-format", "json", "log format: json or text")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.Float64Var(&o.memRatio, "memory-limit-ratio", 0.9, "without GOMEMLIMIT: Go memory limit as this share of the container's memory limit (0: none)")
+	fs.Float64Var(&s.MemoryHeadroom, "memory-headroom", s.MemoryHeadroom, "without GOMEMLIMIT: after each published state, set the Go memory limit to the live heap plus this share of it (at least 64 MiB; capped by the container's, above), so the heap does not grow to twice what is live (0: Go's own pacing)")
 }
 
 // options are the serve.Options the flags describe.
@@ -135,7 +136,11 @@ func runServe(ctx context.Context, o *serveOptions, e *env) error {
 	}
 	if n, from := serve.MemoryLimit(o.memRatio, os.Getenv, os.ReadFile); n > 0 {
 		debug.SetMemoryLimit(n)
+		opts.MemoryCap = n
 		log.Info("go memory limit", "bytes", n, "ratio", o.memRatio, "container_limit", from)
+	}
+	if os.Getenv("GOMEMLIMIT") != "" {
+		opts.MemoryHeadroom = 0 // the user's limit stands
 	}
 	if ctx == nil {
 		ctx = context.Background()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/gpuwise/gpuwise/internal/app"
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/rolling"
+	"github.com/gpuwise/gpuwise/internal/serve"
 	"github.com/gpuwise/gpuwise/internal/sim"
 )
 
@@ -54,8 +56,13 @@ type benchWorld struct {
 	snap *cluster.Snapshot
 	span *rolling.Span
 	// heapMiB is the heap in use with the world built and no service: the
-	// harness's own share, left out of serve-heap-MiB.
-	heapMiB float64
+	// harness's own share, left out of serve-heap-MiB; rssMiB the
+	// process's resident memory then (after a collection, the freed pages
+	// returned): left out of serve-rss-MiB.
+	heapMiB, rssMiB float64
+	// live is the world's live heap, left out of what the service's
+	// memory pacer measures (serve.ExcludeFromPacing).
+	live uint64
 }
 
 func benchWorldOf(b *testing.B, scale int) *benchWorld {
@@ -73,6 +80,11 @@ func benchWorldOf(b *testing.B, scale int) *benchWorld {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	w.heapMiB = float64(ms.HeapInuse) / (1 << 20)
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	w.live = live[0].Value.Uint64()
+	debug.FreeOSMemory()
+	w.rssMiB = rssMiB()
 	benchOnce.Store(scale, w)
 	return w
 }
@@ -98,6 +110,7 @@ func benchService(b *testing.B, scale int) (*instance, *benchWorld, *clock) {
 	opts := liveOptions(filepath.Join(b.TempDir(), "history.db"))
 	in := startWith(&testing.T{}, opts, clk.now, staticInv{w.snap}, intervalReader{snap: w.snap, span: w.span})
 	b.Cleanup(func() { in.srv.Close(); in.svc.Close() })
+	serve.ExcludeFromPacing(in.svc, w.live)
 	if err := in.svc.Cycle(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -114,6 +127,7 @@ func BenchmarkCycle(b *testing.B) {
 	b.ReportMetric(float64(scale*sim.GPUsPerScale), "GPUs")
 	b.ReportMetric(float64(len(w.snap.Pods)), "pods")
 	b.ResetTimer()
+	resetPeakRSS(b)
 	cpu0 := cpuSeconds()
 	for i := range b.N {
 		clk.set(w.snap.Window.End.Add(time.Duration(i+1) * 10 * time.Minute))
@@ -123,6 +137,16 @@ func BenchmarkCycle(b *testing.B) {
 	}
 	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 	b.StopTimer()
+	// The steady state as a process sees it: the peak resident memory of
+	// the cycles (not of the world's generation nor of the first cycle,
+	// which reads the whole window) and the resident memory after them,
+	// each also without the world's share (serve-*: the service apart
+	// from the simulator).
+	peak, rss := statusMiB("VmHWM:"), rssMiB()
+	b.ReportMetric(peak, "peak-rss-MiB")
+	b.ReportMetric(peak-w.rssMiB, "serve-peak-rss-MiB")
+	b.ReportMetric(rss-w.rssMiB, "serve-rss-MiB")
+	b.ReportMetric(float64(debug.SetMemoryLimit(-1))/(1<<20), "go-limit-MiB")
 	w.reportHeap(b)
 	b.ReportMetric(rssMiB(), "rss-MiB")
 	if p := os.Getenv("GPUWISE_SERVE_HEAP_PROFILE"); p != "" {
@@ -198,13 +222,24 @@ func cpuSeconds() float64 {
 	return (u + s) / 100 // clock ticks at USER_HZ 100
 }
 
-func rssMiB() float64 {
+func rssMiB() float64 { return statusMiB("VmRSS:") }
+
+// resetPeakRSS starts VmHWM again from the present resident memory
+// (Linux's clear_refs "5"), failing the benchmark where it cannot.
+func resetPeakRSS(b *testing.B) {
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		b.Fatalf("resetting the peak RSS: %v", err)
+	}
+}
+
+// statusMiB is a /proc/self/status field given in kB, in MiB.
+func statusMiB(field string) float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(l, field); ok {
 			kb, _ := strconv.ParseFloat(strings.Fields(v)[0], 64)
 			return kb / 1024
 		}

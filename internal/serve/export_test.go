@@ -21,3 +21,15 @@ func WindowHourly(ctx context.Context, s *Service, now time.Time, w cluster.Wind
 // HistoryDB is the service's history database handle, for tests that
 // damage it under the running service.
 func HistoryDB(s *Service) *sql.DB { return s.coll.History().Store().DB() }
+
+// ExcludeFromPacing leaves n bytes of the live heap (a benchmark's
+// simulated world) out of what the memory pacer's headroom is a share
+// of, as if the service ran in a process of its own.
+func ExcludeFromPacing(s *Service, n uint64) {
+	if s.pacer != nil {
+		s.pacer.exclude = n
+	}
+}
+
+// PacerOf is the service's memory pacer (nil: not paced).
+func PacerOf(s *Service) *MemoryPacer { return s.pacer }

@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 )
@@ -37,4 +39,78 @@ func MemoryLimit(ratio float64, getenv func(string) string, read func(string) ([
 		return int64(float64(n) * ratio), f
 	}
 	return 0, ""
+}
+
+// MemoryPacer sets the Go soft memory limit from the live heap the
+// service measures after each published state: the live heap, plus
+// Headroom of it (at least MinHeadroom), plus what the runtime holds
+// besides the heap (stacks, its metadata), capped at Cap (the container's
+// limit by MemoryLimit; 0: none). Without it Go's collector lets the heap
+// grow to twice what is live between collections (GOGC=100), and a
+// service that holds a few hundred MB and allocates gigabytes a cycle
+// settles at twice its size; with it the heap stays within Headroom of
+// what the last state holds, at the cost of more frequent collections.
+// The limit is soft: a working set above it (an answer computed on
+// demand) is collected more often, never failed, and the next published
+// state sets it again from what is live then.
+type MemoryPacer struct {
+	Headroom    float64
+	MinHeadroom int64
+	Cap         int64
+	// exclude is left out of the live heap that Headroom is a share of
+	// (a benchmark's own simulated world: ExcludeFromPacing).
+	exclude uint64
+	// read gives the live heap and the runtime's memory besides the heap
+	// (readRuntimeMemory); set applies a limit (debug.SetMemoryLimit).
+	read func() (live, other uint64)
+	set  func(int64) int64
+}
+
+// Pacing defaults: a quarter of the live heap over it, 64 MiB at least.
+const (
+	DefaultMemoryHeadroom    = 0.25
+	DefaultMemoryMinHeadroom = 64 << 20
+)
+
+// NewMemoryPacer is a pacer on the Go runtime's own figures.
+func NewMemoryPacer(headroom float64, capBytes int64) *MemoryPacer {
+	return &MemoryPacer{Headroom: headroom, MinHeadroom: DefaultMemoryMinHeadroom, Cap: capBytes,
+		read: readRuntimeMemory, set: debug.SetMemoryLimit}
+}
+
+// Limit is the limit for a live heap and the runtime's other memory.
+func (p *MemoryPacer) Limit(live, other uint64) int64 {
+	room := max(int64(float64(live-min(live, p.exclude))*p.Headroom), p.MinHeadroom)
+	limit := int64(live) + room + int64(other)
+	if p.Cap > 0 && limit > p.Cap {
+		limit = p.Cap
+	}
+	return limit
+}
+
+// Pace sets the limit from what is live now and returns it.
+func (p *MemoryPacer) Pace() int64 {
+	limit := p.Limit(p.read())
+	p.set(limit)
+	return limit
+}
+
+// readRuntimeMemory is the heap live at the last collection and the
+// runtime's mapped memory that is not heap (runtime/metrics).
+func readRuntimeMemory() (live, other uint64) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	v := func(i int) uint64 {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return s[i].Value.Uint64()
+	}
+	heap := v(2) + v(3) + v(4) + v(5)
+	if t := v(1); t > heap {
+		other = t - heap
+	}
+	return v(0), other
 }

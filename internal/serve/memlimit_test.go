@@ -48,3 +48,25 @@ func TestMemoryLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestMemoryPacerLimit(t *testing.T) {
+	const mib = 1 << 20
+	for _, tt := range []struct {
+		name        string
+		live, other uint64
+		capBytes    int64
+		want        int64
+	}{
+		{"a quarter of the live heap over it, with the runtime's other memory", 400 * mib, 20 * mib, 0, 520 * mib},
+		{"a small heap gets the minimum headroom", 40 * mib, 10 * mib, 0, 114 * mib},
+		{"capped at the container's limit", 400 * mib, 20 * mib, 480 * mib, 480 * mib},
+		{"under the cap: not raised to it", 100 * mib, 0, 480 * mib, 164 * mib},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := serve.NewMemoryPacer(serve.DefaultMemoryHeadroom, tt.capBytes)
+			if got := p.Limit(tt.live, tt.other); got != tt.want {
+				t.Errorf("Limit(%d MiB live, %d MiB other) = %.1f MiB, want %.1f MiB", tt.live/mib, tt.other/mib, float64(got)/mib, float64(tt.want)/mib)
+			}
+		})
+	}
+}

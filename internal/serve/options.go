@@ -84,6 +84,12 @@ type Options struct {
 	UI fs.FS
 	// Version is gpuwise's version (build info, SARIF).
 	Version string
+	// MemoryHeadroom paces the Go soft memory limit after each published
+	// state: the live heap plus this share of it (MemoryPacer; 0: not
+	// paced, Go's own GOGC pacing). MemoryCap caps that limit (the
+	// container's, by MemoryLimit; 0: none).
+	MemoryHeadroom float64
+	MemoryCap      int64
 }
 
 // DefaultOptions are the documented defaults. Listen is 127.0.0.1:8080
@@ -96,7 +102,8 @@ func DefaultOptions() Options {
 	return Options{Listen: listen, Cluster: "default", Inventory: InventoryKube, Kube: app.DefaultKube(),
 		Window: 24 * time.Hour, Interval: 10 * time.Minute, Lag: time.Minute,
 		HourlyRetention: 35 * 24 * time.Hour, DailyRetention: 400 * 24 * time.Hour,
-		MaxWorkloads: 500, ShutdownTimeout: 20 * time.Second, HistoryLabels: DefaultHistoryLabels()}
+		MaxWorkloads: 500, ShutdownTimeout: 20 * time.Second, HistoryLabels: DefaultHistoryLabels(),
+		MemoryHeadroom: DefaultMemoryHeadroom}
 }
 
 // DefaultHistoryLabels are the labels the history keeps rows by unless
@@ -126,6 +133,12 @@ func (o Options) Validate() error {
 		add("inventory: prometheus needs --prometheus URL")
 	}
 	errs = append(errs, o.validateTimes()...)
+	if !(o.MemoryHeadroom >= 0 && o.MemoryHeadroom <= 10) {
+		add("memory-headroom: %v is outside 0..10 (a share of the live heap; 0: not paced)", o.MemoryHeadroom)
+	}
+	if o.MemoryCap < 0 {
+		add("memory cap: %d is negative", o.MemoryCap)
+	}
 	if o.MaxWorkloads < 0 {
 		add("metrics-max-workloads: %d is negative (0 means no limit)", o.MaxWorkloads)
 	}

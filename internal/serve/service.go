@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -28,6 +29,11 @@ type Service struct {
 	// damaged is the error that showed the history file corrupt (nil
 	// while it is sound): /readyz fails with it (issue 31 M7).
 	damaged atomic.Pointer[string]
+	// pacer sets the Go memory limit after each published state (nil:
+	// not paced); prevLimit is the limit before, restored on Close.
+	pacer     *MemoryPacer
+	prevLimit int64
+	lastLimit atomic.Int64 // the limit the pacer last set
 	// pods is the report by pod of the latest generation, which every
 	// page of /api/v1/pods reads (podReport).
 	pods struct {
@@ -74,9 +80,13 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 	}
 	s.scrub = newScrubber(opts)
 	s.log = slog.New(scrubHandler{next: s.log.Handler(), s: s.scrub})
+	if opts.MemoryHeadroom > 0 {
+		s.pacer, s.prevLimit = NewMemoryPacer(opts.MemoryHeadroom, opts.MemoryCap), debug.SetMemoryLimit(-1)
+	}
 	c, err := collector.New(ctx, opts.collector(), collector.Deps{App: d.App, Log: s.log, Registry: d.Registry,
-		Inventory: d.Inventory, Usage: d.Usage, OnPublish: s.cache.reset, OnRecordError: s.noteDamage})
+		Inventory: d.Inventory, Usage: d.Usage, OnPublish: s.published, OnRecordError: s.noteDamage})
 	if err != nil {
+		s.restoreLimit()
 		return nil, err
 	}
 	s.coll = c
@@ -84,8 +94,33 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 }
 
 // Close stops the sources and closes the history (removing it when it
-// was a temporary one).
-func (s *Service) Close() error { return s.coll.Close() }
+// was a temporary one), and gives back the memory limit it found.
+func (s *Service) Close() error {
+	s.restoreLimit()
+	return s.coll.Close()
+}
+
+// published forgets the answers cached for older states and paces the
+// memory limit on what the new state holds.
+func (s *Service) published(generation uint64) {
+	s.cache.reset(generation)
+	if s.pacer != nil {
+		n := s.pacer.Pace()
+		s.lastLimit.Store(n)
+		s.log.Debug("go memory limit paced", "bytes", n, "generation", generation)
+	}
+}
+
+// restoreLimit gives back the limit found at New, unless something set
+// another since this service last paced it.
+func (s *Service) restoreLimit() {
+	if s.pacer == nil {
+		return
+	}
+	if n := s.lastLimit.Load(); n == 0 || debug.SetMemoryLimit(-1) == n {
+		debug.SetMemoryLimit(s.prevLimit)
+	}
+}
 
 // HistoryPath is the history database's file as given ("": a temporary
 // file, removed on Close).
