@@ -108,6 +108,11 @@ func benchService(b *testing.B, scale int) (*instance, *benchWorld, *clock) {
 	clk := &clock{}
 	clk.set(w.snap.Window.End)
 	opts := liveOptions(filepath.Join(b.TempDir(), "history.db"))
+	// GPUWISE_SERVE_BENCH_HEADROOM: serve's --memory-headroom (0, the
+	// default: not paced; docs/performance.md measured 0.25).
+	if h, err := strconv.ParseFloat(os.Getenv("GPUWISE_SERVE_BENCH_HEADROOM"), 64); err == nil {
+		opts.MemoryHeadroom = h
+	}
 	in := startWith(&testing.T{}, opts, clk.now, staticInv{w.snap}, intervalReader{snap: w.snap, span: w.span})
 	b.Cleanup(func() { in.srv.Close(); in.svc.Close() })
 	serve.ExcludeFromPacing(in.svc, w.live)

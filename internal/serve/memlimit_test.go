@@ -63,7 +63,7 @@ func TestMemoryPacerLimit(t *testing.T) {
 		{"under the cap: not raised to it", 100 * mib, 0, 480 * mib, 164 * mib},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := serve.NewMemoryPacer(serve.DefaultMemoryHeadroom, tt.capBytes)
+			p := serve.NewMemoryPacer(serve.PacedMemoryHeadroom, tt.capBytes)
 			if got := p.Limit(tt.live, tt.other); got != tt.want {
 				t.Errorf("Limit(%d MiB live, %d MiB other) = %.1f MiB, want %.1f MiB", tt.live/mib, tt.other/mib, float64(got)/mib, float64(tt.want)/mib)
 			}

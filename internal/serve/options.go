@@ -102,8 +102,7 @@ func DefaultOptions() Options {
 	return Options{Listen: listen, Cluster: "default", Inventory: InventoryKube, Kube: app.DefaultKube(),
 		Window: 24 * time.Hour, Interval: 10 * time.Minute, Lag: time.Minute,
 		HourlyRetention: 35 * 24 * time.Hour, DailyRetention: 400 * 24 * time.Hour,
-		MaxWorkloads: 500, ShutdownTimeout: 20 * time.Second, HistoryLabels: DefaultHistoryLabels(),
-		MemoryHeadroom: DefaultMemoryHeadroom}
+		MaxWorkloads: 500, ShutdownTimeout: 20 * time.Second, HistoryLabels: DefaultHistoryLabels()}
 }
 
 // DefaultHistoryLabels are the labels the history keeps rows by unless

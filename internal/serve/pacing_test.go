@@ -21,8 +21,8 @@ func TestTheServicePacesTheGoMemoryLimitOnEachState(t *testing.T) {
 		headroom float64
 		paced    bool
 	}{
-		{"the default paces it", serve.DefaultMemoryHeadroom, true},
-		{"headroom 0: Go's own pacing", 0, false},
+		{"--memory-headroom 0.25 paces it", serve.PacedMemoryHeadroom, true},
+		{"the default, 0: Go's own pacing", liveOptions("").MemoryHeadroom, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := &clock{}
