@@ -6,7 +6,8 @@
 #   truth.json.gz  the simulator's snapshot: ground truth for the history
 #   pid         the Prometheus process (down.sh stops it)
 # Knobs: PROM_SCALE (default 4: 384 GPUs), PROM_DAYS (14), PROM_SEED (1),
-# PROM_STEP (5m). The window starts 2026-11-01T00:00:00Z.
+# PROM_STEP (5m), PROM_PORT (default: a free one of 20000-39999). The window
+# starts 2026-11-01T00:00:00Z.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . hack/lib/proc.sh
@@ -44,8 +45,9 @@ if [ "${major:-3}" -lt 2 ] || { [ "${major:-3}" -eq 2 ] && [ "${minor:-99}" -lt 
   extra+=(--storage.tsdb.allow-overlapping-blocks)
 fi
 
-port=""
+port=${PROM_PORT:-}
 for _ in $(seq 1 50); do
+  [ -z "$port" ] || break
   p=$((20000 + RANDOM % 20000))
   if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then port=$p; break; fi
 done

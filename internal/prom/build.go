@@ -89,7 +89,9 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 		listed()
 		return nil, err
 	}
-	ctrs := async(func() ctrRead { return r.readContainers(ctx, nodes.names()) })
+	cu := newCtrUsage()
+	cu.clock = r.clock
+	ctrs := async(func() ctrRead { return r.readContainers(ctx, nodes.names(), cu) })
 	podFacts := async(func() factSet { return r.readFacts(ctx, podFactMetrics) })
 	nodeFacts := r.readFacts(ctx, nodeFactMetrics)
 	inv := listed()
@@ -117,6 +119,7 @@ func (r *reader) build(ctx context.Context, cancel context.CancelFunc) (*cluster
 		return h
 	})
 	pods := buildPods(pf.facts, r.w, r.opts.InfoStep, pf.gpuFromLimits)
+	cu.onlyBin(gpuContainers(pods))
 	g := gpus()
 	if g.invErr != nil {
 		cancel()
@@ -450,6 +453,20 @@ func unknownGPUs(mig []string, others bool) string {
 	return strings.Join(where, " and ")
 }
 
+// gpuContainers are the keys (namespace/pod/container) of the containers
+// with GPU requests: the ones whose hourly bins hourlyOf folds.
+func gpuContainers(pods []*podFacts) map[string]struct{} {
+	ks := map[string]struct{}{}
+	for _, p := range pods {
+		for _, c := range p.pod.Containers {
+			if len(c.GPURequests) > 0 {
+				ks[p.pod.Key()+"/"+c.Name] = struct{}{}
+			}
+		}
+	}
+	return ks
+}
+
 // ctrRead is what the cAdvisor reads left.
 type ctrRead struct {
 	usage   *ctrUsage
@@ -461,9 +478,8 @@ type ctrRead struct {
 // readContainers reads cAdvisor series at Step resolution, node shard by
 // node shard. It needs only the node names, so it runs alongside the
 // facts and DCGM reads.
-func (r *reader) readContainers(ctx context.Context, names []string) ctrRead {
-	c := ctrRead{usage: newCtrUsage()}
-	c.usage.clock = r.clock
+func (r *reader) readContainers(ctx context.Context, names []string, u *ctrUsage) ctrRead {
+	c := ctrRead{usage: u}
 	shards := query.Shards(names, r.opts.ShardSize)
 	if len(shards) == 0 {
 		return c

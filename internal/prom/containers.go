@@ -24,6 +24,11 @@ type ctrUsage struct {
 	memHint, cpuHint atomic.Int64 // series of the last batches, to size the next
 	// clock, when set, bins the series by hour.
 	clock *hourClock
+	// binned, once set (onlyBin), are the containers whose hourly bins
+	// are kept: those with GPU requests, the only ones hourlyOf folds.
+	// Until the pods are known every container is binned; a series whose
+	// first frame comes after is not, which changes no answer.
+	binned atomic.Pointer[map[string]struct{}]
 
 	mu   sync.Mutex
 	ctrs map[string]*ctrSeries // namespace/pod/container
@@ -34,6 +39,23 @@ type ctrUsage struct {
 }
 
 func newCtrUsage() *ctrUsage { return &ctrUsage{ctrs: map[string]*ctrSeries{}} }
+
+// onlyBin keeps hourly bins, from now on, for the containers ks
+// (namespace/pod/container) only.
+func (u *ctrUsage) onlyBin(ks map[string]struct{}) { u.binned.Store(&ks) }
+
+// bins says whether container k's series are binned by hour.
+func (u *ctrUsage) bins(k string) bool {
+	if u.clock == nil {
+		return false
+	}
+	set := u.binned.Load()
+	if set == nil {
+		return true
+	}
+	_, ok := (*set)[k]
+	return ok
+}
 
 func (u *ctrUsage) commit(fn func(map[string]*ctrSeries), ks []string) {
 	u.mu.Lock()
@@ -83,7 +105,7 @@ func (m *memBatch) Series(l wire.Labels) query.Target {
 		m.series[k] = g
 	}
 	acc := query.Acc{Gauge: g, Check: &m.rng}
-	if m.u.clock != nil {
+	if m.u.bins(k) {
 		p := m.peaks[k]
 		if p == nil {
 			p = &cluster.Bins{}
@@ -150,8 +172,12 @@ func (u *ctrUsage) cpuBatch(cut float64) func() query.Batch {
 
 func (c *cpuBatch) Series(l wire.Labels) query.Target {
 	s := c.states.new()
-	s.cut, s.clock, s.rng = c.cut, c.u.clock, &c.rng
-	c.series = append(c.series, ctrState{ctrKey(l), s})
+	k := ctrKey(l)
+	s.cut, s.rng = c.cut, &c.rng
+	if c.u.bins(k) {
+		s.clock = c.u.clock
+	}
+	c.series = append(c.series, ctrState{k, s})
 	return query.Target{Sink: s}
 }
 
@@ -259,10 +285,21 @@ func (c *counterBatch) Series(l wire.Labels) query.Target {
 	if c.u.clock == nil {
 		return query.Target{}
 	}
+	k := ctrKey(l)
+	if !c.u.bins(k) { // its samples only checked (the range notes), never binned
+		return query.Target{Sink: checkOnly{&c.rng}}
+	}
 	s := &counterBins{c: c.u.clock, into: &cluster.Bins{}, instant: c.kind == oomEvents, cut: c.cut, rng: &c.rng}
-	c.series = append(c.series, ctrCounter{ctrKey(l), s})
+	c.series = append(c.series, ctrCounter{k, s})
 	return query.Target{Sink: s}
 }
+
+// checkOnly counts a series' samples outside the metric's range, and
+// keeps nothing.
+type checkOnly struct{ rng *query.Range }
+
+func (c checkOnly) Samples(xs []wire.Sample) { c.rng.Keep(xs) }
+func (checkOnly) End()                       {}
 
 func (c *counterBatch) Commit() {
 	ks := make([]string, len(c.series))
