@@ -586,7 +586,7 @@ func TestTablesOnOnePageSortApart(t *testing.T) {
 // with no console problem and no sideways scrolling.
 func TestIdleViewShowsWhyGPUsIdle(t *testing.T) {
 	d := start(t)
-	const src = "api/v1/report?by=workload&top=50"
+	const src = "api/v1/report?by=workload&top=50&limit=0" // the idle view reads the leaderboard, not the rows
 	ic := d.answer(t, src).(map[string]any)["idle_causes"].(map[string]any)
 	totals := ic["totals"].([]any)
 	byWorkload := map[string]map[string]any{}
@@ -708,7 +708,7 @@ func TestBillReconciliationPanel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const src = "api/v1/report?by=workload&top=50"
+	const src = "api/v1/report?by=workload&top=50&limit=0" // the idle view reads the leaderboard, not the rows
 	rc, ok := d.answer(t, src).(map[string]any)["reconciliation"].(map[string]any)
 	if !ok {
 		t.Fatal("the served report has no reconciliation")
