@@ -95,27 +95,15 @@ func (b *gaudiBatch) Series(l wire.Labels) query.Target {
 	if ns == "" || name == "" || err != nil || id < 0 {
 		return query.Target{}
 	}
-	k := gaudiDevice{ns + "/" + name, id}
-	return query.Target{Acc: query.Acc{Timed: func(t, v, s float64) {
-		if !b.mem {
-			v /= 100 // percent
-		}
-		if v >= 0 && (b.mem || v <= ratioMax) && s > 0 {
-			b.series[k] = append(b.series[k], neuronPoint{t, v, s})
-		}
-	}}}
+	return pointsOf(b.series, gaudiDevice{ns + "/" + name, id}, b.mem, 100) // utilization in percent
 }
 
 func (b *gaudiBatch) Commit() {
-	b.r.mu.Lock()
-	defer b.r.mu.Unlock()
 	to := b.r.act
 	if b.mem {
 		to = b.r.mem
 	}
-	for k, ps := range b.series {
-		to[k] = append(to[k], ps...)
-	}
+	commitPoints(&b.r.mu, to, b.series)
 }
 
 // measureGaudi gives each pod's Gaudi holdings (placed from its requests)

@@ -145,22 +145,36 @@ func (b *neuronBatch) Series(l wire.Labels) query.Target {
 	if node == "" || err != nil || core < 0 || core > 4096 {
 		return query.Target{}
 	}
-	k := neuronCore{node, core}
-	return query.Target{Acc: query.Acc{Timed: func(t, v, s float64) {
-		if v >= 0 && (b.mem || v <= ratioMax) && s > 0 {
-			b.series[k] = append(b.series[k], neuronPoint{t, v, s})
-		}
-	}}}
+	return pointsOf(b.series, neuronCore{node, core}, b.mem, 1)
 }
 
 func (b *neuronBatch) Commit() {
-	b.r.mu.Lock()
-	defer b.r.mu.Unlock()
 	to := b.r.cores
 	if b.mem {
 		to = b.r.mem
 	}
-	for k, ps := range b.series {
+	commitPoints(&b.r.mu, to, b.series)
+}
+
+// pointsOf is the target that keeps a series' samples under k: a memory
+// series any non-negative value, an activity series a ratio (its value
+// divided by scale: 100 for a percent) up to ratioMax.
+func pointsOf[K comparable](series map[K][]neuronPoint, k K, mem bool, scale float64) query.Target {
+	return query.Target{Acc: query.Acc{Timed: func(t, v, s float64) {
+		if !mem {
+			v /= scale
+		}
+		if v >= 0 && (mem || v <= ratioMax) && s > 0 {
+			series[k] = append(series[k], neuronPoint{t, v, s})
+		}
+	}}}
+}
+
+// commitPoints adds a batch's series to the read's, under its lock.
+func commitPoints[K comparable](mu *sync.Mutex, to, from map[K][]neuronPoint) {
+	mu.Lock()
+	defer mu.Unlock()
+	for k, ps := range from {
 		to[k] = append(to[k], ps...)
 	}
 }
