@@ -49,8 +49,9 @@ var (
 	defaultGPUDeviceClasses      = []string{cluster.DRAGPUClass, cluster.DRAMIGClass}
 )
 
-// claimArtefacts are, per claim shape, the policy and its two bindings
-// (the native engine only).
+// claimArtefacts are, per claim shape, the native policy and its two
+// bindings (Kyverno and Gatekeeper write a claim policy per rule:
+// engineShapes).
 func (s Settings) claimArtefacts() []Artefact {
 	var rules []Rule
 	for _, r := range claimRules {
@@ -174,6 +175,28 @@ func kindOf(sh shape) string {
 		return "ResourceClaimTemplate"
 	}
 	return "ResourceClaim"
+}
+
+// appliesToClaims reports whether a rule reads what a claim asks.
+func appliesToClaims(r Rule) bool { return slices.Contains(claimRules, r) }
+
+// engineShapes are the shapes Kyverno and Gatekeeper policies of a rule
+// are written for: pods and, for the rules that apply to claims, the
+// claim shapes.
+func engineShapes(r Rule) []shape {
+	if appliesToClaims(r) {
+		return append([]shape{podShape}, claimShapes...)
+	}
+	return []shape{podShape}
+}
+
+// engineProgram is a rule's CEL for a shape: the claim program for a
+// claim shape (the one the native claim policies hold), else the pod's.
+func (g gen) engineProgram(r Rule, sh shape) program {
+	if sh.requests != "" {
+		return g.claimProgram(r, sh)
+	}
+	return g.program(r, sh)
 }
 
 func (s Settings) wholeGPUDeviceClasses() []string {
