@@ -33,9 +33,9 @@ import (
 
 // The claim shapes: requests is the CEL path to the device requests.
 var (
-	claimShape = shape{suffix: "-resourceclaims", requests: "object.spec.devices.?requests.orValue([])",
+	claimShape = shape{suffix: "-resourceclaims", requests: "object.spec.?devices.?requests.orValue([])",
 		resources: []string{"resource.k8s.io/v1/resourceclaims"}}
-	claimTemplateShape = shape{suffix: "-resourceclaimtemplates", requests: "object.spec.spec.devices.?requests.orValue([])",
+	claimTemplateShape = shape{suffix: "-resourceclaimtemplates", requests: "object.spec.?spec.?devices.?requests.orValue([])",
 		resources: []string{"resource.k8s.io/v1/resourceclaimtemplates"}}
 	claimShapes = []shape{claimShape, claimTemplateShape}
 )
