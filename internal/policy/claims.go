@@ -31,14 +31,20 @@ import (
 // requests no GPU" (GW002): admission sees only the pod, not the class of
 // the claims it names, so it gives such a pod the benefit of the doubt.
 
-// The claim shapes: requests is the CEL path to the device requests.
+// The claim shapes: requests is CEL for the device requests.
 var (
-	claimShape = shape{suffix: "-resourceclaims", requests: "object.spec.?devices.?requests.orValue([])",
+	claimShape = shape{suffix: "-resourceclaims", requests: listOrEmpty("object.spec.?devices.?requests.orValue([])"),
 		resources: []string{"resource.k8s.io/v1/resourceclaims"}}
-	claimTemplateShape = shape{suffix: "-resourceclaimtemplates", requests: "object.spec.?spec.?devices.?requests.orValue([])",
+	claimTemplateShape = shape{suffix: "-resourceclaimtemplates", requests: listOrEmpty("object.spec.?spec.?devices.?requests.orValue([])"),
 		resources: []string{"resource.k8s.io/v1/resourceclaimtemplates"}}
 	claimShapes = []shape{claimShape, claimTemplateShape}
 )
+
+// listOrEmpty is the list at path x, [] when x is null: resource.k8s.io/v1
+// writes a claim without requests as "requests": null (the field has no
+// omitempty), which the API server hands to CEL as null, not as absent,
+// so the optional field alone does not cover it.
+func listOrEmpty(x string) string { return "(type(" + x + ") == list ? " + x + " : [])" }
 
 // claimRules are the rules that apply to ResourceClaims.
 var claimRules = []Rule{RuleDevWholeGPU, RuleMaxGPUs}
