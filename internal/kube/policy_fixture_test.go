@@ -9,8 +9,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/config"
 	"github.com/gpuwise/gpuwise/internal/policy"
 )
@@ -82,4 +85,61 @@ func splitRules(s string) []string {
 		return nil
 	}
 	return strings.Split(s, ",")
+}
+
+// The claim policies' Go evaluator (what the audit and the preview count)
+// decides the shared claim fixtures as the real API server and gator do
+// (test/integration/kube), on the claims and templates as this source
+// converts them. A snapshot keeps a firstAvailable request's first
+// alternative only; where that changes the answer the fixture says so
+// (gpuwise.test/refused-in-snapshot).
+func TestPolicyEvaluatorOnTheSharedClaimFixtures(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../policy/testdata/claims.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dra := &cluster.DRAInfo{}
+	want := map[string][]string{}
+	for _, doc := range strings.Split(string(b), "\n---\n") {
+		var tm metav1.TypeMeta
+		if err := yaml.Unmarshal([]byte(doc), &tm); err != nil {
+			t.Fatal(err)
+		}
+		var om metav1.ObjectMeta
+		switch tm.Kind {
+		case "ResourceClaim":
+			var c resourcev1.ResourceClaim
+			if err := yaml.UnmarshalStrict([]byte(doc), &c); err != nil {
+				t.Fatal(err)
+			}
+			om = c.ObjectMeta
+			dra.Claims = append(dra.Claims, cluster.ResourceClaim{Namespace: c.Namespace, Name: c.Name, Requests: requestsOf(&c.Spec)})
+		case "ResourceClaimTemplate":
+			var c resourcev1.ResourceClaimTemplate
+			if err := yaml.UnmarshalStrict([]byte(doc), &c); err != nil {
+				t.Fatal(err)
+			}
+			om = c.ObjectMeta
+			dra.Templates = append(dra.Templates, convertTemplate(&c))
+		default:
+			t.Fatalf("claim fixture of kind %q", tm.Kind)
+		}
+		rules := om.Annotations["gpuwise.test/refused"]
+		if w, ok := om.Annotations["gpuwise.test/refused-in-snapshot"]; ok {
+			rules = w
+		}
+		for _, r := range splitRules(rules) {
+			want[r] = append(want[r], tm.Kind+" "+om.Namespace+"/"+om.Name)
+		}
+	}
+	if len(dra.Claims) < 10 || len(dra.Templates) < 4 {
+		t.Fatalf("%d claim and %d template fixtures", len(dra.Claims), len(dra.Templates))
+	}
+	for _, v := range want {
+		slices.Sort(v)
+	}
+	if diff := cmp.Diff(want, fixtureSettings(t).EvaluateClaims(dra)); diff != "" {
+		t.Errorf("refused by rule (-want +got):\n%s", diff)
+	}
 }

@@ -31,14 +31,20 @@ import (
 // requests no GPU" (GW002): admission sees only the pod, not the class of
 // the claims it names, so it gives such a pod the benefit of the doubt.
 
-// The claim shapes: requests is the CEL path to the device requests.
+// The claim shapes: requests is CEL for the device requests.
 var (
-	claimShape = shape{suffix: "-resourceclaims", requests: "object.spec.devices.?requests.orValue([])",
+	claimShape = shape{suffix: "-resourceclaims", requests: listOrEmpty("object.spec.?devices.?requests.orValue([])"),
 		resources: []string{"resource.k8s.io/v1/resourceclaims"}}
-	claimTemplateShape = shape{suffix: "-resourceclaimtemplates", requests: "object.spec.spec.devices.?requests.orValue([])",
+	claimTemplateShape = shape{suffix: "-resourceclaimtemplates", requests: listOrEmpty("object.spec.?spec.?devices.?requests.orValue([])"),
 		resources: []string{"resource.k8s.io/v1/resourceclaimtemplates"}}
 	claimShapes = []shape{claimShape, claimTemplateShape}
 )
+
+// listOrEmpty is the list at path x, [] when x is null: resource.k8s.io/v1
+// writes a claim without requests as "requests": null (the field has no
+// omitempty), which the API server hands to CEL as null, not as absent,
+// so the optional field alone does not cover it.
+func listOrEmpty(x string) string { return "(type(" + x + ") == list ? " + x + " : [])" }
 
 // claimRules are the rules that apply to ResourceClaims.
 var claimRules = []Rule{RuleDevWholeGPU, RuleMaxGPUs}
@@ -49,8 +55,9 @@ var (
 	defaultGPUDeviceClasses      = []string{cluster.DRAGPUClass, cluster.DRAMIGClass}
 )
 
-// claimArtefacts are, per claim shape, the policy and its two bindings
-// (the native engine only).
+// claimArtefacts are, per claim shape, the native policy and its two
+// bindings (Kyverno and Gatekeeper write a claim policy per rule:
+// engineShapes).
 func (s Settings) claimArtefacts() []Artefact {
 	var rules []Rule
 	for _, r := range claimRules {
@@ -174,6 +181,28 @@ func kindOf(sh shape) string {
 		return "ResourceClaimTemplate"
 	}
 	return "ResourceClaim"
+}
+
+// appliesToClaims reports whether a rule reads what a claim asks.
+func appliesToClaims(r Rule) bool { return slices.Contains(claimRules, r) }
+
+// engineShapes are the shapes Kyverno and Gatekeeper policies of a rule
+// are written for: pods and, for the rules that apply to claims, the
+// claim shapes.
+func engineShapes(r Rule) []shape {
+	if appliesToClaims(r) {
+		return append([]shape{podShape}, claimShapes...)
+	}
+	return []shape{podShape}
+}
+
+// engineProgram is a rule's CEL for a shape: the claim program for a
+// claim shape (the one the native claim policies hold), else the pod's.
+func (g gen) engineProgram(r Rule, sh shape) program {
+	if sh.requests != "" {
+		return g.claimProgram(r, sh)
+	}
+	return g.program(r, sh)
 }
 
 func (s Settings) wholeGPUDeviceClasses() []string {

@@ -71,17 +71,35 @@ func enforcementAction(m Mode) string {
 	return "warn"
 }
 
+// gatekeeper is a rule's template and constraint for pods and, for a rule
+// that applies to ResourceClaims, a template and constraint per claim
+// shape (engineShapes), each from the CEL the native policies hold.
 func (s Settings) gatekeeper(r Rule) Artefact {
-	prog := gen{s: s}.program(r, podShape)
-	kind := r.ConstraintKind()
-	name := r.ObjectName()
-	// Gatekeeper names the template after the kind, in lower case.
-	tmpl := Object{APIVersion: "templates.gatekeeper.sh/v1", Kind: "ConstraintTemplate", Metadata: meta(strings.ToLower(kind), r, podShape),
-		Spec: templateSpec{CRD: templateCRD{Spec: templateCRDSpec{Names: templateNames{Kind: kind}}},
-			Targets: []templateTarget{{Target: "admission.k8s.gatekeeper.sh", Operations: []string{"CREATE"},
-				Code: []templateCode{{Engine: "K8sNativeValidation", Source: celSource{FailurePolicy: "Fail", Variables: prog.Variables, Validations: prog.Validations}}}}}}}
-	cons := Object{APIVersion: "constraints.gatekeeper.sh/v1beta1", Kind: kind, Metadata: meta(name, r, podShape),
-		Spec: constraintSpec{EnforcementAction: enforcementAction(s.ModeOf(r.Name)),
-			Match: constraintMatch{Kinds: []constraintKinds{{APIGroups: []string{""}, Kinds: []string{"Pod"}}}, ExcludedNamespaces: s.exemptSelector().MatchExpressions[0].Values}}}
-	return Artefact{Name: name, Objects: []Object{tmpl, cons}}
+	a := Artefact{Name: r.ObjectName()}
+	for _, sh := range engineShapes(r) {
+		prog := gen{s: s}.engineProgram(r, sh)
+		kind := constraintKind(r, sh)
+		group, objKind := sh.kind()
+		// Gatekeeper names the template after the kind, in lower case.
+		tmpl := Object{APIVersion: "templates.gatekeeper.sh/v1", Kind: "ConstraintTemplate", Metadata: meta(strings.ToLower(kind), r, sh),
+			Spec: templateSpec{CRD: templateCRD{Spec: templateCRDSpec{Names: templateNames{Kind: kind}}},
+				Targets: []templateTarget{{Target: "admission.k8s.gatekeeper.sh", Operations: []string{"CREATE"},
+					Code: []templateCode{{Engine: "K8sNativeValidation", Source: celSource{FailurePolicy: "Fail", Variables: prog.Variables, Validations: prog.Validations}}}}}}}
+		cons := Object{APIVersion: "constraints.gatekeeper.sh/v1beta1", Kind: kind, Metadata: meta(objectName(r, sh), r, sh),
+			Spec: constraintSpec{EnforcementAction: enforcementAction(s.ModeOf(r.Name)),
+				Match: constraintMatch{Kinds: []constraintKinds{{APIGroups: []string{group}, Kinds: []string{objKind}}}, ExcludedNamespaces: s.exemptSelector().MatchExpressions[0].Values}}}
+		a.Objects = append(a.Objects, tmpl, cons)
+	}
+	return a
+}
+
+// constraintKind is the constraint kind of a rule's policy for a shape:
+// the rule's kind for pods, "GpuwiseGw006WholeGpuInDevNamespaceResourceClaims"
+// for claims.
+func constraintKind(r Rule, sh shape) string {
+	if sh.name() == ShapePods {
+		return r.ConstraintKind()
+	}
+	_, kind := sh.kind()
+	return r.ConstraintKind() + kind + "s"
 }

@@ -29,23 +29,39 @@ func vpolActions(m Mode) []string {
 	return []string{"Audit", "Warn"}
 }
 
+// kyverno is a rule's Kyverno policies: one for pods and, for a rule that
+// applies to ResourceClaims, one per claim shape (engineShapes), each from
+// the CEL the native policies hold.
 func (s Settings) kyverno(r Rule, legacy bool) Artefact {
-	prog := gen{s: s}.program(r, podShape)
-	name := r.ObjectName()
-	if legacy {
-		return Artefact{Name: name, Objects: []Object{s.clusterPolicy(r, prog)}}
+	a := Artefact{Name: r.ObjectName()}
+	for _, sh := range engineShapes(r) {
+		prog := gen{s: s}.engineProgram(r, sh)
+		if legacy {
+			a.Objects = append(a.Objects, s.clusterPolicy(r, sh, prog))
+		} else {
+			a.Objects = append(a.Objects, s.validatingPolicy(r, sh, prog))
+		}
 	}
+	return a
+}
+
+func (s Settings) validatingPolicy(r Rule, sh shape, prog program) Object {
 	spec := vpolSpec{ValidationActions: vpolActions(s.ModeOf(r.Name)), FailurePolicy: "Fail",
-		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: podShape.rules()},
+		MatchConstraints: matchResources{NamespaceSelector: s.exemptSelector(), ResourceRules: sh.rules()},
 		Variables:        prog.Variables, Validations: prog.Validations}
-	// Kyverno rewrites pod policies for Deployments, Jobs, CronJobs… by
-	// text replacement of object.spec and object.metadata. The agent
-	// exception reads the pod's ownerReferences, which a template lacks,
-	// so that rule stays on pods.
-	if r == RuleNonGPUToleration {
+	if !autogen(r, sh) {
 		spec.Autogen = &vpolAutogen{PodControllers: vpolControllers{Controllers: []string{}}}
 	}
-	return Artefact{Name: name, Objects: []Object{{APIVersion: "policies.kyverno.io/v1", Kind: "ValidatingPolicy", Metadata: meta(name, r, podShape), Spec: spec}}}
+	return Object{APIVersion: "policies.kyverno.io/v1", Kind: "ValidatingPolicy", Metadata: meta(objectName(r, sh), r, sh), Spec: spec}
+}
+
+// autogen reports whether Kyverno may copy the policy to the pod
+// controllers (Deployments, Jobs, CronJobs…), which it does by text
+// replacement of object.spec and object.metadata. The agent exception
+// reads the pod's ownerReferences, which a template lacks, so that rule
+// stays on pods; a claim policy is for no pod controller.
+func autogen(r Rule, sh shape) bool {
+	return sh.name() == ShapePods && r != RuleNonGPUToleration
 }
 
 type clusterPolicySpec struct {
@@ -87,18 +103,23 @@ type kyvernoCEL struct {
 }
 
 // clusterPolicy is the legacy form: one rule, Audit (with API warnings)
-// or Enforce. Kyverno's autogen copies it to the pod controllers.
-func (s Settings) clusterPolicy(r Rule, prog program) Object {
+// or Enforce. Kyverno's autogen copies a pod policy to the pod
+// controllers.
+func (s Settings) clusterPolicy(r Rule, sh shape, prog program) Object {
 	action, warn := "Audit", true
 	if s.ModeOf(r.Name) == Deny {
 		action, warn = "Enforce", false
 	}
-	rule := kyvernoRule{Name: r.Name,
-		Match:    kyvernoMatch{Any: []kyvernoFilter{{Resources: kyvernoResources{Kinds: []string{"Pod"}, Operations: []string{"CREATE"}}}}},
+	group, kind := sh.kind()
+	if group != "" {
+		kind = group + "/" + sh.version() + "/" + kind
+	}
+	rule := kyvernoRule{Name: r.Name + sh.suffix,
+		Match:    kyvernoMatch{Any: []kyvernoFilter{{Resources: kyvernoResources{Kinds: []string{kind}, Operations: []string{"CREATE"}}}}},
 		Exclude:  &kyvernoMatch{Any: []kyvernoFilter{{Resources: kyvernoResources{Namespaces: s.exemptSelector().MatchExpressions[0].Values}}}},
 		Validate: kyvernoValidate{FailureAction: action, CEL: kyvernoCEL{Variables: prog.Variables, Expressions: prog.Validations}}}
-	m := meta(r.ObjectName(), r, podShape)
-	if r == RuleNonGPUToleration {
+	m := meta(objectName(r, sh), r, sh)
+	if !autogen(r, sh) {
 		m.Annotations["pod-policies.kyverno.io/autogen-controllers"] = "none"
 	}
 	return Object{APIVersion: "kyverno.io/v1", Kind: "ClusterPolicy", Metadata: m,

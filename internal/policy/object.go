@@ -60,6 +60,18 @@ func (sh shape) name() string {
 	return ShapePods
 }
 
+// kind is the API group and kind of a shape of one kind: pods, claims or
+// claim templates (Kyverno's and Gatekeeper's shapes, engineShapes).
+func (sh shape) kind() (group, kind string) {
+	if sh.requests != "" {
+		return "resource.k8s.io", kindOf(sh)
+	}
+	return "", "Pod"
+}
+
+// version is the API version of a per-kind shape's resources.
+func (sh shape) version() string { return strings.SplitN(sh.resources[0], "/", 3)[1] }
+
 func meta(name string, r Rule, sh shape) Meta {
 	m := Meta{Name: name, Labels: map[string]string{LabelManagedBy: ManagedBy, LabelRule: r.Name, LabelShape: sh.name()},
 		Annotations: map[string]string{annotationSummary: r.Summary}}

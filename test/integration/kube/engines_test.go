@@ -209,3 +209,86 @@ func checkFixtureVerdicts(t *testing.T, engine string, got map[string][]string, 
 
 // cmpEmpty treats nil and empty rule lists alike.
 var cmpEmpty = cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) })
+
+// gator decides the shared ResourceClaim and ResourceClaimTemplate
+// fixtures with the generated Gatekeeper claim policies exactly as their
+// annotations say, the same verdicts the native claim policies give on the
+// real API server (TestAdmissionPoliciesOnTheRealAPIServer/shared claim
+// fixtures).
+func TestGatorOnTheSharedClaimFixtures(t *testing.T) {
+	gator := os.Getenv("GPUWISE_GATOR")
+	if gator == "" {
+		t.Fatal("GPUWISE_GATOR is unset: run `make integration-kube`, which builds gator")
+	}
+	dir := filepath.Join(generatePolicies(t, "--engine", "gatekeeper", "--mode", "deny", "--policy-settings", fixtureSettings), "policy", "gatekeeper")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	args := []string{"test", "-o", "json", "-f", fixtureClaimsFile}
+	for _, f := range files {
+		args = append(args, "-f", f)
+	}
+	out, err := exec.Command(gator, args...).Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+		t.Fatalf("gator test: %v", err)
+	}
+	var results []struct {
+		Object struct {
+			Kind     string
+			Metadata struct{ Name, Namespace string }
+		} `json:"violatingObject"`
+		Constraint struct {
+			Metadata struct{ Labels map[string]string }
+		} `json:"constraint"`
+	}
+	if err := json.Unmarshal(out, &results); err != nil {
+		t.Fatalf("gator output: %v\n%s", err, out)
+	}
+	got := map[string][]string{}
+	for _, r := range results {
+		k := r.Object.Kind + " " + r.Object.Metadata.Namespace + "/" + r.Object.Metadata.Name
+		got[k] = append(got[k], r.Constraint.Metadata.Labels["gpuwise.io/rule"])
+	}
+	checkClaimVerdicts(t, "gator", got)
+}
+
+// fixtureClaims reads the shared claim fixtures.
+func fixtureClaims(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	b, err := os.ReadFile(fixtureClaimsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*unstructured.Unstructured
+	for _, doc := range strings.Split(string(b), "\n---\n") {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatalf("%s: %v", fixtureClaimsFile, err)
+		}
+		out = append(out, &unstructured.Unstructured{Object: m})
+	}
+	if len(out) < 14 {
+		t.Fatalf("%d claim fixtures", len(out))
+	}
+	return out
+}
+
+// claimKey names a claim fixture as the verdicts do: "Kind ns/name".
+func claimKey(o *unstructured.Unstructured) string {
+	return o.GetKind() + " " + o.GetNamespace() + "/" + o.GetName()
+}
+
+// checkClaimVerdicts compares an engine's refusals, by claim, with the
+// claim fixtures' annotations.
+func checkClaimVerdicts(t *testing.T, engine string, got map[string][]string) {
+	t.Helper()
+	for _, o := range fixtureClaims(t) {
+		k := claimKey(o)
+		g := slices.Sorted(slices.Values(got[k]))
+		if diff := cmp.Diff(splitRules(o.GetAnnotations()["gpuwise.test/refused"]), g, cmpEmpty); diff != "" {
+			t.Errorf("%s: %s refused by (-want +got):\n%s", engine, k, diff)
+		}
+		delete(got, k)
+	}
+	for k := range got {
+		t.Errorf("%s refused %s, which is no claim fixture", engine, k)
+	}
+}

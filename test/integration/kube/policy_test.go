@@ -37,6 +37,9 @@ import (
 const (
 	fixtureSettings = "../../../internal/policy/testdata/settings.yaml"
 	fixturePodsFile = "../../../internal/policy/testdata/pods.yaml"
+	// fixtureClaimsFile holds the shared ResourceClaim and template
+	// fixtures of the claim policies.
+	fixtureClaimsFile = "../../../internal/policy/testdata/claims.yaml"
 )
 
 var policyNamespaces = []string{"pol-ml", "pol-agents", "dev-pol"}
@@ -66,6 +69,7 @@ func TestAdmissionPoliciesOnTheRealAPIServer(t *testing.T) {
 	t.Run("quantity forms", func(t *testing.T) { checkQuantityForms(ctx, t, cs) })
 	t.Run("workloads", func(t *testing.T) { checkWorkloads(ctx, t, cs) })
 	t.Run("resource claims", func(t *testing.T) { checkClaims(ctx, t, cs) })
+	t.Run("shared claim fixtures", func(t *testing.T) { checkClaimFixtures(ctx, t, dyn) })
 	t.Run("warn", func(t *testing.T) {
 		rollout(t, cfg, dir, "warn")
 		waitMode(ctx, t, cs, false)

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -105,4 +107,26 @@ func checkClaims(ctx context.Context, t *testing.T, cs *kubernetes.Clientset) {
 	if _, err := cs.CoreV1().Pods("pol-ml").Create(ctx, plain, dry); err == nil || !strings.Contains(err.Error(), "gpuwise GW002 non-gpu-pod-tolerates-gpu-taint") {
 		t.Errorf("the same pod without a claim: %v; want refused by GW002", err)
 	}
+}
+
+// checkClaimFixtures: the native claim policies, in deny mode, refuse
+// each shared claim fixture by exactly the rules its annotation names
+// (server-side dry runs), the verdicts gator gives with the Gatekeeper
+// claim policies (TestGatorOnTheSharedClaimFixtures).
+func checkClaimFixtures(ctx context.Context, t *testing.T, dyn dynamic.Interface) {
+	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	got := map[string][]string{}
+	for _, o := range fixtureClaims(t) {
+		gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: strings.ToLower(o.GetKind()) + "s"}
+		_, err := dyn.Resource(gvr).Namespace(o.GetNamespace()).Create(ctx, o, dry)
+		if err == nil {
+			continue
+		}
+		rules := rulesIn(err.Error())
+		if len(rules) == 0 {
+			t.Errorf("%s: refused by no gpuwise rule: %v", claimKey(o), err)
+		}
+		got[claimKey(o)] = rules
+	}
+	checkClaimVerdicts(t, "the API server", got)
 }
