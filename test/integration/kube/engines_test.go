@@ -153,9 +153,18 @@ func TestGatorOnTheSharedFixtures(t *testing.T) {
 	if gator == "" {
 		t.Fatal("GPUWISE_GATOR is unset: run `make integration-kube`, which builds gator")
 	}
+	got := gatorRefusals(t, gator, fixturePodsFile, func(kind, ns, name string) string { return ns + "/" + name })
+	checkFixtureVerdicts(t, "gator", got, false)
+}
+
+// gatorRefusals runs `gator test` on a fixtures file with the generated
+// deny-mode Gatekeeper policies and gives the rules that refused each
+// object, keyed by key(kind, namespace, name).
+func gatorRefusals(t *testing.T, gator, fixtures string, key func(kind, ns, name string) string) map[string][]string {
+	t.Helper()
 	dir := filepath.Join(generatePolicies(t, "--engine", "gatekeeper", "--mode", "deny", "--policy-settings", fixtureSettings), "policy", "gatekeeper")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	args := []string{"test", "-o", "json", "-f", fixturePodsFile}
+	args := []string{"test", "-o", "json", "-f", fixtures}
 	for _, f := range files {
 		args = append(args, "-f", f)
 	}
@@ -166,6 +175,7 @@ func TestGatorOnTheSharedFixtures(t *testing.T) {
 	}
 	var results []struct {
 		Object struct {
+			Kind     string
 			Metadata struct{ Name, Namespace string }
 		} `json:"violatingObject"`
 		Constraint struct {
@@ -177,10 +187,10 @@ func TestGatorOnTheSharedFixtures(t *testing.T) {
 	}
 	got := map[string][]string{}
 	for _, r := range results {
-		k := r.Object.Metadata.Namespace + "/" + r.Object.Metadata.Name
+		k := key(r.Object.Kind, r.Object.Metadata.Namespace, r.Object.Metadata.Name)
 		got[k] = append(got[k], r.Constraint.Metadata.Labels["gpuwise.io/rule"])
 	}
-	checkFixtureVerdicts(t, "gator", got, false)
+	return got
 }
 
 // checkFixtureVerdicts compares an engine's refusals, by pod, with the
@@ -220,33 +230,7 @@ func TestGatorOnTheSharedClaimFixtures(t *testing.T) {
 	if gator == "" {
 		t.Fatal("GPUWISE_GATOR is unset: run `make integration-kube`, which builds gator")
 	}
-	dir := filepath.Join(generatePolicies(t, "--engine", "gatekeeper", "--mode", "deny", "--policy-settings", fixtureSettings), "policy", "gatekeeper")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	args := []string{"test", "-o", "json", "-f", fixtureClaimsFile}
-	for _, f := range files {
-		args = append(args, "-f", f)
-	}
-	out, err := exec.Command(gator, args...).Output()
-	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
-		t.Fatalf("gator test: %v", err)
-	}
-	var results []struct {
-		Object struct {
-			Kind     string
-			Metadata struct{ Name, Namespace string }
-		} `json:"violatingObject"`
-		Constraint struct {
-			Metadata struct{ Labels map[string]string }
-		} `json:"constraint"`
-	}
-	if err := json.Unmarshal(out, &results); err != nil {
-		t.Fatalf("gator output: %v\n%s", err, out)
-	}
-	got := map[string][]string{}
-	for _, r := range results {
-		k := r.Object.Kind + " " + r.Object.Metadata.Namespace + "/" + r.Object.Metadata.Name
-		got[k] = append(got[k], r.Constraint.Metadata.Labels["gpuwise.io/rule"])
-	}
+	got := gatorRefusals(t, gator, fixtureClaimsFile, func(kind, ns, name string) string { return kind + " " + ns + "/" + name })
 	checkClaimVerdicts(t, "gator", got)
 }
 
