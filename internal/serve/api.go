@@ -31,7 +31,10 @@ type compute func(ctx context.Context, q *query, st *State) (*answer, error)
 // computed one. Partial or stale results say so in X-Gpuwise-Partial.
 func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		st := s.State()
+		st, prepared := s.State(), pinned(r)
+		if prepared != nil { // warm: st is about to be published
+			st = prepared
+		}
 		if st == nil {
 			writeError(w, http.StatusServiceUnavailable, "not ready", errors.New("no result yet: the first cycle is still running (see /readyz)"))
 			return
@@ -78,7 +81,11 @@ func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 			a.partial = st.Partial()
 		}
 		c := cached{body: a.body, contentType: a.contentType, partial: s.scrub.text(headerText(a.partial))}
-		s.cache.put(st.Generation, key, c)
+		if prepared != nil {
+			s.cache.prepare(st.Generation, key, c)
+		} else {
+			s.cache.put(st.Generation, key, c)
+		}
 		write(w, c.body, c.contentType, c.partial)
 	}
 }
