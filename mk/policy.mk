@@ -1,5 +1,5 @@
 ## verify-kyverno: the generated Kyverno and native policies under the kyverno
-## CLI on the shared pod fixtures. The CLI is built once from a copy of its Go
+## CLI on the shared pod and claim fixtures. The CLI is built once from a copy of its Go
 ## module into $(GPUWISE_CACHE)/policyengines (its go.mod has a replace
 ## directive, so `go install` refuses it): ~7-11 min and ~400 MB the first
 ## time, seconds after. Not part of `make test`; run it when the policies

@@ -151,12 +151,16 @@ func (g gen) claimDevWholeGPU(sh shape) program {
 
 // claimMaxGPUs counts the GPU devices a claim asks for: each request's
 // count (ExactCount; allocationMode All is more than any cap), the largest
-// alternative of a firstAvailable request.
+// alternative of a firstAvailable request. The count is wrapped in int():
+// the API server types it int64, but Kyverno's CLI reads the claim as
+// untyped JSON, where it is a double, and CEL has no sum or max over a list
+// of ints and doubles ("no such overload"): every GPU claim would then be an
+// evaluation error, which failurePolicy Fail turns into a refusal.
 func (g gen) claimMaxGPUs(sh shape) program {
 	classes := g.s.gpuDeviceClasses()
 	const all = "1025" // above any cap Validate allows
 	count := func(x string) string {
-		return "(" + inClasses(x+".deviceClassName", classes) + " ? (" + x + ".?allocationMode.orValue('ExactCount') == 'All' ? " + all + " : " + x + ".?count.orValue(1)) : 0)"
+		return "(" + inClasses(x+".deviceClassName", classes) + " ? (" + x + ".?allocationMode.orValue('ExactCount') == 'All' ? " + all + " : int(" + x + ".?count.orValue(1))) : 0)"
 	}
 	exact := "(has(r.exactly) ? " + count("r.exactly") + " : ([0] + r.?firstAvailable.orValue([]).map(a, " + count("a") + ")).max())"
 	vars := []Variable{{"requests", sh.requests},

@@ -264,7 +264,14 @@ func claimKey(o *unstructured.Unstructured) string {
 // claim fixtures' annotations.
 func checkClaimVerdicts(t *testing.T, engine string, got map[string][]string) {
 	t.Helper()
-	for _, o := range fixtureClaims(t) {
+	checkClaimVerdictsOf(t, engine, fixtureClaims(t), got)
+}
+
+// checkClaimVerdictsOf compares an engine's refusals, by claim, with the
+// annotations of the fixtures it decided.
+func checkClaimVerdictsOf(t *testing.T, engine string, fixtures []*unstructured.Unstructured, got map[string][]string) {
+	t.Helper()
+	for _, o := range fixtures {
 		k := claimKey(o)
 		g := slices.Sorted(slices.Values(got[k]))
 		if diff := cmp.Diff(splitRules(o.GetAnnotations()["gpuwise.test/refused"]), g, cmpEmpty); diff != "" {
