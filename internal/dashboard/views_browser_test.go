@@ -153,29 +153,32 @@ func TestEveryViewWeightAndTiming(t *testing.T) {
 	}
 }
 
-// The idle view asks for the answers the service prepares before it
+// Every view asks for the answers the service prepares before it
 // publishes a state (serve.PreparedAnswers): its first load after a cycle
 // finds them computed. A dashboard request that drifts from the prepared
 // one (another parameter, another page size) fails here.
-func TestTheIdleViewsFirstAnswersArePrepared(t *testing.T) {
+func TestTheFirstAnswersOfEveryViewArePrepared(t *testing.T) {
 	d := start(t)
 	tb := newTab(t, 1366, 768, false)
-	tb.open(t, d.url+"/?view=idle")
-	m := eval[viewLoad](t, tb, viewLoadJS)
-	var asked []string
-	for _, a := range m.APIs {
-		path, raw, _ := strings.Cut(a.Name, "?")
-		q, err := url.ParseQuery(raw)
-		if err != nil {
-			t.Fatal(err)
+	asked := map[string][]string{}
+	for _, p := range serve.PreparedAnswers(serve.DefaultHistoryLabels()) {
+		if _, ok := asked[p.View]; !ok {
+			tb.open(t, d.url+p.View)
+			m := eval[viewLoad](t, tb, viewLoadJS)
+			asked[p.View] = []string{}
+			for _, a := range m.APIs {
+				path, raw, _ := strings.Cut(a.Name, "?")
+				q, err := url.ParseQuery(raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				asked[p.View] = append(asked[p.View], path+"?"+q.Encode())
+			}
 		}
-		asked = append(asked, path+"?"+q.Encode())
-	}
-	for _, p := range serve.PreparedAnswers() {
-		path, raw, _ := strings.Cut(p, "?")
+		path, raw, _ := strings.Cut(p.Request, "?")
 		q, _ := url.ParseQuery(raw)
-		if want := path + "?" + q.Encode(); !slices.Contains(asked, want) {
-			t.Errorf("the idle view does not ask for the prepared %s; it asks for %s", want, fmt.Sprint(asked))
+		if want := path + "?" + q.Encode(); !slices.Contains(asked[p.View], want) {
+			t.Errorf("%s does not ask for the prepared %s; it asks for %s", p.View, want, fmt.Sprint(asked[p.View]))
 		}
 	}
 }

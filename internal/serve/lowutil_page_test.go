@@ -127,9 +127,9 @@ func TestTheFirstAnswersArePreparedBeforeTheStateIsPublished(t *testing.T) {
 	t.Parallel()
 	in := startWith(t, demoOptions(), time.Now, nil, nil)
 	svc := in.svc
-	for _, u := range serve.PreparedAnswers() {
-		if !serve.Prepared(svc, u) {
-			t.Errorf("%s: not prepared for the published state", u)
+	for _, a := range serve.PreparedAnswers(serve.DefaultHistoryLabels()) {
+		if !serve.Prepared(svc, a.Request) {
+			t.Errorf("%s: not prepared for the published state", a.Request)
 		}
 	}
 	st := svc.State()
@@ -151,5 +151,13 @@ func TestTheFirstAnswersArePreparedBeforeTheStateIsPublished(t *testing.T) {
 	prepared := mustGet(t, in, "/api/v1/report?low-util=30%25%3A6h&offset=0&limit=50")
 	if apart := mustGet(t, in, "/api/v1/report?low-util=30%25&offset=0&limit=50"); !bytes.Equal(prepared, apart) {
 		t.Errorf("the prepared report page (%d bytes) is not the one computed on request (%d bytes)", len(prepared), len(apart))
+	}
+	// the showback and costs-by-workload pages: the same bytes as the
+	// service computes on request (output=json is the default format,
+	// another question to the cache)
+	for _, u := range []string{"/api/v1/showback?by=label%3Ateam&idle-share=cluster", "/api/v1/report?by=workload&limit=50&offset=0"} {
+		if got, want := mustGet(t, in, u), mustGet(t, in, u+"&output=json"); !bytes.Equal(got, want) {
+			t.Errorf("%s: the prepared answer (%d bytes) is not the one computed on request (%d bytes)", u, len(got), len(want))
+		}
 	}
 }
