@@ -230,6 +230,10 @@ func auditHandler(s *Service, rt route) http.HandlerFunc {
 		req.Audit.NodeAgents = append(append([]string{}, req.Audit.NodeAgents...), q.List("allow-agent", nil)...)
 		req.Audit.DevNamespaces = q.List("dev-namespaces", req.Audit.DevNamespaces)
 		f := q.format(render.AuditFormats)
+		ns := q.Str("namespace", "")
+		if strings.Contains(ns, "/") {
+			q.Add(fmt.Errorf("namespace: %q is a namespace's name, without /", ns))
+		}
 		q.Add(req.Validate())
 		if err := q.err(); err != nil {
 			return nil, err
@@ -237,6 +241,9 @@ func auditHandler(s *Service, rt route) http.HandlerFunc {
 		res, err := s.auditFor(ctx, q, req, st)
 		if err != nil {
 			return nil, err
+		}
+		if ns != "" { // a copy: res may be the cycle's own
+			res = &app.AuditResult{Result: res.Result.InNamespace(ns), Admission: res.Admission, Partial: res.Partial}
 		}
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error {
 			return render.AuditWithAdmission(b, res.Result, res.Admission, f, s.renderOptions())

@@ -707,7 +707,7 @@ async function drill(main, st) {
   const wloffset = wl ? 0 : pageOffset("wloffset");
   const wsrc = query("api/v1/report", { by: "workload", top: "50", namespace: nsOf(wl || ns), offset: String(wloffset), limit: wl ? "500" : String(rowsLimit) });
   const asrc = query("api/v1/advise");
-  const audsrc = query("api/v1/audit");
+  const audsrc = query("api/v1/audit", { namespace: nsOf(wl || ns) }); // its findings only (the whole audit is 10 MB at 10,000 GPUs)
   const [w, l, a] = await Promise.all([load(wsrc), load(asrc), load(audsrc)]);
   const key = wl || ns;
   const kind = wl ? "workload" : "namespace";
