@@ -68,7 +68,7 @@ views=(
   "progress|/api/v1/progress /api/v1/history?kind=gpu_model&step=day"
   "audit|/api/v1/audit"
   "notes|/api/v1/report /api/v1/advise /api/v1/audit"
-  "drill?ns=$ns|/api/v1/report?by=workload&top=50&namespace=$ns&offset=0&limit=50 /api/v1/advise /api/v1/audit /api/v1/report /api/v1/history?kind=namespace&key=$ns"
+  "drill?ns=$ns|/api/v1/report?by=workload&top=50&namespace=$ns&offset=0&limit=50 /api/v1/advise /api/v1/audit?namespace=$ns /api/v1/report /api/v1/history?kind=namespace&key=$ns"
 )
 [ -n "$team" ] && views+=("team/$team|$sb /api/v1/history?kind=label%3A$label&key=$team")
 for round in "curl, after the browser" "curl, again"; do
