@@ -50,7 +50,7 @@ type holdHours struct {
 	pcie, pcieSec          *cluster.Bins
 	nvlink, nvlinkSec      *cluster.Bins
 	buf                    []cluster.Span
-	actCur                 cluster.SpanCursor
+	actCur, pcieCur, nvCur cluster.SpanCursor // each series' cursor
 	// The last sample of each series, whose weight (a whole step) may
 	// reach past the pod's end: trim takes the excess back.
 	actLast, pcieLast, nvLast lastSample
@@ -132,18 +132,17 @@ func (h *holdHours) trim(c *hourClock, end float64) {
 
 // link is the Timed feed of a receive-rate series (bytes/s) into bins of
 // bytes and seconds.
-func (h *holdHours) link(c *hourClock, bytes, secs **cluster.Bins, last *lastSample) func(t, v, dt float64) {
+func (h *holdHours) link(c *hourClock, bytes, secs **cluster.Bins, last *lastSample, cur *cluster.SpanCursor) func(t, v, dt float64) {
 	if *bytes == nil {
 		*bytes, *secs = &cluster.Bins{}, &cluster.Bins{}
 	}
 	b, s := *bytes, *secs
-	var cur cluster.SpanCursor
 	return func(t, v, dt float64) {
 		if v != v || v < 0 || !(dt > 0) {
 			return
 		}
 		last.keep(t, dt, v)
-		if sp, ok := c.span(&cur, t, dt); ok {
+		if sp, ok := c.span(cur, t, dt); ok {
 			b.Add(sp, v)
 			s.Add(sp, 1)
 			return
@@ -207,18 +206,20 @@ func (h *ctrHours) merge(o *ctrHours) {
 
 // peak is the Timed feed of a working-set series: its peak per hour.
 func peakFeed(c *hourClock, into *cluster.Bins) func(t, v, dt float64) {
-	var buf []cluster.Span
-	var cur cluster.SpanCursor
+	st := &struct { // one allocation for both
+		buf []cluster.Span
+		cur cluster.SpanCursor
+	}{}
 	return func(t, v, dt float64) {
 		if v != v || !(dt > 0) {
 			return
 		}
-		if sp, ok := c.span(&cur, t, dt); ok {
+		if sp, ok := c.span(&st.cur, t, dt); ok {
 			into.Peak(sp, v)
 			return
 		}
-		buf = c.spans(t, dt, buf[:0])
-		for _, sp := range buf {
+		st.buf = c.spans(t, dt, st.buf[:0])
+		for _, sp := range st.buf {
 			into.Peak(sp, v)
 		}
 	}
