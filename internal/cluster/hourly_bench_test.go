@@ -29,33 +29,47 @@ func binSeries() (cluster.Window, [][2]int) {
 
 // BenchmarkBinsActivity feeds each series' samples, in time order, into
 // three bins (as a GPU holding's measured, active and idle seconds): the
-// span of each sample, then the adds. samples/s; B/op is per 2,000 series.
+// span of each sample, then the adds; "span" places each sample with
+// HourlyBuilder.Span, "cursor" with a SpanCursor. samples/s; B/op is per
+// 2,000 series.
 func BenchmarkBinsActivity(b *testing.B) {
 	w, series := binSeries()
 	hb := cluster.NewHourlyBuilder(w, 0.05)
-	var n int64
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, ext := range series {
-			var measured, active, idle cluster.Bins
-			var buf []cluster.Span
-			for k := ext[0]; k < ext[1]; k++ {
-				t, v := float64(k*300), float64(k%100)/100
-				if sp, ok := hb.Span(t, 300); ok {
-					measured.Add(sp, 1)
-					active.Add(sp, v)
-					idle.Add(sp, 0)
-					continue
-				}
-				buf = hb.Spans(t, 300, buf[:0])
-				for _, sp := range buf {
-					measured.Add(sp, 1)
-					active.Add(sp, v)
-					idle.Add(sp, 0)
+	for _, name := range []string{"span", "cursor"} {
+		b.Run(name, func(b *testing.B) {
+			var n int64
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, ext := range series {
+					var measured, active, idle cluster.Bins
+					var buf []cluster.Span
+					var cur cluster.SpanCursor
+					for k := ext[0]; k < ext[1]; k++ {
+						t, v := float64(k*300), float64(k%100)/100
+						var sp cluster.Span
+						var ok bool
+						if name == "span" {
+							sp, ok = hb.Span(t, 300)
+						} else {
+							sp, ok = cur.Span(hb, t, 300)
+						}
+						if ok {
+							measured.Add(sp, 1)
+							active.Add(sp, v)
+							idle.Add(sp, 0)
+							continue
+						}
+						buf = hb.Spans(t, 300, buf[:0])
+						for _, sp := range buf {
+							measured.Add(sp, 1)
+							active.Add(sp, v)
+							idle.Add(sp, 0)
+						}
+					}
+					n += int64(ext[1] - ext[0])
 				}
 			}
-			n += int64(ext[1] - ext[0])
-		}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "samples/s")
+		})
 	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "samples/s")
 }
