@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -104,4 +105,55 @@ func TestBinsGrowFew(t *testing.T) {
 	if diff := cmp.Diff(cluster.Bins{From: 3, S: []float64{3600, 3600 + 7200, 7200}}, a); diff != "" {
 		t.Errorf("merged into bins with hours (-want +got):\n%s", diff)
 	}
+}
+
+// TestCursorIsSpan: a SpanCursor gives Span's answer, bit for bit, for
+// series of samples in time order on a scrape grid and off it, with gaps,
+// jumps back, samples in an hour's last second, straddling hours and
+// the window's ends, at whole and fractional seconds.
+func TestCursorIsSpan(t *testing.T) {
+	t.Parallel()
+	w := cluster.Window{Start: ct.At(0), End: ct.At(30).Add(1234500000)} // a part hour at the end
+	b := cluster.NewHourlyBuilder(w, 0.1)
+	rng := rand.New(rand.NewPCG(5, 6))
+	fast := 0
+	for series := range 400 {
+		var c cluster.SpanCursor
+		t0 := rng.Float64()*(w.Seconds()+8000) - 4000
+		step := []float64{300, 15, 60.5, 299.999, 3600, 1800}[series%6]
+		for i := range 600 {
+			dt := step
+			switch rng.IntN(20) {
+			case 0:
+				dt = rng.Float64() * 9000
+			case 1:
+				t0 -= rng.Float64() * 7200 // a jump back
+			case 2:
+				t0 = float64(int(t0/3600)+1)*3600 - rng.Float64() // an hour's last second
+			case 3:
+				dt = 0
+			}
+			if series%2 == 0 {
+				t0 = float64(int64(t0))
+			}
+			want, wantOK := b.Span(t0, dt)
+			got, ok := c.Span(b, t0, dt)
+			if ok != wantOK || !sameSpan(got, want) {
+				t.Fatalf("series %d sample %d: cursor Span(%v, %v) = %+v, %v; Span gives %+v, %v", series, i, t0, dt, got, ok, want, wantOK)
+			}
+			if ok {
+				fast++
+			}
+			t0 += step
+		}
+	}
+	if fast < 100000 {
+		t.Fatalf("only %d one-span answers: the cases miss the common one", fast)
+	}
+}
+
+func sameSpan(a, b cluster.Span) bool {
+	return cmp.Equal(a, b, cmp.AllowUnexported(cluster.Span{}), cmp.Comparer(func(x, y float64) bool {
+		return math.Float64bits(x) == math.Float64bits(y)
+	}))
 }

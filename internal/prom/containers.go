@@ -161,6 +161,7 @@ type cpuState struct {
 	clock     *hourClock
 	used, ran cluster.Bins
 	buf       []cluster.Span
+	cur       cluster.SpanCursor
 	rng       *query.Range // the batch's: samples left out, counted
 }
 
@@ -207,7 +208,7 @@ func (s *cpuState) Samples(xs []wire.Sample) {
 
 // hour bins one rate: inc core-seconds over [from, to).
 func (s *cpuState) hour(from, to, inc float64) {
-	if sp, ok := s.clock.span(from, to-from); ok {
+	if sp, ok := s.clock.span(&s.cur, from, to-from); ok {
 		s.used.Add(sp, inc/(to-from))
 		s.ran.Add(sp, 1)
 		return

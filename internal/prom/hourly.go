@@ -33,8 +33,11 @@ func (c *hourClock) spans(t, dt float64, buf []cluster.Span) []cluster.Span {
 }
 
 // span is the one span of [t, t+dt) when it has one (see
-// cluster.HourlyBuilder.Span); else call spans.
-func (c *hourClock) span(t, dt float64) (cluster.Span, bool) { return c.b.Span(t-c.start, dt) }
+// cluster.HourlyBuilder.Span); else call spans. cur is the series'
+// cursor: its samples come in time order.
+func (c *hourClock) span(cur *cluster.SpanCursor, t, dt float64) (cluster.Span, bool) {
+	return cur.Span(c.b, t-c.start, dt)
+}
 
 // hour is the hour holding Unix second t, or -1 outside the window.
 func (c *hourClock) hour(t float64) int { return c.b.Hour(t - c.start) }
@@ -47,6 +50,7 @@ type holdHours struct {
 	pcie, pcieSec          *cluster.Bins
 	nvlink, nvlinkSec      *cluster.Bins
 	buf                    []cluster.Span
+	actCur, pcieCur, nvCur cluster.SpanCursor // each series' cursor
 	// The last sample of each series, whose weight (a whole step) may
 	// reach past the pod's end: trim takes the excess back.
 	actLast, pcieLast, nvLast lastSample
@@ -88,7 +92,7 @@ func (h *holdHours) addActivity(c *hourClock, t, dt, v, sign float64) {
 	if c.b.IsIdle(v) {
 		idle = sign
 	}
-	if sp, ok := c.span(t, dt); ok {
+	if sp, ok := c.span(&h.actCur, t, dt); ok {
 		h.measured.Add(sp, sign)
 		h.active.Add(sp, sign*v)
 		h.idle.Add(sp, idle)
@@ -128,7 +132,7 @@ func (h *holdHours) trim(c *hourClock, end float64) {
 
 // link is the Timed feed of a receive-rate series (bytes/s) into bins of
 // bytes and seconds.
-func (h *holdHours) link(c *hourClock, bytes, secs **cluster.Bins, last *lastSample) func(t, v, dt float64) {
+func (h *holdHours) link(c *hourClock, bytes, secs **cluster.Bins, last *lastSample, cur *cluster.SpanCursor) func(t, v, dt float64) {
 	if *bytes == nil {
 		*bytes, *secs = &cluster.Bins{}, &cluster.Bins{}
 	}
@@ -138,7 +142,7 @@ func (h *holdHours) link(c *hourClock, bytes, secs **cluster.Bins, last *lastSam
 			return
 		}
 		last.keep(t, dt, v)
-		if sp, ok := c.span(t, dt); ok {
+		if sp, ok := c.span(cur, t, dt); ok {
 			b.Add(sp, v)
 			s.Add(sp, 1)
 			return
@@ -202,17 +206,20 @@ func (h *ctrHours) merge(o *ctrHours) {
 
 // peak is the Timed feed of a working-set series: its peak per hour.
 func peakFeed(c *hourClock, into *cluster.Bins) func(t, v, dt float64) {
-	var buf []cluster.Span
+	st := &struct { // one allocation for both
+		buf []cluster.Span
+		cur cluster.SpanCursor
+	}{}
 	return func(t, v, dt float64) {
 		if v != v || !(dt > 0) {
 			return
 		}
-		if sp, ok := c.span(t, dt); ok {
+		if sp, ok := c.span(&st.cur, t, dt); ok {
 			into.Peak(sp, v)
 			return
 		}
-		buf = c.spans(t, dt, buf[:0])
-		for _, sp := range buf {
+		st.buf = c.spans(t, dt, st.buf[:0])
+		for _, sp := range st.buf {
 			into.Peak(sp, v)
 		}
 	}
@@ -234,6 +241,7 @@ type counterBins struct {
 	prevV   float64
 	seeded  bool
 	buf     []cluster.Span
+	cur     cluster.SpanCursor
 	rng     *query.Range // when set: samples outside it left out, counted
 }
 
@@ -269,7 +277,7 @@ func (s *counterBins) add(t, v float64) {
 		return
 	}
 	dt := t - s.prevT
-	if sp, ok := s.c.span(s.prevT, dt); ok {
+	if sp, ok := s.c.span(&s.cur, s.prevT, dt); ok {
 		s.into.Add(sp, inc/dt)
 		if s.secs != nil {
 			s.secs.Add(sp, 1)

@@ -182,9 +182,9 @@ func (g *gpuBatch) acc(k holdKey, scale float64) query.Acc {
 		}
 		return acc
 	case pcieField:
-		return query.Acc{Timed: s.hours.link(g.u.clock, &s.hours.pcie, &s.hours.pcieSec, &s.hours.pcieLast), Check: &g.rng}
+		return query.Acc{Timed: s.hours.link(g.u.clock, &s.hours.pcie, &s.hours.pcieSec, &s.hours.pcieLast, &s.hours.pcieCur), Check: &g.rng}
 	case nvlinkField:
-		return query.Acc{Timed: s.hours.link(g.u.clock, &s.hours.nvlink, &s.hours.nvlinkSec, &s.hours.nvLast), Check: &g.rng}
+		return query.Acc{Timed: s.hours.link(g.u.clock, &s.hours.nvlink, &s.hours.nvlinkSec, &s.hours.nvLast, &s.hours.nvCur), Check: &g.rng}
 	case smField:
 		if s.sm == nil {
 			s.sm = g.acts.new()

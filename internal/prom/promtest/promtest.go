@@ -38,6 +38,24 @@ type Server struct {
 	dead     atomic.Bool
 	served   map[string]int64 // by metric
 	listed   map[string]int64 // series listings answered, by metric
+	reads    []Read           // remote-read queries answered, in order
+}
+
+// Read is one remote-read query the server answered: its range
+// (milliseconds, both included), matchers, and the series it sent (their
+// indices in the history, Series order).
+type Read struct {
+	Start, End int64
+	Matchers   []wire.Matcher
+	Series     []int
+}
+
+// Reads are the remote-read queries the server answered, in the order
+// answered (a request's queries one after the other).
+func (s *Server) Reads() []Read {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Read(nil), s.reads...)
 }
 
 // New starts a server holding series; it is closed when t's test ends.
@@ -206,7 +224,8 @@ func (s *Server) read(w http.ResponseWriter, body []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, q := range qs {
-		for _, sr := range s.series {
+		rd := Read{Start: q.Start, End: q.End, Matchers: q.Matchers}
+		for i, sr := range s.series {
 			if !matches(sr.Labels, q.Matchers) {
 				continue
 			}
@@ -218,8 +237,10 @@ func (s *Server) read(w http.ResponseWriter, body []byte) {
 			}
 			if len(in) > 0 {
 				w.Write(wiretest.SeriesFrames(sorted(sr.Labels), in))
+				rd.Series = append(rd.Series, i)
 			}
 		}
+		s.reads = append(s.reads, rd)
 	}
 }
 

@@ -199,19 +199,26 @@ var errUnsupportedRead = errors.New("remote read: server did not answer with str
 func (r Runner) remote(ctx context.Context, t Task, open func() Batch) error {
 	q := wire.ChunkedRead{StartMs: t.From.UnixMilli() + 1, EndMs: t.To.UnixMilli(), Ends: t.Ends, Keep: t.Keep, Limits: r.Limits}
 	return r.postRemoteRead(ctx, q, append([][]wire.Matcher{t.Matchers}, t.Also...), t.Query, func(body io.Reader) error {
-		b := open()
-		w := &weigher{cap: capOf(t).Seconds()}
-		return wire.DecodeChunkedRead(body, q, func(l wire.Labels) wire.SampleSink {
-			tg := b.Series(l)
-			switch {
-			case tg.Acc.set():
-				w.start(tg.Acc)
-				return w
-			case tg.Sink != nil:
-				return tg.Sink
-			}
-			return nil
-		})
+		return ReadChunked(body, q, capOf(t).Seconds(), open())
+	})
+}
+
+// ReadChunked hands a streamed remote-read answer's series to b, weighing
+// the samples of an Acc target as a raw read does (each standing for the
+// time to the next, at most capSec seconds; see Task.Cap). It does not
+// commit b.
+func ReadChunked(body io.Reader, q wire.ChunkedRead, capSec float64, b Batch) error {
+	w := &weigher{cap: capSec}
+	return wire.DecodeChunkedRead(body, q, func(l wire.Labels) wire.SampleSink {
+		tg := b.Series(l)
+		switch {
+		case tg.Acc.set():
+			w.start(tg.Acc)
+			return w
+		case tg.Sink != nil:
+			return tg.Sink
+		}
+		return nil
 	})
 }
 
