@@ -21,12 +21,15 @@ bench-dashboard:
 	hack/chromium/install.sh
 	GO=$(GO) BROWSER_OUT=$(BROWSER_OUT) hack/dashboard/bench.sh $(SERVE_SCALE)
 
-## bench-dashboard-views: every dashboard view's API requests at
-## SERVE_SCALE (default 104: 9,984 GPUs), first load after the cycle and
-## cached: time to first byte and gzipped bytes per request, the load
+## bench-dashboard-views: every dashboard view at SERVE_SCALE (default
+## 104: 9,984 GPUs) in headless Chromium (first load after the cycle and
+## again: the slowest API request's server time and the bytes transferred
+## per view, views.json in $(BROWSER_OUT)), then its API requests with
+## curl: time to first byte and gzipped bytes per request, the load
 ## average, the service's CPU and peak RSS at ready
 ## (hack/dashboard/bench-views.sh; docs/performance.md). ~2 GB at 104:
 ## take flock /tmp/gpuwise-bigmem.lock.
 .PHONY: bench-dashboard-views
 bench-dashboard-views:
-	GO=$(GO) hack/dashboard/bench-views.sh $(SERVE_SCALE)
+	hack/chromium/install.sh
+	GO=$(GO) BROWSER_OUT=$(BROWSER_OUT) hack/dashboard/bench-views.sh $(SERVE_SCALE)

@@ -58,7 +58,10 @@ type HistoryLowUtil struct {
 	To             time.Time        `json:"to"`
 	Coverage       history.Coverage `json:"coverage"`
 	LowUtilization *cost.LowUtil    `json:"low_utilization"`
-	Notes          []string         `json:"notes"`
+	// Page says what a page of the list holds (PagedHistoryLowUtil);
+	// absent on the whole list.
+	Page  *cost.LowUtilPage `json:"page,omitempty"`
+	Notes []string          `json:"notes"`
 }
 
 // LowUtil reads the units' hourly rows of the range one at a time and

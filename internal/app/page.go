@@ -41,3 +41,18 @@ func PagedRecommendations(r *rightsize.Result, p RecommendPage) (*rightsize.Resu
 	}
 	return out, nil
 }
+
+// PagedHistoryLowUtil is the page p of the history's low-utilization list
+// h (h unchanged): its units from p's offset, those a workload of p's
+// namespace held when it names one; the range, coverage and the list's
+// dollars stay the whole list's. A bad request is a usage error naming
+// the parameter.
+func PagedHistoryLowUtil(h *HistoryLowUtil, p ReportPage) (*HistoryLowUtil, error) {
+	l, page, err := h.LowUtilization.Paged(p)
+	if err != nil {
+		return nil, &Error{Kind: Usage, Err: err}
+	}
+	out := *h
+	out.LowUtilization, out.Page = l, page
+	return &out, nil
+}

@@ -72,6 +72,45 @@ type Result struct {
 	// Undecided are rules the source's facts could not decide
 	// (Snapshot.Unknown): unknown, neither findings nor passes.
 	Undecided []Undecided `json:"undecided,omitempty"`
+	// Page, set by InNamespace, says which findings the answer keeps.
+	Page *Page `json:"page,omitempty"`
+}
+
+// Page is the part of an audit's findings an answer keeps: those on a
+// namespace's objects, how many and their priced dollars a month.
+type Page struct {
+	Namespace  string  `json:"namespace"`
+	Findings   int     `json:"findings"`
+	MonthlyUSD float64 `json:"monthly_usd"`
+}
+
+// Namespace is the namespace of the finding's object ("Deployment ml/train":
+// ml), "" for a cluster-scoped one ("node/gpu-1").
+func (f Finding) Namespace() string {
+	_, obj, ok := strings.Cut(f.Object, " ")
+	if !ok {
+		return ""
+	}
+	ns, _, ok := strings.Cut(obj, "/")
+	if !ok {
+		return ""
+	}
+	return ns
+}
+
+// InNamespace is r with the findings on objects of namespace ns only, in
+// r's order; the summary, notes and undecided rules stay the whole
+// audit's, and Page counts and prices the findings kept. r is unchanged.
+func (r *Result) InNamespace(ns string) *Result {
+	out := *r
+	out.Findings = []Finding{}
+	for _, f := range r.Findings {
+		if f.Namespace() == ns {
+			out.Findings = append(out.Findings, f)
+		}
+	}
+	out.Page = &Page{Namespace: ns, Findings: len(out.Findings), MonthlyUSD: summarize(out.Findings).MonthlyUSD}
+	return &out
 }
 
 // Worst returns the highest severity among the findings, 0 when none.

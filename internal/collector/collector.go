@@ -33,6 +33,8 @@ type Collector struct {
 	stop  func()        // stops the sources
 	drop  func()        // removes a temporary history (see tempHistory)
 	onPub func(generation uint64)
+	// prepare is Deps.Prepare (never nil).
+	prepare func(c *Collector, st *State)
 	// onRecordErr hears every recording's error (nil too).
 	onRecordErr func(error)
 
@@ -66,7 +68,11 @@ type Collector struct {
 // Inventory and Usage replace the sources the options name (tests, other
 // front ends); nil means the options' own. OnPublish, when set, is called
 // with each published state's generation (the service forgets its cached
-// answers). OnRecordError, when set, hears the error (or nil) of every
+// answers). Prepare, when set, is called with each state, its generation
+// set, before it is published: what it computes from it (the service's
+// first answers) is ready when the first request sees the state, and the
+// last state is served until it returns; during New (--demo) it is called
+// before New returns. OnRecordError, when set, hears the error (or nil) of every
 // attempt to record an interval in the history (the service marks a
 // damaged history not ready).
 type Deps struct {
@@ -76,6 +82,7 @@ type Deps struct {
 	Inventory     Inventory
 	Usage         UsageReader
 	OnPublish     func(generation uint64)
+	Prepare       func(c *Collector, st *State)
 	OnRecordError func(error)
 }
 
@@ -89,12 +96,15 @@ func New(ctx context.Context, opts Options, d Deps) (*Collector, error) {
 		return nil, err
 	}
 	s := &Collector{opts: opts, app: d.App, log: d.Log, ring: ring, collector: exporter.NewCollector(),
-		totals: exporter.NewTotals(opts.MaxWorkloads), stop: func() {}, drop: func() {}, onPub: d.OnPublish}
+		totals: exporter.NewTotals(opts.MaxWorkloads), stop: func() {}, drop: func() {}, onPub: d.OnPublish, prepare: d.Prepare}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.onPub == nil {
 		s.onPub = func(uint64) {}
+	}
+	if s.prepare == nil {
+		s.prepare = func(*Collector, *State) {}
 	}
 	s.prices.Store(opts.Prices)
 	s.policies.Store(opts.Policies)
@@ -247,9 +257,11 @@ func (s *Collector) Exposition() *exporter.Exposition { return s.exposition.Load
 // State is the published state, nil before the first cycle finished.
 func (s *Collector) State() *State { return s.state.Load() }
 
-// publish makes st the state every request and scrape sees.
+// publish makes st the state every request and scrape sees, once what
+// is prepared from it is ready.
 func (s *Collector) publish(st *State) {
 	st.Generation = s.gen.Add(1)
+	s.prepare(s, st)
 	s.state.Store(st)
 	s.collector.Publish(st.Frame)
 	s.exposition.Store(exporter.NewExposition(s.frames, s.exposition.Load()))

@@ -3,6 +3,7 @@ package compare
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
@@ -111,7 +112,10 @@ func NewShowback(by, rule string, cur ShowbackSide, prev *ShowbackSide) (*Showba
 	}
 	var tot ShowbackFigures
 	var prevTot float64
-	for k, f := range curF {
+	// every sum in key order: a map's order would change the last bits
+	// of the totals from one request to the next
+	for _, k := range slices.Sorted(maps.Keys(curF)) {
+		f := curF[k]
 		row := ShowbackRow{Key: k, ShowbackFigures: f}
 		if prevF != nil {
 			p := prevF[k].TotalUSD
@@ -120,10 +124,11 @@ func NewShowback(by, rule string, cur ShowbackSide, prev *ShowbackSide) (*Showba
 		s.Rows = append(s.Rows, row)
 		tot.add(f)
 	}
-	for _, f := range prevF {
-		prevTot += f.TotalUSD
+	prevKeys := slices.Sorted(maps.Keys(prevF))
+	for _, k := range prevKeys {
+		prevTot += prevF[k].TotalUSD
 	}
-	for k := range prevF {
+	for _, k := range prevKeys {
 		if _, ok := curF[k]; !ok && prevF[k].TotalUSD != 0 {
 			p := prevF[k].TotalUSD
 			s.Rows = append(s.Rows, ShowbackRow{Key: k, PreviousTotalUSD: &p})
@@ -188,7 +193,9 @@ func utilization(active, allocated, unmeasured float64) *float64 {
 func figures(keys map[string]tally.Values, rule string) map[string]ShowbackFigures {
 	out := make(map[string]ShowbackFigures, len(keys))
 	var gpuPool, cpuPool, gpuWeight, cpuWeight float64
-	for k, v := range keys {
+	order := slices.Sorted(maps.Keys(keys)) // sums in key order, the same bits every time
+	for _, k := range order {
+		v := keys[k]
 		if k == UnallocatedKey {
 			gpuPool += v.GPUUnallocatedUSD
 			cpuPool += v.CPUUSD + v.MemoryUSD
@@ -197,7 +204,8 @@ func figures(keys map[string]tally.Values, rule string) map[string]ShowbackFigur
 		gpuWeight += v.GPUActiveUSD + v.GPUIdleUSD + v.GPUUnmeasuredUSD
 		cpuWeight += v.CPUUSD + v.MemoryUSD
 	}
-	for k, v := range keys {
+	for _, k := range order {
+		v := keys[k]
 		f := ShowbackFigures{GPUHours: v.GPUAllocatedHours, GPUActiveHours: v.GPUActiveHours, GPUIdleHours: v.GPUIdleHours,
 			Utilization: v.Utilization(), ActiveUSD: v.GPUActiveUSD, IdleUSD: v.GPUIdleUSD, UnmeasuredUSD: v.GPUUnmeasuredUSD,
 			CPUMemoryUSD: v.CPUUSD + v.MemoryUSD, UnallocatedUSD: v.GPUUnallocatedUSD + v.CPUMemoryUnallocatedUSD,

@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -61,5 +63,37 @@ func TestShowbackTrend(t *testing.T) {
 	s, _ = NewShowback("namespace", ShareNone, cur, &prev)
 	if len(s.Rows) != 2 || *s.Rows[0].ChangeUSD != 10 || *s.Rows[0].ChangeShare != 0.5 || *s.Rows[1].ChangeUSD != -5 || *s.Total.ChangeUSD != 5 {
 		t.Errorf("covered: %+v", s.Rows)
+	}
+}
+
+// The same history gives the same showback to the last bit, however Go
+// orders the maps it is summed from: the service's answers cache and a
+// request computed apart must agree byte for byte.
+func TestShowbackIsTheSameBitsEveryTime(t *testing.T) {
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	w := cluster.Window{Start: t0, End: t0.Add(24 * time.Hour)}
+	pw := cluster.Window{Start: t0.Add(-24 * time.Hour), End: t0}
+	keys, prev := map[string]tally.Values{UnallocatedKey: {GPUUnallocatedUSD: 1234.567, CPUUSD: 89.01, TotalUSD: 1323.577}}, map[string]tally.Values{}
+	for i := range 40 {
+		x := 1 / float64(i+3) // sums of these change with their order
+		keys[fmt.Sprint("team-", i)] = tally.Values{GPUAllocatedHours: 10 * x, GPUActiveUSD: 30 * x, GPUIdleUSD: 11 * x, CPUUSD: 2 * x, MemoryUSD: x / 7, TotalUSD: 43*x + x/7}
+		prev[fmt.Sprint("team-", i+5)] = tally.Values{TotalUSD: 17 * x}
+	}
+	encode := func() string {
+		s, err := NewShowback("label:team", ShareCluster, ShowbackSide{Window: w, Keys: keys, Covered: true}, &ShowbackSide{Window: pw, Keys: prev, Covered: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	first := encode()
+	for i := range 30 {
+		if got := encode(); got != first {
+			t.Fatalf("call %d: the showback differs from the first call's (%d against %d bytes)", i+2, len(got), len(first))
+		}
 	}
 }

@@ -32,6 +32,22 @@ type PageRequest struct {
 // Validate lists every problem with the request for a report grouped by
 // by, each naming its parameter.
 func (p PageRequest) Validate(by string) error {
+	errs := p.bounds()
+	switch {
+	case p.Namespace == "":
+	case strings.Contains(p.Namespace, "/"):
+		errs = append(errs, fmt.Sprintf("namespace: %q is a namespace's name, without /", p.Namespace))
+	case by != "namespace" && by != "workload" && by != "pod":
+		errs = append(errs, fmt.Sprintf("namespace: filters rows grouped by namespace, workload or pod, not by %s (give by=workload)", by))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// bounds are the problems with the request's offset and limit.
+func (p PageRequest) bounds() []string {
 	var errs []string
 	if p.Offset < 0 {
 		errs = append(errs, fmt.Sprintf("offset: %d is negative", p.Offset))
@@ -39,12 +55,15 @@ func (p PageRequest) Validate(by string) error {
 	if p.Limit < 0 || p.Limit > MaxPageLimit {
 		errs = append(errs, fmt.Sprintf("limit: %d is not in 0..%d", p.Limit, MaxPageLimit))
 	}
-	switch {
-	case p.Namespace == "":
-	case strings.Contains(p.Namespace, "/"):
+	return errs
+}
+
+// ValidateUnits lists every problem with the request for a page of a
+// low-utilization list (LowUtil.Paged), each naming its parameter.
+func (p PageRequest) ValidateUnits() error {
+	errs := p.bounds()
+	if strings.Contains(p.Namespace, "/") {
 		errs = append(errs, fmt.Sprintf("namespace: %q is a namespace's name, without /", p.Namespace))
-	case by != "namespace" && by != "workload" && by != "pod":
-		errs = append(errs, fmt.Sprintf("namespace: filters rows grouped by namespace, workload or pod, not by %s (give by=workload)", by))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
@@ -147,4 +166,58 @@ func pageOf[T any](xs []T, offset, limit int) []T {
 		return []T{}
 	}
 	return append([]T{}, xs[offset:min(len(xs), offset+limit)]...)
+}
+
+// LowUtilPage says what a page of a low-utilization list holds and what
+// it was taken from: how many units matched in all and their dollars
+// (every matched unit's, not only the page's; without a namespace the
+// list's own usd exactly). The list's usd stays the whole list's.
+type LowUtilPage struct {
+	Namespace string `json:"namespace,omitempty"`
+	Offset    int    `json:"offset"`
+	Limit     int    `json:"limit"`
+	// Units is the number of units matched (all of them without a
+	// namespace); USD their dollars, summed in the list's order.
+	Units int     `json:"units"`
+	USD   float64 `json:"usd"`
+}
+
+// Paged is one page of l: a copy holding the units req asks for, in l's
+// order (most dollars first), and the page that says what they were
+// taken from. A namespace keeps the units a workload of that namespace
+// held (a unit nobody held is in no namespace). l is not changed.
+func (l *LowUtil) Paged(req PageRequest) (*LowUtil, *LowUtilPage, error) {
+	if err := req.ValidateUnits(); err != nil {
+		return nil, nil, err
+	}
+	out := *l
+	p := &LowUtilPage{Namespace: req.Namespace, Offset: req.Offset, Limit: req.Limit}
+	out.Units = []LowUtilUnit{}
+	for _, u := range l.Units {
+		if !u.heldIn(req.Namespace) {
+			continue
+		}
+		if p.Units >= req.Offset && len(out.Units) < req.Limit {
+			out.Units = append(out.Units, u)
+		}
+		p.Units++
+		if u.USD != nil {
+			p.USD += *u.USD
+		}
+	}
+	return &out, p, nil
+}
+
+// heldIn is whether a workload of namespace ns held u (every unit when
+// ns is empty).
+func (u *LowUtilUnit) heldIn(ns string) bool {
+	if ns == "" {
+		return true
+	}
+	for _, h := range u.Holders {
+		if strings.HasPrefix(h, ns+"/") {
+			return true
+		}
+	}
+	return false
 }

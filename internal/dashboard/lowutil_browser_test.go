@@ -3,7 +3,9 @@
 package dashboard_test
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -11,19 +13,29 @@ import (
 // (issue 26.5): the panel's rows are api/v1/history/low-util's units, its
 // dollars that answer's, and, over the demo's recorded week, the same
 // dollars and units as the snapshot's list above it (report ?low-util).
+// The panel asks for the page of units it shows (offset 0, 50 units), and
+// its pager counts the whole list's.
 func TestIdleViewListsLowUtilFromTheHistory(t *testing.T) {
 	d := start(t)
-	const hist, snap = "api/v1/history/low-util", "api/v1/report?low-util=30%25%3A6h"
-	h := d.answer(t, hist).(map[string]any)["low_utilization"].(map[string]any)
+	const whole, hist, snap = "api/v1/history/low-util", "api/v1/history/low-util?offset=0&limit=50", "api/v1/report?low-util=30%25%3A6h"
+	h := d.answer(t, whole).(map[string]any)["low_utilization"].(map[string]any)
 	s := d.answer(t, snap).(map[string]any)["low_utilization"].(map[string]any)
 	units := h["units"].([]any)
 	if len(units) == 0 || len(units) != len(s["units"].([]any)) || math.Round(h["usd"].(float64)*100) != math.Round(s["usd"].(float64)*100) {
 		t.Fatalf("history: %d units $%v; snapshot: %d units $%v", len(units), h["usd"], len(s["units"].([]any)), s["usd"])
 	}
+	pg := d.answer(t, hist).(map[string]any)
+	shown := len(pg["low_utilization"].(map[string]any)["units"].([]any))
+	if shown != min(50, len(units)) || pg["page"].(map[string]any)["units"].(float64) != float64(len(units)) {
+		t.Fatalf("the page holds %d units of %v; the whole list %d", shown, pg["page"], len(units))
+	}
 	tb := newTab(t, 1366, 768, false)
 	tb.open(t, d.url+"/?view=idle")
-	if n := eval[int](t, tb, `document.querySelectorAll('#low-util-history table tbody tr').length`); n != len(units) {
-		t.Errorf("the history panel shows %d units, the API has %d", n, len(units))
+	if n := eval[int](t, tb, `document.querySelectorAll('#low-util-history table tbody tr').length`); n != shown {
+		t.Errorf("the history panel shows %d units, the API's page has %d", n, shown)
+	}
+	if p := tb.text(t, "#luh-pager"); !strings.Contains(p, fmt.Sprintf("of %d", len(units))) {
+		t.Errorf("the history panel's pager says %q, want the whole list's %d units", p, len(units))
 	}
 	figs := eval[[]figure](t, tb, `[...document.querySelectorAll("#low-util-history [data-path]")].map(e => ({src: e.dataset.src, path: e.dataset.path, unit: e.dataset.unit, text: e.textContent}))`)
 	seen := false

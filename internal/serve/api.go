@@ -31,7 +31,10 @@ type compute func(ctx context.Context, q *query, st *State) (*answer, error)
 // computed one. Partial or stale results say so in X-Gpuwise-Partial.
 func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		st := s.State()
+		st, prepared := s.State(), pinned(r)
+		if prepared != nil { // warm: st is about to be published
+			st = prepared
+		}
 		if st == nil {
 			writeError(w, http.StatusServiceUnavailable, "not ready", errors.New("no result yet: the first cycle is still running (see /readyz)"))
 			return
@@ -78,7 +81,11 @@ func (s *Service) api(rt route, fn compute) http.HandlerFunc {
 			a.partial = st.Partial()
 		}
 		c := cached{body: a.body, contentType: a.contentType, partial: s.scrub.text(headerText(a.partial))}
-		s.cache.put(st.Generation, key, c)
+		if prepared != nil {
+			s.cache.prepare(st.Generation, key, c)
+		} else {
+			s.cache.put(st.Generation, key, c)
+		}
 		write(w, c.body, c.contentType, c.partial)
 	}
 }
@@ -223,6 +230,10 @@ func auditHandler(s *Service, rt route) http.HandlerFunc {
 		req.Audit.NodeAgents = append(append([]string{}, req.Audit.NodeAgents...), q.List("allow-agent", nil)...)
 		req.Audit.DevNamespaces = q.List("dev-namespaces", req.Audit.DevNamespaces)
 		f := q.format(render.AuditFormats)
+		ns := q.Str("namespace", "")
+		if strings.Contains(ns, "/") {
+			q.Add(fmt.Errorf("namespace: %q is a namespace's name, without /", ns))
+		}
 		q.Add(req.Validate())
 		if err := q.err(); err != nil {
 			return nil, err
@@ -230,6 +241,9 @@ func auditHandler(s *Service, rt route) http.HandlerFunc {
 		res, err := s.auditFor(ctx, q, req, st)
 		if err != nil {
 			return nil, err
+		}
+		if ns != "" { // a copy: res may be the cycle's own
+			res = &app.AuditResult{Result: res.Result.InNamespace(ns), Admission: res.Admission, Partial: res.Partial}
 		}
 		return rendered(f, res.Partial, func(b *bytes.Buffer) error {
 			return render.AuditWithAdmission(b, res.Result, res.Admission, f, s.renderOptions())

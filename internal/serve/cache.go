@@ -2,6 +2,7 @@ package serve
 
 import (
 	"container/list"
+	"strconv"
 	"sync"
 )
 
@@ -20,17 +21,20 @@ const (
 // megabytes: the count alone would not bound the memory), forgetting the
 // least recently asked for to make room for a new one, and forgets them
 // all when the state changes. An answer larger than maxBytes is not kept.
+// Answers prepared for the state about to be published (prepare: the
+// service's warm) are kept through the reset to that state.
 type resultCache struct {
 	mu       sync.Mutex
 	max      int
 	maxBytes int
 	bytes    int
 	gen      uint64
-	data     map[string]*list.Element
-	recent   *list.List // of *cacheEntry, most recently asked for first
+	data     map[string]*list.Element // by genKey
+	recent   *list.List               // of *cacheEntry, most recently asked for first
 }
 
 type cacheEntry struct {
+	gen uint64
 	key string
 	v   cached
 }
@@ -45,10 +49,23 @@ func newResultCache(max, maxBytes int) *resultCache {
 	return &resultCache{max: max, maxBytes: maxBytes, data: map[string]*list.Element{}, recent: list.New()}
 }
 
+func genKey(gen uint64, key string) string { return strconv.FormatUint(gen, 10) + " " + key }
+
+// reset makes gen the current state: the answers prepared for it stay
+// when it is a later state, every other answer goes (a reset to the same
+// state, after a policy reload, forgets them all).
 func (c *resultCache) reset(gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.gen, c.data, c.recent, c.bytes = gen, map[string]*list.Element{}, list.New(), 0
+	later := gen > c.gen
+	c.gen = gen
+	for e := c.recent.Front(); e != nil; {
+		next := e.Next()
+		if x := e.Value.(*cacheEntry); !later || x.gen != gen {
+			c.remove(e)
+		}
+		e = next
+	}
 }
 
 func (c *resultCache) get(gen uint64, key string) (cached, bool) {
@@ -57,7 +74,7 @@ func (c *resultCache) get(gen uint64, key string) (cached, bool) {
 	if gen != c.gen {
 		return cached{}, false
 	}
-	e, ok := c.data[key]
+	e, ok := c.data[genKey(gen, key)]
 	if !ok {
 		return cached{}, false
 	}
@@ -65,17 +82,40 @@ func (c *resultCache) get(gen uint64, key string) (cached, bool) {
 	return e.Value.(*cacheEntry).v, true
 }
 
+// put keeps an answer of the current state.
 func (c *resultCache) put(gen uint64, key string, v cached) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.data[key]; ok || gen != c.gen || len(v.body) > c.maxBytes || c.max < 1 {
+	if gen == c.gen {
+		c.add(gen, key, v)
+	}
+}
+
+// prepare keeps an answer of a later state, not yet published.
+func (c *resultCache) prepare(gen uint64, key string, v cached) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen > c.gen {
+		c.add(gen, key, v)
+	}
+}
+
+// add keeps v for gen and key, making room; c.mu is held.
+func (c *resultCache) add(gen uint64, key string, v cached) {
+	k := genKey(gen, key)
+	if _, ok := c.data[k]; ok || len(v.body) > c.maxBytes || c.max < 1 {
 		return
 	}
 	for len(c.data) >= c.max || c.bytes+len(v.body) > c.maxBytes {
-		old := c.recent.Remove(c.recent.Back()).(*cacheEntry)
-		delete(c.data, old.key)
-		c.bytes -= len(old.v.body)
+		c.remove(c.recent.Back())
 	}
-	c.data[key] = c.recent.PushFront(&cacheEntry{key: key, v: v})
+	c.data[k] = c.recent.PushFront(&cacheEntry{gen: gen, key: key, v: v})
 	c.bytes += len(v.body)
+}
+
+// remove forgets the entry e; c.mu is held.
+func (c *resultCache) remove(e *list.Element) {
+	x := c.recent.Remove(e).(*cacheEntry)
+	delete(c.data, genKey(x.gen, x.key))
+	c.bytes -= len(x.v.body)
 }

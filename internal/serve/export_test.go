@@ -3,7 +3,11 @@ package serve
 import (
 	"context"
 	"database/sql"
+	"net/url"
+	"strings"
 	"time"
+
+	"github.com/gpuwise/gpuwise/internal/app"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 	"github.com/gpuwise/gpuwise/internal/rolling"
@@ -33,3 +37,20 @@ func ExcludeFromPacing(s *Service, n uint64) {
 
 // PacerOf is the service's memory pacer (nil: not paced).
 func PacerOf(s *Service) *MemoryPacer { return s.pacer }
+
+// HistoryOf is the service's history use cases, for tests that compute an
+// answer apart from the service's.
+func HistoryOf(s *Service) *app.History { return s.coll.History() }
+
+// Prepared is whether the answers cache holds the answer to u (a path
+// and query) for the published state: whether its first request is
+// answered without computing it.
+func Prepared(s *Service, u string) bool {
+	path, raw, _ := strings.Cut(u, "?")
+	vals, err := url.ParseQuery(raw)
+	if err != nil {
+		return false
+	}
+	_, ok := s.cache.get(s.State().Generation, path+"?"+vals.Encode())
+	return ok
+}

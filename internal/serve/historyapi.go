@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 
@@ -46,11 +47,15 @@ var lowUtilParams = []param{
 	{Name: "to", Description: "end: RFC 3339, or a length before the latest results; taken on to the hour", Default: "the window's end"},
 	{Name: "low-util", Description: "PERCENT[:DURATION]: the units below PERCENT utilization for at least DURATION of the range", Default: "30%:6h"},
 	{Name: "cluster", Description: "as in /api/v1/history", Default: "this service's --cluster"},
+	{Name: "namespace", Description: "one page of the units a workload of that namespace held only", Example: "inference"},
+	offsetParam, limitParam,
 }
 
 // lowUtilHandler is the low-utilization list over a range of the history
 // (app.History.LowUtil): the list report --low-util gives of a snapshot
-// of the same range.
+// of the same range; with offset, limit or namespace one page of it
+// (docs/serve.md "Paging"), each page read from the one list the state
+// computed for the request (lowUtilLists).
 func lowUtilHandler(s *Service, rt route) http.HandlerFunc {
 	return s.api(rt, func(ctx context.Context, q *query, st *State) (*answer, error) {
 		w, _ := s.span(q, st)
@@ -59,12 +64,23 @@ func lowUtilHandler(s *Service, rt route) http.HandlerFunc {
 		q.Add(err)
 		req.LowUtil = lu
 		q.AddEach(req.Validate())
+		pr, paged := reportPage(q)
+		if paged {
+			q.Add(pr.ValidateUnits())
+		}
 		if err := q.err(); err != nil {
 			return nil, err
 		}
-		a, err := s.coll.History().LowUtil(ctx, req)
+		a, err := s.lowUtils.get(ctx, st.Generation, fmt.Sprintf("%+v", req), func() (*app.HistoryLowUtil, error) {
+			return s.coll.History().LowUtil(ctx, req)
+		})
 		if err != nil {
 			return nil, err
+		}
+		if paged {
+			if a, err = app.PagedHistoryLowUtil(a, pr); err != nil {
+				return nil, err
+			}
 		}
 		return jsonAnswer(a, nil)
 	})

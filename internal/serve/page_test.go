@@ -2,10 +2,12 @@ package serve_test
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -201,6 +203,11 @@ func TestPagingParametersAreValidated(t *testing.T) {
 		{"/api/v1/report?by=workload&offset=x", "is not a whole number"},
 		{"/api/v1/report?by=node&namespace=inference", "namespace: filters rows grouped by namespace, workload or pod, not by node"},
 		{"/api/v1/report?by=workload&namespace=a%2Fb", "is a namespace's name, without /"},
+		{"/api/v1/history/low-util?limit=501", "limit: 501 is not in 0..500"},
+		{"/api/v1/history/low-util?offset=-1&limit=-2", "offset: -1 is negative; limit: -2 is not in 0..500"},
+		{"/api/v1/history/low-util?offset=x", "is not a whole number"},
+		{"/api/v1/history/low-util?namespace=a%2Fb", "a namespace's name, without /"},
+		{"/api/v1/audit?namespace=a%2Fb", "namespace: \\\"a/b\\\" is a namespace's name, without /"},
 		{"/api/v1/recommend?limit=9999", "limit: 9999 is not in 0..500"},
 		{"/api/v1/recommend?workload=nope", "is not namespace/Kind/name"},
 		{"/api/v1/recommend?workload=a/B/c&namespace=a", "give workload or namespace, not both"},
@@ -208,6 +215,68 @@ func TestPagingParametersAreValidated(t *testing.T) {
 		code, _, body := in.get(t, c.q)
 		if code != http.StatusBadRequest || !strings.Contains(string(body), c.want) {
 			t.Errorf("%s: %d %s; want 400 with %q", c.q, code, body, c.want)
+		}
+	}
+}
+
+// audit?namespace keeps the whole audit's findings on that namespace's
+// objects, in its order; the summary stays the whole audit's and page
+// counts and prices what it kept. A namespace with no finding answers an
+// empty list, not the whole audit.
+func TestAuditNamespaceKeepsItsFindings(t *testing.T) {
+	t.Parallel()
+	in := demo(t)
+	var whole, part struct {
+		Findings []struct {
+			Object     string   `json:"object"`
+			MonthlyUSD *float64 `json:"monthly_usd"`
+		} `json:"findings"`
+		Summary json.RawMessage `json:"summary"`
+		Page    *struct {
+			Namespace  string  `json:"namespace"`
+			Findings   int     `json:"findings"`
+			MonthlyUSD float64 `json:"monthly_usd"`
+		} `json:"page"`
+	}
+	if err := json.Unmarshal(mustGet(t, in, "/api/v1/audit"), &whole); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, f := range whole.Findings {
+		if _, o, ok := strings.Cut(f.Object, " "); ok {
+			ns, _, _ := strings.Cut(o, "/")
+			counts[ns]++
+		}
+	}
+	if len(counts) < 2 {
+		t.Fatalf("the demo's audit has findings in %d namespaces; the test needs two", len(counts))
+	}
+	for _, ns := range append(slices.Sorted(maps.Keys(counts)), "no-such-namespace") {
+		if err := json.Unmarshal(mustGet(t, in, "/api/v1/audit?namespace="+ns), &part); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		usd := 0.0
+		for _, f := range whole.Findings {
+			if strings.HasPrefix(f.Object, strings.SplitN(f.Object, " ", 2)[0]+" "+ns+"/") {
+				want = append(want, f.Object)
+				if f.MonthlyUSD != nil {
+					usd += *f.MonthlyUSD
+				}
+			}
+		}
+		var got []string
+		for _, f := range part.Findings {
+			got = append(got, f.Object)
+		}
+		if !slices.Equal(got, want) || len(got) != counts[ns] {
+			t.Errorf("%s: findings %v, want %v", ns, got, want)
+		}
+		if part.Page == nil || part.Page.Namespace != ns || part.Page.Findings != len(want) || math.Abs(part.Page.MonthlyUSD-usd) > 1e-6 {
+			t.Errorf("%s: page %+v, want %d findings, $%.2f", ns, part.Page, len(want), usd)
+		}
+		if string(part.Summary) != string(whole.Summary) {
+			t.Errorf("%s: summary %s, want the whole audit's %s", ns, part.Summary, whole.Summary)
 		}
 	}
 }

@@ -82,6 +82,7 @@ func routes() []route {
 			Params: []param{
 				{Name: "allow-agent", Description: "extra node-agent globs over namespace/owner, comma-separated (added to the defaults)"},
 				{Name: "dev-namespaces", Description: "namespace globs where whole GPUs are flagged, comma-separated"},
+				{Name: "namespace", Description: "keep the findings on that namespace's objects only (page: how many, their $/month); summary, notes and undecided stay the whole audit's", Example: "inference"},
 				windowParam, rangeParam, fromParam, toParam, outputParam(formatOutputs + ", sarif")},
 			Types: append(append([]string{}, reportTypes...), "application/sarif+json"), handler: auditHandler},
 		{Method: "GET", Path: "/api/v1/recommend", Summary: "Right-sizing recommendations on the window: exactly `gpuwise recommend -o json`.",

@@ -23,6 +23,9 @@ type Service struct {
 	log   *slog.Logger
 	coll  *collector.Collector
 	cache *resultCache
+	// lowUtils holds the history's whole low-utilization lists that
+	// /api/v1/history/low-util pages are cut from.
+	lowUtils lowUtilMemo
 	// compute holds the slots of the answers computed on demand.
 	compute *computeQueue
 	scrub   *scrubber
@@ -84,7 +87,7 @@ func New(ctx context.Context, opts Options, d Deps) (*Service, error) {
 		s.pacer, s.prevLimit = NewMemoryPacer(opts.MemoryHeadroom, opts.MemoryCap), debug.SetMemoryLimit(-1)
 	}
 	c, err := collector.New(ctx, opts.collector(), collector.Deps{App: d.App, Log: s.log, Registry: d.Registry,
-		Inventory: d.Inventory, Usage: d.Usage, OnPublish: s.published, OnRecordError: s.noteDamage})
+		Inventory: d.Inventory, Usage: d.Usage, OnPublish: s.published, Prepare: s.warm, OnRecordError: s.noteDamage})
 	if err != nil {
 		s.restoreLimit()
 		return nil, err

@@ -707,7 +707,7 @@ async function drill(main, st) {
   const wloffset = wl ? 0 : pageOffset("wloffset");
   const wsrc = query("api/v1/report", { by: "workload", top: "50", namespace: nsOf(wl || ns), offset: String(wloffset), limit: wl ? "500" : String(rowsLimit) });
   const asrc = query("api/v1/advise");
-  const audsrc = query("api/v1/audit");
+  const audsrc = query("api/v1/audit", { namespace: nsOf(wl || ns) }); // its findings only (the whole audit is 10 MB at 10,000 GPUs)
   const [w, l, a] = await Promise.all([load(wsrc), load(asrc), load(audsrc)]);
   const key = wl || ns;
   const kind = wl ? "workload" : "namespace";
@@ -951,12 +951,15 @@ async function lowUtilPanel() {
 // lowUtilHistoryPanel is the same list over a range of the service's
 // history (api/v1/history/low-util): the window by default, or the day,
 // week or 30 days up to the window's end (the lurange parameter), as far
-// as the hourly history reaches.
+// as the hourly history reaches; one page of its units (luhoffset).
 const luRanges = { "24h": 24, "7d": 7 * 24, "30d": 30 * 24 };
 async function lowUtilHistoryPanel() {
   const range = luRanges[params.get("lurange")] ? params.get("lurange") : "";
-  const src = range ? "api/v1/history/low-util?" + new URLSearchParams({ range }).toString() : rq("api/v1/history/low-util");
+  const offset = pageOffset("luhoffset");
+  const page = { offset: String(offset), limit: String(rowsLimit) };
+  const src = range ? "api/v1/history/low-util?" + new URLSearchParams({ range, ...page }).toString() : rq("api/v1/history/low-util", page);
   const h = await load(src);
+  const l = h.low_utilization || { units: [] };
   const cols = [
     { key: "unit", label: "GPU / MIG slice", render: (_, v) => el("a", { href: link("drill", { unit: v }) }, v) },
     { key: "node", label: "Node" },
@@ -969,11 +972,12 @@ async function lowUtilHistoryPanel() {
   const tbl = table(src, h, "low_utilization.units", cols, { sort: "usd", prefix: "luh", filterKey: (u) => u.unit + " " + (u.holders || []).join(" ") });
   const select = el("select", { id: "lurange", "aria-label": "history range" },
     [["", "the window"], ["24h", "its last 24 hours"], ["7d", "its last 7 days"], ["30d", "30 days to its end"]].map(([v, label]) => el("option", { value: v, selected: v === range }, label)));
-  select.addEventListener("change", () => { setParam("lurange", select.value); location.search = params.toString(); });
+  select.addEventListener("change", () => { setParam("lurange", select.value); setParam("luhoffset", ""); location.search = params.toString(); });
   return el("section", { id: "low-util-history" }, el("h2", {}, "From the history: GPUs under 30% for 6 hours or more"),
     el("div", { class: "controls" }, select, filterBox("filter GPUs, holders", [tbl])),
     el("p", {}, num(src, h, "low_utilization.usd", "usd"), " over ", num(src, h, "coverage.cycles", "int"), " recorded cycles, ",
       h.from, " – ", h.to, " (whole hours of the history)."), tbl,
+    pager("luh-pager", "Units", src, h, offset, l.units.length, "page.units", (o) => link("idle", range ? { luhoffset: String(o), lurange: range } : { luhoffset: String(o) })),
     (h.notes || []).length ? el("ul", { class: "notes muted" }, h.notes.map((n) => el("li", {}, n))) : null);
 }
 
