@@ -2,8 +2,14 @@ package prom
 
 import (
 	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sort"
+	"strings"
+	"testing"
+	"time"
 
 	"github.com/gpuwise/gpuwise/internal/cluster"
 )
@@ -237,4 +243,188 @@ func memSumsRef(ps []neuronPoint) []neuronPoint {
 	}
 	slices.SortFunc(out, func(a, b neuronPoint) int { return cmp.Compare(a.t, b.t) })
 	return out
+}
+
+// neuronInput is one generated input of measureNeuron.
+type neuronInput struct {
+	w     cluster.Window
+	nodes []cluster.Node
+	alloc map[string]map[string]int
+	nr    *neuronRead
+	pods  []*podFacts
+}
+
+// Neuron nodes' holders in genNeuron, by node.
+const (
+	neuronWhole      = iota // one pod holds every unit, the whole window
+	neuronSequential        // two pods hold every unit, one after the other
+	neuronLone              // one pod holds 3 units, part of the window
+	neuronShared            // two pods hold 2 units each at the same time
+	neuronSilent            // one pod holds every unit; no series
+)
+
+// genNeuron makes Neuron nodes of devs Trainium devices (2 NeuronCores
+// each; the even nodes laid out as NeuronCore units, the odd as whole
+// devices), their holders by kinds (node i's kinds[i%len(kinds)]), and
+// neuron-monitor's points over days at step seconds, as the batches of a
+// read commit them: each core's activity and 5 memory kinds in three
+// batches of random order, with gaps (a tenth of the points missing),
+// some cores that never report, a few points read twice, and a
+// non-Neuron node's series. Activity values are multiples of 1/1024 and
+// memory whole bytes, so that sums are exact in any order. lookback > 0
+// makes the points query_range's (the step before T). The same seed
+// makes the same input.
+func genNeuron(seed uint64, nodes, devs int, days, step float64, lookback float64, kinds []int) neuronInput {
+	rng := rand.New(rand.NewPCG(seed, 32))
+	in := neuronInput{w: cluster.Window{Start: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}, alloc: map[string]map[string]int{},
+		nr: &neuronRead{cores: map[neuronCore][]neuronPoint{}, mem: map[neuronCore][]neuronPoint{}, lookback: lookback}}
+	in.w.End = in.w.Start.Add(time.Duration(days * 24 * float64(time.Hour)))
+	t0, n := float64(in.w.Start.Unix()), int(days*86400/step)
+	series := func(to map[neuronCore][]neuronPoint, k neuronCore, val func() float64) {
+		var ps []neuronPoint
+		for i := range n {
+			if rng.IntN(10) == 0 {
+				continue
+			}
+			p := neuronPoint{t0 + float64(i)*step, val(), step}
+			ps = append(ps, p)
+			if rng.IntN(100) == 0 {
+				ps = append(ps, neuronPoint{p.t, val(), step})
+			}
+		}
+		a, b := rng.IntN(len(ps)+1), rng.IntN(len(ps)+1)
+		a, b = min(a, b), max(a, b)
+		parts := [][]neuronPoint{ps[:a], ps[a:b], ps[b:]}
+		rng.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+		for _, part := range parts {
+			to[k] = append(to[k], part...)
+		}
+	}
+	act := func() float64 { return float64(rng.IntN(1025)) / 1024 }
+	bytes := func() float64 { return float64(rng.IntN(1 << 30)) }
+	for i := range nodes {
+		node := cluster.Node{Name: fmt.Sprintf("trn-%d", i), GPUModel: "Trainium"}
+		if i%2 == 0 {
+			node.GPUs = neuronCoreGPUs(&node, devs, 2)
+			in.alloc[node.Name] = map[string]int{cluster.ResNeuron: devs, cluster.ResNeuronCore: 2 * devs}
+		} else {
+			for d := range devs {
+				node.GPUs = append(node.GPUs, cluster.GPU{Index: d, Model: node.GPUModel, Sharing: cluster.Exclusive, Replicas: 1,
+					Units: []cluster.Unit{{ID: fmt.Sprintf("%s/gpu%d", node.Name, d), Kind: cluster.WholeGPU}}})
+			}
+			in.alloc[node.Name] = map[string]int{cluster.ResNeuron: devs}
+		}
+		in.nodes = append(in.nodes, node)
+		var units []string
+		for _, g := range node.GPUs {
+			for _, u := range g.Units {
+				units = append(units, u.ID)
+			}
+		}
+		kind := kinds[i%len(kinds)]
+		hold := func(name string, from, to float64, us []string) {
+			p := &podFacts{pod: cluster.Pod{Namespace: "ml", Name: fmt.Sprintf("%s-%s", node.Name, name), Node: node.Name}}
+			if from > 0 {
+				p.pod.Start = in.w.Start.Add(time.Duration(from * float64(in.w.End.Sub(in.w.Start))))
+			}
+			if to < 1 {
+				p.pod.End = in.w.Start.Add(time.Duration(to * float64(in.w.End.Sub(in.w.Start))))
+			}
+			for _, u := range us {
+				p.pod.GPUs = append(p.pod.GPUs, cluster.Holding{UnitID: u})
+			}
+			p.key = p.pod.Key()
+			in.pods = append(in.pods, p)
+		}
+		switch kind {
+		case neuronWhole, neuronSilent:
+			hold("all", 0, 1, units)
+		case neuronSequential:
+			hold("first", 0, 0.4, units)
+			hold("then", 0.4, 1, units)
+		case neuronLone:
+			hold("lone", 0.2, 0.9, units[1:4])
+		case neuronShared:
+			hold("a", 0, 0.7, units[:2])
+			hold("b", 0.3, 1, units[2:4])
+		}
+		if kind == neuronSilent {
+			continue
+		}
+		for c := range 2 * devs {
+			if rng.IntN(8) == 0 {
+				continue // a core that never reports
+			}
+			k := neuronCore{node.Name, c}
+			series(in.nr.cores, k, act)
+			for range neuronMemMetrics {
+				series(in.nr.mem, k, bytes)
+			}
+		}
+	}
+	series(in.nr.cores, neuronCore{"gpu-1", 0}, act) // not a Neuron node's
+	return in
+}
+
+// measureWith runs measure on in, with hourly bins, and gives what it
+// wrote: its result, the pods' holdings and the usage's holds.
+func measureWith(measure func([]*podFacts, gpuRead, *neuronRead, map[string]map[string]int, cluster.Window) neuronMeasure, in neuronInput) (neuronMeasure, [][]cluster.Holding, map[holdKey]*gpuSeries) {
+	g := gpuRead{nodes: in.nodes, usage: &gpuUsage{holds: map[holdKey]*gpuSeries{}, clock: newHourClock(in.w)}}
+	out := measure(in.pods, g, in.nr, in.alloc, in.w)
+	var held [][]cluster.Holding
+	for _, p := range in.pods {
+		held = append(held, p.pod.GPUs)
+	}
+	return out, held, g.usage.holds
+}
+
+// TestNeuronMeasureAsBefore (issue 32 item 3): measureNeuron, reading
+// device and node points on demand, writes bit for bit what the map-based
+// measureNeuronRef wrote (its result, every holding's activity and
+// memory, every hold's hourly bins) on generated nodes of every kind of
+// holder, with gaps, cores that never report, points read twice and
+// several devices per node, raw and query_range.
+func TestNeuronMeasureAsBefore(t *testing.T) {
+	t.Parallel()
+	kinds := []int{neuronWhole, neuronSequential, neuronLone, neuronShared, neuronSilent}
+	for _, lookback := range []float64{0, 60 - 0.001} {
+		for seed := range uint64(4) {
+			t.Run(fmt.Sprintf("lookback=%v/seed=%d", lookback, seed), func(t *testing.T) {
+				t.Parallel()
+				gen := func() neuronInput { return genNeuron(seed, 10, 4, 0.5, 60, lookback, kinds) }
+				wantOut, wantHeld, wantHolds := measureWith(measureNeuronRef, gen())
+				gotOut, gotHeld, gotHolds := measureWith(measureNeuron, gen())
+				if wantOut.measured == 0 || wantOut.shared == 0 || len(wantOut.silent) == 0 || len(wantHolds) != wantOut.measured {
+					t.Fatalf("reference %+v with %d holds: the input leaves a kind of holder out", wantOut, len(wantHolds))
+				}
+				if !reflect.DeepEqual(gotOut, wantOut) {
+					t.Errorf("result %+v; want %+v", gotOut, wantOut)
+				}
+				for i := range wantHeld {
+					if !reflect.DeepEqual(gotHeld[i], wantHeld[i]) {
+						t.Errorf("pod %d holdings differ:\n got %s\nwant %s", i, holdingsText(gotHeld[i]), holdingsText(wantHeld[i]))
+					}
+				}
+				if !reflect.DeepEqual(gotHolds, wantHolds) {
+					t.Errorf("the holds' series differ (%d holds, want %d)", len(gotHolds), len(wantHolds))
+				}
+			})
+		}
+	}
+}
+
+// holdingsText is holdings' activity and memory, for a failure.
+func holdingsText(hs []cluster.Holding) string {
+	var b strings.Builder
+	for _, h := range hs {
+		fmt.Fprintf(&b, "%s:", h.UnitID)
+		if a := h.Activity; a != nil {
+			fmt.Fprintf(&b, " act %v/%v s", a.Mean(), a.Seconds)
+		}
+		if m := h.FramebufferMiB; m != nil {
+			fmt.Fprintf(&b, " mem %v/%v", m.Mean(), m.Max)
+		}
+		b.WriteString("; ")
+	}
+	return b.String()
 }
