@@ -499,7 +499,7 @@ func deviceMeans(ps []neuronPoint, cores int) []neuronPoint {
 // points: at each point time the cores' mean, standing for the point's
 // seconds × the share of the device's cores that reported.
 func meansOf(ps []neuronPoint, cores int) []neuronPoint {
-	var out []neuronPoint
+	out := make([]neuronPoint, 0, times(ps))
 	for i := 0; i < len(ps); {
 		t, v, s, n := ps[i].t, 0.0, 0.0, 0
 		for ; i < len(ps) && ps[i].t == t; i++ {
@@ -510,6 +510,17 @@ func meansOf(ps []neuronPoint, cores int) []neuronPoint {
 		out = append(out, neuronPoint{t: t, v: v / float64(n), s: s * float64(min(n, cores)) / float64(cores)})
 	}
 	return out
+}
+
+// times is how many times points in time order have.
+func times(ps []neuronPoint) int {
+	n := 0
+	for i := range ps {
+		if i == 0 || ps[i].t != ps[i-1].t {
+			n++
+		}
+	}
+	return n
 }
 
 // memSums adds up memory points at the same time (a core's kinds of
@@ -523,7 +534,7 @@ func memSums(ps []neuronPoint) []neuronPoint {
 
 // sumsOf is memSums of points in time order.
 func sumsOf(ps []neuronPoint) []neuronPoint {
-	var out []neuronPoint
+	out := make([]neuronPoint, 0, times(ps))
 	for i := 0; i < len(ps); {
 		q := ps[i]
 		for i++; i < len(ps) && ps[i].t == q.t; i++ {
