@@ -392,17 +392,18 @@ func newNeuronPoints(nr *neuronRead, perDevice map[string]int) *neuronPoints {
 			p.nodeMemCores[k.node] = append(p.nodeMemCores[k.node], k)
 		}
 	}
-	for _, m := range []map[neuronDev][]neuronCore{p.devCores, p.devMemCores} {
-		for _, ks := range m {
-			slices.SortFunc(ks, func(a, b neuronCore) int { return cmp.Compare(a.core, b.core) })
-		}
-	}
-	for _, m := range []map[string][]neuronCore{p.nodeCores, p.nodeMemCores} {
-		for _, ks := range m {
-			slices.SortFunc(ks, func(a, b neuronCore) int { return cmp.Compare(a.core, b.core) })
-		}
-	}
+	byIndex(p.devCores)
+	byIndex(p.devMemCores)
+	byIndex(p.nodeCores)
+	byIndex(p.nodeMemCores)
 	return p
+}
+
+// byIndex puts each list of cores in index order.
+func byIndex[K comparable](m map[K][]neuronCore) {
+	for _, ks := range m {
+		slices.SortFunc(ks, func(a, b neuronCore) int { return cmp.Compare(a.core, b.core) })
+	}
 }
 
 // gather is the points of the cores ks (of what gives each core's) in
