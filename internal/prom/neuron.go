@@ -175,6 +175,10 @@ func commitPoints[K comparable](mu *sync.Mutex, to, from map[K][]neuronPoint) {
 	mu.Lock()
 	defer mu.Unlock()
 	for k, ps := range from {
+		if len(to[k]) == 0 {
+			to[k] = ps // the batch's own, not copied: it is done with them
+			continue
+		}
 		to[k] = append(to[k], ps...)
 	}
 }
@@ -232,10 +236,6 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 	if nr == nil || g.usage == nil {
 		return out
 	}
-	type devKey struct {
-		node string
-		dev  int
-	}
 	units := map[string]neuronUnit{}
 	perNode := map[string]int{} // units of a Neuron node
 	cores := map[string]int{}
@@ -259,42 +259,7 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 	if len(units) == 0 {
 		return out
 	}
-	reported := map[string]bool{}
-	devices := map[devKey][]neuronPoint{}
-	nodePoints := map[string][]neuronPoint{}
-	for k, ps := range nr.cores {
-		c := cores[k.node]
-		if c <= 0 {
-			continue
-		}
-		reported[k.node] = true
-		d := devKey{k.node, k.core / c}
-		devices[d] = append(devices[d], ps...)
-		nodePoints[k.node] = append(nodePoints[k.node], ps...)
-	}
-	for d, ps := range devices {
-		devices[d] = deviceMeans(ps, cores[d.node])
-	}
-	coreMem := map[neuronCore][]neuronPoint{} // bytes a core held, by time
-	devMem := map[devKey][]neuronPoint{}
-	nodeMem := map[string][]neuronPoint{}
-	for k, ps := range nr.mem {
-		c := cores[k.node]
-		if c <= 0 {
-			continue
-		}
-		sum := memSums(ps)
-		coreMem[k] = sum
-		d := devKey{k.node, k.core / c}
-		devMem[d] = append(devMem[d], sum...)
-		nodeMem[k.node] = append(nodeMem[k.node], sum...)
-	}
-	for d, ps := range devMem {
-		devMem[d] = memSums(ps)
-	}
-	for n, ps := range nodeMem {
-		nodeMem[n] = memSums(ps)
-	}
+	pts := newNeuronPoints(nr, cores)
 	type life struct {
 		key string
 		iv  interval
@@ -339,8 +304,8 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 		switch {
 		case whole:
 		case alone(p):
-			mean = deviceMeans(nodePoints[p.pod.Node], heldCores[p.pod.Key()])
-			memShare = scaled(nodeMem[p.pod.Node], 1/float64(held))
+			mean = meansOf(pts.node(p.pod.Node), heldCores[p.pod.Key()])
+			memShare = scaled(pts.nodeMem(p.pod.Node), 1/float64(held))
 		default:
 			out.shared += held
 			continue
@@ -357,10 +322,11 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 			switch {
 			case !whole:
 			case u.core >= 0:
-				ps = deviceMeans(nr.cores[neuronCore{u.node, u.core}], 1) // sorted, one point a time
-				mem = coreMem[neuronCore{u.node, u.core}]
+				k := neuronCore{u.node, u.core}
+				ps, mem = pts.core(k), pts.coreMem(k)
 			default:
-				ps, mem = devices[devKey{u.node, u.dev}], devMem[devKey{u.node, u.dev}]
+				d := neuronDev{u.node, u.dev}
+				ps, mem = pts.device(d), pts.devMem(d)
 			}
 			h.FramebufferMiB = neuronGauge(mem, from, to, nr.lookback)
 			s := neuronSeries(ps, from, to, nr.lookback, g.usage.clock)
@@ -374,7 +340,7 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 		}
 	}
 	for n := range holders {
-		if !reported[n] {
+		if !pts.reported[n] {
 			out.silent = append(out.silent, n)
 		}
 	}
@@ -382,61 +348,202 @@ func measureNeuron(pods []*podFacts, g gpuRead, nr *neuronRead, alloc map[string
 	return out
 }
 
-// deviceMeans turns a device's core points into device points: at each
-// point time the cores' mean, standing for the point's seconds × the
-// share of the device's cores that reported.
+// neuronDev is one Neuron device: its node and its index on the node.
+type neuronDev struct {
+	node string
+	dev  int
+}
+
+// neuronPoints gives measureNeuron the points its holdings read, each
+// made when a holding first asks for it from the read's core series (a
+// node's, for a lone partial holder, only then): a device's, a node's, a
+// core's memory. Cores go in index order; points of one time add up in
+// that order, each core's in its read order.
+type neuronPoints struct {
+	nr                      *neuronRead
+	perDevice               map[string]int // NeuronCores per device, by Neuron node
+	reported                map[string]bool
+	devCores, devMemCores   map[neuronDev][]neuronCore
+	nodeCores, nodeMemCores map[string][]neuronCore
+	dev, devM               map[neuronDev][]neuronPoint
+	nodeAct, nodeM          map[string][]neuronPoint
+	coreM                   map[neuronCore][]neuronPoint
+	buf, one                []neuronPoint // scratch: gather's, a core's
+}
+
+func newNeuronPoints(nr *neuronRead, perDevice map[string]int) *neuronPoints {
+	p := &neuronPoints{nr: nr, perDevice: perDevice, reported: map[string]bool{},
+		devCores: map[neuronDev][]neuronCore{}, devMemCores: map[neuronDev][]neuronCore{},
+		nodeCores: map[string][]neuronCore{}, nodeMemCores: map[string][]neuronCore{},
+		dev: map[neuronDev][]neuronPoint{}, devM: map[neuronDev][]neuronPoint{},
+		nodeAct: map[string][]neuronPoint{}, nodeM: map[string][]neuronPoint{}, coreM: map[neuronCore][]neuronPoint{}}
+	for k := range nr.cores {
+		if c := perDevice[k.node]; c > 0 {
+			p.reported[k.node] = true
+			d := neuronDev{k.node, k.core / c}
+			p.devCores[d] = append(p.devCores[d], k)
+			p.nodeCores[k.node] = append(p.nodeCores[k.node], k)
+		}
+	}
+	for k := range nr.mem {
+		if c := perDevice[k.node]; c > 0 {
+			d := neuronDev{k.node, k.core / c}
+			p.devMemCores[d] = append(p.devMemCores[d], k)
+			p.nodeMemCores[k.node] = append(p.nodeMemCores[k.node], k)
+		}
+	}
+	byIndex(p.devCores)
+	byIndex(p.devMemCores)
+	byIndex(p.nodeCores)
+	byIndex(p.nodeMemCores)
+	return p
+}
+
+// byIndex puts each list of cores in index order.
+func byIndex[K comparable](m map[K][]neuronCore) {
+	for _, ks := range m {
+		slices.SortFunc(ks, func(a, b neuronCore) int { return cmp.Compare(a.core, b.core) })
+	}
+}
+
+// gather is the points of the cores ks (of what gives each core's) in
+// time order, those of one time in the order of ks: in p's scratch,
+// good until the next call.
+func (p *neuronPoints) gather(ks []neuronCore, of func(neuronCore) []neuronPoint) []neuronPoint {
+	p.buf = p.buf[:0]
+	for _, k := range ks {
+		p.buf = append(p.buf, of(k)...)
+	}
+	sortByTime(p.buf)
+	return p.buf
+}
+
+// activity is a core's points as read.
+func (p *neuronPoints) activity(k neuronCore) []neuronPoint { return p.nr.cores[k] }
+
+// core is a NeuronCore's points, one a time.
+func (p *neuronPoints) core(k neuronCore) []neuronPoint {
+	p.one = append(p.one[:0], p.nr.cores[k]...)
+	sortByTime(p.one)
+	return meansOf(p.one, 1)
+}
+
+// device is a device's points: its cores' means (deviceMeans).
+func (p *neuronPoints) device(d neuronDev) []neuronPoint {
+	ps, ok := p.dev[d]
+	if !ok {
+		ps = meansOf(p.gather(p.devCores[d], p.activity), p.perDevice[d.node])
+		p.dev[d] = ps
+	}
+	return ps
+}
+
+// node is every reporting core's points of a node, in time order (for
+// meansOf with the cores a lone holder holds).
+func (p *neuronPoints) node(n string) []neuronPoint {
+	ps, ok := p.nodeAct[n]
+	if !ok {
+		ps = slices.Clone(p.gather(p.nodeCores[n], p.activity))
+		p.nodeAct[n] = ps
+	}
+	return ps
+}
+
+// coreMem is a core's memory, bytes, its kinds of use summed by time.
+func (p *neuronPoints) coreMem(k neuronCore) []neuronPoint {
+	ps, ok := p.coreM[k]
+	if !ok {
+		// Not in p.buf: devMem and nodeMem gather these there.
+		p.one = append(p.one[:0], p.nr.mem[k]...)
+		sortByTime(p.one)
+		ps = sumsOf(p.one)
+		p.coreM[k] = ps
+	}
+	return ps
+}
+
+// devMem is a device's memory: its cores' summed by time.
+func (p *neuronPoints) devMem(d neuronDev) []neuronPoint {
+	ps, ok := p.devM[d]
+	if !ok {
+		ps = sumsOf(p.gather(p.devMemCores[d], p.coreMem))
+		p.devM[d] = ps
+	}
+	return ps
+}
+
+// nodeMem is a node's memory: its cores' summed by time.
+func (p *neuronPoints) nodeMem(n string) []neuronPoint {
+	ps, ok := p.nodeM[n]
+	if !ok {
+		ps = sumsOf(p.gather(p.nodeMemCores[n], p.coreMem))
+		p.nodeM[n] = ps
+	}
+	return ps
+}
+
+// sortByTime puts points in time order, those of one time in the order
+// they had.
+func sortByTime(ps []neuronPoint) {
+	slices.SortStableFunc(ps, func(a, b neuronPoint) int { return cmp.Compare(a.t, b.t) })
+}
+
+// deviceMeans turns a device's core points into device points (meansOf
+// them in time order).
 func deviceMeans(ps []neuronPoint, cores int) []neuronPoint {
-	type sum struct {
-		v, s float64
-		n    int
-	}
-	at := map[float64]*sum{}
-	for _, p := range ps {
-		s := at[p.t]
-		if s == nil {
-			s = &sum{}
-			at[p.t] = s
+	ps = slices.Clone(ps)
+	sortByTime(ps)
+	return meansOf(ps, cores)
+}
+
+// meansOf turns a device's core points, in time order, into device
+// points: at each point time the cores' mean, standing for the point's
+// seconds × the share of the device's cores that reported.
+func meansOf(ps []neuronPoint, cores int) []neuronPoint {
+	out := make([]neuronPoint, 0, times(ps))
+	for i := 0; i < len(ps); {
+		t, v, s, n := ps[i].t, 0.0, 0.0, 0
+		for ; i < len(ps) && ps[i].t == t; i++ {
+			v += ps[i].v
+			s = max(s, ps[i].s)
+			n++
 		}
-		s.v += p.v
-		s.s = max(s.s, p.s)
-		s.n++
+		out = append(out, neuronPoint{t: t, v: v / float64(n), s: s * float64(min(n, cores)) / float64(cores)})
 	}
-	out := make([]neuronPoint, 0, len(at))
-	for t, s := range at {
-		n := min(s.n, cores)
-		out = append(out, neuronPoint{t: t, v: s.v / float64(s.n), s: s.s * float64(n) / float64(cores)})
-	}
-	slices.SortFunc(out, func(a, b neuronPoint) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return 0
-	})
 	return out
+}
+
+// times is how many times points in time order have.
+func times(ps []neuronPoint) int {
+	n := 0
+	for i := range ps {
+		if i == 0 || ps[i].t != ps[i-1].t {
+			n++
+		}
+	}
+	return n
 }
 
 // memSums adds up memory points at the same time (a core's kinds of
 // use, or a device's or node's cores), each standing for the longest of
 // their seconds; in time order.
 func memSums(ps []neuronPoint) []neuronPoint {
-	at := map[float64]*neuronPoint{}
-	for _, p := range ps {
-		if s := at[p.t]; s != nil {
-			s.v += p.v
-			s.s = max(s.s, p.s)
-			continue
+	ps = slices.Clone(ps)
+	sortByTime(ps)
+	return sumsOf(ps)
+}
+
+// sumsOf is memSums of points in time order.
+func sumsOf(ps []neuronPoint) []neuronPoint {
+	out := make([]neuronPoint, 0, times(ps))
+	for i := 0; i < len(ps); {
+		q := ps[i]
+		for i++; i < len(ps) && ps[i].t == q.t; i++ {
+			q.v += ps[i].v
+			q.s = max(q.s, ps[i].s)
 		}
-		q := p
-		at[p.t] = &q
+		out = append(out, q)
 	}
-	out := make([]neuronPoint, 0, len(at))
-	for _, p := range at {
-		out = append(out, *p)
-	}
-	slices.SortFunc(out, func(a, b neuronPoint) int { return cmp.Compare(a.t, b.t) })
 	return out
 }
 
