@@ -42,6 +42,8 @@ tck=$(getconf CLK_TCK)
 read -r ut st < <(awk '{print $14, $15}' /proc/$pid/stat)
 echo "ready after $(( $(date +%s) - start )) s; serve CPU at ready $(( (ut + st) / tck )) s (user+sys); $(grep -E 'VmHWM|VmRSS' /proc/$pid/status | tr -s ' \n' ' ')"
 echo "load average at ready $(cut -d' ' -f1-3 /proc/loadavg)"
+# the answers prepared before each state is published: how long the state waited
+grep 'prepared the first answers' "$dir/serve.log" | sed 's/^/serve: /' || echo "serve: no 'prepared the first answers' line in its log"
 echo "== in Chromium ($(chromium --version 2>/dev/null || echo chromium)): per view, slowest API server time, bytes transferred (API answers), requests"
 GPUWISE_DASHBOARD_URL=$base GPUWISE_BROWSER_OUT=$out "$dir/dashboard.test" -test.run '^TestEveryViewWeightAndTiming$' -test.v -test.count=1 |
   grep -E '^\s+views_browser_test|^(---|ok|FAIL|PASS)' | sed 's/^ *views_browser_test.go:[0-9]*: //'

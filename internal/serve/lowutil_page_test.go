@@ -155,7 +155,7 @@ func TestTheFirstAnswersArePreparedBeforeTheStateIsPublished(t *testing.T) {
 	// the showback and costs-by-workload pages: the same bytes as the
 	// service computes on request (output=json is the default format,
 	// another question to the cache)
-	for _, u := range []string{"/api/v1/showback?by=label%3Ateam&idle-share=cluster", "/api/v1/report?by=workload&limit=50&offset=0"} {
+	for _, u := range []string{"/api/v1/showback?by=label%3Ateam&idle-share=cluster", "/api/v1/report?by=workload&limit=50&offset=0", "/api/v1/report?by=workload&limit=0&top=50"} {
 		if got, want := mustGet(t, in, u), mustGet(t, in, u+"&output=json"); !bytes.Equal(got, want) {
 			t.Errorf("%s: the prepared answer (%d bytes) is not the one computed on request (%d bytes)", u, len(got), len(want))
 		}
